@@ -1,0 +1,53 @@
+// Package internal holds the domain types that flow from the node clients
+// through the decoders into the store and out of the API handlers.
+package internal
+
+import (
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+)
+
+// Chain names one of the three primary-network chains.
+type Chain string
+
+const (
+	PChain Chain = "P"
+	XChain Chain = "X"
+	CChain Chain = "C"
+)
+
+// Network is what avaindex learned about the network of the node it indexes.
+type Network struct {
+	ID       uint32 // e.g. 1 mainnet, 5 fuji, 12345 local
+	Name     string // avalanchego's name for the id: "mainnet", "fuji", "local", "network-88888"
+	HRP      string // bech32 prefix of addresses: "avax", "fuji", "local", "custom"
+	PChainID ids.ID
+	XChainID ids.ID
+	CChainID ids.ID
+	// AVAXAssetID is the primary network's staking asset on the X-chain.
+	AVAXAssetID ids.ID
+}
+
+// PBlock is one accepted P-chain block: the platformvm block bytes (not the
+// proposervm wrapper) and what was decoded from them.
+type PBlock struct {
+	Height   uint64
+	ID       ids.ID
+	ParentID ids.ID
+	// Type is the platformvm block kind, e.g. "BanffStandardBlock".
+	Type string
+	// Timestamp is the block's own timestamp; zero for pre-Banff blocks,
+	// which carry none.
+	Timestamp time.Time
+	Bytes     []byte
+	Txs       []PTx
+}
+
+// PTx is one transaction of a P-chain block, in block order.
+type PTx struct {
+	ID ids.ID
+	// Type is the platformvm tx type name, e.g. "CreateSubnetTx".
+	Type  string
+	Bytes []byte
+}

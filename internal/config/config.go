@@ -1,0 +1,184 @@
+// Package config holds avaindex's one configuration struct and loads it
+// from, in order of precedence: command-line flags, AVAINDEX_<FLAG>
+// environment variables, a YAML or JSON file (--config), and defaults.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the configuration of `avaindex serve` and `avaindex migrate`.
+type Config struct {
+	// NodeURL is the avalanchego node to index.
+	NodeURL string
+	// DB is the store: "sqlite:PATH" or "postgres://...". Empty means
+	// sqlite:<DataDir>/avaindex.db.
+	DB string
+	// DataDir holds the SQLite database by default.
+	DataDir string
+	// Listen is the address of the one HTTP listener.
+	Listen string
+	// NetworkAliases are extra names under which the Data API answers for
+	// the indexed network in its {network} path segment.
+	NetworkAliases []string
+	// PollInterval is how often the indexer asks the node for new blocks.
+	PollInterval time.Duration
+	// LogLevel is debug, info, warn or error.
+	LogLevel string
+}
+
+// EnvPrefix prefixes the environment variable of every flag.
+const EnvPrefix = "AVAINDEX_"
+
+// Load parses args (without the program and command names). usage, when
+// non-nil, receives the flag help on -h.
+func Load(name string, args []string, getenv func(string) string, usage io.Writer) (*Config, error) {
+	c := &Config{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if usage == nil {
+		usage = io.Discard
+	}
+	fs.SetOutput(usage)
+	configFile := fs.String("config", "", "YAML or JSON file whose keys are flag names")
+	fs.StringVar(&c.NodeURL, "node-url", "http://127.0.0.1:9650", "URL of the avalanchego node to index")
+	fs.StringVar(&c.DB, "db", "", "store: sqlite:PATH or postgres://... (default sqlite:<data-dir>/avaindex.db)")
+	fs.StringVar(&c.DataDir, "data-dir", "./data", "directory of the embedded SQLite store")
+	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address of the HTTP listener (Data API, Metrics API, node API)")
+	fs.Var((*stringList)(&c.NetworkAliases), "network-alias", "extra {network} name for the indexed network, e.g. testnet (repeatable)")
+	fs.DurationVar(&c.PollInterval, "poll-interval", 250*time.Millisecond, "how often to ask the node for new blocks")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+
+	onCommandLine := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
+
+	path := *configFile
+	if path == "" {
+		path = getenv(EnvPrefix + "CONFIG")
+	}
+	fileValues := map[string]any{}
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading config file: %w", err)
+		}
+		if err := yaml.Unmarshal(b, &fileValues); err != nil {
+			return nil, fmt.Errorf("parsing config file %s: %w", path, err)
+		}
+		for k := range fileValues {
+			if k == "config" || fs.Lookup(k) == nil {
+				return nil, fmt.Errorf("config file %s: unknown key %q", path, k)
+			}
+		}
+	}
+
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "config" || onCommandLine[f.Name] {
+			return
+		}
+		env := EnvPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(env); v != "" {
+			for _, part := range splitList(f, v) {
+				if err := f.Value.Set(part); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", env, err))
+				}
+			}
+			return
+		}
+		if v, ok := fileValues[f.Name]; ok {
+			for _, part := range fileList(v) {
+				if err := f.Value.Set(part); err != nil {
+					errs = append(errs, fmt.Errorf("config file key %q: %w", f.Name, err))
+				}
+			}
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return c, c.validate()
+}
+
+func (c *Config) validate() error {
+	u, err := url.Parse(c.NodeURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--node-url must be an http(s) URL, got %q", c.NodeURL)
+	}
+	if c.DB == "" {
+		c.DB = "sqlite:" + filepath.Join(c.DataDir, "avaindex.db")
+	}
+	if !strings.HasPrefix(c.DB, "sqlite:") && !strings.HasPrefix(c.DB, "postgres://") && !strings.HasPrefix(c.DB, "postgresql://") {
+		return fmt.Errorf("--db must be sqlite:PATH or postgres://..., got %q", c.DB)
+	}
+	if c.PollInterval < 10*time.Millisecond {
+		return fmt.Errorf("--poll-interval must be at least 10ms, got %s", c.PollInterval)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--log-level must be debug, info, warn or error, got %q", c.LogLevel)
+	}
+	for _, a := range c.NetworkAliases {
+		if a == "" || strings.ContainsAny(a, "/ ") {
+			return fmt.Errorf("--network-alias %q is not a valid path segment", a)
+		}
+	}
+	return nil
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// splitList splits an environment value of a repeatable flag on commas.
+func splitList(f *flag.Flag, v string) []string {
+	if _, ok := f.Value.(*stringList); ok {
+		return strings.Split(v, ",")
+	}
+	return []string{v}
+}
+
+// fileList turns a config file value (scalar or list) into flag values.
+func fileList(v any) []string {
+	if list, ok := v.([]any); ok {
+		var out []string
+		for _, e := range list {
+			out = append(out, fmt.Sprint(e))
+		}
+		return out
+	}
+	return []string{fmt.Sprint(v)}
+}
+
+// RedactedDB returns DB with any password replaced, for logs.
+func (c *Config) RedactedDB() string {
+	u, err := url.Parse(c.DB)
+	if err != nil || u.User == nil {
+		return c.DB
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}

@@ -1,0 +1,118 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := Load("t", nil, env(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		NodeURL:      "http://127.0.0.1:9650",
+		DB:           "sqlite:" + filepath.Join("data", "avaindex.db"),
+		DataDir:      "./data",
+		Listen:       "127.0.0.1:8080",
+		PollInterval: 250 * time.Millisecond,
+		LogLevel:     "info",
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("got %+v, want %+v", c, want)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "avaindex.yaml")
+	if err := os.WriteFile(file, []byte("node-url: http://file:1\nlisten: 127.0.0.1:1\nlog-level: warn\nnetwork-alias: [testnet, devnet]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load("t", []string{"--config", file, "--listen", "127.0.0.1:3"},
+		env(map[string]string{"AVAINDEX_LISTEN": "127.0.0.1:2", "AVAINDEX_LOG_LEVEL": "debug"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:3" {
+		t.Errorf("flag must beat env and file: listen = %q", c.Listen)
+	}
+	if c.LogLevel != "debug" {
+		t.Errorf("env must beat file: log-level = %q", c.LogLevel)
+	}
+	if c.NodeURL != "http://file:1" {
+		t.Errorf("file must beat default: node-url = %q", c.NodeURL)
+	}
+	if !reflect.DeepEqual(c.NetworkAliases, []string{"testnet", "devnet"}) {
+		t.Errorf("network aliases from file = %q", c.NetworkAliases)
+	}
+}
+
+func TestRepeatableAlias(t *testing.T) {
+	c, err := Load("t", []string{"--network-alias", "testnet", "--network-alias", "fuji"}, env(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.NetworkAliases, []string{"testnet", "fuji"}) {
+		t.Errorf("aliases = %q", c.NetworkAliases)
+	}
+	c, err = Load("t", nil, env(map[string]string{"AVAINDEX_NETWORK_ALIAS": "testnet,fuji"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.NetworkAliases, []string{"testnet", "fuji"}) {
+		t.Errorf("aliases from env = %q", c.NetworkAliases)
+	}
+}
+
+func TestConfigFileFromEnv(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(file, []byte(`{"db": "postgres://u:secret@h/db"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load("t", nil, env(map[string]string{"AVAINDEX_CONFIG": file}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DB != "postgres://u:secret@h/db" {
+		t.Errorf("db = %q", c.DB)
+	}
+	if r := c.RedactedDB(); strings.Contains(r, "secret") {
+		t.Errorf("RedactedDB leaks the password: %q", r)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(file, []byte("nod-url: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--node-url", "ftp://x"}, nil, "--node-url"},
+		{[]string{"--db", "mysql://x"}, nil, "--db"},
+		{[]string{"--poll-interval", "1ms"}, nil, "--poll-interval"},
+		{[]string{"--log-level", "loud"}, nil, "--log-level"},
+		{[]string{"--network-alias", "a/b"}, nil, "--network-alias"},
+		{[]string{"--config", file}, nil, `unknown key "nod-url"`},
+		{[]string{"--bogus"}, nil, "bogus"},
+		{[]string{"extra"}, nil, "unexpected argument"},
+		{nil, map[string]string{"AVAINDEX_POLL_INTERVAL": "soon"}, "AVAINDEX_POLL_INTERVAL"},
+	} {
+		_, err := Load("t", tc.args, env(tc.env), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%q, %v) error = %v, want one mentioning %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}

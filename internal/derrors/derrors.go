@@ -1,0 +1,93 @@
+// Package derrors defines the error kinds of avaindex and maps each kind to
+// the HTTP status it is served with. Code anywhere wraps a kind with context
+// (fmt.Errorf("...: %w", derrors.NotFound)); the API layers call ToStatus
+// once, so the mapping lives only here.
+package derrors
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+var (
+	// InvalidArgument: the request is malformed or a parameter is out of range.
+	InvalidArgument = errors.New("invalid argument")
+	// Unauthenticated: the resource needs credentials the request lacks.
+	Unauthenticated = errors.New("unauthenticated")
+	// PermissionDenied: the credentials lack the privilege.
+	PermissionDenied = errors.New("permission denied")
+	// NotFound: the resource does not exist (or is not indexed yet).
+	NotFound = errors.New("not found")
+	// ResourceExhausted: a rate limit was hit.
+	ResourceExhausted = errors.New("resource exhausted")
+	// BadGateway: the upstream node gave an invalid answer.
+	BadGateway = errors.New("bad gateway")
+	// Unavailable: a dependency (store, upstream node) cannot serve now.
+	Unavailable = errors.New("unavailable")
+)
+
+var statuses = []struct {
+	kind   error
+	status int
+}{
+	{InvalidArgument, http.StatusBadRequest},
+	{Unauthenticated, http.StatusUnauthorized},
+	{PermissionDenied, http.StatusForbidden},
+	{NotFound, http.StatusNotFound},
+	{ResourceExhausted, http.StatusTooManyRequests},
+	{BadGateway, http.StatusBadGateway},
+	{Unavailable, http.StatusServiceUnavailable},
+}
+
+// ToStatus returns the HTTP status for err: the status of the first kind err
+// wraps, 200 for nil, and 500 for anything else.
+func ToStatus(err error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	for _, s := range statuses {
+		if errors.Is(err, s.kind) {
+			return s.status
+		}
+	}
+	return http.StatusInternalServerError
+}
+
+// Wrap adds context to *errp when it is non-nil, in the style of
+// pkgsite: defer derrors.Wrap(&err, "store.PBlockByHeight(%d)", h).
+func Wrap(errp *error, format string, args ...any) {
+	if *errp != nil {
+		*errp = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *errp)
+	}
+}
+
+// Invalid returns an InvalidArgument error with a message for the client.
+func Invalid(format string, args ...any) error {
+	return &clientError{msg: fmt.Sprintf(format, args...), kind: InvalidArgument}
+}
+
+// Missing returns a NotFound error with a message for the client.
+func Missing(format string, args ...any) error {
+	return &clientError{msg: fmt.Sprintf(format, args...), kind: NotFound}
+}
+
+// clientError carries a message that is safe to show to API clients.
+type clientError struct {
+	msg  string
+	kind error
+}
+
+func (e *clientError) Error() string { return e.msg }
+func (e *clientError) Unwrap() error { return e.kind }
+
+// ClientMessage returns the message of the outermost client-safe error in
+// err's chain, and false when err carries none (then the caller shows a
+// generic text, never internal details).
+func ClientMessage(err error) (string, bool) {
+	var ce *clientError
+	if errors.As(err, &ce) {
+		return ce.msg, true
+	}
+	return "", false
+}

@@ -1,0 +1,48 @@
+// Package store is avaindex's persistence: one Store interface, served by
+// one implementation over internal/database, which runs on SQLite (the
+// embedded default) and PostgreSQL with the same schema and queries.
+package store
+
+import (
+	"context"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+)
+
+// Store is everything the ingester writes and the API handlers read.
+//
+// Reads of a missing record return an error wrapping derrors.NotFound.
+type Store interface {
+	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
+	// transactions and moves the P-chain cursor to the last height, all in
+	// one database transaction. Re-applying a block already stored changes
+	// nothing, so a crash at any point resumes with nothing lost or doubled.
+	ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) error
+
+	// Cursor returns the last height applied for chain; ok is false when
+	// nothing has been applied yet.
+	Cursor(ctx context.Context, chain internal.Chain) (height uint64, ok bool, err error)
+
+	// PBlockByHeight and PBlockByID return a stored P-chain block with its
+	// transactions.
+	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
+	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
+
+	// ListPBlocks returns up to limit blocks ordered by height, descending
+	// when desc. When after is non-nil only heights beyond *after in that
+	// order are returned (strictly lower when desc, strictly higher when
+	// not): the keyset the API's page tokens carry.
+	ListPBlocks(ctx context.Context, after *uint64, limit int, desc bool) ([]*internal.PBlock, error)
+
+	// Setting and PutSettingIfAbsent keep small service state, such as the
+	// page-token key, that must survive restarts and be shared by every
+	// avaindex process using the same database.
+	Setting(ctx context.Context, key string) (value []byte, ok bool, err error)
+	PutSettingIfAbsent(ctx context.Context, key string, value []byte) error
+
+	// Ping checks the database answers.
+	Ping(ctx context.Context) error
+	Close() error
+}
