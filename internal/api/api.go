@@ -1,0 +1,104 @@
+// Package api serves the Data API from the store. Handlers return errors;
+// one writer (WriteError) turns them into the Data API's error body.
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/store"
+)
+
+// Deps are what the Data API serves from.
+type Deps struct {
+	Store   store.Store
+	Network *internal.Network
+	// Aliases are extra {network} names for the indexed network.
+	Aliases []string
+	// TokenKey signs page tokens; at least MinTokenKeyLen bytes.
+	TokenKey []byte
+}
+
+// API is the Data API of one indexed network.
+type API struct {
+	store    store.Store
+	network  *internal.Network
+	networks *Networks
+	tokens   *Tokens
+}
+
+// Route is one http.ServeMux pattern and its handler.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// New returns the Data API for d.
+func New(d Deps) (*API, error) {
+	tokens, err := NewTokens(d.TokenKey)
+	if err != nil {
+		return nil, err
+	}
+	return &API{
+		store:    d.Store,
+		network:  d.Network,
+		networks: NewNetworks(d.Network.Name, d.Aliases...),
+		tokens:   tokens,
+	}, nil
+}
+
+// Routes returns the Data API's routes, each behind Middleware.
+func (a *API) Routes() []Route {
+	routes := []Route{
+		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", a.handle(a.listBlocks)},
+		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", a.handle(a.getBlock)},
+	}
+	for i := range routes {
+		routes[i].Handler = Middleware(routes[i].Handler)
+	}
+	return routes
+}
+
+// handle adapts a handler that returns an error.
+func (a *API) handle(f func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := f(w, r); err != nil {
+			WriteError(w, r, err)
+		}
+	})
+}
+
+// chainNames are the aliases of the primary-network chains in
+// {blockchainId} and in chainInfo.chainName.
+var chainNames = map[internal.Chain]string{
+	internal.PChain: PChainName,
+	internal.XChain: XChainName,
+	internal.CChain: CChainName,
+}
+
+// blockchain parses the {blockchainId} path segment: a chain alias or the
+// cb58 id of one of the indexed network's chains, restricted to allowed.
+func (a *API) blockchain(r *http.Request, allowed ...internal.Chain) (internal.Chain, error) {
+	v := r.PathValue("blockchainId")
+	ids := map[internal.Chain]string{
+		internal.PChain: a.network.PChainID.String(),
+		internal.XChain: a.network.XChainID.String(),
+		internal.CChain: a.network.CChainID.String(),
+	}
+	var accepted []string
+	for _, c := range allowed {
+		if v == chainNames[c] || v == ids[c] {
+			return c, nil
+		}
+		accepted = append(accepted, chainNames[c], ids[c])
+	}
+	return "", derrors.Invalid("blockchainId must be one of %s, got %s", strings.Join(accepted, ", "), got(v))
+}
+
+// notIndexed is the answer for a chain whose records avaindex does not
+// index yet.
+func notIndexed(what string, c internal.Chain) error {
+	return derrors.Missing("%s of the %s are not indexed by this avaindex version", what, chainNames[c])
+}

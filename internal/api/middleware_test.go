@@ -1,0 +1,139 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestRecover(t *testing.T) {
+	logs := captureLog(t)
+	h := Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic("boom: secret-internal-detail")
+	}))
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest("GET", "/v1/x", nil)
+	r.Header.Set(HeaderDataAPIKey, "the-api-key-value")
+	h.ServeHTTP(rec, r)
+	b := decodeError(t, rec, 500)
+	if strings.Contains(b.Message, "secret") || strings.Contains(b.Message, "boom") {
+		t.Errorf("message %q leaks the panic", b.Message)
+	}
+	if !strings.Contains(logs.String(), "boom: secret-internal-detail") || !strings.Contains(logs.String(), "goroutine") {
+		t.Errorf("panic and stack not logged: %s", logs)
+	}
+	if strings.Contains(logs.String(), "the-api-key-value") {
+		t.Error("the API key was logged")
+	}
+}
+
+func TestRecoverAfterResponseStarted(t *testing.T) {
+	captureLog(t)
+	h := Recover(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte(`{"blocks":[`))
+		panic("half way")
+	}))
+	defer func() {
+		if v := recover(); v != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler", v)
+		}
+	}()
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+}
+
+func TestRecoverPassesAbort(t *testing.T) {
+	h := Recover(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic(http.ErrAbortHandler)
+	}))
+	defer func() {
+		if v := recover(); v != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler", v)
+		}
+	}()
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+}
+
+func TestAcceptAPIKey(t *testing.T) {
+	var got string
+	var present bool
+	h := Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, present = APIKey(r.Context())
+		w.WriteHeader(200)
+	}))
+	for _, tc := range []struct {
+		headers map[string]string
+		want    string
+	}{
+		{nil, ""},
+		{map[string]string{"X-Data-Api-Key": "k1"}, "k1"},
+		{map[string]string{"x-glacier-api-key": "k2"}, "k2"},
+		{map[string]string{"x-data-api-key": "k1", "x-glacier-api-key": "k2"}, "k1"},
+		{map[string]string{"x-data-api-key": " ", "x-glacier-api-key": "k2"}, "k2"},
+	} {
+		got, present = "", false
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", "/", nil)
+		for k, v := range tc.headers {
+			r.Header.Set(k, v)
+		}
+		h.ServeHTTP(rec, r)
+		if rec.Code != 200 || got != tc.want || present != (tc.want != "") {
+			t.Errorf("headers %v: status %d, key %q (%v), want %q", tc.headers, rec.Code, got, present, tc.want)
+		}
+	}
+}
+
+type utxosBody struct {
+	Addresses string `json:"addresses"`
+}
+
+func TestDecodeJSONBody(t *testing.T) {
+	h := Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b utxosBody
+		if err := DecodeJSONBody(r, &b); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		WriteJSON(w, 200, b)
+	}))
+	post := func(body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/networks/fuji/blockchains/p-chain/utxos", strings.NewReader(body)))
+		return rec
+	}
+	if rec := post(`{"addresses":"fuji1abc","other":1}`); rec.Code != 200 || !strings.Contains(rec.Body.String(), "fuji1abc") {
+		t.Errorf("valid body: %d %s", rec.Code, rec.Body)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{``, "request body must be a JSON object"},
+		{`{"addresses":`, "request body is not valid JSON"},
+		{`{"addresses":1}`, "request body field addresses must be a JSON string, got number"},
+		{`"fuji1abc"`, "request body must be a JSON object, got string"},
+		{`{"addresses":"a"} {}`, "request body must hold a single JSON object"},
+		{`{"addresses":"a"} x`, "request body is not valid JSON"},
+		{`{"addresses":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, "request body exceeds 1048576 bytes"},
+	} {
+		b := decodeError(t, post(tc.body), 400)
+		if b.Message != tc.want {
+			t.Errorf("body %.40q: message %q, want %q", tc.body, b.Message, tc.want)
+		}
+	}
+}
+
+func TestLimitBody(t *testing.T) {
+	var readErr error
+	h := LimitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		buf := make([]byte, 100)
+		for readErr == nil {
+			_, readErr = r.Body.Read(buf)
+		}
+	}), 10)
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", 11))))
+	var mbe *http.MaxBytesError
+	if !errors.As(readErr, &mbe) {
+		t.Errorf("read error = %v, want *http.MaxBytesError", readErr)
+	}
+}
