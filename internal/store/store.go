@@ -18,7 +18,12 @@ type Store interface {
 	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
 	// transactions and moves the P-chain cursor to the last height, all in
 	// one database transaction. Re-applying a block already stored changes
-	// nothing, so a crash at any point resumes with nothing lost or doubled.
+	// nothing, so a crash at any point resumes with nothing lost or doubled;
+	// the cursor never moves back. A batch that is not consecutive, or that
+	// would leave a gap after the cursor (first height > cursor+1), fails
+	// with derrors.InvalidArgument; one that disagrees with what is stored
+	// (another block at a stored height, a tx id stored for another block)
+	// fails whole. An empty batch does nothing.
 	ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) error
 
 	// Cursor returns the last height applied for chain; ok is false when

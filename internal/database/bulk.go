@@ -1,0 +1,144 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// maxBulkRows caps the rows of one INSERT statement, whatever the
+// parameter limit allows: past a thousand rows, longer statements gain
+// nothing.
+const maxBulkRows = 1024
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
+
+type bulkKey struct {
+	table, columns, conflict string
+	rows                     int
+}
+
+// BulkInsert inserts rows into table with multi-row INSERT statements and
+// returns how many rows were inserted (rows skipped by the conflict clause
+// are not counted). Each row holds one value per column, in order.
+// conflict, when not empty, is appended to each statement, e.g.
+// "ON CONFLICT DO NOTHING"; it is SQL text, never user input.
+//
+// The rows are cut into statements that stay under the backend's parameter
+// limit. Every statement carries a power-of-two number of rows, so the
+// backend sees a handful of distinct statement texts and PostgreSQL's
+// per-connection prepared-statement cache keeps hitting.
+//
+// Outside a transaction, BulkInsert runs in one of its own: all rows or
+// none are written.
+func (db *DB) BulkInsert(ctx context.Context, table string, columns []string, rows [][]any, conflict string) (int64, error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	if !identRE.MatchString(table) {
+		return 0, fmt.Errorf("database.BulkInsert: bad table name %q", table)
+	}
+	if len(columns) == 0 {
+		return 0, fmt.Errorf("database.BulkInsert(%s): no columns", table)
+	}
+	for _, c := range columns {
+		if !identRE.MatchString(c) {
+			return 0, fmt.Errorf("database.BulkInsert(%s): bad column name %q", table, c)
+		}
+	}
+	for i, r := range rows {
+		if len(r) != len(columns) {
+			return 0, fmt.Errorf("database.BulkInsert(%s): row %d has %d values for %d columns", table, i, len(r), len(columns))
+		}
+	}
+	if db.tx == nil {
+		var n int64
+		err := db.Transact(ctx, func(tx *DB) error {
+			var err error
+			n, err = tx.BulkInsert(ctx, table, columns, rows, conflict)
+			return err
+		})
+		return n, err
+	}
+
+	per := min(maxBulkRows, db.shared.maxParams/len(columns))
+	if per < 1 {
+		return 0, fmt.Errorf("database.BulkInsert(%s): %d columns exceed the parameter limit %d", table, len(columns), db.shared.maxParams)
+	}
+	per = 1 << (bits.Len(uint(per)) - 1) // round down to a power of two
+	cols := strings.Join(columns, ", ")
+	args := make([]any, 0, min(per, len(rows))*len(columns))
+	var total int64
+	for len(rows) > 0 {
+		k := per
+		for k > len(rows) {
+			k >>= 1
+		}
+		args = args[:0]
+		for _, r := range rows[:k] {
+			args = append(args, r...)
+		}
+		rows = rows[k:]
+		q := db.bulkSQL(bulkKey{table: table, columns: cols, conflict: conflict, rows: k}, len(columns))
+		res, err := db.tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return total, fmt.Errorf("database.BulkInsert(%s, %d rows): %w", table, k, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("database.BulkInsert(%s): RowsAffected: %w", table, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// bulkSQL returns the INSERT statement for key, in db's dialect.
+func (db *DB) bulkSQL(key bulkKey, ncols int) string {
+	sh := db.shared
+	sh.mu.Lock()
+	q, ok := sh.sqls[key]
+	sh.mu.Unlock()
+	if ok {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(32 + len(key.table) + len(key.columns) + key.rows*ncols*6 + len(key.conflict))
+	b.WriteString("INSERT INTO ")
+	b.WriteString(key.table)
+	b.WriteString(" (")
+	b.WriteString(key.columns)
+	b.WriteString(") VALUES ")
+	p := 0
+	for r := range key.rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range ncols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			p++
+			if db.dialect == Postgres {
+				b.WriteByte('$')
+				b.WriteString(strconv.Itoa(p))
+			} else {
+				b.WriteByte('?')
+			}
+		}
+		b.WriteByte(')')
+	}
+	if key.conflict != "" {
+		b.WriteByte(' ')
+		b.WriteString(key.conflict)
+	}
+	q = b.String()
+	sh.mu.Lock()
+	sh.sqls[key] = q
+	sh.mu.Unlock()
+	return q
+}

@@ -1,0 +1,358 @@
+// Package database is a thin layer over database/sql that lets the rest of
+// avaindex run the same queries on SQLite and PostgreSQL.
+//
+// Queries are written once, with ? placeholders; on PostgreSQL they are
+// rewritten to $1, $2, ... before they are sent (see Rebind). Everything
+// else (types, upserts with ON CONFLICT, RETURNING) is the common subset of
+// the two dialects that the schema and the queries keep to.
+//
+// On SQLite a DB holds two connection pools over the same file: a single
+// writer connection, which takes every Exec, every transaction and every
+// statement that is not a SELECT, and a pool of read-only connections for
+// SELECTs made outside a transaction. WAL mode lets the readers run while
+// the writer writes. Code running inside Transact must use the *DB it is
+// handed: with one writer connection, a write through the outer *DB would
+// wait for the transaction that is waiting for it.
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/mattn/go-sqlite3"
+)
+
+// Dialect names the SQL backend of a DB.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Parameter limits per statement. SQLite's is read from the connection at
+// open (32766 for the bundled library); this is the fallback.
+const (
+	sqliteDefaultMaxParams = 999
+	postgresMaxParams      = 65535
+)
+
+// SQLite connection settings. busyTimeout is how long a connection waits
+// for another process's lock before failing with SQLITE_BUSY.
+const (
+	busyTimeout = 10 * time.Second
+	// Page cache per connection: the writer keeps the hot index pages of a
+	// growing database; readers mostly read recent rows.
+	writerCacheKB = 64 * 1024
+	readerCacheKB = 16 * 1024
+)
+
+// walAutocheckpoint is the WAL size, in pages, past which a commit copies
+// the WAL back into the database file. SQLite's default, 1000 pages, makes
+// a bulk ingester checkpoint every other batch, rewriting the same index
+// pages again and again; 16384 pages (64 MiB) makes that rare.
+const walAutocheckpoint = 16384
+
+// sqliteDriver is mattn's driver with the settings that have no DSN
+// parameter applied to each new connection.
+const sqliteDriver = "avaindex-sqlite3"
+
+func init() {
+	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", walAutocheckpoint), nil)
+			return err
+		},
+	})
+}
+
+// DB is a handle on the database, or on one transaction when it is the
+// argument of a Transact function. It is safe for concurrent use, except
+// that a transaction's DB must be used only by the function it was handed
+// to.
+type DB struct {
+	dialect Dialect
+	w       *sql.DB // writes, transactions; on PostgreSQL everything
+	r       *sql.DB // SQLite: read-only pool for SELECTs; else same as w
+	tx      *sql.Tx // non-nil inside Transact
+	shared  *shared
+}
+
+// shared is the state a DB shares with the transaction DBs made from it.
+type shared struct {
+	maxParams int
+
+	mu   sync.Mutex
+	sqls map[bulkKey]string // bulk INSERT texts, already rebound
+}
+
+// Open opens the database named by dsn and checks that it answers. dsn is
+// either "sqlite:PATH" (PATH a file name, created when missing, or
+// ":memory:") or a PostgreSQL URL "postgres://..." / "postgresql://...".
+// Open does not apply migrations; see Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		return openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return openPostgres(ctx, dsn)
+	case dsn == "":
+		return nil, errors.New("database.Open: empty database DSN; want sqlite:PATH or postgres://...")
+	default:
+		scheme := dsn
+		if i := strings.IndexAny(scheme, ":/ "); i >= 0 {
+			scheme = scheme[:i]
+		}
+		return nil, fmt.Errorf("database.Open: unsupported database DSN (scheme %q); want sqlite:PATH or postgres://... / postgresql://...", scheme)
+	}
+}
+
+func openSQLite(ctx context.Context, path string) (_ *DB, err error) {
+	switch {
+	case path == "":
+		return nil, errors.New("database.Open: sqlite DSN has no path; want sqlite:PATH, e.g. sqlite:/var/lib/avaindex/avaindex.db")
+	case strings.HasPrefix(path, "//"):
+		return nil, fmt.Errorf("database.Open: sqlite DSN %q looks like a URL; write sqlite:PATH, e.g. sqlite:/var/lib/avaindex/avaindex.db", "sqlite:"+path)
+	case strings.ContainsAny(path, "?#"):
+		return nil, fmt.Errorf("database.Open: sqlite path %q must not contain '?' or '#'", path)
+	}
+	common := fmt.Sprintf("_busy_timeout=%d&_foreign_keys=on", busyTimeout.Milliseconds())
+	// _txlock=immediate makes BEGIN take the write lock at once, so two
+	// processes' transactions queue on the busy timeout instead of failing
+	// when a reader tries to become a writer.
+	w, err := sql.Open(sqliteDriver, path+fmt.Sprintf("?_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_cache_size=-%d&%s", writerCacheKB, common))
+	if err != nil {
+		return nil, fmt.Errorf("database.Open: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	defer func() {
+		if err != nil {
+			w.Close()
+		}
+	}()
+	maxParams := sqliteDefaultMaxParams
+	conn, err := w.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("database.Open(sqlite:%s): %w", path, err)
+	}
+	err = conn.Raw(func(dc any) error {
+		if c, ok := dc.(*sqlite3.SQLiteConn); ok {
+			if n := c.GetLimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER); n > 0 {
+				maxParams = n
+			}
+		}
+		return nil
+	})
+	conn.Close()
+	if err != nil {
+		return nil, fmt.Errorf("database.Open(sqlite:%s): %w", path, err)
+	}
+
+	db := &DB{dialect: SQLite, w: w, r: w, shared: newShared(maxParams)}
+	if path == ":memory:" {
+		// Each connection would get its own empty database: keep to the
+		// single writer connection.
+		return db, nil
+	}
+	r, err := sql.Open(sqliteDriver, path+fmt.Sprintf("?_query_only=true&_txlock=deferred&_cache_size=-%d&%s", readerCacheKB, common))
+	if err != nil {
+		return nil, fmt.Errorf("database.Open: %w", err)
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	r.SetConnMaxIdleTime(5 * time.Minute)
+	if err := r.PingContext(ctx); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("database.Open(sqlite:%s): readers: %w", path, err)
+	}
+	db.r = r
+	return db, nil
+}
+
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
+	c, err := pgx.ParseConfig(dsn) // checks the DSN without connecting
+	if err != nil {
+		return nil, fmt.Errorf("database.Open: invalid PostgreSQL DSN: %w", err)
+	}
+	db := stdlib.OpenDB(*c)
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(time.Hour)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database.Open(postgres %s:%d/%s): %w", c.Host, c.Port, c.Database, err)
+	}
+	return &DB{dialect: Postgres, w: db, r: db, shared: newShared(postgresMaxParams)}, nil
+}
+
+func newShared(maxParams int) *shared {
+	return &shared{maxParams: maxParams, sqls: map[bulkKey]string{}}
+}
+
+// Dialect reports which backend db runs on.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// MaxParams is the most bind parameters one statement may carry.
+func (db *DB) MaxParams() int { return db.shared.maxParams }
+
+// InTransaction reports whether db is a transaction's handle.
+func (db *DB) InTransaction() bool { return db.tx != nil }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.w.PingContext(ctx); err != nil {
+		return err
+	}
+	if db.r != db.w {
+		return db.r.PingContext(ctx)
+	}
+	return nil
+}
+
+// Close closes the database. It must not be called on a transaction's DB.
+func (db *DB) Close() error {
+	if db.tx != nil {
+		return errors.New("database: Close called on a transaction")
+	}
+	err := db.w.Close()
+	if db.r != db.w {
+		err = errors.Join(err, db.r.Close())
+	}
+	return err
+}
+
+// Rebind rewrites query's ? placeholders for db's dialect.
+func (db *DB) Rebind(query string) string { return Rebind(db.dialect, query) }
+
+// Exec runs a statement and returns the number of rows it affected.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := db.execRaw(ctx, db.Rebind(query), args...)
+	if err != nil {
+		return 0, queryError(err, query)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("RowsAffected: %w", err)
+	}
+	return n, nil
+}
+
+// execRaw runs query as written, without rebinding.
+func (db *DB) execRaw(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if db.tx != nil {
+		return db.tx.ExecContext(ctx, query, args...)
+	}
+	return db.w.ExecContext(ctx, query, args...)
+}
+
+// Query runs a query that returns rows. Outside a transaction on SQLite, a
+// SELECT runs on a read-only connection; anything else (INSERT ...
+// RETURNING, say) runs on the writer.
+func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	rows, err := db.queryPool(query).QueryContext(ctx, db.Rebind(query), args...)
+	if err != nil {
+		return nil, queryError(err, query)
+	}
+	return rows, nil
+}
+
+// QueryRow runs a query that returns at most one row. Its errors, including
+// sql.ErrNoRows, are returned by the Row's Scan.
+func (db *DB) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return db.queryPool(query).QueryRowContext(ctx, db.Rebind(query), args...)
+}
+
+// RunQuery runs query and calls f on each row, closing the rows after.
+func (db *DB) RunQuery(ctx context.Context, query string, f func(*sql.Rows) error, args ...any) error {
+	rows, err := db.Query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (db *DB) queryPool(query string) querier {
+	if db.tx != nil {
+		return db.tx
+	}
+	if db.r != db.w && isSelect(query) {
+		return db.r
+	}
+	return db.w
+}
+
+// isSelect reports whether query's first keyword is SELECT.
+func isSelect(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n(")
+	return len(q) >= 6 && strings.EqualFold(q[:6], "select")
+}
+
+// Transact runs fn in a transaction and commits it when fn returns nil. It
+// rolls back when fn returns an error or panics (the panic goes on after
+// the rollback). fn must do all its work through the *DB it is handed.
+//
+// On PostgreSQL the transaction is READ COMMITTED; on SQLite it takes the
+// database's write lock when it begins (BEGIN IMMEDIATE), so transactions
+// run one at a time.
+func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
+	if db.tx != nil {
+		return errors.New("database.Transact: already in a transaction")
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("database.Transact: begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		if rerr := tx.Rollback(); rerr != nil && err != nil && !errors.Is(rerr, sql.ErrTxDone) {
+			err = fmt.Errorf("%w (rollback: %v)", err, rerr)
+		}
+	}()
+	tdb := *db
+	tdb.tx = tx
+	if err := fn(&tdb); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		committed = true // nothing left to roll back
+		return fmt.Errorf("database.Transact: commit: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// queryError adds the start of the query to err.
+func queryError(err error, query string) error {
+	q := strings.Join(strings.Fields(query), " ")
+	if len(q) > 120 {
+		q = q[:120] + "..."
+	}
+	return fmt.Errorf("%w (query: %s)", err, q)
+}

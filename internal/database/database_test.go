@@ -1,0 +1,482 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+func open(t *testing.T, dsn string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mustExec(t *testing.T, db *DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(context.Background(), q, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func count(t *testing.T, db *DB, table string) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestOpenRejectsBadDSN(t *testing.T) {
+	ctx := context.Background()
+	for _, dsn := range []string{
+		"",
+		"mysql://root@localhost/db",
+		"/var/lib/avaindex.db",
+		"sqlite:",
+		"sqlite://foo.db",
+		"sqlite:/tmp/a?b.db",
+		"postgres://user@host:notaport/db",
+	} {
+		db, err := Open(ctx, dsn)
+		if err == nil {
+			db.Close()
+			t.Errorf("Open(%q) succeeded, want an error", dsn)
+			continue
+		}
+		t.Logf("Open(%q): %v", dsn, err)
+	}
+}
+
+func TestOpenSQLiteMemory(t *testing.T) {
+	db := open(t, "sqlite::memory:")
+	mustExec(t, db, "CREATE TABLE t (a BIGINT)")
+	mustExec(t, db, "INSERT INTO t VALUES (?)", 1)
+	if n := count(t, db, "t"); n != 1 {
+		t.Fatalf("count = %d, want 1", n)
+	}
+}
+
+func TestSQLitePragmas(t *testing.T) {
+	db := open(t, dbtest.SQLite(t))
+	ctx := context.Background()
+	for _, p := range []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"foreign_keys", "1"},
+		{"synchronous", "1"}, // NORMAL
+		{"busy_timeout", "10000"},
+		{"wal_autocheckpoint", "16384"},
+	} {
+		var got string
+		// PRAGMA is not a SELECT: this runs on the writer connection.
+		if err := db.QueryRow(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != p.want {
+			t.Errorf("PRAGMA %s = %q, want %q", p.pragma, got, p.want)
+		}
+	}
+	// Readers are read-only.
+	mustExec(t, db, "CREATE TABLE t (a BIGINT)")
+	if _, err := db.r.ExecContext(ctx, "INSERT INTO t VALUES (1)"); err == nil {
+		t.Error("insert through a reader connection succeeded, want an error")
+	}
+	if db.MaxParams() < 999 {
+		t.Errorf("MaxParams = %d", db.MaxParams())
+	}
+}
+
+func TestExecQuery(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, "CREATE TABLE t (a BIGINT PRIMARY KEY, b TEXT NOT NULL, c BYTEA)")
+		n, err := db.Exec(ctx, "INSERT INTO t (a, b, c) VALUES (?, ?, ?), (?, '?', ?)", 1, "one", []byte{1}, 2, []byte{2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 {
+			t.Errorf("rows affected = %d, want 2", n)
+		}
+		// A query returning rows that writes goes to the writer.
+		var a int64
+		if err := db.QueryRow(ctx, "INSERT INTO t (a, b) VALUES (?, ?) RETURNING a", 3, "three").Scan(&a); err != nil || a != 3 {
+			t.Fatalf("INSERT RETURNING: %d, %v", a, err)
+		}
+		var got []string
+		err = db.RunQuery(ctx, "SELECT b FROM t WHERE a >= ? ORDER BY a", func(rows *sql.Rows) error {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				return err
+			}
+			got = append(got, s)
+			return nil
+		}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, ",") != "one,?,three" {
+			t.Errorf("got %q", got)
+		}
+		if _, err := db.Exec(ctx, "INSERT INTO nosuchtable VALUES (?)", 1); err == nil || !strings.Contains(err.Error(), "nosuchtable") {
+			t.Errorf("error %v does not name the query", err)
+		}
+	})
+}
+
+func TestBulkInsert(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, "CREATE TABLE t (a BIGINT PRIMARY KEY, b TEXT NOT NULL, c BYTEA NOT NULL)")
+		cols := []string{"a", "b", "c"}
+		mkrows := func(from, to int) [][]any {
+			var rows [][]any
+			for i := from; i < to; i++ {
+				rows = append(rows, []any{int64(i), fmt.Sprint("row", i), []byte{byte(i), byte(i >> 8)}})
+			}
+			return rows
+		}
+
+		// Far over the parameter limit of both backends: 3 * 25000 = 75000.
+		n, err := db.BulkInsert(ctx, "t", cols, mkrows(0, 25000), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 25000 || count(t, db, "t") != 25000 {
+			t.Fatalf("inserted %d, count %d; want 25000", n, count(t, db, "t"))
+		}
+		// Overlapping rows are skipped by the conflict clause and not counted.
+		n, err = db.BulkInsert(ctx, "t", cols, mkrows(24990, 25013), "ON CONFLICT DO NOTHING")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 13 || count(t, db, "t") != 25013 {
+			t.Fatalf("inserted %d, count %d; want 13, 25013", n, count(t, db, "t"))
+		}
+		// Without a conflict clause a duplicate fails the whole call.
+		if _, err := db.BulkInsert(ctx, "t", cols, mkrows(25013, 26000), ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.BulkInsert(ctx, "t", cols, mkrows(26000, 27100), ""); err != nil {
+			t.Fatal(err)
+		}
+		before := count(t, db, "t")
+		if _, err := db.BulkInsert(ctx, "t", cols, mkrows(27100, 30000), ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.BulkInsert(ctx, "t", cols, mkrows(29000, 31000), ""); err == nil {
+			t.Fatal("duplicate keys: no error")
+		}
+		if got := count(t, db, "t"); got != before+2900 {
+			t.Fatalf("after a failed bulk insert count = %d, want %d", got, before+2900)
+		}
+		// Spot-check values.
+		var b string
+		var c []byte
+		if err := db.QueryRow(ctx, "SELECT b, c FROM t WHERE a = ?", 12345).Scan(&b, &c); err != nil {
+			t.Fatal(err)
+		}
+		if b != "row12345" || string(c) != string([]byte{byte(12345 & 0xff), byte(12345 >> 8)}) {
+			t.Errorf("row 12345 = %q, %v", b, c)
+		}
+
+		// Bad input.
+		for _, tc := range []struct {
+			table string
+			cols  []string
+			rows  [][]any
+		}{
+			{"t; DROP TABLE t", cols, mkrows(0, 1)},
+			{"t", []string{"a", "b c"}, [][]any{{1, 2}}},
+			{"t", nil, [][]any{{}}},
+			{"t", cols, [][]any{{1, "x"}}},
+		} {
+			if _, err := db.BulkInsert(ctx, tc.table, tc.cols, tc.rows, ""); err == nil {
+				t.Errorf("BulkInsert(%q, %q, %v): no error", tc.table, tc.cols, tc.rows)
+			}
+		}
+	})
+}
+
+// TestBulkInsertChunking lowers the parameter limit so that every chunk
+// size shows up, and checks every row arrives exactly once.
+func TestBulkInsertChunking(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, "CREATE TABLE t (a BIGINT PRIMARY KEY, b BIGINT NOT NULL, c BIGINT NOT NULL)")
+		db.shared.maxParams = 50 // 16 rows of 3 per statement
+		for _, total := range []int{1, 2, 3, 15, 16, 17, 31, 100, 257} {
+			mustExec(t, db, "DELETE FROM t")
+			var rows [][]any
+			for i := range total {
+				rows = append(rows, []any{i, i * 2, i * 3})
+			}
+			n, err := db.BulkInsert(ctx, "t", []string{"a", "b", "c"}, rows, "")
+			if err != nil {
+				t.Fatalf("%d rows: %v", total, err)
+			}
+			var cnt, sumA, sumC int64
+			if err := db.QueryRow(ctx, "SELECT COUNT(*), COALESCE(SUM(a), 0), COALESCE(SUM(c), 0) FROM t").Scan(&cnt, &sumA, &sumC); err != nil {
+				t.Fatal(err)
+			}
+			want := int64(total * (total - 1) / 2)
+			if n != int64(total) || cnt != int64(total) || sumA != want || sumC != 3*want {
+				t.Errorf("%d rows: inserted %d, count %d, sums %d %d", total, n, cnt, sumA, sumC)
+			}
+		}
+		db.shared.maxParams = 2
+		if _, err := db.BulkInsert(ctx, "t", []string{"a", "b", "c"}, [][]any{{1, 2, 3}}, ""); err == nil {
+			t.Error("more columns than the parameter limit: no error")
+		}
+		// Statement texts are few: one per chunk size.
+		db.shared.mu.Lock()
+		nsql := len(db.shared.sqls)
+		db.shared.mu.Unlock()
+		if nsql > 5 { // 16, 8, 4, 2, 1
+			t.Errorf("%d distinct bulk statements, want at most 5", nsql)
+		}
+	})
+}
+
+var errBoom = errors.New("boom")
+
+func TestTransact(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, "CREATE TABLE t (a BIGINT PRIMARY KEY)")
+
+		// Commit.
+		err := db.Transact(ctx, func(tx *DB) error {
+			if !tx.InTransaction() || db.InTransaction() {
+				t.Error("InTransaction wrong")
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO t VALUES (?)", 1)
+			return err
+		})
+		if err != nil || count(t, db, "t") != 1 {
+			t.Fatalf("commit: %v, count %d", err, count(t, db, "t"))
+		}
+
+		// An error rolls back, and is returned.
+		err = db.Transact(ctx, func(tx *DB) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO t VALUES (?)", 2); err != nil {
+				return err
+			}
+			if _, err := tx.BulkInsert(ctx, "t", []string{"a"}, [][]any{{3}, {4}}, ""); err != nil {
+				return err
+			}
+			if n := count(t, tx, "t"); n != 4 {
+				t.Errorf("inside the transaction count = %d, want 4", n)
+			}
+			return errBoom
+		})
+		if !errors.Is(err, errBoom) {
+			t.Fatalf("Transact returned %v, want errBoom", err)
+		}
+		if n := count(t, db, "t"); n != 1 {
+			t.Fatalf("after rollback count = %d, want 1", n)
+		}
+
+		// A failing statement rolls back what came before it.
+		err = db.Transact(ctx, func(tx *DB) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO t VALUES (?)", 5); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO t VALUES (?)", 1)
+			return err
+		})
+		if err == nil {
+			t.Fatal("duplicate key: no error")
+		}
+		if n := count(t, db, "t"); n != 1 {
+			t.Fatalf("after failed statement count = %d, want 1", n)
+		}
+
+		// A panic rolls back and goes on.
+		func() {
+			defer func() {
+				if p := recover(); p != errBoom {
+					t.Errorf("recovered %v, want errBoom", p)
+				}
+			}()
+			db.Transact(ctx, func(tx *DB) error {
+				if _, err := tx.Exec(ctx, "INSERT INTO t VALUES (?)", 6); err != nil {
+					return err
+				}
+				panic(errBoom)
+			})
+		}()
+		if n := count(t, db, "t"); n != 1 {
+			t.Fatalf("after panic count = %d, want 1", n)
+		}
+
+		// No nesting.
+		err = db.Transact(ctx, func(tx *DB) error {
+			return tx.Transact(ctx, func(*DB) error { return nil })
+		})
+		if err == nil {
+			t.Error("nested Transact: no error")
+		}
+
+		// The database still works after all that.
+		if _, err := db.BulkInsert(ctx, "t", []string{"a"}, [][]any{{7}, {8}}, ""); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "t"); n != 3 {
+			t.Fatalf("count = %d, want 3", n)
+		}
+	})
+}
+
+func TestMigrate(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := open(t, dsn)
+		fsys := fstest.MapFS{
+			"0001_first.sql":  {Data: []byte("-- a comment; with a semicolon?\nCREATE TABLE a (x BIGINT PRIMARY KEY);\nCREATE TABLE b (y TEXT);\n")},
+			"0002_second.sql": {Data: []byte("INSERT INTO a (x) VALUES (1);\nINSERT INTO b (y) VALUES ('?');")},
+			"README.md":       {Data: []byte("not a migration")},
+		}
+		applied, err := db.Migrate(ctx, fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(applied) != "[1 2]" {
+			t.Errorf("applied %v, want [1 2]", applied)
+		}
+		applied, err = db.Migrate(ctx, fsys)
+		if err != nil || len(applied) != 0 {
+			t.Fatalf("second Migrate: %v, %v", applied, err)
+		}
+		fsys["0010_third.sql"] = &fstest.MapFile{Data: []byte("INSERT INTO a (x) VALUES (10);")}
+		applied, err = db.Migrate(ctx, fsys)
+		if err != nil || fmt.Sprint(applied) != "[10]" {
+			t.Fatalf("third Migrate: %v, %v", applied, err)
+		}
+		if n := count(t, db, "a"); n != 2 {
+			t.Errorf("count(a) = %d, want 2", n)
+		}
+		if n := count(t, db, "schema_migrations"); n != 3 {
+			t.Errorf("count(schema_migrations) = %d, want 3", n)
+		}
+
+		// A failing migration leaves nothing behind.
+		fsys["0011_bad.sql"] = &fstest.MapFile{Data: []byte("CREATE TABLE c (z BIGINT); INSERT INTO nosuch VALUES (1);")}
+		if _, err := db.Migrate(ctx, fsys); err == nil {
+			t.Fatal("bad migration: no error")
+		}
+		delete(fsys, "0011_bad.sql")
+		if _, err := db.Exec(ctx, "CREATE TABLE c (z BIGINT)"); err != nil {
+			t.Errorf("table c of the failed migration exists: %v", err)
+		}
+
+		// A database migrated further than the files is refused.
+		delete(fsys, "0010_third.sql")
+		if _, err := db.Migrate(ctx, fsys); err == nil || !strings.Contains(err.Error(), "newer") {
+			t.Errorf("unknown applied version: %v", err)
+		}
+
+		// Bad file names.
+		for _, bad := range []fstest.MapFS{
+			{"first.sql": {}},
+			{"0001_a.sql": {}, "1_b.sql": {}},
+		} {
+			if _, err := db.Migrate(ctx, bad); err == nil {
+				t.Errorf("Migrate(%v): no error", bad)
+			}
+		}
+	})
+}
+
+// TestMigrateConcurrent starts several processes' worth of Migrate on one
+// new database at once: all succeed and each migration is applied once.
+func TestMigrateConcurrent(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		fsys := fstest.MapFS{
+			"0001_a.sql": {Data: []byte("CREATE TABLE a (x BIGINT PRIMARY KEY);")},
+			"0002_b.sql": {Data: []byte("INSERT INTO a (x) VALUES (1);")},
+		}
+		const n = 4
+		dbs := make([]*DB, n)
+		for i := range dbs {
+			dbs[i] = open(t, dsn)
+		}
+		var wg sync.WaitGroup
+		results := make([][]int64, n)
+		errs := make([]error, n)
+		for i, db := range dbs {
+			wg.Go(func() { results[i], errs[i] = db.Migrate(ctx, fsys) })
+		}
+		wg.Wait()
+		total := 0
+		for i := range n {
+			if errs[i] != nil {
+				t.Errorf("Migrate %d: %v", i, errs[i])
+			}
+			total += len(results[i])
+		}
+		if total != 2 {
+			t.Errorf("migrations applied %d times in all, want 2: %v", total, results)
+		}
+		if c := count(t, dbs[0], "a"); c != 1 {
+			t.Errorf("count(a) = %d, want 1", c)
+		}
+	})
+}
+
+// TestReadDuringWrite reads through the outer DB while a transaction is
+// open: on SQLite the SELECT runs on a reader connection and sees the last
+// commit, without waiting for the writer.
+func TestReadDuringWrite(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, "CREATE TABLE t (a BIGINT PRIMARY KEY)")
+		mustExec(t, db, "INSERT INTO t VALUES (1)")
+		err := db.Transact(ctx, func(tx *DB) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO t VALUES (2)"); err != nil {
+				return err
+			}
+			done := make(chan int)
+			go func() {
+				var n int
+				if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil {
+					t.Error(err)
+				}
+				done <- n
+			}()
+			select {
+			case n := <-done:
+				if n != 1 {
+					t.Errorf("outside the transaction count = %d, want 1", n)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("a read waited for the open write transaction")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "t"); n != 2 {
+			t.Errorf("after commit count = %d, want 2", n)
+		}
+	})
+}

@@ -1,0 +1,423 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the schema migrations, for database.DB.Migrate.
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded directory is always there
+	}
+	return sub
+}
+
+// Open opens the database named by dsn ("sqlite:PATH" or a PostgreSQL URL,
+// see database.Open), applies the migrations it lacks, and returns a Store
+// over it.
+func Open(ctx context.Context, dsn string) (Store, error) {
+	db, err := database.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.Migrate(ctx, Migrations()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return New(db), nil
+}
+
+// New returns a Store over db, which must be migrated already. The Store
+// owns db: its Close closes db.
+func New(db *database.DB) Store {
+	return &sqlStore{db: db}
+}
+
+type sqlStore struct {
+	db *database.DB
+
+	// beforeCursor, when set (by tests), runs inside ApplyPBlocks's
+	// transaction after the rows are written and before the cursor moves;
+	// an error from it aborts the transaction.
+	beforeCursor func(tx *database.DB) error
+}
+
+var (
+	pBlockColumns = []string{"height", "id", "parent_id", "type", "timestamp", "bytes"}
+	pTxColumns    = []string{"id", "block_height", "idx", "type", "bytes"}
+)
+
+const onConflictDoNothing = "ON CONFLICT DO NOTHING"
+
+func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) (err error) {
+	if len(blocks) == 0 {
+		return nil
+	}
+	defer derrors.Wrap(&err, "store.ApplyPBlocks(%s)", batchLabel(blocks))
+
+	ntx := 0
+	for i, b := range blocks {
+		if b == nil {
+			return fmt.Errorf("block %d of the batch is nil: %w", i, derrors.InvalidArgument)
+		}
+		if b.Height > math.MaxInt64 {
+			return fmt.Errorf("height %d out of range: %w", b.Height, derrors.InvalidArgument)
+		}
+		if i > 0 && b.Height != blocks[i-1].Height+1 {
+			return fmt.Errorf("heights not consecutive: %d follows %d: %w", b.Height, blocks[i-1].Height, derrors.InvalidArgument)
+		}
+		ntx += len(b.Txs)
+	}
+	blockRows := make([][]any, len(blocks))
+	blockVals := make([]any, len(blocks)*len(pBlockColumns))
+	txRows := make([][]any, 0, ntx)
+	txVals := make([]any, ntx*len(pTxColumns))
+	for i, b := range blocks {
+		row := blockVals[i*len(pBlockColumns) : (i+1)*len(pBlockColumns) : (i+1)*len(pBlockColumns)]
+		row[0] = int64(b.Height)
+		row[1] = b.ID[:]
+		row[2] = b.ParentID[:]
+		row[3] = b.Type
+		row[4] = unixSeconds(b.Timestamp)
+		row[5] = nonNil(b.Bytes)
+		blockRows[i] = row
+		for j := range b.Txs {
+			t := &b.Txs[j]
+			k := len(txRows)
+			row := txVals[k*len(pTxColumns) : (k+1)*len(pTxColumns) : (k+1)*len(pTxColumns)]
+			row[0] = t.ID[:]
+			row[1] = int64(b.Height)
+			row[2] = int64(j)
+			row[3] = t.Type
+			row[4] = nonNil(t.Bytes)
+			txRows = append(txRows, row)
+		}
+	}
+	first, last := blocks[0].Height, blocks[len(blocks)-1].Height
+
+	return s.db.Transact(ctx, func(tx *database.DB) error {
+		cur, ok, err := cursor(ctx, tx, internal.PChain)
+		if err != nil {
+			return err
+		}
+		if ok && first > cur+1 {
+			return fmt.Errorf("batch starts at %d but the P-chain cursor is at %d: heights %d..%d would be missing: %w",
+				first, cur, cur+1, first-1, derrors.InvalidArgument)
+		}
+		nb, err := tx.BulkInsert(ctx, "p_blocks", pBlockColumns, blockRows, onConflictDoNothing)
+		if err != nil {
+			return err
+		}
+		nt, err := tx.BulkInsert(ctx, "p_txs", pTxColumns, txRows, onConflictDoNothing)
+		if err != nil {
+			return err
+		}
+		if nb != int64(len(blocks)) || nt != int64(ntx) {
+			// Some rows were there already: the batch must be what was
+			// stored, or the index would silently mix two histories.
+			if err := checkStored(ctx, tx, blocks, first, last); err != nil {
+				return err
+			}
+		}
+		if s.beforeCursor != nil {
+			if err := s.beforeCursor(tx); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO cursors (chain, height) VALUES (?, ?)
+			ON CONFLICT (chain) DO UPDATE SET height = excluded.height
+			WHERE excluded.height > cursors.height`,
+			string(internal.PChain), int64(last))
+		return err
+	})
+}
+
+// checkStored verifies that the stored blocks first..last and their
+// transactions are those of blocks. Ids are hashes of the bytes, so equal
+// ids mean equal contents.
+func checkStored(ctx context.Context, tx *database.DB, blocks []*internal.PBlock, first, last uint64) error {
+	stored := make(map[uint64]ids.ID, len(blocks))
+	err := tx.RunQuery(ctx, "SELECT height, id FROM p_blocks WHERE height BETWEEN ? AND ?", func(rows *sql.Rows) error {
+		var h int64
+		var id []byte
+		if err := rows.Scan(&h, &id); err != nil {
+			return err
+		}
+		v, err := ids.ToID(id)
+		if err != nil {
+			return fmt.Errorf("stored block %d: %w", h, err)
+		}
+		stored[uint64(h)] = v
+		return nil
+	}, int64(first), int64(last))
+	if err != nil {
+		return err
+	}
+	for _, b := range blocks {
+		if got, ok := stored[b.Height]; !ok || got != b.ID {
+			return fmt.Errorf("block %d: stored block %s differs from applied block %s", b.Height, got, b.ID)
+		}
+	}
+
+	type pos struct {
+		height uint64
+		idx    int64
+	}
+	storedTxs := map[pos]ids.ID{}
+	err = tx.RunQuery(ctx, "SELECT block_height, idx, id FROM p_txs WHERE block_height BETWEEN ? AND ?", func(rows *sql.Rows) error {
+		var h, idx int64
+		var id []byte
+		if err := rows.Scan(&h, &idx, &id); err != nil {
+			return err
+		}
+		v, err := ids.ToID(id)
+		if err != nil {
+			return fmt.Errorf("stored tx %d/%d: %w", h, idx, err)
+		}
+		storedTxs[pos{uint64(h), idx}] = v
+		return nil
+	}, int64(first), int64(last))
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, b := range blocks {
+		for j, t := range b.Txs {
+			n++
+			if got, ok := storedTxs[pos{b.Height, int64(j)}]; !ok || got != t.ID {
+				// Either the block's stored tx differs, or the tx id is
+				// already stored for another block (or twice in the batch).
+				return fmt.Errorf("block %d tx %d: tx %s could not be stored (its id is already stored elsewhere, or the stored tx differs)",
+					b.Height, j, t.ID)
+			}
+		}
+	}
+	if n != len(storedTxs) {
+		return fmt.Errorf("blocks %d..%d: %d txs stored, %d applied", first, last, len(storedTxs), n)
+	}
+	return nil
+}
+
+func (s *sqlStore) Cursor(ctx context.Context, chain internal.Chain) (_ uint64, _ bool, err error) {
+	defer derrors.Wrap(&err, "store.Cursor(%s)", chain)
+	return cursor(ctx, s.db, chain)
+}
+
+func cursor(ctx context.Context, db *database.DB, chain internal.Chain) (uint64, bool, error) {
+	var h int64
+	err := db.QueryRow(ctx, "SELECT height FROM cursors WHERE chain = ?", string(chain)).Scan(&h)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	}
+	return uint64(h), true, nil
+}
+
+const pBlockSelect = "SELECT height, id, parent_id, type, timestamp, bytes FROM p_blocks"
+
+func (s *sqlStore) PBlockByHeight(ctx context.Context, height uint64) (_ *internal.PBlock, err error) {
+	defer derrors.Wrap(&err, "store.PBlockByHeight(%d)", height)
+	if height > math.MaxInt64 {
+		return nil, fmt.Errorf("no block at height %d: %w", height, derrors.NotFound)
+	}
+	return s.oneBlock(ctx, pBlockSelect+" WHERE height = ?", int64(height))
+}
+
+func (s *sqlStore) PBlockByID(ctx context.Context, id ids.ID) (_ *internal.PBlock, err error) {
+	defer derrors.Wrap(&err, "store.PBlockByID(%s)", id)
+	return s.oneBlock(ctx, pBlockSelect+" WHERE id = ?", id[:])
+}
+
+func (s *sqlStore) oneBlock(ctx context.Context, query string, arg any) (*internal.PBlock, error) {
+	b, err := scanPBlock(s.db.QueryRow(ctx, query, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, derrors.NotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.attachTxs(ctx, []*internal.PBlock{b}); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (s *sqlStore) ListPBlocks(ctx context.Context, after *uint64, limit int, desc bool) (_ []*internal.PBlock, err error) {
+	defer derrors.Wrap(&err, "store.ListPBlocks(limit=%d, desc=%t)", limit, desc)
+	if limit <= 0 {
+		return nil, derrors.Invalid("limit must be positive, not %d", limit)
+	}
+	q := pBlockSelect
+	var args []any
+	if after != nil {
+		a := *after
+		switch {
+		case desc && a > math.MaxInt64:
+			// Every stored height is below it: no condition.
+		case desc:
+			q += " WHERE height < ?"
+			args = append(args, int64(a))
+		case a >= math.MaxInt64:
+			return nil, nil // nothing is stored above it
+		default:
+			q += " WHERE height > ?"
+			args = append(args, int64(a))
+		}
+	}
+	if desc {
+		q += " ORDER BY height DESC LIMIT ?"
+	} else {
+		q += " ORDER BY height ASC LIMIT ?"
+	}
+	args = append(args, limit)
+	var blocks []*internal.PBlock
+	err = s.db.RunQuery(ctx, q, func(rows *sql.Rows) error {
+		b, err := scanPBlock(rows)
+		if err != nil {
+			return err
+		}
+		blocks = append(blocks, b)
+		return nil
+	}, args...)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.attachTxs(ctx, blocks); err != nil {
+		return nil, err
+	}
+	return blocks, nil
+}
+
+// attachTxs reads the transactions of blocks, which have consecutive
+// heights in either order, and sets each block's Txs in block order.
+func (s *sqlStore) attachTxs(ctx context.Context, blocks []*internal.PBlock) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	lo, hi := blocks[0].Height, blocks[len(blocks)-1].Height
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	byHeight := make(map[uint64]*internal.PBlock, len(blocks))
+	for _, b := range blocks {
+		byHeight[b.Height] = b
+	}
+	return s.db.RunQuery(ctx, `SELECT block_height, id, type, bytes FROM p_txs
+		WHERE block_height BETWEEN ? AND ? ORDER BY block_height, idx`,
+		func(rows *sql.Rows) error {
+			var (
+				h        int64
+				id, data []byte
+				t        internal.PTx
+			)
+			if err := rows.Scan(&h, &id, &t.Type, &data); err != nil {
+				return err
+			}
+			var err error
+			if t.ID, err = ids.ToID(id); err != nil {
+				return fmt.Errorf("stored tx of block %d: %w", h, err)
+			}
+			t.Bytes = nonNil(data)
+			if b := byHeight[uint64(h)]; b != nil {
+				b.Txs = append(b.Txs, t)
+			}
+			return nil
+		}, int64(lo), int64(hi))
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanPBlock(r scanner) (*internal.PBlock, error) {
+	var (
+		h, ts      int64
+		id, parent []byte
+		b          internal.PBlock
+		err        error
+	)
+	if err := r.Scan(&h, &id, &parent, &b.Type, &ts, &b.Bytes); err != nil {
+		return nil, err
+	}
+	b.Height = uint64(h)
+	if b.ID, err = ids.ToID(id); err != nil {
+		return nil, fmt.Errorf("stored block %d: id: %w", h, err)
+	}
+	if b.ParentID, err = ids.ToID(parent); err != nil {
+		return nil, fmt.Errorf("stored block %d: parent id: %w", h, err)
+	}
+	if ts != 0 {
+		b.Timestamp = time.Unix(ts, 0).UTC()
+	}
+	b.Bytes = nonNil(b.Bytes)
+	return &b, nil
+}
+
+func (s *sqlStore) Setting(ctx context.Context, key string) (_ []byte, _ bool, err error) {
+	defer derrors.Wrap(&err, "store.Setting(%q)", key)
+	var v []byte
+	err = s.db.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	return nonNil(v), true, nil
+}
+
+func (s *sqlStore) PutSettingIfAbsent(ctx context.Context, key string, value []byte) (err error) {
+	defer derrors.Wrap(&err, "store.PutSettingIfAbsent(%q)", key)
+	_, err = s.db.Exec(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, nonNil(value))
+	return err
+}
+
+func (s *sqlStore) Ping(ctx context.Context) error {
+	if err := s.db.Ping(ctx); err != nil {
+		return fmt.Errorf("store.Ping: %w: %w", derrors.Unavailable, err)
+	}
+	return nil
+}
+
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+// batchLabel names a batch for errors: its first and last heights.
+func batchLabel(blocks []*internal.PBlock) string {
+	first, last := blocks[0], blocks[len(blocks)-1]
+	if first == nil || last == nil {
+		return fmt.Sprintf("%d blocks", len(blocks))
+	}
+	return fmt.Sprintf("%d..%d", first.Height, last.Height)
+}
+
+// unixSeconds is t in unix seconds, 0 for the zero time.
+func unixSeconds(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

@@ -1,0 +1,574 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+// testID derives a deterministic id from parts.
+func testID(parts ...any) ids.ID {
+	return ids.ID(sha256.Sum256(fmt.Append(nil, parts...)))
+}
+
+// makeBlocks returns blocks from..to-1 of a synthetic chain named by salt.
+// Block h has h%4 transactions (so some have none), and blocks below 3 have
+// no timestamp, like pre-Banff blocks.
+func makeBlocks(salt string, from, to uint64) []*internal.PBlock {
+	var bs []*internal.PBlock
+	for h := from; h < to; h++ {
+		b := &internal.PBlock{
+			Height:   h,
+			ID:       testID(salt, "block", h),
+			ParentID: testID(salt, "block", h-1),
+			Type:     "BanffStandardBlock",
+			Bytes:    binary.BigEndian.AppendUint64([]byte(salt), h),
+		}
+		if h >= 3 {
+			b.Timestamp = time.Unix(1_700_000_000+int64(h), 0).UTC()
+		} else {
+			b.Type = "ApricotStandardBlock"
+		}
+		for i := range h % 4 {
+			b.Txs = append(b.Txs, internal.PTx{
+				ID:    testID(salt, "tx", h, i),
+				Type:  "BaseTx",
+				Bytes: []byte(fmt.Sprintf("%s tx %d/%d", salt, h, i)),
+			})
+		}
+		bs = append(bs, b)
+	}
+	return bs
+}
+
+func openStore(t testing.TB, dsn string) *sqlStore {
+	t.Helper()
+	s, err := Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.(*sqlStore)
+}
+
+func mustApply(t *testing.T, s Store, bs []*internal.PBlock) {
+	t.Helper()
+	if err := s.ApplyPBlocks(context.Background(), bs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// state is what the tests compare before and after an operation.
+type state struct {
+	blocks, txs int
+	cursor      uint64
+	hasCursor   bool
+}
+
+func getState(t *testing.T, s *sqlStore) state {
+	t.Helper()
+	ctx := context.Background()
+	var st state
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM p_blocks").Scan(&st.blocks); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM p_txs").Scan(&st.txs); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	st.cursor, st.hasCursor, err = s.Cursor(ctx, internal.PChain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func wantState(t *testing.T, s *sqlStore, want state) {
+	t.Helper()
+	if got := getState(t, s); got != want {
+		t.Fatalf("state = %+v, want %+v", got, want)
+	}
+}
+
+// txCount is the number of txs makeBlocks puts in from..to-1.
+func txCount(from, to uint64) int {
+	n := 0
+	for h := from; h < to; h++ {
+		n += int(h % 4)
+	}
+	return n
+}
+
+func TestApplyAndRead(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		if _, ok, err := s.Cursor(ctx, internal.PChain); err != nil || ok {
+			t.Fatalf("Cursor of an empty store: ok=%t, err=%v", ok, err)
+		}
+		if err := s.ApplyPBlocks(ctx, nil); err != nil {
+			t.Fatalf("empty batch: %v", err)
+		}
+		bs := makeBlocks("a", 0, 10)
+		mustApply(t, s, bs)
+		wantState(t, s, state{blocks: 10, txs: txCount(0, 10), cursor: 9, hasCursor: true})
+		if _, ok, _ := s.Cursor(ctx, internal.XChain); ok {
+			t.Error("X-chain cursor set by P-chain blocks")
+		}
+		for _, want := range bs {
+			got, err := s.PBlockByHeight(ctx, want.Height)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("PBlockByHeight(%d) =\n%+v\nwant\n%+v", want.Height, got, want)
+			}
+			got, err = s.PBlockByID(ctx, want.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("PBlockByID(%s) =\n%+v\nwant\n%+v", want.ID, got, want)
+			}
+		}
+		if err := s.Ping(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A local timestamp with sub-second parts comes back as UTC seconds.
+func TestTimestampStoredAsSeconds(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		b := makeBlocks("ts", 0, 1)[0]
+		b.Timestamp = time.Date(2024, 5, 6, 7, 8, 9, 999, time.FixedZone("x", 3600))
+		mustApply(t, s, []*internal.PBlock{b})
+		got, err := s.PBlockByHeight(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := time.Unix(b.Timestamp.Unix(), 0).UTC(); !got.Timestamp.Equal(want) || got.Timestamp.Location() != time.UTC {
+			t.Errorf("timestamp = %v, want %v", got.Timestamp, want)
+		}
+	})
+}
+
+func TestApplyIdempotent(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		mustApply(t, s, makeBlocks("a", 0, 20))
+		want := state{blocks: 20, txs: txCount(0, 20), cursor: 19, hasCursor: true}
+		wantState(t, s, want)
+
+		// The same batch again.
+		mustApply(t, s, makeBlocks("a", 0, 20))
+		wantState(t, s, want)
+		// A batch inside what is stored: nothing changes, the cursor stays.
+		mustApply(t, s, makeBlocks("a", 5, 12))
+		wantState(t, s, want)
+		mustApply(t, s, makeBlocks("a", 19, 20))
+		wantState(t, s, want)
+		// An overlapping batch adds only the new blocks.
+		mustApply(t, s, makeBlocks("a", 15, 30))
+		wantState(t, s, state{blocks: 30, txs: txCount(0, 30), cursor: 29, hasCursor: true})
+		// An older batch after that still leaves the cursor alone.
+		mustApply(t, s, makeBlocks("a", 0, 3))
+		wantState(t, s, state{blocks: 30, txs: txCount(0, 30), cursor: 29, hasCursor: true})
+
+		b, err := s.PBlockByHeight(ctx, 17)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(b, makeBlocks("a", 17, 18)[0]) {
+			t.Errorf("block 17 changed: %+v", b)
+		}
+	})
+}
+
+func TestApplyRejects(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		mustApply(t, s, makeBlocks("a", 0, 10))
+		before := getState(t, s)
+
+		bs := makeBlocks("a", 10, 20)
+		gap := append(append([]*internal.PBlock{}, bs[:3]...), bs[4:]...)
+		desc := []*internal.PBlock{bs[1], bs[0]}
+		dup := []*internal.PBlock{bs[0], bs[0]}
+		for name, batch := range map[string][]*internal.PBlock{
+			"gap inside":        gap,
+			"descending":        desc,
+			"repeated height":   dup,
+			"nil block":         {bs[0], nil},
+			"gap after cursor":  makeBlocks("a", 11, 15),
+			"height > MaxInt64": {{Height: math.MaxInt64 + 1}},
+		} {
+			err := s.ApplyPBlocks(ctx, batch)
+			if !errors.Is(err, derrors.InvalidArgument) {
+				t.Errorf("%s: err = %v, want InvalidArgument", name, err)
+			}
+			wantState(t, s, before)
+		}
+	})
+}
+
+// TestApplyConflicts applies batches that clash with what is stored, or
+// with themselves: each fails whole, leaving the store as it was.
+func TestApplyConflicts(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		mustApply(t, s, makeBlocks("a", 0, 10))
+		before := getState(t, s)
+
+		// Another chain's blocks at stored heights.
+		if err := s.ApplyPBlocks(ctx, makeBlocks("b", 5, 15)); err == nil {
+			t.Error("different blocks at stored heights: no error")
+		}
+		wantState(t, s, before)
+
+		// A duplicate tx id with different content later in the same batch:
+		// the first copy's rows are written before the clash is seen.
+		bs := makeBlocks("a", 10, 20)
+		bs[5].Txs[1] = internal.PTx{ID: bs[3].Txs[0].ID, Type: "Other", Bytes: []byte("other")}
+		if err := s.ApplyPBlocks(ctx, bs); err == nil {
+			t.Error("duplicate tx id in a batch: no error")
+		}
+		wantState(t, s, before)
+
+		// A tx id already stored in another block.
+		bs = makeBlocks("a", 10, 12)
+		bs[1].Txs[0].ID = testID("a", "tx", uint64(5), uint64(0))
+		if err := s.ApplyPBlocks(ctx, bs); err == nil {
+			t.Error("tx id stored in another block: no error")
+		}
+		wantState(t, s, before)
+
+		// A stored block re-applied with a tx missing.
+		bs = makeBlocks("a", 0, 10)
+		bs[7].Txs = bs[7].Txs[:1]
+		if err := s.ApplyPBlocks(ctx, bs); err == nil {
+			t.Error("stored block re-applied with fewer txs: no error")
+		}
+		wantState(t, s, before)
+
+		// The good batch still goes in.
+		mustApply(t, s, makeBlocks("a", 10, 20))
+		wantState(t, s, state{blocks: 20, txs: txCount(0, 20), cursor: 19, hasCursor: true})
+	})
+}
+
+// TestApplyAtomic fails ApplyPBlocks's transaction after its rows are
+// written and before the cursor moves, as a crash would: neither the blocks
+// nor the cursor may change.
+func TestApplyAtomic(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		errCrash := errors.New("crash")
+		var sawRows bool
+		s.beforeCursor = func(tx *database.DB) error {
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM p_blocks").Scan(&n); err != nil {
+				return err
+			}
+			sawRows = n > 0
+			return errCrash
+		}
+		if err := s.ApplyPBlocks(ctx, makeBlocks("a", 0, 300)); !errors.Is(err, errCrash) {
+			t.Fatalf("err = %v, want errCrash", err)
+		}
+		if !sawRows {
+			t.Error("the hook did not see the rows inside the transaction")
+		}
+		wantState(t, s, state{})
+
+		s.beforeCursor = nil
+		mustApply(t, s, makeBlocks("a", 0, 300))
+		want := state{blocks: 300, txs: txCount(0, 300), cursor: 299, hasCursor: true}
+		wantState(t, s, want)
+
+		s.beforeCursor = func(*database.DB) error { return errCrash }
+		if err := s.ApplyPBlocks(ctx, makeBlocks("a", 250, 600)); !errors.Is(err, errCrash) {
+			t.Fatalf("err = %v, want errCrash", err)
+		}
+		wantState(t, s, want)
+		if _, err := s.PBlockByHeight(ctx, 300); !errors.Is(err, derrors.NotFound) {
+			t.Errorf("block 300 of the failed batch: err = %v, want NotFound", err)
+		}
+
+		// A cancelled context fails the batch the same way.
+		s.beforeCursor = nil
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := s.ApplyPBlocks(cctx, makeBlocks("a", 300, 400)); err == nil {
+			t.Error("cancelled context: no error")
+		}
+		wantState(t, s, want)
+	})
+}
+
+func TestNotFound(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		mustApply(t, s, makeBlocks("a", 0, 5))
+		for name, f := range map[string]func() error{
+			"height":         func() error { _, err := s.PBlockByHeight(ctx, 5); return err },
+			"huge height":    func() error { _, err := s.PBlockByHeight(ctx, math.MaxUint64); return err },
+			"id":             func() error { _, err := s.PBlockByID(ctx, testID("nope")); return err },
+			"tx id as block": func() error { _, err := s.PBlockByID(ctx, testID("a", "tx", uint64(1), uint64(0))); return err },
+		} {
+			err := f()
+			if !errors.Is(err, derrors.NotFound) {
+				t.Errorf("%s: err = %v, want NotFound", name, err)
+			}
+			if derrors.ToStatus(err) != 404 {
+				t.Errorf("%s: status %d", name, derrors.ToStatus(err))
+			}
+		}
+	})
+}
+
+func heights(bs []*internal.PBlock) []uint64 {
+	var hs []uint64
+	for _, b := range bs {
+		hs = append(hs, b.Height)
+	}
+	return hs
+}
+
+func TestListPBlocks(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		if bs, err := s.ListPBlocks(ctx, nil, 10, true); err != nil || len(bs) != 0 {
+			t.Fatalf("empty store: %v, %v", heights(bs), err)
+		}
+		all := makeBlocks("a", 0, 25)
+		mustApply(t, s, all)
+
+		// Page through both ways with the last height as the keyset.
+		for _, desc := range []bool{false, true} {
+			var got []uint64
+			var after *uint64
+			pages := 0
+			for {
+				bs, err := s.ListPBlocks(ctx, after, 10, desc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(bs) == 0 {
+					break
+				}
+				pages++
+				for _, b := range bs {
+					if want := all[b.Height]; !reflect.DeepEqual(b, want) {
+						t.Errorf("listed block %d = %+v, want %+v", b.Height, b, want)
+					}
+				}
+				got = append(got, heights(bs)...)
+				last := bs[len(bs)-1].Height
+				after = &last
+			}
+			var want []uint64
+			for i := range uint64(25) {
+				if desc {
+					want = append(want, 24-i)
+				} else {
+					want = append(want, i)
+				}
+			}
+			if !reflect.DeepEqual(got, want) || pages != 3 {
+				t.Errorf("desc=%t: %d pages, heights %v, want %v", desc, pages, got, want)
+			}
+		}
+
+		u := func(v uint64) *uint64 { return &v }
+		for _, tc := range []struct {
+			after *uint64
+			limit int
+			desc  bool
+			want  []uint64
+		}{
+			{nil, 3, false, []uint64{0, 1, 2}},
+			{nil, 3, true, []uint64{24, 23, 22}},
+			{u(22), 5, false, []uint64{23, 24}},
+			{u(2), 5, true, []uint64{1, 0}},
+			{u(0), 5, true, nil},
+			{u(24), 5, false, nil},
+			{u(1000), 2, true, []uint64{24, 23}},
+			{u(math.MaxUint64), 2, true, []uint64{24, 23}},
+			{u(math.MaxUint64), 2, false, nil},
+			{u(math.MaxInt64), 2, true, []uint64{24, 23}},
+			{nil, 1000, false, heights(all)},
+		} {
+			bs, err := s.ListPBlocks(ctx, tc.after, tc.limit, tc.desc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := heights(bs); !reflect.DeepEqual(got, tc.want) {
+				a := "nil"
+				if tc.after != nil {
+					a = fmt.Sprint(*tc.after)
+				}
+				t.Errorf("ListPBlocks(after=%s, limit=%d, desc=%t) = %v, want %v", a, tc.limit, tc.desc, got, tc.want)
+			}
+		}
+		if _, err := s.ListPBlocks(ctx, nil, 0, false); !errors.Is(err, derrors.InvalidArgument) {
+			t.Errorf("limit 0: err = %v, want InvalidArgument", err)
+		}
+	})
+}
+
+func TestSettings(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		if v, ok, err := s.Setting(ctx, "k"); err != nil || ok || v != nil {
+			t.Fatalf("absent setting: %q, %t, %v", v, ok, err)
+		}
+		if err := s.PutSettingIfAbsent(ctx, "k", []byte{0, 1, 2, 0xff}); err != nil {
+			t.Fatal(err)
+		}
+		// A second put keeps the first value.
+		if err := s.PutSettingIfAbsent(ctx, "k", []byte("other")); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok, err := s.Setting(ctx, "k"); err != nil || !ok || string(v) != "\x00\x01\x02\xff" {
+			t.Fatalf("Setting(k) = %q, %t, %v", v, ok, err)
+		}
+		// Empty values are values.
+		if err := s.PutSettingIfAbsent(ctx, "empty", nil); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok, err := s.Setting(ctx, "empty"); err != nil || !ok || v == nil || len(v) != 0 {
+			t.Fatalf("Setting(empty) = %q (nil=%t), %t, %v", v, v == nil, ok, err)
+		}
+
+		// Settings survive reopening, and reopening migrates nothing anew.
+		s.Close()
+		s2 := openStore(t, dsn)
+		if v, ok, err := s2.Setting(ctx, "k"); err != nil || !ok || string(v) != "\x00\x01\x02\xff" {
+			t.Fatalf("after reopening Setting(k) = %q, %t, %v", v, ok, err)
+		}
+	})
+}
+
+// TestConcurrentOpenAndPut opens one database from several "processes" at
+// once, each racing to put its own value for the same key: all agree on a
+// single winner.
+func TestConcurrentOpenAndPut(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		const n = 4
+		vals := make([]string, n)
+		errs := make([]error, n)
+		done := make(chan int)
+		for i := range n {
+			go func() {
+				defer func() { done <- i }()
+				s, err := Open(ctx, dsn)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				defer s.Close()
+				if err := s.PutSettingIfAbsent(ctx, "key", []byte(fmt.Sprint("value", i))); err != nil {
+					errs[i] = err
+					return
+				}
+				v, _, err := s.Setting(ctx, "key")
+				vals[i], errs[i] = string(v), err
+			}()
+		}
+		for range n {
+			<-done
+		}
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatalf("process %d: %v", i, errs[i])
+			}
+			if vals[i] != vals[0] || vals[0] == "" {
+				t.Fatalf("processes disagree: %q", vals)
+			}
+		}
+	})
+}
+
+// TestReadWhileIngesting lists and reads blocks while batches are applied:
+// reads never fail, and never see a block without its txs or a cursor
+// ahead of the stored blocks.
+func TestReadWhileIngesting(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		all := makeBlocks("a", 0, 2000)
+		done := make(chan error)
+		go func() {
+			for i := 0; i < len(all); i += 100 {
+				if err := s.ApplyPBlocks(ctx, all[i:i+100]); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+		reads := 0
+		for {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+				if reads == 0 {
+					t.Log("no read overlapped the ingest")
+				}
+				wantState(t, s, state{blocks: 2000, txs: txCount(0, 2000), cursor: 1999, hasCursor: true})
+				return
+			default:
+			}
+			reads++
+			h, ok, err := s.Cursor(ctx, internal.PChain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				continue
+			}
+			b, err := s.PBlockByHeight(ctx, h)
+			if err != nil {
+				t.Fatalf("block at cursor %d: %v", h, err)
+			}
+			if !reflect.DeepEqual(b, all[h]) {
+				t.Fatalf("block %d read while ingesting differs", h)
+			}
+			bs, err := s.ListPBlocks(ctx, nil, 50, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range bs {
+				if !reflect.DeepEqual(b, all[b.Height]) {
+					t.Fatalf("listed block %d read while ingesting differs", b.Height)
+				}
+			}
+		}
+	})
+}
