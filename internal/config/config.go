@@ -35,6 +35,9 @@ type Config struct {
 	PollInterval time.Duration
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+	// IngestBatchSize is how many blocks the indexer commits per database
+	// transaction.
+	IngestBatchSize int
 }
 
 // EnvPrefix prefixes the environment variable of every flag.
@@ -57,6 +60,7 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	fs.Var((*stringList)(&c.NetworkAliases), "network-alias", "extra {network} name for the indexed network, e.g. testnet (repeatable)")
 	fs.DurationVar(&c.PollInterval, "poll-interval", 250*time.Millisecond, "how often to ask the node for new blocks")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 256, "blocks committed per database transaction while indexing")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -128,6 +132,9 @@ func (c *Config) validate() error {
 	}
 	if c.PollInterval < 10*time.Millisecond {
 		return fmt.Errorf("--poll-interval must be at least 10ms, got %s", c.PollInterval)
+	}
+	if c.IngestBatchSize < 1 || c.IngestBatchSize > 10000 {
+		return fmt.Errorf("--ingest-batch-size must be between 1 and 10000, got %d", c.IngestBatchSize)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -19,12 +19,13 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Config{
-		NodeURL:      "http://127.0.0.1:9650",
-		DB:           "sqlite:" + filepath.Join("data", "avaindex.db"),
-		DataDir:      "./data",
-		Listen:       "127.0.0.1:8080",
-		PollInterval: 250 * time.Millisecond,
-		LogLevel:     "info",
+		NodeURL:         "http://127.0.0.1:9650",
+		DB:              "sqlite:" + filepath.Join("data", "avaindex.db"),
+		DataDir:         "./data",
+		Listen:          "127.0.0.1:8080",
+		PollInterval:    250 * time.Millisecond,
+		LogLevel:        "info",
+		IngestBatchSize: 256,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v, want %+v", c, want)
@@ -104,6 +105,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"--db", "mysql://x"}, nil, "--db"},
 		{[]string{"--poll-interval", "1ms"}, nil, "--poll-interval"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
+		{[]string{"--ingest-batch-size", "0"}, nil, "--ingest-batch-size"},
 		{[]string{"--network-alias", "a/b"}, nil, "--network-alias"},
 		{[]string{"--config", file}, nil, `unknown key "nod-url"`},
 		{[]string{"--bogus"}, nil, "bogus"},
