@@ -1,0 +1,168 @@
+package testnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ava-labs/avalanchego/graft/coreth/ethclient"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
+	"github.com/ava-labs/libevm"
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/common/hexutil"
+	"github.com/ava-labs/libevm/core/types"
+	"github.com/ava-labs/libevm/crypto"
+)
+
+// ExportC exports amount nAVAX from the local key's C-chain EVM balance to
+// the local key on the chain dest (the P- or X-chain id).
+func (n *Network) ExportC(ctx context.Context, dest ids.ID, amount uint64) (ids.ID, error) {
+	if amount == 0 {
+		return ids.Empty, errNoAmount
+	}
+	var txID ids.ID
+	err := n.WithWallet(ctx, primary.WalletConfig{}, func(w *primary.Wallet) error {
+		tx, err := w.C().IssueExportTx(dest, []*secp256k1fx.TransferOutput{{Amt: amount, OutputOwners: *n.Owner()}})
+		if err != nil {
+			return fmt.Errorf("C-chain ExportTx to %s: %w", dest, err)
+		}
+		txID = tx.ID()
+		return nil
+	})
+	return txID, err
+}
+
+// ImportC imports into the local key's C-chain EVM balance all of the local
+// key's funds exported to the C-chain from source (the P- or X-chain id).
+func (n *Network) ImportC(ctx context.Context, source ids.ID) (ids.ID, error) {
+	var txID ids.ID
+	err := n.WithWallet(ctx, primary.WalletConfig{}, func(w *primary.Wallet) error {
+		tx, err := w.C().IssueImportTx(source, n.EthAddr)
+		if err != nil {
+			return fmt.Errorf("C-chain ImportTx from %s: %w", source, err)
+		}
+		txID = tx.ID()
+		return nil
+	})
+	return txID, err
+}
+
+// TestContractRuntime is the code of the contract DeployContract deploys:
+// every call returns the 32-byte word 42.
+var TestContractRuntime = hexutil.MustDecode("0x602a60005260206000f3")
+
+// TestContractInit is DeployContract's creation code: it emits one
+// anonymous log (LOG0) with the 32-byte word 42 as data and returns
+// TestContractRuntime.
+var TestContractInit = append(hexutil.MustDecode("0x602a60005260206000a0600a6016600039600a6000f3"), TestContractRuntime...)
+
+// SendEVM sends wei from the local key's EVM address to `to` in a plain
+// C-chain transaction and waits for its successful receipt.
+func (n *Network) SendEVM(ctx context.Context, to common.Address, wei *big.Int) (common.Hash, error) {
+	r, err := n.SendEVMTx(ctx, &to, wei, nil, 21_000)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	return r.TxHash, nil
+}
+
+// DeployContract deploys TestContractInit from the local key's EVM address,
+// waits for its successful receipt and returns the tx hash and the new
+// contract's address.
+func (n *Network) DeployContract(ctx context.Context) (common.Hash, common.Address, error) {
+	r, err := n.SendEVMTx(ctx, nil, nil, TestContractInit, 0)
+	if err != nil {
+		return common.Hash{}, common.Address{}, err
+	}
+	return r.TxHash, r.ContractAddress, nil
+}
+
+// SendEVMTx signs a dynamic-fee transaction from the local key's EVM address
+// (to == nil creates a contract; gas == 0 estimates it), sends it to the
+// C-chain, waits for its receipt and returns it. A receipt whose status is
+// not successful is returned together with an error.
+func (n *Network) SendEVMTx(ctx context.Context, to *common.Address, value *big.Int, data []byte, gas uint64) (*types.Receipt, error) {
+	if value == nil {
+		value = new(big.Int)
+	}
+	ec, err := n.EthClient(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("dialing the C-chain: %w", err)
+	}
+	defer ec.Close()
+
+	n.mu.Lock()
+	defer n.mu.Unlock()
+
+	var nonce hexutil.Uint64
+	if err := ec.Client().CallContext(ctx, &nonce, "eth_getTransactionCount", n.EthAddr, "pending"); err != nil {
+		return nil, fmt.Errorf("eth_getTransactionCount: %w", err)
+	}
+	if gas == 0 {
+		est, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: n.EthAddr, To: to, Value: value, Data: data})
+		if err != nil {
+			return nil, fmt.Errorf("eth_estimateGas: %w", err)
+		}
+		gas = est + est/4
+	}
+	tip, err := ec.SuggestGasTipCap(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("eth_maxPriorityFeePerGas: %w", err)
+	}
+	baseFee, err := ec.EstimateBaseFee(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("eth_baseFee: %w", err)
+	}
+	feeCap := new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(2)), tip)
+	chainID := new(big.Int).SetUint64(n.EVMChainID)
+	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{
+		ChainID:   chainID,
+		Nonce:     uint64(nonce),
+		GasTipCap: tip,
+		GasFeeCap: feeCap,
+		Gas:       gas,
+		To:        to,
+		Value:     value,
+		Data:      data,
+	}), types.LatestSignerForChainID(chainID), n.Key.ToECDSA())
+	if err != nil {
+		return nil, fmt.Errorf("signing: %w", err)
+	}
+	if err := ec.SendTransaction(ctx, tx); err != nil {
+		return nil, fmt.Errorf("eth_sendRawTransaction: %w", err)
+	}
+	r, err := waitReceipt(ctx, ec, tx.Hash())
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return r, fmt.Errorf("EVM tx %s failed (receipt status %d)", tx.Hash(), r.Status)
+	}
+	if to == nil && r.ContractAddress != crypto.CreateAddress(n.EthAddr, uint64(nonce)) {
+		return r, fmt.Errorf("EVM tx %s created %s, want %s", tx.Hash(), r.ContractAddress, crypto.CreateAddress(n.EthAddr, uint64(nonce)))
+	}
+	return r, nil
+}
+
+func waitReceipt(ctx context.Context, ec *ethclient.Client, hash common.Hash) (*types.Receipt, error) {
+	tick := time.NewTicker(pollFrequency)
+	defer tick.Stop()
+	for {
+		r, err := ec.TransactionReceipt(ctx, hash)
+		if err == nil {
+			return r, nil
+		}
+		if !errors.Is(err, ethereum.NotFound) && ctx.Err() == nil {
+			return nil, fmt.Errorf("eth_getTransactionReceipt %s: %w", hash, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for EVM tx %s: %w", hash, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}

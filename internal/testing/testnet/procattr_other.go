@@ -1,0 +1,7 @@
+//go:build !linux
+
+package testnet
+
+import "syscall"
+
+func childAttrs() *syscall.SysProcAttr { return nil }

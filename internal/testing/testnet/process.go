@@ -1,0 +1,141 @@
+package testnet
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is a running localnet binary.
+type process struct {
+	cmd     *exec.Cmd
+	dir     string
+	done    chan struct{} // closed once the process has exited
+	waitErr error         // valid after done is closed
+}
+
+const urlPrefix = "NODE_URL="
+
+// startProcess runs the localnet binary with a fresh temporary data directory
+// and waits until it prints its URL. On failure nothing is left running and
+// the directory is removed.
+func startProcess(ctx context.Context, bin string) (*process, string, error) {
+	dir, err := os.MkdirTemp("", "avaindex-testnet-")
+	if err != nil {
+		return nil, "", err
+	}
+	fail := func(err error) (*process, string, error) {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	stderrPath := filepath.Join(dir, "localnet.stderr")
+	stderr, err := os.Create(stderrPath)
+	if err != nil {
+		return fail(err)
+	}
+	defer stderr.Close()
+	stdoutLog, err := os.Create(filepath.Join(dir, "localnet.stdout"))
+	if err != nil {
+		return fail(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		stdoutLog.Close()
+		return fail(err)
+	}
+
+	cmd := exec.Command(bin, "--dir", filepath.Join(dir, "node"), "--http-port", "0")
+	cmd.Stdout = pw
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = childAttrs()
+	p := &process{cmd: cmd, dir: dir, done: make(chan struct{})}
+
+	// The node is started and waited for on one goroutine locked to its OS
+	// thread: the parent-death signal is tied to the thread that forked.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		pw.Close()
+		started <- err
+		if err != nil {
+			return
+		}
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	if err := <-started; err != nil {
+		pr.Close()
+		stdoutLog.Close()
+		return fail(fmt.Errorf("starting %s: %w", bin, err))
+	}
+
+	// Copy stdout to a file (the C-chain logs there too) and pick out the URL.
+	urlCh := make(chan string, 1)
+	go func() {
+		defer pr.Close()
+		defer stdoutLog.Close()
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		found := false
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(stdoutLog, line)
+			if !found && strings.HasPrefix(line, urlPrefix) {
+				found = true
+				urlCh <- strings.TrimSpace(strings.TrimPrefix(line, urlPrefix))
+			}
+		}
+	}()
+
+	select {
+	case url := <-urlCh:
+		return p, url, nil
+	case <-p.done:
+		err := fmt.Errorf("localnet exited before it was ready (%v); stderr:\n%s", p.waitErr, tailFile(stderrPath, 4000))
+		os.RemoveAll(dir)
+		return nil, "", err
+	case <-ctx.Done():
+		msg := tailFile(stderrPath, 4000)
+		p.stop(10 * time.Second)
+		return nil, "", fmt.Errorf("localnet was not ready in time: %w; stderr:\n%s", ctx.Err(), msg)
+	}
+}
+
+// stop sends SIGTERM, waits up to grace for the node to exit, kills it if it
+// did not, and removes its data directory.
+func (p *process) stop(grace time.Duration) error {
+	defer os.RemoveAll(p.dir)
+	select {
+	case <-p.done:
+		return p.exitErr()
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		_ = p.cmd.Process.Kill()
+	}
+	select {
+	case <-p.done:
+		return p.exitErr()
+	case <-time.After(grace):
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
+	return fmt.Errorf("localnet did not stop within %s after SIGTERM and was killed", grace)
+}
+
+func (p *process) exitErr() error {
+	if p.waitErr != nil {
+		return fmt.Errorf("localnet exited: %w; stderr:\n%s", p.waitErr, tailFile(filepath.Join(p.dir, "localnet.stderr"), 2000))
+	}
+	return nil
+}
