@@ -20,6 +20,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -38,15 +39,19 @@ func newServer(service any, name string) (http.Handler, error) {
 	return s, nil
 }
 
-// NewPlatformHandler returns the handler of /ext/bc/P.
-func NewPlatformHandler(st store.Store, f *pchain.Formatter) (http.Handler, error) {
-	return newServer(&Platform{store: st, format: f}, "platform")
+// NewPlatformHandler returns the handler of /ext/bc/P. upstream is asked
+// only for what a live node alone knows (uptime, connected, whether it
+// validates a chain); everything else comes from st.
+func NewPlatformHandler(st store.Store, f *pchain.Formatter, network *internal.Network, upstream *node.Client) (http.Handler, error) {
+	return newServer(&Platform{store: st, format: f, network: network, upstream: upstream}, "platform")
 }
 
 // Platform implements the platform.* methods from the store.
 type Platform struct {
-	store  store.Store
-	format *pchain.Formatter
+	store    store.Store
+	format   *pchain.Formatter
+	network  *internal.Network
+	upstream *node.Client
 }
 
 // GetHeight answers the height of the last P-chain block avaindex indexed.

@@ -73,7 +73,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	if err != nil {
 		return err
 	}
-	platform, err := nodeapi.NewPlatformHandler(st, formatter)
+	platform, err := nodeapi.NewPlatformHandler(st, formatter, network, client)
 	if err != nil {
 		return err
 	}

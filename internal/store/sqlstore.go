@@ -66,6 +66,14 @@ var (
 
 const onConflictDoNothing = "ON CONFLICT DO NOTHING"
 
+// pApplier writes state derived from a batch of P-chain blocks inside
+// ApplyPBlocks's transaction. Appliers must be idempotent: a batch may be
+// applied again after a crash.
+type pApplier func(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error
+
+// pAppliers run in order for every batch.
+var pAppliers = []pApplier{applyPUTXOs, applyPState}
+
 func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) (err error) {
 	if len(blocks) == 0 {
 		return nil
@@ -133,6 +141,13 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) 
 			// Some rows were there already: the batch must be what was
 			// stored, or the index would silently mix two histories.
 			if err := checkStored(ctx, tx, blocks, first, last); err != nil {
+				return err
+			}
+		}
+		// Derived state, written with the blocks so that it commits (or
+		// not) with them and the cursor.
+		for _, apply := range pAppliers {
+			if err := apply(ctx, tx, blocks); err != nil {
 				return err
 			}
 		}

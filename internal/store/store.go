@@ -14,7 +14,12 @@ import (
 // Store is everything the ingester writes and the API handlers read.
 //
 // Reads of a missing record return an error wrapping derrors.NotFound.
+// Each concern's methods are an interface of their own, in its own file.
 type Store interface {
+	ContainerStore
+	PUTXOStore
+	PStateStore
+
 	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
 	// transactions and moves the P-chain cursor to the last height, all in
 	// one database transaction. Re-applying a block already stored changes
