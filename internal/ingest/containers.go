@@ -1,0 +1,135 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/node"
+	"github.com/avaindex/avaindex/internal/store"
+)
+
+// reprobeEvery is how often a node that has no index is asked again
+// whether it serves it (it may be restarted with --index-enabled).
+const reprobeEvery = time.Minute
+
+// followIndexes mirrors each of the node's container indexes into the
+// store, one goroutine per index, until ctx is done; the returned function
+// waits for them to stop.
+func (ix *Indexer) followIndexes(ctx context.Context) (wait func()) {
+	var wg sync.WaitGroup
+	for _, name := range store.IndexNames {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.followIndex(ctx, name)
+		}()
+	}
+	return wg.Wait
+}
+
+// followIndex mirrors the node's index name, polling like the P-chain
+// follower. Failures are logged and retried with backoff.
+func (ix *Indexer) followIndex(ctx context.Context, name string) {
+	backoff := ix.opts.PollInterval
+	src := store.SourceUnknown
+	for {
+		caughtUp, err := ix.stepIndex(ctx, name, &src)
+		if ctx.Err() != nil {
+			return
+		}
+		wait := time.Duration(0)
+		switch {
+		case errors.Is(err, node.ErrNoIndex):
+			backoff = ix.opts.PollInterval
+			wait = reprobeEvery
+		case err != nil:
+			ix.setError(err)
+			ix.log.Warn("mirroring a node index failed; retrying", "index", name, "err", err, "in", backoff)
+			wait = backoff
+			backoff = min(backoff*2, 10*time.Second)
+		case caughtUp:
+			backoff = ix.opts.PollInterval
+			wait = ix.opts.PollInterval
+		default:
+			backoff = ix.opts.PollInterval
+		}
+		if wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+	}
+}
+
+// stepIndex copies the containers of index name that the node accepted
+// beyond the store's cursor, in batches of up to 1024 each committed with
+// the cursor. src is the source last recorded for the index; the store is
+// told when it changes. It reports whether it was already caught up; a
+// node without the index gives node.ErrNoIndex.
+func (ix *Indexer) stepIndex(ctx context.Context, name string, src *store.IndexSource) (caughtUp bool, err error) {
+	tip, nonEmpty, err := ix.node.IndexLast(ctx, name)
+	newSrc := store.SourceNode
+	if errors.Is(err, node.ErrNoIndex) {
+		newSrc = store.SourceNone
+	} else if err != nil {
+		return false, err
+	}
+	if newSrc != *src {
+		if err := ix.store.SetIndexSource(ctx, name, newSrc); err != nil {
+			return false, err
+		}
+		if newSrc == store.SourceNone {
+			ix.log.Info("the node does not serve this index; not mirroring it", "index", name)
+		}
+		*src = newSrc
+	}
+	if newSrc == store.SourceNone {
+		return false, err
+	}
+	chain := internal.Chain(store.IndexCursor(name))
+	next := uint64(0)
+	cur, ok, err := ix.store.Cursor(ctx, chain)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		next = cur + 1
+		ix.setHeights(chain, cur, max(tip, cur))
+	}
+	if !nonEmpty || next > tip {
+		return true, nil
+	}
+	p := progress{last: time.Now(), lastHeight: next}
+	for next <= tip {
+		cs, err := ix.node.IndexRange(ctx, name, next, node.MaxContainersPerCall)
+		if err != nil {
+			return false, err
+		}
+		if len(cs) == 0 {
+			return false, fmt.Errorf("index %s: the node has no container at %d but reported %d as its last", name, next, tip)
+		}
+		batch := make([]store.Container, len(cs))
+		for i, c := range cs {
+			batch[i] = store.Container{Index: c.Index, ID: c.ID, Bytes: c.Bytes, Timestamp: c.Timestamp}
+		}
+		if err := ix.store.ApplyContainers(ctx, name, batch); err != nil {
+			return false, fmt.Errorf("storing containers %d-%d of index %s: %w", next, next+uint64(len(cs))-1, name, err)
+		}
+		end := next + uint64(len(cs)) - 1
+		tip = max(tip, end)
+		ix.setHeights(chain, end, tip)
+		next = end + 1
+		if since := time.Since(p.last); since >= ix.opts.ProgressEvery {
+			rate := float64(end+1-p.lastHeight) / since.Seconds()
+			ix.log.Info("mirroring a node index", "index", name, "at", end, "last", tip, "containersPerSecond", int(rate))
+			p = progress{last: time.Now(), lastHeight: end + 1}
+		}
+	}
+	return false, nil
+}
