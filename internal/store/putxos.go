@@ -1,16 +1,397 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/hashing"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // PUTXOStore keeps the P-chain UTXO set and its history.
-type PUTXOStore interface{}
+type PUTXOStore interface {
+	// PUTXOsOf returns the UTXOs of the P-chain's current UTXO set (unspent,
+	// not staked, not exported) that have any of addrs among their owners,
+	// in the order the node's platform.getBalance lists them: addresses in
+	// byte order, each address's UTXOs newest first (by the height that put
+	// them in the set), each UTXO once.
+	PUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*PUTXO, error)
 
-// applyPUTXOs derives UTXO changes from a batch of P-chain blocks.
+	// PRewardUTXOs returns the reward UTXOs (avax.UTXO bytes) of the staker
+	// tx stakerTxID, in output index order; none for any other id.
+	PRewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, error)
+}
+
+// PUTXO is one stored P-chain UTXO.
+type PUTXO struct {
+	ID          ids.ID
+	TxID        ids.ID
+	OutputIndex uint32
+	Kind        string
+	// Bytes is the avax.UTXO in the node's encoding.
+	Bytes []byte
+	// SpendableHeight is the height whose commit put it in the UTXO set.
+	SpendableHeight uint64
+}
+
+var (
+	pUTXOColumns = []string{"id", "tx_id", "output_index", "kind", "peer_chain_id", "asset_id", "amount",
+		"locktime", "threshold", "stakeable_locktime", "bytes", "created_tx_id", "created_height",
+		"created_idx", "created_time", "staked", "released_tx_id", "spendable_height"}
+	pUTXOAddressColumns  = []string{"address", "utxo_id"}
+	pImportedUTXOColumns = []string{"id", "source_chain_id", "tx_id", "output_index", "asset_id", "amount",
+		"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
+)
+
+// position is where a tx sits: its block and index, and the block's time.
+type position struct {
+	txID   ids.ID
+	height uint64
+	idx    int
+	time   int64
+}
+
+// utxoBatch accumulates the UTXO changes of a batch of blocks.
+type utxoBatch struct {
+	utxoRows, addrRows, importRows [][]any
+	// consumed lists, per consuming tx, the ids of the UTXOs it spends.
+	consumed []consumption
+	// released are stake outputs that leave the staked state.
+	released []release
+}
+
+type consumption struct {
+	pos position
+	ids []ids.ID
+}
+
+type release struct {
+	stakerTxID ids.ID
+	by         ids.ID // the tx that released them
+	height     uint64
+}
+
+func (u *utxoBatch) produce(p *pchain.UTXO, pos position, staked bool, spendable *uint64) {
+	var peer, stakeable, spend, released any
+	if p.Kind == pchain.KindExported {
+		peer = p.PeerChain[:]
+	}
+	if p.StakeableLocktime != 0 {
+		stakeable = int64(p.StakeableLocktime)
+	}
+	if spendable != nil {
+		spend = int64(*spendable)
+	}
+	id := p.ID()
+	u.utxoRows = append(u.utxoRows, []any{
+		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
+		int64(p.Owners.Locktime), int64(p.Owners.Threshold), stakeable, p.Bytes, pos.txID[:], int64(pos.height),
+		pos.idx, pos.time, staked, released, spend,
+	})
+	for _, a := range p.Owners.Addrs {
+		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
+	}
+}
+
+// applyPUTXOs derives UTXO changes from a batch of P-chain blocks: what each
+// tx consumes and produces (see pchain.UTXOsOfTx), stake outputs released
+// by RewardValidatorTxs and by aborted pre-Banff staker proposals, the
+// reward UTXOs the node reported (PBlock.RewardUTXOs) and, at height 0,
+// the genesis allocations and genesis validators' stake. Every write is an
+// insert that skips existing rows or an update to the same values, so
+// re-applying a batch changes nothing.
 func applyPUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+	var u utxoBatch
+	// The last tx of each block of the batch: an option block's proposal.
+	lastTx := map[uint64]*pchain.TxUTXOs{}
+	for _, b := range blocks {
+		ts := int64(0)
+		if !b.Timestamp.IsZero() {
+			ts = b.Timestamp.Unix()
+		}
+		if b.Height == 0 {
+			if err := u.genesis(b); err != nil {
+				return err
+			}
+		}
+		for j, t := range b.Txs {
+			if hashing.ComputeHash256Array(t.Bytes) != t.ID {
+				// A tx id is the hash of its bytes: these are not a
+				// platformvm tx's (synthetic test blocks carry such).
+				continue
+			}
+			ptx, err := pchain.ParseTx(t.Bytes)
+			if err != nil {
+				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
+			}
+			eff, err := pchain.UTXOsOfTx(ptx)
+			if err != nil {
+				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
+			}
+			if j == len(b.Txs)-1 {
+				lastTx[b.Height] = eff
+			}
+			pos := position{txID: t.ID, height: b.Height, idx: j, time: ts}
+			if err := u.tx(eff, pos, b); err != nil {
+				return err
+			}
+		}
+		if b.Type == "ApricotAbortBlock" || b.Type == "BanffAbortBlock" {
+			if b.Height == 0 {
+				continue
+			}
+			prop, ok := lastTx[b.Height-1]
+			if !ok {
+				var err error
+				if prop, err = storedLastTx(ctx, tx, b.Height-1); err != nil {
+					return err
+				}
+			}
+			// An aborted pre-Banff staker proposal returns its stake at
+			// once; a RewardValidatorTx returned it already either way.
+			if prop != nil && prop.HasStake {
+				u.released = append(u.released, release{stakerTxID: prop.TxID, by: prop.TxID, height: b.Height})
+			}
+		}
+	}
+	return u.write(ctx, tx)
+}
+
+// genesis adds the genesis UTXOs and the genesis validators' stake. A
+// network whose genesis is not known (see pchain.GenesisFor) starts empty.
+func (u *utxoBatch) genesis(b *internal.PBlock) error {
+	g, ok, err := pchain.GenesisFor(b.ParentID)
+	if err != nil || !ok {
+		return err
+	}
+	ts := int64(g.Timestamp)
+	zero := uint64(0)
+	for _, p := range g.UTXOs {
+		u.produce(p, position{txID: ids.Empty, height: 0, idx: -1, time: ts}, false, &zero)
+	}
+	for _, v := range g.Validators {
+		eff, err := pchain.UTXOsOfTx(v)
+		if err != nil {
+			return fmt.Errorf("genesis validator %s: %w", v.ID(), err)
+		}
+		if err := u.tx(eff, position{txID: v.ID(), height: 0, idx: -1, time: ts}, b); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *internal.PBlock) error {
+	h := pos.height
+	for _, p := range eff.Produced {
+		switch p.Kind {
+		case pchain.KindStake:
+			u.produce(p, pos, true, nil)
+		case pchain.KindExported:
+			u.produce(p, pos, false, nil)
+		default:
+			u.produce(p, pos, false, &h)
+		}
+	}
+	if len(eff.Consumed) > 0 {
+		c := consumption{pos: pos}
+		for _, in := range eff.Consumed {
+			c.ids = append(c.ids, in.ID)
+		}
+		u.consumed = append(u.consumed, c)
+	}
+	for _, in := range eff.Imported {
+		u.importRows = append(u.importRows, []any{
+			in.ID[:], in.SourceChain[:], in.UTXOID.TxID[:], int64(in.UTXOID.OutputIndex), in.AssetID[:],
+			int64(in.Amount), pos.txID[:], int64(pos.height), pos.idx, pos.time,
+		})
+	}
+	if eff.RewardedStaker != ids.Empty {
+		staker := eff.RewardedStaker
+		u.released = append(u.released, release{stakerTxID: staker, by: pos.txID, height: h})
+		if b.RewardUTXOs != nil {
+			rewards, ok := b.RewardUTXOs[staker]
+			if !ok {
+				return fmt.Errorf("block %d: the reward UTXOs of staker %s were not fetched", h, staker)
+			}
+			for i, rb := range rewards {
+				p, err := pchain.ParseUTXO(rb)
+				if err != nil {
+					return fmt.Errorf("block %d: reward UTXO %d of staker %s: %w", h, i, staker, err)
+				}
+				if p.UTXO.TxID != staker {
+					return fmt.Errorf("block %d: reward UTXO %s is not of staker %s", h, &p.UTXO.UTXOID, staker)
+				}
+				u.produce(p, pos, false, &h)
+			}
+		}
+	}
+	return nil
+}
+
+// storedLastTx returns what the last tx of the stored block at height does,
+// nil for a block without txs.
+func storedLastTx(ctx context.Context, tx *database.DB, height uint64) (*pchain.TxUTXOs, error) {
+	var b []byte
+	err := tx.QueryRow(ctx, "SELECT bytes FROM p_txs WHERE block_height = ? ORDER BY idx DESC LIMIT 1", int64(height)).Scan(&b)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ptx, err := pchain.ParseTx(b)
+	if err != nil {
+		return nil, fmt.Errorf("stored proposal tx at height %d: %w", height, err)
+	}
+	return pchain.UTXOsOfTx(ptx)
+}
+
+// maxInList bounds the ids of one IN (...) list.
+const maxInList = 500
+
+func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
+	if _, err := tx.BulkInsert(ctx, "p_utxos", pUTXOColumns, u.utxoRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if _, err := tx.BulkInsert(ctx, "p_utxo_addresses", pUTXOAddressColumns, u.addrRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if _, err := tx.BulkInsert(ctx, "p_imported_utxos", pImportedUTXOColumns, u.importRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	for _, r := range u.released {
+		if _, err := tx.Exec(ctx, `UPDATE p_utxos SET staked = FALSE, released_tx_id = ?, spendable_height = ?
+			WHERE tx_id = ? AND kind = 'stake'`, r.by[:], int64(r.height), r.stakerTxID[:]); err != nil {
+			return err
+		}
+	}
+	for _, c := range u.consumed {
+		for start := 0; start < len(c.ids); start += maxInList {
+			chunk := c.ids[start:min(len(c.ids), start+maxInList)]
+			args := []any{c.pos.txID[:], int64(c.pos.height), c.pos.idx, c.pos.time}
+			for _, id := range chunk {
+				args = append(args, id[:])
+			}
+			q := `UPDATE p_utxos SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
+				WHERE id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+			if _, err := tx.Exec(ctx, q, args...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *sqlStore) PUTXOsOf(ctx context.Context, addrs []ids.ShortID) (_ []*PUTXO, err error) {
+	defer derrors.Wrap(&err, "store.PUTXOsOf(%d addresses)", len(addrs))
+	sorted := slices.Clone(addrs)
+	slices.SortFunc(sorted, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
+	sorted = slices.Compact(sorted)
+
+	type row struct {
+		addr ids.ShortID
+		u    *PUTXO
+		idx  int64
+	}
+	var rows []row
+	for start := 0; start < len(sorted); start += maxInList {
+		chunk := sorted[start:min(len(sorted), start+maxInList)]
+		args := make([]any, len(chunk))
+		for i, a := range chunk {
+			args[i] = a[:]
+		}
+		q := `SELECT a.address, u.id, u.tx_id, u.output_index, u.kind, u.bytes, u.spendable_height, u.created_idx
+			FROM p_utxo_addresses a JOIN p_utxos u ON u.id = a.utxo_id
+			WHERE a.address IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)
+			AND u.consumed_height IS NULL AND u.staked = FALSE AND u.kind <> 'exported'`
+		err := s.db.RunQuery(ctx, q, func(r *sql.Rows) error {
+			var (
+				addr, id, txID []byte
+				oi, sh, idx    int64
+				p              PUTXO
+			)
+			if err := r.Scan(&addr, &id, &txID, &oi, &p.Kind, &p.Bytes, &sh, &idx); err != nil {
+				return err
+			}
+			a, err := ids.ToShortID(addr)
+			if err != nil {
+				return err
+			}
+			if p.ID, err = ids.ToID(id); err != nil {
+				return err
+			}
+			if p.TxID, err = ids.ToID(txID); err != nil {
+				return err
+			}
+			p.OutputIndex = uint32(oi)
+			p.SpendableHeight = uint64(sh)
+			rows = append(rows, row{addr: a, u: &p, idx: idx})
+			return nil
+		}, args...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	// The node lists each address's UTXOs most recently added first; within
+	// one block its order is that of a Go map, so any fixed order is as
+	// good: later txs and outputs first.
+	slices.SortFunc(rows, func(a, b row) int {
+		if c := bytes.Compare(a.addr[:], b.addr[:]); c != 0 {
+			return c
+		}
+		switch {
+		case a.u.SpendableHeight != b.u.SpendableHeight:
+			return cmpDesc(a.u.SpendableHeight, b.u.SpendableHeight)
+		case a.idx != b.idx:
+			return cmpDesc(uint64(a.idx+1), uint64(b.idx+1))
+		case a.u.TxID != b.u.TxID:
+			return bytes.Compare(b.u.TxID[:], a.u.TxID[:])
+		}
+		return cmpDesc(uint64(a.u.OutputIndex), uint64(b.u.OutputIndex))
+	})
+	seen := make(map[ids.ID]bool, len(rows))
+	out := make([]*PUTXO, 0, len(rows))
+	for _, r := range rows {
+		if seen[r.u.ID] {
+			continue
+		}
+		seen[r.u.ID] = true
+		out = append(out, r.u)
+	}
+	return out, nil
+}
+
+func cmpDesc(a, b uint64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func (s *sqlStore) PRewardUTXOs(ctx context.Context, stakerTxID ids.ID) (_ [][]byte, err error) {
+	defer derrors.Wrap(&err, "store.PRewardUTXOs(%s)", stakerTxID)
+	var out [][]byte
+	err = s.db.RunQuery(ctx, `SELECT bytes FROM p_utxos WHERE tx_id = ? AND kind = 'reward' ORDER BY output_index`,
+		func(r *sql.Rows) error {
+			var b []byte
+			if err := r.Scan(&b); err != nil {
+				return err
+			}
+			out = append(out, b)
+			return nil
+		}, stakerTxID[:])
+	return out, err
 }

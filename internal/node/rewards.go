@@ -1,0 +1,60 @@
+package node
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ava-labs/avalanchego/api"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/formatting"
+	"github.com/ava-labs/avalanchego/vms/platformvm"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
+)
+
+// RewardUTXOs returns the reward UTXOs (avax.UTXO bytes) the node reports
+// for the staker tx stakerTxID (platform.getRewardUTXOs).
+func (c *Client) RewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, error) {
+	var reply platformvm.GetRewardUTXOsReply
+	args := api.GetTxArgs{TxID: stakerTxID, Encoding: formatting.HexNC}
+	if err := c.Call(ctx, "/ext/bc/P", "platform.getRewardUTXOs", args, &reply); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, 0, len(reply.UTXOs))
+	for i, s := range reply.UTXOs {
+		b, err := formatting.Decode(formatting.HexNC, s)
+		if err != nil {
+			return nil, fmt.Errorf("platform.getRewardUTXOs(%s): utxo %d: %w: %w", stakerTxID, i, derrors.BadGateway, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// AttachRewardUTXOs sets RewardUTXOs on each block that holds a
+// RewardValidatorTx. A block is fetchable by height only once its whole
+// decision (a proposal block and its commit or abort option) is committed
+// by the node, with the reward UTXOs, so they are complete here.
+func (c *Client) AttachRewardUTXOs(ctx context.Context, blocks []*internal.PBlock) error {
+	for _, b := range blocks {
+		stakers, err := pchain.RewardedStakers(b)
+		if err != nil {
+			return err
+		}
+		if len(stakers) == 0 {
+			continue
+		}
+		m := make(map[ids.ID][][]byte, len(stakers))
+		for _, s := range stakers {
+			utxos, err := c.RewardUTXOs(ctx, s)
+			if err != nil {
+				return fmt.Errorf("reward UTXOs of staker %s (block %d): %w", s, b.Height, err)
+			}
+			m[s] = utxos
+		}
+		b.RewardUTXOs = m
+	}
+	return nil
+}

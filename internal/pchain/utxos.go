@@ -1,0 +1,323 @@
+package pchain
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
+	"github.com/ava-labs/avalanchego/vms/platformvm/stakeable"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+
+	"github.com/avaindex/avaindex/internal"
+)
+
+// Kinds of P-chain UTXOs, as the store records them.
+const (
+	// KindRegular is an output of a tx's Outs (or a genesis allocation).
+	KindRegular = "regular"
+	// KindStake is a stake output of a staker tx: it is locked while the
+	// staker is active and enters the UTXO set when the staker leaves (its
+	// RewardValidatorTx, or the abort of a pre-Banff staker proposal).
+	KindStake = "stake"
+	// KindReward is a reward UTXO created by a RewardValidatorTx.
+	KindReward = "reward"
+	// KindExported is an output exported to another chain: it goes into
+	// shared memory, never into the P-chain's UTXO set.
+	KindExported = "exported"
+)
+
+// UTXO is one output as the P-chain (or shared memory) holds it, with the
+// fields the store indexes decoded from it.
+type UTXO struct {
+	UTXO *avax.UTXO
+	// Bytes is the UTXO in the node's encoding (txs.Codec), as served by
+	// platform.getUTXOs and platform.getRewardUTXOs.
+	Bytes []byte
+	Kind  string
+	// PeerChain is the destination chain of an exported output.
+	PeerChain ids.ID
+
+	AssetID ids.ID
+	Amount  uint64
+	// Owners are the output's owners (threshold, addresses, locktime).
+	Owners secp256k1fx.OutputOwners
+	// StakeableLocktime is the stakeable.LockOut locktime; 0 when the
+	// output is not stakeable-locked.
+	StakeableLocktime uint64
+}
+
+// ID is avalanchego's key of the UTXO: its tx id prefixed with its output
+// index (avax.UTXOID.InputID).
+func (u *UTXO) ID() ids.ID { return u.UTXO.InputID() }
+
+// Input is a UTXO a tx consumes.
+type Input struct {
+	UTXOID avax.UTXOID
+	// ID is UTXOID.InputID(), the key the consumed UTXO is stored under.
+	ID      ids.ID
+	AssetID ids.ID
+	Amount  uint64
+	// SourceChain is the chain whose shared memory an imported input comes
+	// from; empty for inputs from the P-chain's own UTXO set.
+	SourceChain ids.ID
+}
+
+// TxUTXOs is what one P-chain tx does to the UTXO set.
+type TxUTXOs struct {
+	TxID ids.ID
+	// Consumed are the P-chain UTXOs the tx spends.
+	Consumed []Input
+	// Imported are the other chain's UTXOs an ImportTx spends.
+	Imported []Input
+	// Produced are the outputs it creates: regular outputs, then stake
+	// outputs (staked) or exported outputs, with output indices continuing
+	// after the regular ones as the node numbers them.
+	Produced []*UTXO
+	// RewardedStaker is, for a RewardValidatorTx, the staker tx whose stake
+	// outputs enter the UTXO set; its reward UTXOs come from the node
+	// (internal.PBlock.RewardUTXOs).
+	RewardedStaker ids.ID
+	// HasStake reports a staker tx with stake outputs.
+	HasStake bool
+}
+
+// ParseTx parses a signed P-chain tx.
+func ParseTx(b []byte) (*txs.Tx, error) {
+	return txs.Parse(txs.Codec, b)
+}
+
+// UTXOsOfTx returns what tx consumes and produces.
+func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
+	txID := tx.ID()
+	out := &TxUTXOs{TxID: txID}
+	var outs []*avax.TransferableOutput
+	var exported []*UTXO
+	switch u := tx.Unsigned.(type) {
+	case *txs.RewardValidatorTx:
+		out.RewardedStaker = u.TxID
+		return out, nil
+	case *txs.AdvanceTimeTx:
+		return out, nil
+	case *txs.ImportTx:
+		if err := addInputs(&out.Consumed, u.Ins, ids.Empty); err != nil {
+			return nil, err
+		}
+		if err := addInputs(&out.Imported, u.ImportedInputs, u.SourceChain); err != nil {
+			return nil, err
+		}
+		outs = u.Outs
+	case *txs.ExportTx:
+		if err := addInputs(&out.Consumed, u.Ins, ids.Empty); err != nil {
+			return nil, err
+		}
+		outs = u.Outs
+		for i, o := range u.ExportedOutputs {
+			p, err := newOutput(txID, uint32(len(u.Outs)+i), o, KindExported)
+			if err != nil {
+				return nil, err
+			}
+			p.PeerChain = u.DestinationChain
+			exported = append(exported, p)
+		}
+	default:
+		b, ok := tx.Unsigned.(interface {
+			Outputs() []*avax.TransferableOutput
+		})
+		if !ok {
+			return nil, fmt.Errorf("tx %s: unexpected type %T", txID, tx.Unsigned)
+		}
+		outs = b.Outputs()
+		if bt, ok := baseTx(tx.Unsigned); ok {
+			if err := addInputs(&out.Consumed, bt.Ins, ids.Empty); err != nil {
+				return nil, err
+			}
+		} else {
+			return nil, fmt.Errorf("tx %s: %T has no base tx", txID, tx.Unsigned)
+		}
+	}
+	for i, o := range outs {
+		p, err := newOutput(txID, uint32(i), o, KindRegular)
+		if err != nil {
+			return nil, err
+		}
+		out.Produced = append(out.Produced, p)
+	}
+	if s, ok := tx.Unsigned.(txs.PermissionlessStaker); ok {
+		out.HasStake = len(s.Stake()) > 0
+		for i, o := range s.Stake() {
+			p, err := newOutput(txID, uint32(len(outs)+i), o, KindStake)
+			if err != nil {
+				return nil, err
+			}
+			out.Produced = append(out.Produced, p)
+		}
+	}
+	out.Produced = append(out.Produced, exported...)
+	return out, nil
+}
+
+// baseTx returns the avax.BaseTx every tx type but RewardValidatorTx and
+// AdvanceTimeTx embeds.
+func baseTx(u txs.UnsignedTx) (*avax.BaseTx, bool) {
+	switch t := u.(type) {
+	case *txs.BaseTx:
+		return &t.BaseTx, true
+	case *txs.AddValidatorTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.AddSubnetValidatorTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.AddDelegatorTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.CreateChainTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.CreateSubnetTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.RemoveSubnetValidatorTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.TransformSubnetTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.AddPermissionlessValidatorTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.AddPermissionlessDelegatorTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.TransferSubnetOwnershipTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.ConvertSubnetToL1Tx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.RegisterL1ValidatorTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.SetL1ValidatorWeightTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.IncreaseL1ValidatorBalanceTx:
+		return &t.BaseTx.BaseTx, true
+	case *txs.DisableL1ValidatorTx:
+		return &t.BaseTx.BaseTx, true
+	}
+	return nil, false
+}
+
+func addInputs(dst *[]Input, ins []*avax.TransferableInput, chain ids.ID) error {
+	for _, in := range ins {
+		if in == nil || in.In == nil {
+			return errors.New("nil input")
+		}
+		id := in.UTXOID
+		*dst = append(*dst, Input{
+			UTXOID:      avax.UTXOID{TxID: id.TxID, OutputIndex: id.OutputIndex},
+			ID:          id.InputID(),
+			AssetID:     in.AssetID(),
+			Amount:      in.In.Amount(),
+			SourceChain: chain,
+		})
+	}
+	return nil
+}
+
+func newOutput(txID ids.ID, index uint32, o *avax.TransferableOutput, kind string) (*UTXO, error) {
+	if o == nil || o.Out == nil {
+		return nil, fmt.Errorf("tx %s output %d is nil", txID, index)
+	}
+	return NewUTXO(&avax.UTXO{
+		UTXOID: avax.UTXOID{TxID: txID, OutputIndex: index},
+		Asset:  avax.Asset{ID: o.AssetID()},
+		Out:    o.Out,
+	}, kind)
+}
+
+// NewUTXO encodes u as the node does and decodes its indexed fields.
+func NewUTXO(u *avax.UTXO, kind string) (*UTXO, error) {
+	b, err := txs.Codec.Marshal(txs.CodecVersion, u)
+	if err != nil {
+		return nil, fmt.Errorf("encoding UTXO %s: %w", &u.UTXOID, err)
+	}
+	r := &UTXO{UTXO: u, Bytes: b, Kind: kind, AssetID: u.AssetID()}
+	out := u.Out
+	if lo, ok := out.(*stakeable.LockOut); ok {
+		r.StakeableLocktime = lo.Locktime
+		out = lo.TransferableOut
+	}
+	switch o := out.(type) {
+	case *secp256k1fx.TransferOutput:
+		r.Amount = o.Amt
+		r.Owners = o.OutputOwners
+	default:
+		// Not an output getBalance counts; keep what can be read.
+		if a, ok := out.(avax.Amounter); ok {
+			r.Amount = a.Amount()
+		}
+	}
+	return r, nil
+}
+
+// ParseUTXO decodes a UTXO in the node's encoding.
+func ParseUTXO(b []byte) (*UTXO, error) {
+	u := &avax.UTXO{}
+	if _, err := txs.Codec.Unmarshal(b, u); err != nil {
+		return nil, fmt.Errorf("decoding UTXO: %w", err)
+	}
+	r, err := NewUTXO(u, KindReward)
+	if err != nil {
+		return nil, err
+	}
+	r.Bytes = b
+	return r, nil
+}
+
+// RewardedStakers returns the staker tx ids that the RewardValidatorTxs of
+// b reward, in block order.
+func RewardedStakers(b *internal.PBlock) ([]ids.ID, error) {
+	var out []ids.ID
+	for _, t := range b.Txs {
+		if t.Type != "RewardValidatorTx" {
+			continue
+		}
+		tx, err := ParseTx(t.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
+		}
+		r, ok := tx.Unsigned.(*txs.RewardValidatorTx)
+		if !ok {
+			return nil, fmt.Errorf("block %d tx %s: %T is not a RewardValidatorTx", b.Height, t.ID, tx.Unsigned)
+		}
+		out = append(out, r.TxID)
+	}
+	return out, nil
+}
+
+// Genesis is the UTXO state the P-chain starts from.
+type Genesis struct {
+	// Timestamp is the genesis time, unix seconds.
+	Timestamp uint64
+	// UTXOs are the genesis allocations (tx id ids.Empty).
+	UTXOs []*UTXO
+	// Validators are the genesis validator txs, whose stake outputs are
+	// staked from genesis.
+	Validators []*txs.Tx
+}
+
+// GenesisFor returns the genesis whose hash is genesisID: the parent id of
+// the P-chain block at height 0. ok is false when the genesis is not one of
+// the known networks' (nor registered).
+func GenesisFor(genesisID ids.ID) (_ *Genesis, ok bool, _ error) {
+	b, found, err := genesisBytes(genesisID)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	g, err := pgenesis.Parse(b)
+	if err != nil {
+		return nil, false, fmt.Errorf("parsing the P-chain genesis: %w", err)
+	}
+	out := &Genesis{Timestamp: g.Timestamp, Validators: g.Validators}
+	for _, u := range g.UTXOs {
+		utxo := u.UTXO
+		r, err := NewUTXO(&utxo, KindRegular)
+		if err != nil {
+			return nil, false, err
+		}
+		out.UTXOs = append(out.UTXOs, r)
+	}
+	return out, true, nil
+}
