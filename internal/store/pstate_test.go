@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+func pstateBase(memo string) txs.BaseTx {
+	return txs.BaseTx{BaseTx: avax.BaseTx{
+		NetworkID:    constants.UnitTestID,
+		BlockchainID: constants.PlatformChainID,
+		Memo:         []byte(memo),
+	}}
+}
+
+func pstateOwner(threshold uint32, addrs ...ids.ShortID) *secp256k1fx.OutputOwners {
+	return &secp256k1fx.OutputOwners{Threshold: threshold, Locktime: 7, Addrs: addrs}
+}
+
+// pstateTx signs nothing: parsing does not check credentials.
+func pstateTx(t *testing.T, u txs.UnsignedTx, typ string) (internal.PTx, ids.ID) {
+	t.Helper()
+	tx, err := txs.NewSigned(u, txs.Codec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return internal.PTx{ID: tx.ID(), Type: typ, Bytes: tx.Bytes()}, tx.ID()
+}
+
+func TestPStateSubnetsAndChains(t *testing.T) {
+	addr1, addr2, addr3 := ids.ShortID{1}, ids.ShortID{2}, ids.ShortID{3}
+	createA, subnetA := pstateTx(t, &txs.CreateSubnetTx{BaseTx: pstateBase("a"), Owner: pstateOwner(1, addr1)}, "CreateSubnetTx")
+	createB, subnetB := pstateTx(t, &txs.CreateSubnetTx{BaseTx: pstateBase("b"), Owner: pstateOwner(2, addr1, addr2)}, "CreateSubnetTx")
+	chain := func(subnet ids.ID, name string) (internal.PTx, ids.ID) {
+		return pstateTx(t, &txs.CreateChainTx{
+			BaseTx: pstateBase(name), SubnetID: subnet, ChainName: name, VMID: ids.ID{9},
+			FxIDs: []ids.ID{{5}, {6}}, GenesisData: []byte("genesis of " + name), SubnetAuth: &secp256k1fx.Input{},
+		}, "CreateChainTx")
+	}
+	a1, a1ID := chain(subnetA, "a1")
+	b1, b1ID := chain(subnetB, "b1")
+	a2, a2ID := chain(subnetA, "a2")
+	transferA, _ := pstateTx(t, &txs.TransferSubnetOwnershipTx{BaseTx: pstateBase("ta"), Subnet: subnetA,
+		SubnetAuth: &secp256k1fx.Input{}, Owner: pstateOwner(1, addr3)}, "TransferSubnetOwnershipTx")
+	transferB, _ := pstateTx(t, &txs.TransferSubnetOwnershipTx{BaseTx: pstateBase("tb"), Subnet: subnetB,
+		SubnetAuth: &secp256k1fx.Input{}, Owner: pstateOwner(1, addr2)}, "TransferSubnetOwnershipTx")
+	convert := &txs.ConvertSubnetToL1Tx{BaseTx: pstateBase("c"), Subnet: subnetA, ChainID: a1ID, Address: []byte{0xde, 0xad},
+		Validators: []*txs.ConvertSubnetToL1Validator{{NodeID: make([]byte, 20), Weight: 3,
+			Signer: signer.ProofOfPossession{PublicKey: [48]byte{1}}}},
+		SubnetAuth: &secp256k1fx.Input{}}
+	convertTx, convertID := pstateTx(t, convert, "ConvertSubnetToL1Tx")
+	conversionID, err := pchain.ConversionID(convert)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	blocks := makeBlocks("pstate", 0, 6)
+	blocks[1].Txs = []internal.PTx{createA, createB}
+	blocks[2].Txs = []internal.PTx{a1, b1}
+	blocks[3].Txs = []internal.PTx{transferA, a2}
+	blocks[4].Txs = []internal.PTx{convertTx, transferB}
+	blocks[5].Txs = nil
+	at := func(h uint64, i int) pchain.Pos {
+		return pchain.Pos{Height: h, Index: i, Time: blocks[h].Timestamp}
+	}
+	wantSubnets := []*pchain.Subnet{
+		{ID: subnetA, Created: at(1, 0), Owner: pchain.SubnetOwner{Threshold: 1, Locktime: 7, Addresses: []ids.ShortID{addr3}},
+			OwnerPos: pchain.Pos{Height: 3}, Conversion: &pchain.SubnetConversion{ID: conversionID, ManagerChainID: a1ID,
+				ManagerAddress: []byte{0xde, 0xad}, TxID: convertID, At: at(4, 0)}},
+		{ID: subnetB, Created: at(1, 1), Owner: pchain.SubnetOwner{Threshold: 1, Locktime: 7, Addresses: []ids.ShortID{addr2}},
+			OwnerPos: pchain.Pos{Height: 4, Index: 1}},
+	}
+	wantChain := func(id, subnet ids.ID, name string, p pchain.Pos) *pchain.Blockchain {
+		return &pchain.Blockchain{ID: id, Name: name, SubnetID: subnet, VMID: ids.ID{9}, FxIDs: []ids.ID{{5}, {6}},
+			Genesis: []byte("genesis of " + name), Created: p}
+	}
+	wantChains := []*pchain.Blockchain{
+		wantChain(a1ID, subnetA, "a1", at(2, 0)),
+		wantChain(b1ID, subnetB, "b1", at(2, 1)),
+		wantChain(a2ID, subnetA, "a2", at(3, 1)),
+	}
+
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		check := func(when string) {
+			t.Helper()
+			subnets, err := s.Subnets(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(subnets, wantSubnets) {
+				t.Errorf("%s: Subnets:\n got  %+v\n want %+v", when, subnets, wantSubnets)
+			}
+			chains, err := s.Blockchains(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(chains, wantChains) {
+				t.Errorf("%s: Blockchains:\n got  %+v\n want %+v", when, chains, wantChains)
+			}
+			for _, w := range wantSubnets {
+				if got, err := s.Subnet(ctx, w.ID); err != nil || !reflect.DeepEqual(got, w) {
+					t.Errorf("%s: Subnet(%s) = %+v, %v", when, w.ID, got, err)
+				}
+			}
+			for _, w := range wantChains {
+				if got, err := s.Blockchain(ctx, w.ID); err != nil || !reflect.DeepEqual(got, w) {
+					t.Errorf("%s: Blockchain(%s) = %+v, %v", when, w.ID, got, err)
+				}
+			}
+		}
+		mustApply(t, s, blocks[:3])
+		mustApply(t, s, blocks[3:])
+		check("applied")
+		// Re-applying either batch, the older after the newer included,
+		// changes nothing: the older owner does not come back.
+		mustApply(t, s, blocks[:3])
+		mustApply(t, s, blocks[3:])
+		mustApply(t, s, blocks)
+		check("re-applied")
+
+		if _, err := s.Subnet(ctx, ids.GenerateTestID()); !errors.Is(err, derrors.NotFound) {
+			t.Errorf("Subnet(unknown): %v, want NotFound", err)
+		}
+		if _, err := s.Blockchain(ctx, subnetA); !errors.Is(err, derrors.NotFound) {
+			t.Errorf("Blockchain(a subnet id): %v, want NotFound", err)
+		}
+	})
+}
+
+// pstateNoTxs drops the blocks' synthetic txs, which are not real txs
+// that other appliers could parse.
+func pstateNoTxs(bs []*internal.PBlock) []*internal.PBlock {
+	for _, b := range bs {
+		b.Txs = nil
+	}
+	return bs
+}
+
+func TestPStateNoChanges(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		mustApply(t, s, pstateNoTxs(makeBlocks("plain", 0, 8)))
+		subnets, err := s.Subnets(context.Background())
+		if err != nil || len(subnets) != 0 {
+			t.Errorf("Subnets = %v, %v; want none", subnets, err)
+		}
+		chains, err := s.Blockchains(context.Background())
+		if err != nil || len(chains) != 0 {
+			t.Errorf("Blockchains = %v, %v; want none", chains, err)
+		}
+	})
+}
+
+func TestPStateSupply(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		primaryID := constants.PrimaryNetworkID
+		if _, _, err := s.Supply(ctx, primaryID); !errors.Is(err, derrors.NotFound) {
+			t.Fatalf("Supply before any: %v, want NotFound", err)
+		}
+		if err := s.PutSupply(ctx, primaryID, 0, 1); !errors.Is(err, derrors.InvalidArgument) {
+			t.Fatalf("PutSupply with nothing indexed: %v, want InvalidArgument", err)
+		}
+		mustApply(t, s, pstateNoTxs(makeBlocks("supply", 0, 5)))
+		if err := s.PutSupply(ctx, primaryID, 5, 1); !errors.Is(err, derrors.InvalidArgument) {
+			t.Fatalf("PutSupply above the cursor: %v, want InvalidArgument", err)
+		}
+		const big = uint64(1) << 63 // above BIGINT
+		for _, p := range []struct{ h, supply uint64 }{{3, 100}, {4, big + 5}, {2, 7}, {4, 9}} {
+			if err := s.PutSupply(ctx, primaryID, p.h, p.supply); err != nil {
+				t.Fatal(err)
+			}
+		}
+		supply, h, err := s.Supply(ctx, primaryID)
+		if err != nil || supply != big+5 || h != 4 {
+			t.Errorf("Supply = %d at %d, %v; want %d at 4", supply, h, err, big+5)
+		}
+		if _, _, err := s.Supply(ctx, ids.GenerateTestID()); !errors.Is(err, derrors.NotFound) {
+			t.Errorf("Supply(other subnet): %v, want NotFound", err)
+		}
+	})
+}
