@@ -1,0 +1,340 @@
+package nodeapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/crypto/bls"
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
+	avajson "github.com/ava-labs/avalanchego/utils/json"
+	"github.com/ava-labs/avalanchego/utils/set"
+	"github.com/ava-labs/avalanchego/vms/platformvm"
+	platformapi "github.com/ava-labs/avalanchego/vms/platformvm/api"
+	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
+	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/types"
+
+	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/store"
+)
+
+// validatorsUpstreamTimeout bounds the call that fetches the node-only fields of
+// getCurrentValidators; past it the store's answer is served without them.
+const validatorsUpstreamTimeout = 3 * time.Second
+
+// GetCurrentValidators answers platform.getCurrentValidators as the node
+// does (same fields, same order, same errors), from the store.
+//
+// Where each field comes from:
+//
+//   - From the store (P-chain txs and the genesis): txID, startTime,
+//     endTime, weight, nodeID, validationRewardOwner, delegationRewardOwner,
+//     delegationFee, signer, delegatorCount, delegatorWeight, delegators
+//     (txID, times, weight, nodeID, rewardOwner); and for L1 validators
+//     nodeID, weight, startTime, validationID, publicKey,
+//     remainingBalanceOwner, deactivationOwner, minNonce.
+//   - Computed by the VM, not in tx bytes, copied from the upstream node's
+//     getCurrentValidators for the same arguments, matched by tx id (or
+//     validation id): potentialReward (validators and delegators),
+//     accruedDelegateeReward, and an L1 validator's balance (which the
+//     continuous fee decays). When the node is unreachable or does not list
+//     the staker: potentialReward and accruedDelegateeReward "0", balance
+//     the AVAX deposited since the validator was last activated (initial
+//     balance plus increases; "0" when disabled), an upper bound of the
+//     node's value.
+//   - Node-local, always from upstream: uptime and connected (primary
+//     network validators only). When the node is unreachable or does not
+//     list the validator they read as for a validator the node has never
+//     seen connected: uptime "0.0000", connected false.
+func (p *Platform) GetCurrentValidators(r *http.Request, args *platformvm.GetCurrentValidatorsArgs, reply *platformvm.GetCurrentValidatorsReply) error {
+	ctx := r.Context()
+	cs, err := p.store.CurrentStakers(ctx, args.SubnetID)
+	if err != nil {
+		return storeError("failed to get current validators", err)
+	}
+	nodeIDs := set.Of(args.NodeIDs...)
+	up := p.upstreamValidators(ctx, args)
+	if cs.L1 {
+		reply.Validators, err = p.l1Validators(cs, nodeIDs, up)
+	} else {
+		reply.Validators, err = p.stakerValidators(args.SubnetID, cs, nodeIDs, up)
+	}
+	if err != nil {
+		return fmt.Errorf("failed to get current validators: %w", err)
+	}
+	return nil
+}
+
+// upstreamFields are the fields copied from the node.
+type upstreamFields struct {
+	TxID                   ids.ID           `json:"txID"`
+	ValidationID           *ids.ID          `json:"validationID"`
+	PotentialReward        *avajson.Uint64  `json:"potentialReward"`
+	AccruedDelegateeReward *avajson.Uint64  `json:"accruedDelegateeReward"`
+	Uptime                 *avajson.Float32 `json:"uptime"`
+	Connected              *bool            `json:"connected"`
+	Balance                *avajson.Uint64  `json:"balance"`
+	Delegators             []struct {
+		TxID            ids.ID          `json:"txID"`
+		PotentialReward *avajson.Uint64 `json:"potentialReward"`
+	} `json:"delegators"`
+}
+
+// upstreamIndex is the node's answer indexed by tx id and validation id;
+// nil when the node could not be asked.
+type upstreamIndex struct {
+	byTxID         map[ids.ID]*upstreamFields
+	byValidationID map[ids.ID]*upstreamFields
+	delegatorRwd   map[ids.ID]avajson.Uint64
+}
+
+func (p *Platform) upstreamValidators(ctx context.Context, args *platformvm.GetCurrentValidatorsArgs) *upstreamIndex {
+	if p.upstream == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, validatorsUpstreamTimeout)
+	defer cancel()
+	params := map[string]any{"subnetID": args.SubnetID}
+	if len(args.NodeIDs) > 0 {
+		params["nodeIDs"] = args.NodeIDs
+	}
+	var res struct {
+		Validators []json.RawMessage `json:"validators"`
+	}
+	if err := p.upstream.Call(ctx, "/ext/bc/P", "platform.getCurrentValidators", params, &res); err != nil {
+		return nil
+	}
+	idx := &upstreamIndex{
+		byTxID:         map[ids.ID]*upstreamFields{},
+		byValidationID: map[ids.ID]*upstreamFields{},
+		delegatorRwd:   map[ids.ID]avajson.Uint64{},
+	}
+	for _, raw := range res.Validators {
+		var u upstreamFields
+		if err := json.Unmarshal(raw, &u); err != nil {
+			continue
+		}
+		if u.ValidationID != nil {
+			idx.byValidationID[*u.ValidationID] = &u
+		} else {
+			idx.byTxID[u.TxID] = &u
+		}
+		for _, d := range u.Delegators {
+			if d.PotentialReward != nil {
+				idx.delegatorRwd[d.TxID] = *d.PotentialReward
+			}
+		}
+	}
+	return idx
+}
+
+func (u *upstreamIndex) validator(txID ids.ID) *upstreamFields {
+	if u == nil {
+		return nil
+	}
+	return u.byTxID[txID]
+}
+
+func (p *Platform) owner(o *pchain.StakerOwner) (*platformapi.Owner, error) {
+	if o == nil {
+		return nil, nil
+	}
+	out := &platformapi.Owner{
+		Locktime:  avajson.Uint64(o.Locktime),
+		Threshold: avajson.Uint32(o.Threshold),
+		Addresses: make([]string, 0, len(o.Addresses)),
+	}
+	for _, a := range o.Addresses {
+		s, err := address.Format("P", p.network.HRP, a[:])
+		if err != nil {
+			return nil, err
+		}
+		out.Addresses = append(out.Addresses, s)
+	}
+	return out, nil
+}
+
+func apiStaker(s *store.StakerRecord) platformapi.Staker {
+	return platformapi.Staker{
+		TxID:      s.TxID,
+		StartTime: avajson.Uint64(s.StartTime),
+		EndTime:   avajson.Uint64(s.EndTime),
+		Weight:    avajson.Uint64(s.Weight),
+		NodeID:    s.NodeID,
+	}
+}
+
+// stakerValidators answers for the primary network and for subnets that
+// are not L1s, as the node's getPrimaryOrSubnetValidators.
+func (p *Platform) stakerValidators(subnetID ids.ID, cs *store.CurrentStakers, nodeIDs set.Set[ids.NodeID], up *upstreamIndex) ([]any, error) {
+	n := nodeIDs.Len()
+	validators := []any{}
+	delegators := map[ids.NodeID][]platformapi.PrimaryDelegator{}
+	// With nodeIDs, only the validators asked for and their delegators.
+	hasValidator := set.Set[ids.NodeID]{}
+	for _, s := range cs.Stakers {
+		if s.Kind != pchain.KindDelegator {
+			hasValidator.Add(s.NodeID)
+		}
+	}
+	for _, s := range cs.Stakers {
+		if n > 0 && (!nodeIDs.Contains(s.NodeID) || !hasValidator.Contains(s.NodeID)) {
+			continue
+		}
+		st := apiStaker(s)
+		switch {
+		case s.Priority == txs.PrimaryNetworkValidatorCurrentPriority || s.Priority == txs.SubnetPermissionlessValidatorCurrentPriority:
+			potential, accrued := avajson.Uint64(0), avajson.Uint64(0)
+			var (
+				uptime    *avajson.Float32
+				connected *bool
+			)
+			u := up.validator(s.TxID)
+			if u != nil && u.PotentialReward != nil {
+				potential = *u.PotentialReward
+			}
+			if u != nil && u.AccruedDelegateeReward != nil {
+				accrued = *u.AccruedDelegateeReward
+			}
+			if subnetID == constants.PrimaryNetworkID {
+				up, conn := avajson.Float32(0), false
+				if u != nil && u.Uptime != nil {
+					up = *u.Uptime
+				}
+				if u != nil && u.Connected != nil {
+					conn = *u.Connected
+				}
+				uptime, connected = &up, &conn
+			}
+			vro, err := p.owner(s.ValidationRewardOwner)
+			if err != nil {
+				return nil, err
+			}
+			dro, err := p.owner(s.DelegationRewardOwner)
+			if err != nil {
+				return nil, err
+			}
+			var pop *signer.ProofOfPossession
+			if len(s.PublicKey) == bls.PublicKeyLen && len(s.ProofOfPossession) == bls.SignatureLen {
+				pop = &signer.ProofOfPossession{}
+				copy(pop.PublicKey[:], s.PublicKey)
+				copy(pop.ProofOfPossession[:], s.ProofOfPossession)
+			}
+			validators = append(validators, platformapi.PermissionlessValidator{
+				Staker:                 st,
+				Uptime:                 uptime,
+				Connected:              connected,
+				PotentialReward:        &potential,
+				AccruedDelegateeReward: &accrued,
+				ValidationRewardOwner:  vro,
+				DelegationRewardOwner:  dro,
+				DelegationFee:          avajson.Float32(100 * float32(s.DelegationShares) / float32(reward.PercentDenominator)),
+				Signer:                 pop,
+			})
+		case s.Kind == pchain.KindDelegator:
+			potential := avajson.Uint64(0)
+			if up != nil {
+				potential = up.delegatorRwd[s.TxID]
+			}
+			var ro *platformapi.Owner
+			if n == 1 {
+				var err error
+				if ro, err = p.owner(s.RewardOwner); err != nil {
+					return nil, err
+				}
+			}
+			delegators[s.NodeID] = append(delegators[s.NodeID], platformapi.PrimaryDelegator{
+				Staker:          st,
+				RewardOwner:     ro,
+				PotentialReward: &potential,
+			})
+		default: // permissioned subnet validator
+			validators = append(validators, st)
+		}
+	}
+	for i, v := range validators {
+		vdr, ok := v.(platformapi.PermissionlessValidator)
+		if !ok {
+			continue
+		}
+		ds := delegators[vdr.NodeID]
+		if ds == nil {
+			ds = []platformapi.PrimaryDelegator{}
+		}
+		count, weight := avajson.Uint64(len(ds)), avajson.Uint64(0)
+		for _, d := range ds {
+			weight += d.Weight
+		}
+		vdr.DelegatorCount, vdr.DelegatorWeight = &count, &weight
+		if n == 1 {
+			vdr.Delegators = &ds
+		}
+		validators[i] = vdr
+	}
+	return validators, nil
+}
+
+// l1Validators answers for an L1 as the node's getL1Validators: the
+// subnet's remaining permissioned validators, then its L1 validators by
+// node id.
+func (p *Platform) l1Validators(cs *store.CurrentStakers, nodeIDs set.Set[ids.NodeID], up *upstreamIndex) ([]any, error) {
+	all := nodeIDs.Len() == 0
+	validators := []any{}
+	for _, s := range cs.Stakers {
+		if s.Kind == pchain.KindDelegator || (!all && !nodeIDs.Contains(s.NodeID)) {
+			continue
+		}
+		validators = append(validators, apiStaker(s))
+	}
+	for _, v := range cs.L1Validators {
+		if !all && !nodeIDs.Contains(v.NodeID) {
+			continue
+		}
+		rbo, err := p.owner(v.RemainingBalanceOwner)
+		if err != nil {
+			return nil, err
+		}
+		do, err := p.owner(v.DeactivationOwner)
+		if err != nil {
+			return nil, err
+		}
+		if rbo == nil {
+			rbo = &platformapi.Owner{Addresses: []string{}}
+		}
+		if do == nil {
+			do = &platformapi.Owner{Addresses: []string{}}
+		}
+		vid := v.ValidationID
+		pk := types.JSONByteSlice(v.PublicKey)
+		nonce := avajson.Uint64(v.MinNonce)
+		balance := avajson.Uint64(0)
+		if v.Active {
+			balance = avajson.Uint64(v.DepositedBalance)
+		}
+		if up != nil {
+			if u := up.byValidationID[vid]; u != nil && u.Balance != nil {
+				balance = *u.Balance
+			}
+		}
+		validators = append(validators, platformapi.APIL1Validator{
+			NodeID:    v.NodeID,
+			StartTime: avajson.Uint64(v.StartTime),
+			Weight:    avajson.Uint64(v.Weight),
+			BaseL1Validator: platformapi.BaseL1Validator{
+				ValidationID:          &vid,
+				PublicKey:             &pk,
+				RemainingBalanceOwner: rbo,
+				DeactivationOwner:     do,
+				MinNonce:              &nonce,
+				Balance:               &balance,
+			},
+		})
+	}
+	return validators, nil
+}

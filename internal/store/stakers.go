@@ -1,0 +1,552 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
+)
+
+// StakerStore keeps the staking records derived from P-chain transactions
+// and the genesis: every validator and delegator of the primary network
+// and of subnets, and every L1 validator, with the whole of their lives.
+type StakerStore interface {
+	// CurrentStakers returns the validators and delegators of subnetID that
+	// are current at the last indexed block, in the node's order, and, if
+	// the subnet is an L1, its current L1 validators.
+	CurrentStakers(ctx context.Context, subnetID ids.ID) (*CurrentStakers, error)
+	// Staker returns the staker added by txID, current or not.
+	Staker(ctx context.Context, txID ids.ID) (*StakerRecord, error)
+	// L1Validator returns the L1 validator validationID, current or not.
+	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)
+}
+
+// StakerRecord is a staker and how it ended.
+type StakerRecord struct {
+	pchain.Staker
+	// RemovedTxID is the RewardValidatorTx or RemoveSubnetValidatorTx that
+	// removed it, ids.Empty while it has not been removed by a tx.
+	RemovedTxID   ids.ID
+	RemovedHeight uint64
+	// RewardCommitted is set for stakers a RewardValidatorTx removed: true
+	// when the reward was committed.
+	RewardCommitted *bool
+}
+
+// CurrentStakers is a subnet's current validator set as the store knows it.
+type CurrentStakers struct {
+	// Height is the last indexed block; ChainTime its timestamp (zero for
+	// a pre-Banff block).
+	Height    uint64
+	ChainTime time.Time
+	// L1 is true when the subnet was converted to an L1.
+	L1 bool
+	// Stakers are the current validators and delegators, ordered as the
+	// node's current-staker set: by end time, then priority, then tx id.
+	Stakers []*StakerRecord
+	// L1Validators are the L1 validators not removed, ordered by node id.
+	L1Validators []*pchain.L1Validator
+}
+
+var (
+	pStakerColumns = []string{"tx_id", "tx_type", "kind", "priority", "subnet_id", "node_id", "weight",
+		"start_time", "tx_start_time", "end_time", "delegation_shares", "bls_public_key", "bls_pop",
+		"added_height", "added_idx"}
+	pStakerOwnerColumns = []string{"tx_id", "role", "locktime", "threshold", "addresses"}
+	pL1EventColumns     = []string{"tx_id", "validation_id", "height", "idx", "kind", "chain_time",
+		"subnet_id", "node_id", "public_key", "weight", "nonce", "balance"}
+	pL1OwnerColumns = []string{"validation_id", "role", "threshold", "addresses"}
+)
+
+// Owner roles in p_staker_owners and p_l1_validator_owners.
+const (
+	roleValidationReward = "validation_reward"
+	roleDelegationReward = "delegation_reward"
+	roleReward           = "reward"
+	roleRemainingBalance = "remaining_balance"
+	roleDeactivation     = "deactivation"
+)
+
+// applyPStakers derives staking records from a batch of P-chain blocks. It
+// is idempotent: rows are inserted with ON CONFLICT DO NOTHING, removals
+// set the same values again, and L1 validators are recomputed from all of
+// their events.
+func applyPStakers(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+	ch, err := pchain.DeriveStaking(blocks, func(h uint64) (*internal.PBlock, error) {
+		return storedBlockTxs(ctx, tx, h)
+	})
+	if err != nil {
+		return err
+	}
+
+	var stakerRows, ownerRows [][]any
+	for i := range ch.Stakers {
+		s := &ch.Stakers[i]
+		stakerRows = append(stakerRows, []any{
+			s.TxID[:], s.TxType, string(s.Kind), int64(s.Priority), s.SubnetID[:], s.NodeID[:], u64(s.Weight),
+			u64(s.StartTime), u64(s.TxStartTime), u64(s.EndTime), int64(s.DelegationShares),
+			nullBytes(s.PublicKey), nullBytes(s.ProofOfPossession), u64(s.Height), int64(s.Index),
+		})
+		for _, o := range []struct {
+			role  string
+			owner *pchain.StakerOwner
+		}{
+			{roleValidationReward, s.ValidationRewardOwner},
+			{roleDelegationReward, s.DelegationRewardOwner},
+			{roleReward, s.RewardOwner},
+		} {
+			if o.owner != nil {
+				ownerRows = append(ownerRows, []any{s.TxID[:], o.role, u64(o.owner.Locktime), int64(o.owner.Threshold), packAddrs(o.owner.Addresses)})
+			}
+		}
+	}
+	if _, err := tx.BulkInsert(ctx, "p_stakers", pStakerColumns, stakerRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if _, err := tx.BulkInsert(ctx, "p_staker_owners", pStakerOwnerColumns, ownerRows, onConflictDoNothing); err != nil {
+		return err
+	}
+
+	for _, e := range ch.Ends {
+		committed := int64(0)
+		if e.Committed {
+			committed = 1
+		}
+		// A staker of an unknown genesis is not stored: nothing to update.
+		if _, err := tx.Exec(ctx, `UPDATE p_stakers SET removed_tx_id = ?, removed_height = ?, reward_committed = ?
+			WHERE tx_id = ?`, e.TxID[:], u64(e.Height), committed, e.StakerTxID[:]); err != nil {
+			return err
+		}
+	}
+
+	for _, r := range ch.SubnetRemovals {
+		var n int64
+		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM p_stakers WHERE removed_tx_id = ?", r.TxID[:]).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			continue // applied already
+		}
+		// The validator it removes is the last one of the pair added before it.
+		if _, err := tx.Exec(ctx, `UPDATE p_stakers SET removed_tx_id = ?, removed_height = ?
+			WHERE tx_id = (SELECT tx_id FROM p_stakers
+				WHERE subnet_id = ? AND node_id = ? AND kind = ? AND removed_tx_id IS NULL
+				  AND (added_height < ? OR (added_height = ? AND added_idx < ?))
+				ORDER BY added_height DESC, added_idx DESC LIMIT 1)`,
+			r.TxID[:], u64(r.Height), r.SubnetID[:], r.NodeID[:], string(pchain.KindSubnetValidator),
+			u64(r.Height), u64(r.Height), int64(r.Index)); err != nil {
+			return err
+		}
+	}
+
+	if len(ch.L1Events) == 0 {
+		return nil
+	}
+	var eventRows, l1OwnerRows [][]any
+	touched := map[ids.ID]bool{}
+	var order []ids.ID
+	for i := range ch.L1Events {
+		e := &ch.L1Events[i]
+		var subnet, node []byte
+		if e.Kind == pchain.L1Convert || e.Kind == pchain.L1Register {
+			subnet, node = e.SubnetID[:], e.NodeID[:]
+			for _, o := range []struct {
+				role  string
+				owner *pchain.StakerOwner
+			}{{roleRemainingBalance, e.RemainingBalanceOwner}, {roleDeactivation, e.DeactivationOwner}} {
+				if o.owner != nil {
+					l1OwnerRows = append(l1OwnerRows, []any{e.ValidationID[:], o.role, int64(o.owner.Threshold), packAddrs(o.owner.Addresses)})
+				}
+			}
+		}
+		eventRows = append(eventRows, []any{
+			e.TxID[:], e.ValidationID[:], u64(e.Height), int64(e.Index), string(e.Kind), u64(e.Time),
+			subnet, node, nullBytes(e.PublicKey), u64(e.Weight), u64(e.Nonce), u64(e.Balance),
+		})
+		if !touched[e.ValidationID] {
+			touched[e.ValidationID] = true
+			order = append(order, e.ValidationID)
+		}
+	}
+	if _, err := tx.BulkInsert(ctx, "p_l1_validator_events", pL1EventColumns, eventRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if _, err := tx.BulkInsert(ctx, "p_l1_validator_owners", pL1OwnerColumns, l1OwnerRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	for _, vid := range order {
+		events, err := l1Events(ctx, tx, vid)
+		if err != nil {
+			return err
+		}
+		v, ok := pchain.FoldL1(events)
+		if !ok {
+			continue // its registration is not indexed
+		}
+		active := int64(0)
+		if v.Active {
+			active = 1
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO p_l1_validators (validation_id, subnet_id, node_id, public_key,
+				start_time, weight, min_nonce, deposited_balance, active, added_tx_id, added_height,
+				removed_tx_id, removed_height, disabled_tx_id, updated_height)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (validation_id) DO UPDATE SET weight = excluded.weight, min_nonce = excluded.min_nonce,
+				deposited_balance = excluded.deposited_balance, active = excluded.active,
+				removed_tx_id = excluded.removed_tx_id, removed_height = excluded.removed_height,
+				disabled_tx_id = excluded.disabled_tx_id, updated_height = excluded.updated_height`,
+			v.ValidationID[:], v.SubnetID[:], v.NodeID[:], nonNil(v.PublicKey),
+			u64(v.StartTime), u64(v.Weight), u64(v.MinNonce), u64(v.DepositedBalance), active,
+			v.AddedTxID[:], u64(v.AddedHeight), nullID(v.RemovedTxID), nullHeight(v.RemovedTxID, v.RemovedHeight),
+			nullID(v.DisabledTxID), u64(v.UpdatedHeight)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storedBlockTxs reads the block at height with its txs, inside tx.
+func storedBlockTxs(ctx context.Context, tx *database.DB, height uint64) (*internal.PBlock, error) {
+	b := &internal.PBlock{Height: height}
+	var ts int64
+	var id []byte
+	err := tx.QueryRow(ctx, "SELECT id, type, timestamp FROM p_blocks WHERE height = ?", u64(height)).Scan(&id, &b.Type, &ts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("block %d: %w", height, derrors.NotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if b.ID, err = ids.ToID(id); err != nil {
+		return nil, err
+	}
+	if ts != 0 {
+		b.Timestamp = time.Unix(ts, 0).UTC()
+	}
+	err = tx.RunQuery(ctx, "SELECT id, type, bytes FROM p_txs WHERE block_height = ? ORDER BY idx", func(rows *sql.Rows) error {
+		var t internal.PTx
+		var tid []byte
+		if err := rows.Scan(&tid, &t.Type, &t.Bytes); err != nil {
+			return err
+		}
+		var err error
+		if t.ID, err = ids.ToID(tid); err != nil {
+			return err
+		}
+		b.Txs = append(b.Txs, t)
+		return nil
+	}, u64(height))
+	return b, err
+}
+
+func l1Events(ctx context.Context, db *database.DB, vid ids.ID) ([]pchain.L1Event, error) {
+	var out []pchain.L1Event
+	err := db.RunQuery(ctx, `SELECT tx_id, height, idx, kind, chain_time, subnet_id, node_id, public_key, weight, nonce, balance
+		FROM p_l1_validator_events WHERE validation_id = ? ORDER BY height, idx`, func(rows *sql.Rows) error {
+		var (
+			e                          pchain.L1Event
+			txID, subnet, node, pubKey []byte
+			h, idx, t, w, nonce, bal   int64
+			kind                       string
+		)
+		if err := rows.Scan(&txID, &h, &idx, &kind, &t, &subnet, &node, &pubKey, &w, &nonce, &bal); err != nil {
+			return err
+		}
+		e.ValidationID, e.Height, e.Index, e.Kind, e.Time = vid, uint64(h), int(idx), pchain.L1EventKind(kind), uint64(t)
+		e.Weight, e.Nonce, e.Balance, e.PublicKey = uint64(w), uint64(nonce), uint64(bal), pubKey
+		var err error
+		if e.TxID, err = ids.ToID(txID); err != nil {
+			return err
+		}
+		if subnet != nil {
+			if e.SubnetID, err = ids.ToID(subnet); err != nil {
+				return err
+			}
+		}
+		if node != nil {
+			if e.NodeID, err = ids.ToNodeID(node); err != nil {
+				return err
+			}
+		}
+		out = append(out, e)
+		return nil
+	}, vid[:])
+	return out, err
+}
+
+func (s *sqlStore) CurrentStakers(ctx context.Context, subnetID ids.ID) (_ *CurrentStakers, err error) {
+	defer derrors.Wrap(&err, "store.CurrentStakers(%s)", subnetID)
+	out := &CurrentStakers{}
+	var h, ts int64
+	err = s.db.QueryRow(ctx, "SELECT height, timestamp FROM p_blocks ORDER BY height DESC LIMIT 1").Scan(&h, &ts)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return out, nil
+	case err != nil:
+		return nil, err
+	}
+	out.Height = uint64(h)
+	if ts != 0 {
+		out.ChainTime = time.Unix(ts, 0).UTC()
+	}
+
+	q := stakerSelect + " WHERE s.subnet_id = ? AND s.removed_tx_id IS NULL"
+	args := []any{subnetID[:]}
+	if ts != 0 {
+		// Pending (pre-Durango) stakers are not current yet; PoA validators
+		// leave the set when the chain time reaches their end time.
+		q += " AND s.start_time <= ? AND (s.kind <> ? OR s.end_time > ?)"
+		args = append(args, ts, string(pchain.KindSubnetValidator), ts)
+	}
+	if out.Stakers, err = s.queryStakers(ctx, q, args...); err != nil {
+		return nil, err
+	}
+	sort.Slice(out.Stakers, func(i, j int) bool {
+		a, b := out.Stakers[i], out.Stakers[j]
+		if a.EndTime != b.EndTime {
+			return a.EndTime < b.EndTime
+		}
+		if a.Priority != b.Priority {
+			return a.Priority < b.Priority
+		}
+		return bytes.Compare(a.TxID[:], b.TxID[:]) < 0
+	})
+
+	var n int64
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM p_l1_validator_events WHERE subnet_id = ? AND kind = ?",
+		subnetID[:], string(pchain.L1Convert)).Scan(&n); err != nil {
+		return nil, err
+	}
+	out.L1 = n > 0
+	if out.L1 {
+		if out.L1Validators, err = s.queryL1(ctx, " WHERE v.subnet_id = ? AND v.removed_tx_id IS NULL", subnetID[:]); err != nil {
+			return nil, err
+		}
+		sort.Slice(out.L1Validators, func(i, j int) bool {
+			return bytes.Compare(out.L1Validators[i].NodeID[:], out.L1Validators[j].NodeID[:]) < 0
+		})
+	}
+	return out, nil
+}
+
+func (s *sqlStore) Staker(ctx context.Context, txID ids.ID) (_ *StakerRecord, err error) {
+	defer derrors.Wrap(&err, "store.Staker(%s)", txID)
+	rs, err := s.queryStakers(ctx, stakerSelect+" WHERE s.tx_id = ?", txID[:])
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, derrors.NotFound
+	}
+	return rs[0], nil
+}
+
+func (s *sqlStore) L1Validator(ctx context.Context, validationID ids.ID) (_ *pchain.L1Validator, err error) {
+	defer derrors.Wrap(&err, "store.L1Validator(%s)", validationID)
+	vs, err := s.queryL1(ctx, " WHERE v.validation_id = ?", validationID[:])
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) == 0 {
+		return nil, derrors.NotFound
+	}
+	return vs[0], nil
+}
+
+const stakerSelect = `SELECT s.tx_id, s.tx_type, s.kind, s.priority, s.subnet_id, s.node_id, s.weight,
+	s.start_time, s.tx_start_time, s.end_time, s.delegation_shares, s.bls_public_key, s.bls_pop,
+	s.added_height, s.added_idx, s.removed_tx_id, s.removed_height, s.reward_committed,
+	o.role, o.locktime, o.threshold, o.addresses
+	FROM p_stakers s LEFT JOIN p_staker_owners o ON o.tx_id = s.tx_id`
+
+// queryStakers runs a stakerSelect query; each staker's rows (one per
+// owner) are merged.
+func (s *sqlStore) queryStakers(ctx context.Context, q string, args ...any) ([]*StakerRecord, error) {
+	var out []*StakerRecord
+	byID := map[ids.ID]*StakerRecord{}
+	err := s.db.RunQuery(ctx, q, func(rows *sql.Rows) error {
+		var (
+			txID, subnet, node, pk, pop, removed, addrs []byte
+			txType, kind                                string
+			role                                        sql.NullString
+			prio, w, start, txStart, end, shares        int64
+			h, idx                                      int64
+			removedH, committed, locktime, threshold    sql.NullInt64
+		)
+		if err := rows.Scan(&txID, &txType, &kind, &prio, &subnet, &node, &w, &start, &txStart, &end, &shares,
+			&pk, &pop, &h, &idx, &removed, &removedH, &committed, &role, &locktime, &threshold, &addrs); err != nil {
+			return err
+		}
+		id, err := ids.ToID(txID)
+		if err != nil {
+			return err
+		}
+		r := byID[id]
+		if r == nil {
+			r = &StakerRecord{}
+			r.TxID, r.TxType, r.Kind, r.Priority = id, txType, pchain.StakerKind(kind), txs.Priority(prio)
+			if r.SubnetID, err = ids.ToID(subnet); err != nil {
+				return err
+			}
+			if r.NodeID, err = ids.ToNodeID(node); err != nil {
+				return err
+			}
+			r.Weight, r.StartTime, r.TxStartTime, r.EndTime = uint64(w), uint64(start), uint64(txStart), uint64(end)
+			r.DelegationShares = uint32(shares)
+			r.PublicKey, r.ProofOfPossession = pk, pop
+			r.Height, r.Index = uint64(h), int(idx)
+			if removed != nil {
+				if r.RemovedTxID, err = ids.ToID(removed); err != nil {
+					return err
+				}
+				r.RemovedHeight = uint64(removedH.Int64)
+			}
+			if committed.Valid {
+				c := committed.Int64 == 1
+				r.RewardCommitted = &c
+			}
+			byID[id] = r
+			out = append(out, r)
+		}
+		if role.Valid {
+			o := &pchain.StakerOwner{Locktime: uint64(locktime.Int64), Threshold: uint32(threshold.Int64)}
+			if o.Addresses, err = unpackAddrs(addrs); err != nil {
+				return err
+			}
+			switch role.String {
+			case roleValidationReward:
+				r.ValidationRewardOwner = o
+			case roleDelegationReward:
+				r.DelegationRewardOwner = o
+			case roleReward:
+				r.RewardOwner = o
+			}
+		}
+		return nil
+	}, args...)
+	return out, err
+}
+
+func (s *sqlStore) queryL1(ctx context.Context, where string, args ...any) ([]*pchain.L1Validator, error) {
+	var out []*pchain.L1Validator
+	byID := map[ids.ID]*pchain.L1Validator{}
+	err := s.db.RunQuery(ctx, `SELECT v.validation_id, v.subnet_id, v.node_id, v.public_key, v.start_time, v.weight,
+		v.min_nonce, v.deposited_balance, v.active, v.added_tx_id, v.added_height, v.removed_tx_id, v.removed_height,
+		v.disabled_tx_id, v.updated_height, o.role, o.threshold, o.addresses
+		FROM p_l1_validators v LEFT JOIN p_l1_validator_owners o ON o.validation_id = v.validation_id`+where,
+		func(rows *sql.Rows) error {
+			var (
+				vid, subnet, node, pk, added, removed, disabled, addrs []byte
+				start, w, nonce, bal, active, addedH, updatedH         int64
+				removedH, threshold                                    sql.NullInt64
+				role                                                   sql.NullString
+			)
+			if err := rows.Scan(&vid, &subnet, &node, &pk, &start, &w, &nonce, &bal, &active, &added, &addedH,
+				&removed, &removedH, &disabled, &updatedH, &role, &threshold, &addrs); err != nil {
+				return err
+			}
+			id, err := ids.ToID(vid)
+			if err != nil {
+				return err
+			}
+			v := byID[id]
+			if v == nil {
+				v = &pchain.L1Validator{ValidationID: id, PublicKey: pk}
+				if v.SubnetID, err = ids.ToID(subnet); err != nil {
+					return err
+				}
+				if v.NodeID, err = ids.ToNodeID(node); err != nil {
+					return err
+				}
+				v.StartTime, v.Weight, v.MinNonce, v.DepositedBalance = uint64(start), uint64(w), uint64(nonce), uint64(bal)
+				v.Active = active == 1
+				if v.AddedTxID, err = ids.ToID(added); err != nil {
+					return err
+				}
+				v.AddedHeight, v.UpdatedHeight = uint64(addedH), uint64(updatedH)
+				if removed != nil {
+					if v.RemovedTxID, err = ids.ToID(removed); err != nil {
+						return err
+					}
+					v.RemovedHeight = uint64(removedH.Int64)
+				}
+				if disabled != nil {
+					if v.DisabledTxID, err = ids.ToID(disabled); err != nil {
+						return err
+					}
+				}
+				byID[id] = v
+				out = append(out, v)
+			}
+			if role.Valid {
+				o := &pchain.StakerOwner{Threshold: uint32(threshold.Int64)}
+				if o.Addresses, err = unpackAddrs(addrs); err != nil {
+					return err
+				}
+				switch role.String {
+				case roleRemainingBalance:
+					v.RemainingBalanceOwner = o
+				case roleDeactivation:
+					v.DeactivationOwner = o
+				}
+			}
+			return nil
+		}, args...)
+	return out, err
+}
+
+// u64 stores a uint64 as the int64 with the same bits.
+func u64(v uint64) int64 { return int64(v) }
+
+func nullBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
+}
+
+func nullID(id ids.ID) any {
+	if id == ids.Empty {
+		return nil
+	}
+	return id[:]
+}
+
+func nullHeight(id ids.ID, h uint64) any {
+	if id == ids.Empty {
+		return nil
+	}
+	return u64(h)
+}
+
+func packAddrs(addrs []ids.ShortID) []byte {
+	b := make([]byte, 0, len(addrs)*ids.ShortIDLen)
+	for _, a := range addrs {
+		b = append(b, a[:]...)
+	}
+	return b
+}
+
+func unpackAddrs(b []byte) ([]ids.ShortID, error) {
+	if len(b)%ids.ShortIDLen != 0 {
+		return nil, fmt.Errorf("owner addresses of %d bytes", len(b))
+	}
+	out := make([]ids.ShortID, 0, len(b)/ids.ShortIDLen)
+	for i := 0; i < len(b); i += ids.ShortIDLen {
+		var a ids.ShortID
+		copy(a[:], b[i:])
+		out = append(out, a)
+	}
+	return out, nil
+}

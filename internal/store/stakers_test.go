@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/platformvm/warp"
+	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
+	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+func stakerTx(t *testing.T, u txs.UnsignedTx, typ string) internal.PTx {
+	t.Helper()
+	tx, err := txs.NewSigned(u, txs.Codec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return internal.PTx{ID: tx.ID(), Type: typ, Bytes: tx.Bytes()}
+}
+
+func stakerBase(memo string) txs.BaseTx {
+	return txs.BaseTx{BaseTx: avax.BaseTx{NetworkID: constants.LocalID, BlockchainID: constants.PlatformChainID, Memo: []byte(memo)}}
+}
+
+func stakerWarp(t *testing.T, msg []byte) []byte {
+	t.Helper()
+	call, err := payload.NewAddressedCall([]byte{1}, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	um, err := warp.NewUnsignedMessage(constants.LocalID, ids.ID{7}, call.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := warp.NewMessage(um, &warp.BitSetSignature{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Bytes()
+}
+
+func TestStakers(t *testing.T) {
+	ctx := context.Background()
+	addr := ids.ShortID{1, 2, 3}
+	own := &secp256k1fx.OutputOwners{Locktime: 5, Threshold: 1, Addrs: []ids.ShortID{addr}}
+	nodeA, nodeB := ids.NodeID{0xa}, ids.NodeID{0xb}
+	subnet, l1 := ids.ID{0x5}, ids.ID{0x11}
+	pop := &signer.ProofOfPossession{PublicKey: [48]byte{1}, ProofOfPossession: [96]byte{2}}
+
+	blocks := makeBlocks("stakers", 0, 12)
+	t0 := blocks[3].Timestamp
+	end := func(d time.Duration) uint64 { return uint64(t0.Add(d).Unix()) }
+	vA := stakerTx(t, &txs.AddPermissionlessValidatorTx{BaseTx: stakerBase("vA"),
+		Validator: txs.Validator{NodeID: nodeA, Start: 1, End: end(time.Hour), Wght: 2000},
+		Subnet:    constants.PrimaryNetworkID, Signer: pop, ValidatorRewardsOwner: own, DelegatorRewardsOwner: own,
+		DelegationShares: 100_000}, "AddPermissionlessValidatorTx")
+	vB := stakerTx(t, &txs.AddPermissionlessValidatorTx{BaseTx: stakerBase("vB"),
+		Validator: txs.Validator{NodeID: nodeB, Start: 1, End: end(30 * time.Minute), Wght: 3000},
+		Subnet:    constants.PrimaryNetworkID, Signer: &signer.Empty{}, ValidatorRewardsOwner: own, DelegatorRewardsOwner: own,
+		DelegationShares: 20_000}, "AddPermissionlessValidatorTx")
+	dA := stakerTx(t, &txs.AddPermissionlessDelegatorTx{BaseTx: stakerBase("dA"),
+		Validator: txs.Validator{NodeID: nodeA, Start: 1, End: end(time.Hour), Wght: 25},
+		Subnet:    constants.PrimaryNetworkID, DelegationRewardsOwner: own}, "AddPermissionlessDelegatorTx")
+	poa1 := stakerTx(t, &txs.AddSubnetValidatorTx{BaseTx: stakerBase("p1"), SubnetValidator: txs.SubnetValidator{
+		Validator: txs.Validator{NodeID: nodeA, Start: 1, End: end(20 * time.Minute), Wght: 7}, Subnet: subnet},
+		SubnetAuth: &secp256k1fx.Input{}}, "AddSubnetValidatorTx")
+	poa2 := stakerTx(t, &txs.AddSubnetValidatorTx{BaseTx: stakerBase("p2"), SubnetValidator: txs.SubnetValidator{
+		Validator: txs.Validator{NodeID: nodeB, Start: 1, End: end(20 * time.Minute), Wght: 8}, Subnet: subnet},
+		SubnetAuth: &secp256k1fx.Input{}}, "AddSubnetValidatorTx")
+	rmPoa := stakerTx(t, &txs.RemoveSubnetValidatorTx{BaseTx: stakerBase("rm"), NodeID: nodeB, Subnet: subnet,
+		SubnetAuth: &secp256k1fx.Input{}}, "RemoveSubnetValidatorTx")
+	rewardB := stakerTx(t, &txs.RewardValidatorTx{TxID: vB.ID}, "RewardValidatorTx")
+	conv := stakerTx(t, &txs.ConvertSubnetToL1Tx{BaseTx: stakerBase("c"), Subnet: l1, ChainID: ids.ID{9}, Address: []byte{1},
+		Validators: []*txs.ConvertSubnetToL1Validator{
+			{NodeID: nodeB.Bytes(), Weight: 10, Balance: 1000, Signer: *pop,
+				RemainingBalanceOwner: message.PChainOwner{Threshold: 1, Addresses: []ids.ShortID{addr}},
+				DeactivationOwner:     message.PChainOwner{Threshold: 1, Addresses: []ids.ShortID{addr}}},
+			{NodeID: nodeA.Bytes(), Weight: 20, Balance: 0, Signer: *pop},
+		},
+		SubnetAuth: &secp256k1fx.Input{}}, "ConvertSubnetToL1Tx")
+	w, err := message.NewL1ValidatorWeight(l1.Append(1), 4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removeL1 := stakerTx(t, &txs.SetL1ValidatorWeightTx{BaseTx: stakerBase("w"), Message: stakerWarp(t, w.Bytes())}, "SetL1ValidatorWeightTx")
+	inc := stakerTx(t, &txs.IncreaseL1ValidatorBalanceTx{BaseTx: stakerBase("i"), ValidationID: l1.Append(0), Balance: 50}, "IncreaseL1ValidatorBalanceTx")
+
+	blocks[3].Txs = []internal.PTx{vA, vB, poa1}
+	blocks[4].Txs = []internal.PTx{dA, poa2, conv}
+	blocks[5].Txs = []internal.PTx{rmPoa}
+	blocks[6].Type, blocks[6].Txs = "BanffProposalBlock", []internal.PTx{rewardB}
+	blocks[7].Type, blocks[7].Txs = "BanffCommitBlock", nil
+	blocks[8].Txs = []internal.PTx{removeL1, inc}
+
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		// In three batches, the decision in another batch than its proposal,
+		// then everything again: nothing changes.
+		mustApply(t, s, blocks[:7])
+		mustApply(t, s, blocks[7:])
+		mustApply(t, s, blocks[2:9])
+		mustApply(t, s, blocks)
+
+		cs, err := s.CurrentStakers(ctx, constants.PrimaryNetworkID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs.Height != 11 || cs.L1 || len(cs.Stakers) != 2 {
+			t.Fatalf("primary: height %d, L1 %t, %d stakers, want 11, false, 2", cs.Height, cs.L1, len(cs.Stakers))
+		}
+		// Equal end times: the delegator (lower priority) first.
+		if cs.Stakers[0].TxID != dA.ID || cs.Stakers[1].TxID != vA.ID {
+			t.Errorf("order: %s %s, want %s %s", cs.Stakers[0].TxID, cs.Stakers[1].TxID, dA.ID, vA.ID)
+		}
+		v := cs.Stakers[1]
+		if v.Kind != pchain.KindValidator || v.NodeID != nodeA || v.Weight != 2000 || v.StartTime != uint64(t0.Unix()) ||
+			v.DelegationShares != 100_000 || v.ValidationRewardOwner == nil || v.ValidationRewardOwner.Locktime != 5 ||
+			v.ValidationRewardOwner.Addresses[0] != addr || v.DelegationRewardOwner == nil ||
+			string(v.PublicKey) != string(pop.PublicKey[:]) || string(v.ProofOfPossession) != string(pop.ProofOfPossession[:]) ||
+			v.RemovedTxID != ids.Empty {
+			t.Errorf("validator A: %+v", v)
+		}
+		if d := cs.Stakers[0]; d.RewardOwner == nil || d.RewardOwner.Addresses[0] != addr || d.Kind != pchain.KindDelegator {
+			t.Errorf("delegator: %+v", d)
+		}
+		b, err := s.Staker(ctx, vB.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.RemovedTxID != rewardB.ID || b.RemovedHeight != 7 || b.RewardCommitted == nil || !*b.RewardCommitted || b.PublicKey != nil {
+			t.Errorf("rewarded validator B: %+v", b)
+		}
+		if _, err := s.Staker(ctx, ids.ID{0xee}); !errors.Is(err, derrors.NotFound) {
+			t.Errorf("unknown staker: %v", err)
+		}
+
+		// PoA: B was removed by its tx; A is still before its end time.
+		cs, err = s.CurrentStakers(ctx, subnet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs.Stakers) != 1 || cs.Stakers[0].TxID != poa1.ID {
+			t.Fatalf("PoA subnet: %+v", cs.Stakers)
+		}
+		p2, err := s.Staker(ctx, poa2.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p2.RemovedTxID != rmPoa.ID || p2.RewardCommitted != nil {
+			t.Errorf("removed PoA validator: %+v", p2)
+		}
+
+		// L1: validator 1 removed, validator 0 topped up.
+		cs, err = s.CurrentStakers(ctx, l1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cs.L1 || len(cs.L1Validators) != 1 {
+			t.Fatalf("L1: %+v", cs)
+		}
+		l := cs.L1Validators[0]
+		if l.ValidationID != l1.Append(0) || l.NodeID != nodeB || l.Weight != 10 || l.DepositedBalance != 1050 || !l.Active ||
+			l.StartTime != uint64(blocks[4].Timestamp.Unix()) || l.RemainingBalanceOwner == nil ||
+			l.RemainingBalanceOwner.Addresses[0] != addr || l.DeactivationOwner == nil || l.UpdatedHeight != 8 {
+			t.Errorf("L1 validator 0: %+v", l)
+		}
+		gone, err := s.L1Validator(ctx, l1.Append(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !gone.Removed() || gone.RemovedTxID != removeL1.ID || gone.MinNonce != 5 || gone.Weight != 0 ||
+			len(gone.DeactivationOwner.Addresses) != 0 {
+			t.Errorf("removed L1 validator: %+v", gone)
+		}
+		if _, err := s.L1Validator(ctx, ids.ID{0xee}); !errors.Is(err, derrors.NotFound) {
+			t.Errorf("unknown L1 validator: %v", err)
+		}
+
+		// Unknown subnet: nothing.
+		cs, err = s.CurrentStakers(ctx, ids.ID{0xcc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs.L1 || len(cs.Stakers) != 0 || len(cs.L1Validators) != 0 {
+			t.Errorf("unknown subnet: %+v", cs)
+		}
+	})
+}
