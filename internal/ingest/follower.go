@@ -1,0 +1,160 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/avaindex/avaindex/internal"
+)
+
+// follower is how one linear chain is followed: B is the chain's decoded
+// block type.
+type follower[B any] struct {
+	chain internal.Chain
+	// tip returns the node's last accepted height.
+	tip func(ctx context.Context) (uint64, error)
+	// fetch fetches and decodes the accepted block at height.
+	fetch func(ctx context.Context, height uint64) (B, error)
+	// link returns a block's id and its parent's id.
+	link func(b B) (id, parent ids.ID)
+	// storedID returns the id of the stored block at height.
+	storedID func(ctx context.Context, height uint64) (ids.ID, error)
+	// apply stores a batch with the chain's cursor.
+	apply func(ctx context.Context, blocks []B) error
+}
+
+// loop runs step until ctx is done: at once again while it makes progress,
+// after PollInterval once caught up, and with backoff after failures.
+func (ix *Indexer) loop(ctx context.Context, what string, step func(context.Context) (caughtUp bool, err error)) {
+	backoff := ix.opts.PollInterval
+	for {
+		caughtUp, err := step(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		wait := time.Duration(0)
+		switch {
+		case err != nil:
+			ix.setError(err)
+			ix.log.Warn("indexing failed; retrying", "what", what, "err", err, "in", backoff)
+			wait = backoff
+			backoff = min(backoff*2, 10*time.Second)
+		case caughtUp:
+			backoff = ix.opts.PollInterval
+			wait = ix.opts.PollInterval
+		default:
+			backoff = ix.opts.PollInterval
+		}
+		if wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+	}
+}
+
+// follow indexes f's chain up to the node's current tip in batches; it
+// reports whether it was already caught up.
+func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bool, err error) {
+	next := uint64(0)
+	cur, ok, err := ix.store.Cursor(ctx, f.chain)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		next = cur + 1
+	}
+	tip, err := f.tip(ctx)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		ix.setHeights(f.chain, cur, tip)
+	}
+	if next > tip {
+		return true, nil
+	}
+	var parent ids.ID
+	if ok {
+		if parent, err = f.storedID(ctx, cur); err != nil {
+			return false, fmt.Errorf("reading the last indexed %s-chain block: %w", f.chain, err)
+		}
+	}
+	progressAt, progressFrom := time.Now(), next
+	for next <= tip {
+		end := min(tip, next+uint64(ix.opts.BatchSize)-1)
+		blocks, err := fetchRange(ctx, ix.opts.Fetchers, next, end, f.fetch)
+		if err != nil {
+			return false, err
+		}
+		for i, b := range blocks {
+			id, p := f.link(b)
+			if h := next + uint64(i); h > 0 && p != parent {
+				return false, fmt.Errorf("%s-chain block %s at height %d has parent %s, but the block at height %d is %s",
+					f.chain, id, h, p, h-1, parent)
+			}
+			parent = id
+		}
+		if err := f.apply(ctx, blocks); err != nil {
+			return false, fmt.Errorf("storing %s-chain blocks %d-%d: %w", f.chain, next, end, err)
+		}
+		ix.setHeights(f.chain, end, tip)
+		next = end + 1
+		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
+			rate := float64(next-progressFrom) / since.Seconds()
+			ix.log.Info("indexing", "chain", f.chain, "height", end, "tip", tip, "blocksPerSecond", int(rate))
+			progressAt, progressFrom = time.Now(), next
+		}
+	}
+	return false, nil
+}
+
+// fetchRange fetches heights from..to (inclusive) with up to n requests in
+// flight, in order.
+func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(context.Context, uint64) (B, error)) ([]B, error) {
+	out := make([]B, to-from+1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
+	for h := from; h <= to; h++ {
+		g.Go(func() error {
+			b, err := fetch(gctx, h)
+			if err != nil {
+				return err
+			}
+			out[h-from] = b
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// followChains follows the X- and C-chains, each in its own goroutine,
+// until ctx is done; the returned function waits for them to stop.
+func (ix *Indexer) followChains(ctx context.Context) (wait func()) {
+	var wg sync.WaitGroup
+	for what, step := range map[string]func(context.Context) (bool, error){
+		"X-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.xFollower()) },
+		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.loop(ctx, what, step)
+		}()
+	}
+	return wg.Wait
+}

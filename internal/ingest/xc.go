@@ -1,0 +1,57 @@
+package ingest
+
+import (
+	"context"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
+	"github.com/avaindex/avaindex/internal/xchain"
+)
+
+func (ix *Indexer) xFollower() follower[*internal.XBlock] {
+	return follower[*internal.XBlock]{
+		chain: internal.XChain,
+		tip:   ix.node.XHeight,
+		fetch: func(ctx context.Context, h uint64) (*internal.XBlock, error) {
+			b, err := ix.node.XBlockByHeight(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			return xchain.Decode(h, b)
+		},
+		link: func(b *internal.XBlock) (ids.ID, ids.ID) { return b.ID, b.ParentID },
+		storedID: func(ctx context.Context, h uint64) (ids.ID, error) {
+			b, err := ix.store.XBlockByHeight(ctx, h)
+			if err != nil {
+				return ids.Empty, err
+			}
+			return b.ID, nil
+		},
+		apply: ix.store.ApplyXBlocks,
+	}
+}
+
+// cFollower reads every C-chain block and keeps its atomic txs.
+func (ix *Indexer) cFollower() follower[*internal.CBlock] {
+	return follower[*internal.CBlock]{
+		chain: internal.CChain,
+		tip:   ix.node.CHeight,
+		fetch: func(ctx context.Context, h uint64) (*internal.CBlock, error) {
+			hdr, err := ix.node.CBlockByNumber(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			txs, err := cchain.AtomicTxs(ix.network.ID, hdr.Timestamp, hdr.ExtData)
+			if err != nil {
+				return nil, err
+			}
+			return &internal.CBlock{Height: h, Hash: hdr.Hash, Parent: hdr.Parent, Timestamp: hdr.Timestamp, AtomicTxs: txs}, nil
+		},
+		link: func(b *internal.CBlock) (ids.ID, ids.ID) { return b.Hash, b.Parent },
+		// Only the cursor's block hash is kept of blocks without atomic txs.
+		storedID: func(ctx context.Context, _ uint64) (ids.ID, error) { return ix.store.CLastHash(ctx) },
+		apply:    ix.store.ApplyCBlocks,
+	}
+}

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+)
+
+// XStore keeps X-chain blocks and transactions.
+type XStore interface {
+	// ApplyXBlocks is ApplyPBlocks for the X-chain.
+	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlock) error
+	// XBlockByHeight returns a stored X-chain block with its transactions.
+	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
+}
+
+func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlock) (err error) {
+	if len(blocks) == 0 {
+		return nil
+	}
+	defer derrors.Wrap(&err, "store.ApplyXBlocks(%d..%d)", blocks[0].Height, blocks[len(blocks)-1].Height)
+	rows := make([]blockRow, len(blocks))
+	for i, b := range blocks {
+		rows[i] = blockRow{height: b.Height, id: b.ID, parent: b.ParentID, typ: "StandardBlock", ts: b.Timestamp, bytes: b.Bytes}
+		for _, t := range b.Txs {
+			rows[i].txs = append(rows[i].txs, txRow{id: t.ID, typ: t.Type, bytes: t.Bytes})
+		}
+	}
+	return s.applyBlocks(ctx, xTables, rows, nil)
+}
+
+func (s *sqlStore) XBlockByHeight(ctx context.Context, height uint64) (_ *internal.XBlock, err error) {
+	defer derrors.Wrap(&err, "store.XBlockByHeight(%d)", height)
+	if height > math.MaxInt64 {
+		return nil, derrors.NotFound
+	}
+	var (
+		id, parent, data []byte
+		typ              string
+		ts               int64
+	)
+	err = s.db.QueryRow(ctx, "SELECT id, parent_id, type, timestamp, bytes FROM x_blocks WHERE height = ?", int64(height)).
+		Scan(&id, &parent, &typ, &ts, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, derrors.NotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := &internal.XBlock{Height: height, Timestamp: fromUnixSeconds(ts), Bytes: nonNil(data)}
+	if b.ID, err = ids.ToID(id); err != nil {
+		return nil, err
+	}
+	if b.ParentID, err = ids.ToID(parent); err != nil {
+		return nil, err
+	}
+	err = s.db.RunQuery(ctx, "SELECT id, type, bytes FROM x_txs WHERE block_height = ? ORDER BY idx", func(rows *sql.Rows) error {
+		var t internal.XTx
+		var tid []byte
+		if err := rows.Scan(&tid, &t.Type, &t.Bytes); err != nil {
+			return err
+		}
+		var err error
+		if t.ID, err = ids.ToID(tid); err != nil {
+			return err
+		}
+		t.Bytes = nonNil(t.Bytes)
+		b.Txs = append(b.Txs, t)
+		return nil
+	}, int64(height))
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// CStore keeps the atomic transactions of C-chain blocks.
+type CStore interface {
+	// ApplyCBlocks stores the atomic txs of blocks (consecutive heights,
+	// ascending; blocks without atomic txs included, so that the cursor
+	// moves past them) and moves the C-chain cursor to the last height, in
+	// one transaction. Re-applying changes nothing.
+	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) error
+	// CLastHash returns the hash of the C-chain block at the cursor.
+	CLastHash(ctx context.Context) (ids.ID, error)
+	// CAtomicTxs returns the atomic txs stored for blocks from..to, in
+	// chain order, with their block heights.
+	CAtomicTxs(ctx context.Context, from, to uint64) ([]internal.CAtomicTx, []uint64, error)
+}
+
+var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
+
+func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) (err error) {
+	if len(blocks) == 0 {
+		return nil
+	}
+	first, last := blocks[0].Height, blocks[len(blocks)-1].Height
+	defer derrors.Wrap(&err, "store.ApplyCBlocks(%d..%d)", first, last)
+	var rows [][]any
+	for i, b := range blocks {
+		if b.Height > math.MaxInt64 || (i > 0 && b.Height != blocks[i-1].Height+1) {
+			return fmt.Errorf("heights not consecutive at %d: %w", b.Height, derrors.InvalidArgument)
+		}
+		for j, t := range b.AtomicTxs {
+			rows = append(rows, []any{t.ID[:], int64(b.Height), b.Hash[:], int64(j), t.Type, unixSeconds(b.Timestamp), nonNil(t.Bytes)})
+		}
+	}
+	return s.db.Transact(ctx, func(tx *database.DB) error {
+		cur, ok, err := cursor(ctx, tx, internal.CChain)
+		if err != nil {
+			return err
+		}
+		if ok && first > cur+1 {
+			return fmt.Errorf("batch starts at %d but the C-chain cursor is at %d: %w", first, cur, derrors.InvalidArgument)
+		}
+		n, err := tx.BulkInsert(ctx, "c_atomic_txs", cAtomicColumns, rows, onConflictDoNothing)
+		if err != nil {
+			return err
+		}
+		if n != int64(len(rows)) {
+			// Re-applied rows must be where the batch puts them.
+			for _, r := range rows {
+				var h int64
+				if err := tx.QueryRow(ctx, "SELECT block_height FROM c_atomic_txs WHERE id = ?", r[0]).Scan(&h); err != nil {
+					return err
+				}
+				if h != r[1].(int64) {
+					return fmt.Errorf("atomic tx %x is stored at block %d, not %d", r[0], h, r[1])
+				}
+			}
+		}
+		return moveCursor(ctx, tx, internal.CChain, last, blocks[len(blocks)-1].Hash)
+	})
+}
+
+func (s *sqlStore) CAtomicTxs(ctx context.Context, from, to uint64) (_ []internal.CAtomicTx, _ []uint64, err error) {
+	defer derrors.Wrap(&err, "store.CAtomicTxs(%d..%d)", from, to)
+	var (
+		txs     []internal.CAtomicTx
+		heights []uint64
+	)
+	err = s.db.RunQuery(ctx, `SELECT id, block_height, type, bytes FROM c_atomic_txs
+		WHERE block_height BETWEEN ? AND ? ORDER BY block_height, idx`, func(rows *sql.Rows) error {
+		var (
+			t  internal.CAtomicTx
+			id []byte
+			h  int64
+		)
+		if err := rows.Scan(&id, &h, &t.Type, &t.Bytes); err != nil {
+			return err
+		}
+		var err error
+		if t.ID, err = ids.ToID(id); err != nil {
+			return err
+		}
+		t.Bytes = nonNil(t.Bytes)
+		txs = append(txs, t)
+		heights = append(heights, uint64(h))
+		return nil
+	}, int64(min(from, math.MaxInt64)), int64(min(to, math.MaxInt64)))
+	return txs, heights, err
+}
+
+func (s *sqlStore) CLastHash(ctx context.Context) (_ ids.ID, err error) {
+	defer derrors.Wrap(&err, "store.CLastHash")
+	var b []byte
+	err = s.db.QueryRow(ctx, "SELECT block_id FROM cursors WHERE chain = ?", string(internal.CChain)).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ids.Empty, derrors.NotFound
+	}
+	if err != nil {
+		return ids.Empty, err
+	}
+	return ids.ToID(b)
+}

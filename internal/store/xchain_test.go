@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+func makeXBlocks(salt string, from, to uint64) []*internal.XBlock {
+	var bs []*internal.XBlock
+	for _, p := range makeBlocks(salt, from, to) {
+		x := &internal.XBlock{Height: p.Height, ID: p.ID, ParentID: p.ParentID, Timestamp: p.Timestamp, Bytes: p.Bytes}
+		for _, t := range p.Txs {
+			x.Txs = append(x.Txs, internal.XTx{ID: t.ID, Type: "CreateAssetTx", Bytes: t.Bytes})
+		}
+		bs = append(bs, x)
+	}
+	return bs
+}
+
+func TestApplyXBlocks(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		bs := makeXBlocks("x", 0, 10)
+		for _, batch := range [][]*internal.XBlock{bs[:6], bs[:6], bs[4:]} {
+			if err := s.ApplyXBlocks(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if h, ok, err := s.Cursor(ctx, internal.XChain); err != nil || !ok || h != 9 {
+			t.Fatalf("X cursor = %d, %t, %v; want 9", h, ok, err)
+		}
+		if h, ok, _ := s.Cursor(ctx, internal.PChain); ok {
+			t.Errorf("the P-chain cursor moved to %d", h)
+		}
+		got, err := s.XBlockByHeight(ctx, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ID != bs[7].ID || len(got.Txs) != len(bs[7].Txs) || got.Txs[2].ID != bs[7].Txs[2].ID || !got.Timestamp.Equal(bs[7].Timestamp) {
+			t.Errorf("XBlockByHeight(7) = %+v, want %+v", got, bs[7])
+		}
+		// Another chain's block at a stored height is refused.
+		if err := s.ApplyXBlocks(ctx, makeXBlocks("other", 9, 10)); err == nil {
+			t.Error("a different block at a stored height was accepted")
+		}
+		if err := s.ApplyXBlocks(ctx, makeXBlocks("x", 12, 13)); err == nil {
+			t.Error("a batch leaving a gap after the cursor was accepted")
+		}
+	})
+}
+
+func TestApplyCBlocks(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		var bs []*internal.CBlock
+		for h := uint64(0); h < 6; h++ {
+			b := &internal.CBlock{Height: h, Hash: testID("c", h), Parent: testID("c", h-1), Timestamp: time.Unix(1_700_000_000+int64(h), 0)}
+			if h%2 == 1 {
+				b.AtomicTxs = []internal.CAtomicTx{
+					{ID: testID("ctx", h, 0), Type: "ImportTx", Bytes: []byte{byte(h)}},
+					{ID: testID("ctx", h, 1), Type: "ExportTx", Bytes: []byte{byte(h), 1}},
+				}
+			}
+			bs = append(bs, b)
+		}
+		for _, batch := range [][]*internal.CBlock{bs[:4], bs[2:4], bs[3:]} {
+			if err := s.ApplyCBlocks(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		txs, heights, err := s.CAtomicTxs(ctx, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(txs) != 6 || heights[0] != 1 || heights[5] != 5 || txs[1].Type != "ExportTx" || txs[1].ID != testID("ctx", 1, 1) {
+			t.Errorf("CAtomicTxs = %v at %v", txs, heights)
+		}
+		if h, _, _ := s.Cursor(ctx, internal.CChain); h != 5 {
+			t.Errorf("C cursor = %d, want 5", h)
+		}
+		if hash, err := s.CLastHash(ctx); err != nil || hash != bs[5].Hash {
+			t.Errorf("CLastHash = %s, %v; want %s", hash, err, bs[5].Hash)
+		}
+		// An atomic tx re-applied in another block is refused.
+		moved := &internal.CBlock{Height: 6, Hash: testID("c", 6), Parent: bs[5].Hash, AtomicTxs: bs[3].AtomicTxs}
+		if err := s.ApplyCBlocks(ctx, []*internal.CBlock{moved}); err == nil {
+			t.Error("an atomic tx stored at block 3 was accepted again at block 6")
+		}
+	})
+}
