@@ -42,12 +42,53 @@ type PBlock struct {
 	Timestamp time.Time
 	Bytes     []byte
 	Txs       []PTx
+	// RewardUTXOs holds, for each RewardValidatorTx of the block, keyed by
+	// the staker tx id it rewards, the reward UTXOs the node reports for it
+	// (platform.getRewardUTXOs, avax.UTXO bytes). The ingester fills it;
+	// nil when they were not fetched. It is not stored with the block.
+	RewardUTXOs map[ids.ID][][]byte
 }
 
 // PTx is one transaction of a P-chain block, in block order.
 type PTx struct {
 	ID ids.ID
 	// Type is the platformvm tx type name, e.g. "CreateSubnetTx".
+	Type  string
+	Bytes []byte
+}
+
+// XBlock is one accepted (post-Cortina) X-chain block.
+type XBlock struct {
+	Height    uint64
+	ID        ids.ID
+	ParentID  ids.ID
+	Timestamp time.Time
+	Bytes     []byte
+	Txs       []XTx
+}
+
+// XTx is one transaction of an X-chain block, in block order.
+type XTx struct {
+	ID ids.ID
+	// Type is the avm tx type name, e.g. "CreateAssetTx".
+	Type  string
+	Bytes []byte
+}
+
+// CBlock is what avaindex keeps of one accepted C-chain block: its identity
+// and the atomic transactions carried in its extra data.
+type CBlock struct {
+	Height    uint64
+	Hash      ids.ID // the EVM block hash
+	Parent    ids.ID
+	Timestamp time.Time
+	AtomicTxs []CAtomicTx
+}
+
+// CAtomicTx is an atomic import or export transaction of the C-chain.
+type CAtomicTx struct {
+	ID ids.ID
+	// Type is "ImportTx" or "ExportTx".
 	Type  string
 	Bytes []byte
 }

@@ -35,6 +35,10 @@ type Config struct {
 	PollInterval time.Duration
 	// LogLevel is debug, info, warn or error.
 	LogLevel string
+	// GenesisFile is the avalanchego genesis file of a custom network, whose
+	// genesis UTXOs and validators are in no block; mainnet, fuji and local
+	// need none.
+	GenesisFile string
 	// IngestBatchSize is how many blocks the indexer commits per database
 	// transaction.
 	IngestBatchSize int
@@ -60,6 +64,7 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	fs.Var((*stringList)(&c.NetworkAliases), "network-alias", "extra {network} name for the indexed network, e.g. testnet (repeatable)")
 	fs.DurationVar(&c.PollInterval, "poll-interval", 250*time.Millisecond, "how often to ask the node for new blocks")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&c.GenesisFile, "genesis-file", "", "genesis file of a custom network (the node's --genesis-file)")
 	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 256, "blocks committed per database transaction while indexing")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/platformvm"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/avaindex/avaindex/internal"
@@ -53,10 +55,11 @@ func (o *Options) defaults() {
 
 // Indexer follows the P-chain of one node.
 type Indexer struct {
-	node  *node.Client
-	store store.Store
-	log   *slog.Logger
-	opts  Options
+	node    *node.Client
+	network *internal.Network
+	store   store.Store
+	log     *slog.Logger
+	opts    Options
 
 	running atomic.Bool
 	mu      sync.Mutex
@@ -72,10 +75,10 @@ type Status struct {
 	LastError string `json:"lastError,omitempty"`
 }
 
-// New returns an indexer of the node's chains into st.
-func New(n *node.Client, st store.Store, log *slog.Logger, opts Options) *Indexer {
+// New returns an indexer of the chains of network, read from node n, into st.
+func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Logger, opts Options) *Indexer {
 	opts.defaults()
-	return &Indexer{node: n, store: st, log: log, opts: opts,
+	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
 		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}}}
 }
 
@@ -103,11 +106,17 @@ func cloneMap(m map[string]uint64) map[string]uint64 {
 func (ix *Indexer) Run(ctx context.Context) error {
 	ix.running.Store(true)
 	defer ix.running.Store(false)
+	// The node's container indexes are mirrored alongside (containers.go).
+	defer ix.followIndexes(ctx)()
+	defer ix.followChains(ctx)()
 	backoff := ix.opts.PollInterval
 	for {
 		caughtUp, err := ix.stepP(ctx)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if err == nil {
+			ix.observeSupply(ctx)
 		}
 		wait := time.Duration(0)
 		switch {
@@ -231,6 +240,10 @@ func (ix *Indexer) fetchP(ctx context.Context, from, to uint64) ([]*internal.PBl
 			if err != nil {
 				return err
 			}
+			// The reward UTXOs of its RewardValidatorTxs (node/rewards.go).
+			if err := ix.node.AttachRewardUTXOs(gctx, []*internal.PBlock{pb}); err != nil {
+				return err
+			}
 			blocks[h-from] = pb
 			return nil
 		})
@@ -242,4 +255,33 @@ func (ix *Indexer) fetchP(ctx context.Context, from, to uint64) ([]*internal.PBl
 		return nil, err
 	}
 	return blocks, nil
+}
+
+// observeSupply records the node's platform.getCurrentSupply answer for the
+// primary network when the node's height is the height just indexed, so
+// that avaindex serves the supply that goes with what it indexed. The
+// supply is not derived from the blocks: it starts from the genesis supply
+// and moves by stakers' potential rewards, computed with the node's reward
+// configuration, and neither is in any block (see store.PStateStore).
+// Failures are logged only: the supply is retried at the next height.
+func (ix *Indexer) observeSupply(ctx context.Context) {
+	cur, ok, err := ix.store.Cursor(ctx, internal.PChain)
+	if err != nil || !ok {
+		return
+	}
+	if _, h, err := ix.store.Supply(ctx, constants.PrimaryNetworkID); err == nil && h >= cur {
+		return
+	}
+	var reply platformvm.GetCurrentSupplyReply
+	args := platformvm.GetCurrentSupplyArgs{SubnetID: constants.PrimaryNetworkID}
+	if err := ix.node.Call(ctx, "/ext/bc/P", "platform.getCurrentSupply", args, &reply); err != nil {
+		ix.log.Debug("reading the node's current supply", "err", err)
+		return
+	}
+	if uint64(reply.Height) != cur {
+		return // the node moved on: observe at the next indexed height
+	}
+	if err := ix.store.PutSupply(ctx, constants.PrimaryNetworkID, cur, uint64(reply.Supply)); err != nil {
+		ix.log.Warn("storing the node's current supply", "err", err)
+	}
 }

@@ -92,7 +92,7 @@ func (c *Client) Call(ctx context.Context, endpoint, method string, params, repl
 		return fmt.Errorf("%s: reply larger than %d bytes: %w", method, maxReply, derrors.BadGateway)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: HTTP %d from node: %w", method, resp.StatusCode, derrors.BadGateway)
+		return fmt.Errorf("%s: %w: %w", method, &HTTPError{StatusCode: resp.StatusCode}, derrors.BadGateway)
 	}
 	var env struct {
 		Result json.RawMessage `json:"result"`
@@ -161,15 +161,7 @@ func (c *Client) PBlockByHeight(ctx context.Context, height uint64) ([]byte, err
 	if err := c.Call(ctx, "/ext/bc/P", "platform.getBlockByHeight", args, &reply); err != nil {
 		return nil, err
 	}
-	var s string
-	if err := json.Unmarshal(reply.Block, &s); err != nil {
-		return nil, fmt.Errorf("platform.getBlockByHeight(%d): block is not a string: %w", height, derrors.BadGateway)
-	}
-	b, err := formatting.Decode(formatting.HexNC, s)
-	if err != nil {
-		return nil, fmt.Errorf("platform.getBlockByHeight(%d): %w: %w", height, derrors.BadGateway, err)
-	}
-	return b, nil
+	return decodeBlockString("platform.getBlockByHeight", height, reply.Block)
 }
 
 // IsNotFound reports whether err is the node's answer for a missing item.

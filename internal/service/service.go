@@ -54,6 +54,11 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	}
 	defer st.Close()
 
+	if cfg.GenesisFile != "" {
+		if err := pchain.RegisterGenesisFile(cfg.GenesisFile); err != nil {
+			return err
+		}
+	}
 	client := node.New(cfg.NodeURL)
 	network, err := resolveNetwork(ctx, client, st, log)
 	if err != nil {
@@ -82,6 +87,13 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		{Pattern: "/ext/P", Handler: platform},
 		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform},
 	}
+	for _, name := range store.IndexNames {
+		h, err := nodeapi.NewIndexHandler(st, name)
+		if err != nil {
+			return err
+		}
+		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: h})
+	}
 	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey})
 	if err != nil {
 		return err
@@ -90,7 +102,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
 	}
 
-	indexer := ingest.New(client, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval, BatchSize: cfg.IngestBatchSize})
+	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval, BatchSize: cfg.IngestBatchSize})
 	handler := server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes})
 
 	ln, err := net.Listen("tcp", cfg.Listen)

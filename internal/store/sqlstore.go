@@ -59,11 +59,6 @@ type sqlStore struct {
 	beforeCursor func(tx *database.DB) error
 }
 
-var (
-	pBlockColumns = []string{"height", "id", "parent_id", "type", "timestamp", "bytes"}
-	pTxColumns    = []string{"id", "block_height", "idx", "type", "bytes"}
-)
-
 const onConflictDoNothing = "ON CONFLICT DO NOTHING"
 
 // pApplier writes state derived from a batch of P-chain blocks inside
@@ -72,78 +67,24 @@ const onConflictDoNothing = "ON CONFLICT DO NOTHING"
 type pApplier func(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error
 
 // pAppliers run in order for every batch.
-var pAppliers = []pApplier{applyPUTXOs, applyPState}
+var pAppliers = []pApplier{applyPUTXOs, applyPState, applyPStakers}
 
 func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
 	defer derrors.Wrap(&err, "store.ApplyPBlocks(%s)", batchLabel(blocks))
-
-	ntx := 0
+	rows := make([]blockRow, len(blocks))
 	for i, b := range blocks {
 		if b == nil {
 			return fmt.Errorf("block %d of the batch is nil: %w", i, derrors.InvalidArgument)
 		}
-		if b.Height > math.MaxInt64 {
-			return fmt.Errorf("height %d out of range: %w", b.Height, derrors.InvalidArgument)
-		}
-		if i > 0 && b.Height != blocks[i-1].Height+1 {
-			return fmt.Errorf("heights not consecutive: %d follows %d: %w", b.Height, blocks[i-1].Height, derrors.InvalidArgument)
-		}
-		ntx += len(b.Txs)
-	}
-	blockRows := make([][]any, len(blocks))
-	blockVals := make([]any, len(blocks)*len(pBlockColumns))
-	txRows := make([][]any, 0, ntx)
-	txVals := make([]any, ntx*len(pTxColumns))
-	for i, b := range blocks {
-		row := blockVals[i*len(pBlockColumns) : (i+1)*len(pBlockColumns) : (i+1)*len(pBlockColumns)]
-		row[0] = int64(b.Height)
-		row[1] = b.ID[:]
-		row[2] = b.ParentID[:]
-		row[3] = b.Type
-		row[4] = unixSeconds(b.Timestamp)
-		row[5] = nonNil(b.Bytes)
-		blockRows[i] = row
-		for j := range b.Txs {
-			t := &b.Txs[j]
-			k := len(txRows)
-			row := txVals[k*len(pTxColumns) : (k+1)*len(pTxColumns) : (k+1)*len(pTxColumns)]
-			row[0] = t.ID[:]
-			row[1] = int64(b.Height)
-			row[2] = int64(j)
-			row[3] = t.Type
-			row[4] = nonNil(t.Bytes)
-			txRows = append(txRows, row)
+		rows[i] = blockRow{height: b.Height, id: b.ID, parent: b.ParentID, typ: b.Type, ts: b.Timestamp, bytes: b.Bytes}
+		for _, t := range b.Txs {
+			rows[i].txs = append(rows[i].txs, txRow{id: t.ID, typ: t.Type, bytes: t.Bytes})
 		}
 	}
-	first, last := blocks[0].Height, blocks[len(blocks)-1].Height
-
-	return s.db.Transact(ctx, func(tx *database.DB) error {
-		cur, ok, err := cursor(ctx, tx, internal.PChain)
-		if err != nil {
-			return err
-		}
-		if ok && first > cur+1 {
-			return fmt.Errorf("batch starts at %d but the P-chain cursor is at %d: heights %d..%d would be missing: %w",
-				first, cur, cur+1, first-1, derrors.InvalidArgument)
-		}
-		nb, err := tx.BulkInsert(ctx, "p_blocks", pBlockColumns, blockRows, onConflictDoNothing)
-		if err != nil {
-			return err
-		}
-		nt, err := tx.BulkInsert(ctx, "p_txs", pTxColumns, txRows, onConflictDoNothing)
-		if err != nil {
-			return err
-		}
-		if nb != int64(len(blocks)) || nt != int64(ntx) {
-			// Some rows were there already: the batch must be what was
-			// stored, or the index would silently mix two histories.
-			if err := checkStored(ctx, tx, blocks, first, last); err != nil {
-				return err
-			}
-		}
+	return s.applyBlocks(ctx, pTables, rows, func(tx *database.DB) error {
 		// Derived state, written with the blocks so that it commits (or
 		// not) with them and the cursor.
 		for _, apply := range pAppliers {
@@ -152,82 +93,10 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) 
 			}
 		}
 		if s.beforeCursor != nil {
-			if err := s.beforeCursor(tx); err != nil {
-				return err
-			}
+			return s.beforeCursor(tx)
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO cursors (chain, height) VALUES (?, ?)
-			ON CONFLICT (chain) DO UPDATE SET height = excluded.height
-			WHERE excluded.height > cursors.height`,
-			string(internal.PChain), int64(last))
-		return err
+		return nil
 	})
-}
-
-// checkStored verifies that the stored blocks first..last and their
-// transactions are those of blocks. Ids are hashes of the bytes, so equal
-// ids mean equal contents.
-func checkStored(ctx context.Context, tx *database.DB, blocks []*internal.PBlock, first, last uint64) error {
-	stored := make(map[uint64]ids.ID, len(blocks))
-	err := tx.RunQuery(ctx, "SELECT height, id FROM p_blocks WHERE height BETWEEN ? AND ?", func(rows *sql.Rows) error {
-		var h int64
-		var id []byte
-		if err := rows.Scan(&h, &id); err != nil {
-			return err
-		}
-		v, err := ids.ToID(id)
-		if err != nil {
-			return fmt.Errorf("stored block %d: %w", h, err)
-		}
-		stored[uint64(h)] = v
-		return nil
-	}, int64(first), int64(last))
-	if err != nil {
-		return err
-	}
-	for _, b := range blocks {
-		if got, ok := stored[b.Height]; !ok || got != b.ID {
-			return fmt.Errorf("block %d: stored block %s differs from applied block %s", b.Height, got, b.ID)
-		}
-	}
-
-	type pos struct {
-		height uint64
-		idx    int64
-	}
-	storedTxs := map[pos]ids.ID{}
-	err = tx.RunQuery(ctx, "SELECT block_height, idx, id FROM p_txs WHERE block_height BETWEEN ? AND ?", func(rows *sql.Rows) error {
-		var h, idx int64
-		var id []byte
-		if err := rows.Scan(&h, &idx, &id); err != nil {
-			return err
-		}
-		v, err := ids.ToID(id)
-		if err != nil {
-			return fmt.Errorf("stored tx %d/%d: %w", h, idx, err)
-		}
-		storedTxs[pos{uint64(h), idx}] = v
-		return nil
-	}, int64(first), int64(last))
-	if err != nil {
-		return err
-	}
-	n := 0
-	for _, b := range blocks {
-		for j, t := range b.Txs {
-			n++
-			if got, ok := storedTxs[pos{b.Height, int64(j)}]; !ok || got != t.ID {
-				// Either the block's stored tx differs, or the tx id is
-				// already stored for another block (or twice in the batch).
-				return fmt.Errorf("block %d tx %d: tx %s could not be stored (its id is already stored elsewhere, or the stored tx differs)",
-					b.Height, j, t.ID)
-			}
-		}
-	}
-	if n != len(storedTxs) {
-		return fmt.Errorf("blocks %d..%d: %d txs stored, %d applied", first, last, len(storedTxs), n)
-	}
-	return nil
 }
 
 func (s *sqlStore) Cursor(ctx context.Context, chain internal.Chain) (_ uint64, _ bool, err error) {
@@ -378,9 +247,7 @@ func scanPBlock(r scanner) (*internal.PBlock, error) {
 	if b.ParentID, err = ids.ToID(parent); err != nil {
 		return nil, fmt.Errorf("stored block %d: parent id: %w", h, err)
 	}
-	if ts != 0 {
-		b.Timestamp = time.Unix(ts, 0).UTC()
-	}
+	b.Timestamp = fromUnixSeconds(ts)
 	b.Bytes = nonNil(b.Bytes)
 	return &b, nil
 }

@@ -19,6 +19,9 @@ type Store interface {
 	ContainerStore
 	PUTXOStore
 	PStateStore
+	StakerStore
+	XStore
+	CStore
 
 	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
 	// transactions and moves the P-chain cursor to the last height, all in
