@@ -17,54 +17,25 @@ import (
 const reprobeEvery = time.Minute
 
 // followIndexes mirrors each of the node's container indexes into the
-// store, one goroutine per index, until ctx is done; the returned function
-// waits for them to stop.
+// store, one loop per index, until ctx is done; the returned function waits
+// for them to stop.
 func (ix *Indexer) followIndexes(ctx context.Context) (wait func()) {
 	var wg sync.WaitGroup
 	for _, name := range store.IndexNames {
+		src := store.SourceUnknown
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ix.followIndex(ctx, name)
+			ix.loop(ctx, "index "+name, func(ctx context.Context) (bool, error) {
+				caughtUp, err := ix.stepIndex(ctx, name, &src)
+				if errors.Is(err, node.ErrNoIndex) {
+					return false, &idleError{wait: reprobeEvery}
+				}
+				return caughtUp, err
+			})
 		}()
 	}
 	return wg.Wait
-}
-
-// followIndex mirrors the node's index name, polling like the P-chain
-// follower. Failures are logged and retried with backoff.
-func (ix *Indexer) followIndex(ctx context.Context, name string) {
-	backoff := ix.opts.PollInterval
-	src := store.SourceUnknown
-	for {
-		caughtUp, err := ix.stepIndex(ctx, name, &src)
-		if ctx.Err() != nil {
-			return
-		}
-		wait := time.Duration(0)
-		switch {
-		case errors.Is(err, node.ErrNoIndex):
-			backoff = ix.opts.PollInterval
-			wait = reprobeEvery
-		case err != nil:
-			ix.setError(err)
-			ix.log.Warn("mirroring a node index failed; retrying", "index", name, "err", err, "in", backoff)
-			wait = backoff
-			backoff = min(backoff*2, 10*time.Second)
-		case caughtUp:
-			backoff = ix.opts.PollInterval
-			wait = ix.opts.PollInterval
-		default:
-			backoff = ix.opts.PollInterval
-		}
-		if wait > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
-		}
-	}
 }
 
 // stepIndex copies the containers of index name that the node accepted
@@ -105,7 +76,7 @@ func (ix *Indexer) stepIndex(ctx context.Context, name string, src *store.IndexS
 	if !nonEmpty || next > tip {
 		return true, nil
 	}
-	p := progress{last: time.Now(), lastHeight: next}
+	progressAt, progressFrom := time.Now(), next
 	for next <= tip {
 		cs, err := ix.node.IndexRange(ctx, name, next, node.MaxContainersPerCall)
 		if err != nil {
@@ -125,10 +96,10 @@ func (ix *Indexer) stepIndex(ctx context.Context, name string, src *store.IndexS
 		tip = max(tip, end)
 		ix.setHeights(chain, end, tip)
 		next = end + 1
-		if since := time.Since(p.last); since >= ix.opts.ProgressEvery {
-			rate := float64(end+1-p.lastHeight) / since.Seconds()
+		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
+			rate := float64(next-progressFrom) / since.Seconds()
 			ix.log.Info("mirroring a node index", "index", name, "at", end, "last", tip, "containersPerSecond", int(rate))
-			p = progress{last: time.Now(), lastHeight: end + 1}
+			progressAt, progressFrom = time.Now(), next
 		}
 	}
 	return false, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -29,6 +28,12 @@ type follower[B any] struct {
 	apply func(ctx context.Context, blocks []B) error
 }
 
+// idleError is a step's answer that there is nothing to do for a while
+// (e.g. the node serves no such index): the loop waits, without logging.
+type idleError struct{ wait time.Duration }
+
+func (e *idleError) Error() string { return fmt.Sprintf("idle for %s", e.wait) }
+
 // loop runs step until ctx is done: at once again while it makes progress,
 // after PollInterval once caught up, and with backoff after failures.
 func (ix *Indexer) loop(ctx context.Context, what string, step func(context.Context) (caughtUp bool, err error)) {
@@ -38,10 +43,17 @@ func (ix *Indexer) loop(ctx context.Context, what string, step func(context.Cont
 		if ctx.Err() != nil {
 			return
 		}
+		var idle *idleError
+		if err == nil || errors.As(err, &idle) {
+			ix.setError(what, nil)
+		}
 		wait := time.Duration(0)
 		switch {
+		case idle != nil:
+			backoff = ix.opts.PollInterval
+			wait = idle.wait
 		case err != nil:
-			ix.setError(err)
+			ix.setError(what, err)
 			ix.log.Warn("indexing failed; retrying", "what", what, "err", err, "in", backoff)
 			wait = backoff
 			backoff = min(backoff*2, 10*time.Second)
@@ -140,21 +152,4 @@ func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(c
 		return nil, err
 	}
 	return out, nil
-}
-
-// followChains follows the X- and C-chains, each in its own goroutine,
-// until ctx is done; the returned function waits for them to stop.
-func (ix *Indexer) followChains(ctx context.Context) (wait func()) {
-	var wg sync.WaitGroup
-	for what, step := range map[string]func(context.Context) (bool, error){
-		"X-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.xFollower()) },
-		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
-	} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ix.loop(ctx, what, step)
-		}()
-	}
-	return wg.Wait
 }

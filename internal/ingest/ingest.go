@@ -6,22 +6,19 @@ package ingest
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/node"
-	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -64,6 +61,7 @@ type Indexer struct {
 	running atomic.Bool
 	mu      sync.Mutex
 	status  Status
+	errors  map[string]string // the failure of each loop's last step
 }
 
 // Status is what /readyz reports about the indexer.
@@ -71,7 +69,7 @@ type Status struct {
 	Running bool              `json:"running"`
 	Heights map[string]uint64 `json:"heights,omitempty"`
 	Tips    map[string]uint64 `json:"tips,omitempty"`
-	// LastError is the last failure, cleared by the next success.
+	// LastError lists the loops whose last step failed, and why.
 	LastError string `json:"lastError,omitempty"`
 }
 
@@ -79,7 +77,8 @@ type Status struct {
 func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Logger, opts Options) *Indexer {
 	opts.defaults()
 	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
-		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}}}
+		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}},
+		errors: map[string]string{}}
 }
 
 // Status returns a snapshot of the indexer's state.
@@ -90,6 +89,12 @@ func (ix *Indexer) Status() Status {
 	s.Running = ix.running.Load()
 	s.Heights = cloneMap(s.Heights)
 	s.Tips = cloneMap(s.Tips)
+	var errs []string
+	for what, e := range ix.errors {
+		errs = append(errs, what+": "+e)
+	}
+	slices.Sort(errs)
+	s.LastError = strings.Join(errs, "; ")
 	return s
 }
 
@@ -101,55 +106,45 @@ func cloneMap(m map[string]uint64) map[string]uint64 {
 	return out
 }
 
-// Run follows the chains until ctx is done. Failures of the node or the
-// store are logged and retried with backoff; Run returns only when ctx ends.
+// Run follows the chains until ctx is done, each in its own loop. Failures
+// of the node or the store are logged and retried with backoff; Run returns
+// only when ctx ends.
 func (ix *Indexer) Run(ctx context.Context) error {
 	ix.running.Store(true)
 	defer ix.running.Store(false)
 	// The node's container indexes are mirrored alongside (containers.go).
 	defer ix.followIndexes(ctx)()
-	defer ix.followChains(ctx)()
-	backoff := ix.opts.PollInterval
-	for {
-		caughtUp, err := ix.stepP(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err == nil {
-			ix.observeSupply(ctx)
-		}
-		wait := time.Duration(0)
-		switch {
-		case err != nil:
-			ix.setError(err)
-			ix.log.Warn("indexing the P-chain failed; retrying", "err", err, "in", backoff)
-			wait = backoff
-			backoff = min(backoff*2, 10*time.Second)
-		case caughtUp:
-			ix.setError(nil)
-			backoff = ix.opts.PollInterval
-			wait = ix.opts.PollInterval
-		default:
-			ix.setError(nil)
-			backoff = ix.opts.PollInterval
-		}
-		if wait > 0 {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(wait):
+	steps := map[string]func(context.Context) (bool, error){
+		"P-chain": func(ctx context.Context) (bool, error) {
+			caughtUp, err := follow(ctx, ix, ix.pFollower())
+			if err == nil {
+				ix.observeSupply(ctx)
 			}
-		}
+			return caughtUp, err
+		},
+		"X-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.xFollower()) },
+		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
 	}
+	var wg sync.WaitGroup
+	for what, step := range steps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.loop(ctx, what, step)
+		}()
+	}
+	wg.Wait()
+	return nil
 }
 
-func (ix *Indexer) setError(err error) {
+// setError records the outcome of one step of the loop named what.
+func (ix *Indexer) setError(what string, err error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if err == nil {
-		ix.status.LastError = ""
+		delete(ix.errors, what)
 	} else {
-		ix.status.LastError = err.Error()
+		ix.errors[what] = err.Error()
 	}
 }
 
@@ -159,102 +154,6 @@ func (ix *Indexer) setHeights(chain internal.Chain, height, tip uint64) {
 	ix.status.Heights[string(chain)] = height
 	ix.status.Tips[string(chain)] = tip
 	instrument.SetIndexedHeight(string(chain), height)
-}
-
-// progress logs catch-up progress at most every ProgressEvery.
-type progress struct {
-	last       time.Time
-	lastHeight uint64
-}
-
-// stepP indexes the P-chain up to the node's current tip in batches; it
-// reports whether it was already caught up.
-func (ix *Indexer) stepP(ctx context.Context) (caughtUp bool, err error) {
-	next := uint64(0)
-	cur, ok, err := ix.store.Cursor(ctx, internal.PChain)
-	if err != nil {
-		return false, err
-	}
-	if ok {
-		next = cur + 1
-	}
-	tip, err := ix.node.PHeight(ctx)
-	if err != nil {
-		return false, err
-	}
-	if ok {
-		ix.setHeights(internal.PChain, cur, tip)
-	}
-	if next > tip {
-		return true, nil
-	}
-	var parent ids.ID
-	if ok {
-		prev, err := ix.store.PBlockByHeight(ctx, cur)
-		if err != nil {
-			return false, fmt.Errorf("reading the last indexed P-chain block: %w", err)
-		}
-		parent = prev.ID
-	}
-	p := progress{last: time.Now(), lastHeight: next}
-	for next <= tip {
-		end := min(tip, next+uint64(ix.opts.BatchSize)-1)
-		blocks, err := ix.fetchP(ctx, next, end)
-		if err != nil {
-			return false, err
-		}
-		for _, b := range blocks {
-			if b.Height > 0 && b.ParentID != parent {
-				return false, fmt.Errorf("P-chain block %s at height %d has parent %s, but the block stored at height %d is %s",
-					b.ID, b.Height, b.ParentID, b.Height-1, parent)
-			}
-			parent = b.ID
-		}
-		if err := ix.store.ApplyPBlocks(ctx, blocks); err != nil {
-			return false, fmt.Errorf("storing P-chain blocks %d-%d: %w", next, end, err)
-		}
-		ix.setHeights(internal.PChain, end, tip)
-		next = end + 1
-		if since := time.Since(p.last); since >= ix.opts.ProgressEvery {
-			rate := float64(end+1-p.lastHeight) / since.Seconds()
-			ix.log.Info("indexing the P-chain", "height", end, "tip", tip, "blocksPerSecond", int(rate))
-			p = progress{last: time.Now(), lastHeight: end + 1}
-		}
-	}
-	return false, nil
-}
-
-// fetchP fetches and decodes blocks from..to (inclusive) with up to
-// Fetchers requests in flight.
-func (ix *Indexer) fetchP(ctx context.Context, from, to uint64) ([]*internal.PBlock, error) {
-	blocks := make([]*internal.PBlock, to-from+1)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(ix.opts.Fetchers)
-	for h := from; h <= to; h++ {
-		g.Go(func() error {
-			b, err := ix.node.PBlockByHeight(gctx, h)
-			if err != nil {
-				return err
-			}
-			pb, err := pchain.Decode(h, b)
-			if err != nil {
-				return err
-			}
-			// The reward UTXOs of its RewardValidatorTxs (node/rewards.go).
-			if err := ix.node.AttachRewardUTXOs(gctx, []*internal.PBlock{pb}); err != nil {
-				return err
-			}
-			blocks[h-from] = pb
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, err
-	}
-	return blocks, nil
 }
 
 // observeSupply records the node's platform.getCurrentSupply answer for the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
@@ -53,5 +54,36 @@ func (ix *Indexer) cFollower() follower[*internal.CBlock] {
 		// Only the cursor's block hash is kept of blocks without atomic txs.
 		storedID: func(ctx context.Context, _ uint64) (ids.ID, error) { return ix.store.CLastHash(ctx) },
 		apply:    ix.store.ApplyCBlocks,
+	}
+}
+
+func (ix *Indexer) pFollower() follower[*internal.PBlock] {
+	return follower[*internal.PBlock]{
+		chain: internal.PChain,
+		tip:   ix.node.PHeight,
+		fetch: func(ctx context.Context, h uint64) (*internal.PBlock, error) {
+			b, err := ix.node.PBlockByHeight(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			pb, err := pchain.Decode(h, b)
+			if err != nil {
+				return nil, err
+			}
+			// The reward UTXOs of its RewardValidatorTxs (node/rewards.go).
+			if err := ix.node.AttachRewardUTXOs(ctx, []*internal.PBlock{pb}); err != nil {
+				return nil, err
+			}
+			return pb, nil
+		},
+		link: func(b *internal.PBlock) (ids.ID, ids.ID) { return b.ID, b.ParentID },
+		storedID: func(ctx context.Context, h uint64) (ids.ID, error) {
+			b, err := ix.store.PBlockByHeight(ctx, h)
+			if err != nil {
+				return ids.Empty, err
+			}
+			return b.ID, nil
+		},
+		apply: ix.store.ApplyPBlocks,
 	}
 }
