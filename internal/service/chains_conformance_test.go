@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -60,16 +59,7 @@ func TestChainsMatchNode(t *testing.T) {
 		base := startService(t, n.URL, dsn)
 		waitIndexed(t, base, tip, time.Minute)
 		nodeP, ourP := n.URL+"/ext/bc/P", base+"/ext/bc/P"
-		same := func(method string, params any) json.RawMessage {
-			t.Helper()
-			wantRes, wantErr := rpc(t, nodeP, method, params)
-			gotRes, gotErr := rpc(t, ourP, method, params)
-			if !jsonEqual(wantRes, gotRes) || !jsonEqual(wantErr, gotErr) {
-				t.Errorf("%s %v:\n node:     result=%s error=%s\n avaindex: result=%s error=%s",
-					method, params, clip(wantRes), wantErr, clip(gotRes), gotErr)
-			}
-			return wantRes
-		}
+		same := sameAsNode(t, nodeP, ourP, t.Errorf)
 
 		// getBlockchains, in the node's order.
 		same("platform.getBlockchains", map[string]any{})

@@ -113,16 +113,11 @@ func TestIndexMatchesNode(t *testing.T) {
 			}
 			waitMirrored(t, base, name, last, time.Minute)
 
+			compare := sameAsNode(t, nodeEP, ourEP, t.Fatalf)
 			same := func(method string, params any) json.RawMessage {
 				t.Helper()
 				compared++
-				wantRes, wantErr := rpc(t, nodeEP, method, params)
-				gotRes, gotErr := rpc(t, ourEP, method, params)
-				if !jsonEqual(wantRes, gotRes) || !jsonEqual(wantErr, gotErr) {
-					t.Fatalf("%s %s %v:\n node:     result=%s error=%s\n avaindex: result=%s error=%s",
-						name, method, params, clip(wantRes), wantErr, clip(gotRes), gotErr)
-				}
-				return wantRes
+				return compare(method, params)
 			}
 			sameRaw := func(body string) {
 				t.Helper()

@@ -173,18 +173,7 @@ func TestPChainBlocksMatchNode(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, n.URL, dsn)
 		waitIndexed(t, base, tip, time.Minute)
-		nodeP, ourP := n.URL+"/ext/bc/P", base+"/ext/bc/P"
-
-		same := func(method string, params any) json.RawMessage {
-			t.Helper()
-			wantRes, wantErr := rpc(t, nodeP, method, params)
-			gotRes, gotErr := rpc(t, ourP, method, params)
-			if !jsonEqual(wantRes, gotRes) || !jsonEqual(wantErr, gotErr) {
-				t.Fatalf("%s %v:\n node:     result=%s error=%s\n avaindex: result=%s error=%s",
-					method, params, clip(wantRes), wantErr, clip(gotRes), gotErr)
-			}
-			return wantRes
-		}
+		same := sameAsNode(t, n.URL+"/ext/bc/P", base+"/ext/bc/P", t.Fatalf)
 		for h := uint64(0); h <= tip; h++ {
 			var blockID ids.ID
 			for _, enc := range []string{"hex", "hexnc", "hexc", "json", "JSON", ""} {
@@ -271,6 +260,22 @@ func TestFreshBlocksServedQuickly(t *testing.T) {
 		if lag > 3*time.Second {
 			t.Errorf("block %d took %s to be served (accepted at %s)", h, lag, accepted.Format(time.RFC3339Nano))
 		}
+	}
+}
+
+// sameAsNode returns a function that calls method with params on the node's
+// endpoint and on avaindex's, reports (with report) any difference in the
+// result or error JSON, and returns the node's result.
+func sameAsNode(t *testing.T, nodeEP, ourEP string, report func(format string, args ...any)) func(method string, params any) json.RawMessage {
+	return func(method string, params any) json.RawMessage {
+		t.Helper()
+		wantRes, wantErr := rpc(t, nodeEP, method, params)
+		gotRes, gotErr := rpc(t, ourEP, method, params)
+		if !jsonEqual(wantRes, gotRes) || !jsonEqual(wantErr, gotErr) {
+			report("%s %s %v:\n node:     result=%s error=%s\n avaindex: result=%s error=%s",
+				ourEP, method, params, clip(wantRes), wantErr, clip(gotRes), gotErr)
+		}
+		return wantRes
 	}
 }
 
