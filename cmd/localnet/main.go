@@ -3,12 +3,18 @@
 //
 // It prints one line, NODE_URL=<url>, on stdout once the P, X and C chains
 // are bootstrapped, and stops the node cleanly on SIGINT or SIGTERM.
+//
+// --network local (the default) runs avalanchego's local network (12345)
+// with sybil protection off; --network custom runs a custom network
+// (--network-id, default 88888) whose only genesis validator is the node
+// itself, with sybil protection on, where warp messages verify.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"syscall"
@@ -28,8 +34,22 @@ func run() error {
 	dir := fs.String("dir", "", "directory for the node's database, logs and configs (default: a new temporary directory)")
 	httpPort := fs.Int("http-port", 0, "HTTP API port on 127.0.0.1 (0 picks a free port)")
 	logLevel := fs.String("log-level", "info", "avalanchego log level written to <dir>/logs")
+	network := fs.String("network", "local", "`local` (id 12345, sybil protection off) or `custom` (the node is the only genesis validator; keys and genesis kept in <dir>)")
+	networkID := fs.Uint("network-id", uint(localnet.CustomNetworkID), "network id of --network custom")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
+	}
+	opts := localnet.Options{HTTPPort: *httpPort, LogLevel: *logLevel}
+	switch *network {
+	case "local":
+	case "custom":
+		if *networkID == 0 || *networkID > math.MaxUint32 {
+			return fmt.Errorf("--network-id %d out of range", *networkID)
+		}
+		opts.Custom = true
+		opts.NetworkID = uint32(*networkID)
+	default:
+		return fmt.Errorf("--network %q: want local or custom", *network)
 	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "localnet-")
@@ -40,13 +60,14 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	n, err := localnet.Start(ctx, localnet.Options{Dir: *dir, HTTPPort: *httpPort, LogLevel: *logLevel})
+	opts.Dir = *dir
+	n, err := localnet.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
 	// The one line tools and tests read.
 	fmt.Printf("NODE_URL=%s\n", n.URL)
-	fmt.Fprintf(os.Stderr, "localnet: network local (12345) bootstrapped; data in %s\n", n.Dir)
+	fmt.Fprintf(os.Stderr, "localnet: network %s (%d) bootstrapped; data in %s\n", *network, n.NetworkID, n.Dir)
 	select {
 	case <-ctx.Done():
 		return n.Stop()

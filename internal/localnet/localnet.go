@@ -1,8 +1,13 @@
 // Package localnet runs a real single-node avalanchego network in-process,
-// on loopback, built from the avalanchego Go module: the `local` network
-// (id 12345) with sybil protection off, the index on, the C-chain as an
-// archive node with the tracer and warp APIs, zero block delay and short
+// on loopback, built from the avalanchego Go module: by default the `local`
+// network (id 12345) with sybil protection off, the index on, the C-chain as
+// an archive node with the tracer and warp APIs, zero block delay and short
 // staking durations.
+//
+// With Options.Custom it runs instead a custom network (id 88888 by
+// default, HRP "custom") whose only genesis validator is the node itself,
+// with sybil protection on: there the P-chain knows every subnet's and L1's
+// validators, so warp messages verify (see custom.go).
 package localnet
 
 import (
@@ -21,6 +26,7 @@ import (
 	"github.com/ava-labs/avalanchego/config"
 	"github.com/ava-labs/avalanchego/config/node"
 	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm"
+	"github.com/ava-labs/avalanchego/utils/constants"
 )
 
 // Options configure Start; zero values take the defaults.
@@ -31,6 +37,14 @@ type Options struct {
 	HTTPPort int
 	// LogLevel is avalanchego's level for <Dir>/logs (default info).
 	LogLevel string
+	// Custom runs a custom network whose only genesis validator is this
+	// node, with sybil protection on, instead of the local network. Its
+	// genesis and the node's keys are created in Dir on first start and
+	// reused after.
+	Custom bool
+	// NetworkID is the custom network's id (default CustomNetworkID). It
+	// must not be set without Custom.
+	NetworkID uint32
 }
 
 // Node is a running node.
@@ -39,6 +53,8 @@ type Node struct {
 	URL string
 	// Dir is the node's directory.
 	Dir string
+	// NetworkID is the network the node runs (12345 for the local network).
+	NetworkID uint32
 
 	app    app.App
 	exited chan struct{} // closed when the node has exited; then code is set
@@ -61,7 +77,26 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	args, err := nodeArgs(dir, opts.HTTPPort, opts.LogLevel)
+	networkArgs := []string{"--network-id=local", "--sybil-protection-enabled=false"}
+	networkID := constants.LocalID
+	switch {
+	case opts.Custom:
+		networkID = opts.NetworkID
+		if networkID == 0 {
+			networkID = CustomNetworkID
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		id, err := loadOrCreateCustom(dir, networkID)
+		if err != nil {
+			return nil, err
+		}
+		networkArgs = customArgs(networkID, id)
+	case opts.NetworkID != 0:
+		return nil, errors.New("localnet: Options.NetworkID is only for a custom network")
+	}
+	args, err := nodeArgs(dir, opts.HTTPPort, opts.LogLevel, networkArgs)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +113,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting node: %w", err)
 	}
-	n := &Node{Dir: dir, app: a, exited: make(chan struct{})}
+	n := &Node{Dir: dir, NetworkID: networkID, app: a, exited: make(chan struct{})}
 	a.Start()
 	go func() {
 		n.code = a.ExitCode()
@@ -106,9 +141,10 @@ func (n *Node) Stop() error {
 	return nil
 }
 
-// nodeArgs builds the avalanchego flags of the local network and writes the
-// C-chain config that enables archive mode, tracing and the warp API.
-func nodeArgs(dir string, httpPort int, logLevel string) ([]string, error) {
+// nodeArgs builds the avalanchego flags of the network (networkArgs select
+// it) and writes the C-chain config that enables archive mode, tracing and
+// the warp API.
+func nodeArgs(dir string, httpPort int, logLevel string, networkArgs []string) ([]string, error) {
 	chainDir := filepath.Join(dir, "configs", "chains", "C")
 	if err := os.MkdirAll(chainDir, 0o755); err != nil {
 		return nil, err
@@ -127,9 +163,7 @@ func nodeArgs(dir string, httpPort int, logLevel string) ([]string, error) {
 	if err := os.WriteFile(filepath.Join(chainDir, "config.json"), b, 0o644); err != nil {
 		return nil, err
 	}
-	return []string{
-		"--network-id=local",
-		"--sybil-protection-enabled=false",
+	return append(networkArgs,
 		"--http-host=127.0.0.1",
 		fmt.Sprintf("--http-port=%d", httpPort),
 		"--public-ip=127.0.0.1",
@@ -141,17 +175,17 @@ func nodeArgs(dir string, httpPort int, logLevel string) ([]string, error) {
 		"--proposervm-min-block-delay=0s",
 		"--min-stake-duration=5s",
 		"--uptime-requirement=0",
-		"--data-dir=" + dir,
-		"--chain-config-dir=" + filepath.Join(dir, "configs", "chains"),
-		"--log-dir=" + filepath.Join(dir, "logs"),
-		"--log-level=" + logLevel,
+		"--data-dir="+dir,
+		"--chain-config-dir="+filepath.Join(dir, "configs", "chains"),
+		"--log-dir="+filepath.Join(dir, "logs"),
+		"--log-level="+logLevel,
 		"--log-display-level=off",
 		// The C-chain writes its own log lines through the node logger's
 		// writer; keep them off stdout.
 		"--log-disable-display-plugin-logs=true",
-		"--process-context-file=" + filepath.Join(dir, "process.json"),
+		"--process-context-file="+filepath.Join(dir, "process.json"),
 		"--api-admin-enabled=false",
-	}, nil
+	), nil
 }
 
 // waitReady waits for the node to write its process context and report the

@@ -126,7 +126,7 @@ func TestProcessStartAndStop(t *testing.T) {
 			_ = p.stop(StopTimeout)
 		}
 	}()
-	n, err := describe(ctx, uri)
+	n, err := describe(ctx, uri, LocalNetworkID)
 	if err != nil {
 		t.Fatal(err)
 	}

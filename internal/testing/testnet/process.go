@@ -25,9 +25,10 @@ type process struct {
 const urlPrefix = "NODE_URL="
 
 // startProcess runs the localnet binary with a fresh temporary data directory
-// and waits until it prints its URL. On failure nothing is left running and
-// the directory is removed.
-func startProcess(ctx context.Context, bin string) (*process, string, error) {
+// and waits until it prints its URL. extraArgs are appended to its flags
+// (e.g. "--network", "custom"). On failure nothing is left running and the
+// directory is removed.
+func startProcess(ctx context.Context, bin string, extraArgs ...string) (*process, string, error) {
 	dir, err := os.MkdirTemp("", "avaindex-testnet-")
 	if err != nil {
 		return nil, "", err
@@ -52,7 +53,7 @@ func startProcess(ctx context.Context, bin string) (*process, string, error) {
 		return fail(err)
 	}
 
-	cmd := exec.Command(bin, "--dir", filepath.Join(dir, "node"), "--http-port", "0")
+	cmd := exec.Command(bin, append([]string{"--dir", filepath.Join(dir, "node"), "--http-port", "0"}, extraArgs...)...)
 	cmd.Stdout = pw
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = childAttrs()

@@ -68,6 +68,9 @@ const SkipMessage = "SKIP: needs the real local network; run without -short"
 type Network struct {
 	// URL is the node's HTTP API base, e.g. http://127.0.0.1:PORT.
 	URL string
+	// GenesisFile is the custom network's genesis file (avaindex needs it
+	// with --genesis-file); empty for the local network.
+	GenesisFile string
 	// NetworkID is the node's network id (12345).
 	NetworkID uint32
 	// HRP is the bech32 human-readable part of the network ("local").
@@ -183,6 +186,9 @@ func Main(m *testing.M) int {
 	if err := Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "testnet: stopping the local network:", err)
 	}
+	if err := stopCustom(); err != nil {
+		fmt.Fprintln(os.Stderr, "testnet: stopping the custom network:", err)
+	}
 	return code
 }
 
@@ -231,7 +237,7 @@ func launch() (*Network, *process, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	n, err := describe(ctx, uri)
+	n, err := describe(ctx, uri, LocalNetworkID)
 	if err != nil {
 		if stopErr := p.stop(StopTimeout); stopErr != nil {
 			err = fmt.Errorf("%w (and stopping it: %v)", err, stopErr)
@@ -242,7 +248,9 @@ func launch() (*Network, *process, error) {
 }
 
 // describe reads the network's parameters from the node at uri.
-func describe(ctx context.Context, uri string) (*Network, error) {
+// describe reads the Network of the node at uri, which must run network
+// wantID (the local network or the custom one).
+func describe(ctx context.Context, uri string, wantID uint32) (*Network, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return nil, fmt.Errorf("node URL %q: %w", uri, err)
@@ -267,13 +275,16 @@ func describe(ctx context.Context, uri string) (*Network, error) {
 	if n.NetworkID, err = infoClient.GetNetworkID(ctx); err != nil {
 		return nil, fmt.Errorf("info.getNetworkID: %w", err)
 	}
-	if n.NetworkID != LocalNetworkID {
-		return nil, fmt.Errorf("node runs network %d, want the local network %d", n.NetworkID, LocalNetworkID)
+	if n.NetworkID != wantID {
+		return nil, fmt.Errorf("node runs network %d, want network %d", n.NetworkID, wantID)
 	}
 	n.HRP = constants.GetHRP(n.NetworkID)
 	n.Address = n.FormatAddress("", n.Addr)
-	if n.Address != LocalAddress {
+	if n.NetworkID == LocalNetworkID && n.Address != LocalAddress {
 		return nil, fmt.Errorf("local key address is %s, want %s", n.Address, LocalAddress)
+	}
+	if n.NetworkID == CustomNetworkID && n.HRP != CustomHRP {
+		return nil, fmt.Errorf("network %d has HRP %q, want %q", n.NetworkID, n.HRP, CustomHRP)
 	}
 	if n.EthAddr != common.HexToAddress(LocalEthAddress) {
 		return nil, fmt.Errorf("local key EVM address is %s, want %s", n.EthAddr, LocalEthAddress)
