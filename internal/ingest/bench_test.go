@@ -9,15 +9,19 @@ import (
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/crypto/secp256k1"
 	"github.com/ava-labs/avalanchego/utils/units"
+	avmblock "github.com/ava-labs/avalanchego/vms/avm/block"
+	avmtxs "github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm/block"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // pChain builds n consecutive BanffStandardBlocks from height 1, each with
@@ -119,5 +123,105 @@ func TestPChainFixture(t *testing.T) {
 			t.Errorf("block %d = %s with %d txs", i+1, pb.Type, len(pb.Txs))
 		}
 		parent = pb.ID
+	}
+}
+
+// xChain builds n consecutive X-chain StandardBlocks from height 1, each
+// with one signed BaseTx spending the previous tx's output, with
+// avalanchego's avm types and codec.
+func xChain(tb testing.TB, n int) [][]byte {
+	tb.Helper()
+	key, err := secp256k1.NewPrivateKey()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	owner := secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{key.Address()}}
+	avaxID := ids.GenerateTestID()
+	prevOut := avax.UTXOID{TxID: ids.GenerateTestID()}
+	amount := uint64(1_000_000 * units.Avax)
+	parent := ids.GenerateTestID()
+	start := time.Unix(1_700_000_000, 0)
+	codec := builder.Parser.Codec()
+	out := make([][]byte, n)
+	for i := range n {
+		amount -= units.MilliAvax
+		tx := &avmtxs.Tx{Unsigned: &avmtxs.BaseTx{BaseTx: avax.BaseTx{
+			NetworkID:    constants.LocalID,
+			BlockchainID: ids.GenerateTestID(),
+			Ins: []*avax.TransferableInput{{
+				UTXOID: prevOut,
+				Asset:  avax.Asset{ID: avaxID},
+				In:     &secp256k1fx.TransferInput{Amt: amount + units.MilliAvax, Input: secp256k1fx.Input{SigIndices: []uint32{0}}},
+			}},
+			Outs: []*avax.TransferableOutput{{
+				Asset: avax.Asset{ID: avaxID},
+				Out:   &secp256k1fx.TransferOutput{Amt: amount, OutputOwners: owner},
+			}},
+		}}}
+		if err := tx.SignSECP256K1Fx(codec, [][]*secp256k1.PrivateKey{{key}}); err != nil {
+			tb.Fatal(err)
+		}
+		blk, err := avmblock.NewStandardBlock(parent, uint64(i+1), start.Add(time.Duration(i)*time.Second), []*avmtxs.Tx{tx}, codec)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[i] = blk.Bytes()
+		parent = blk.ID()
+		prevOut = avax.UTXOID{TxID: tx.ID(), OutputIndex: 0}
+	}
+	return out
+}
+
+// BenchmarkIngestX is BenchmarkIngestP for the X-chain.
+func BenchmarkIngestX(b *testing.B) {
+	const batch = 256
+	dbtest.Run(b, func(b *testing.B, dsn string) {
+		ctx := context.Background()
+		raw := xChain(b, b.N)
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		b.ResetTimer()
+		txCount := 0
+		for from := 0; from < len(raw); from += batch {
+			to := min(from+batch, len(raw))
+			blocks := make([]*internal.XBlock, 0, to-from)
+			for i := from; i < to; i++ {
+				xb, err := xchain.Decode(uint64(i+1), raw[i])
+				if err != nil {
+					b.Fatal(err)
+				}
+				txCount += len(xb.Txs)
+				blocks = append(blocks, xb)
+			}
+			if err := st.ApplyXBlocks(ctx, blocks); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		secs := b.Elapsed().Seconds()
+		b.ReportMetric(float64(b.N)/secs, "blocks/s")
+		b.ReportMetric(float64(txCount)/secs, "txs/s")
+	})
+}
+
+// TestXChainFixture checks the X benchmark's blocks decode as a chain.
+func TestXChainFixture(t *testing.T) {
+	raw := xChain(t, 3)
+	var parent ids.ID
+	for i, b := range raw {
+		xb, err := xchain.Decode(uint64(i+1), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && xb.ParentID != parent {
+			t.Errorf("block %d parent %s, want %s", i+1, xb.ParentID, parent)
+		}
+		if len(xb.Txs) != 1 || xb.Txs[0].Type != "BaseTx" {
+			t.Errorf("block %d has txs %+v", i+1, xb.Txs)
+		}
+		parent = xb.ID
 	}
 }
