@@ -25,6 +25,11 @@ import (
 	"github.com/avaindex/avaindex/internal/store"
 )
 
+// MaxRequestBytes bounds a JSON-RPC request body. The node sets no bound;
+// avaindex does, so that no request can make it buffer without limit. The
+// largest real requests (getBalance with many addresses) are far smaller.
+const MaxRequestBytes = 16 << 20
+
 // newServer returns a JSON-RPC server that decodes requests as the node
 // does: method names with a lowercase first letter, and the node's message
 // for arguments that do not decode.
@@ -36,7 +41,10 @@ func newServer(service any, name string) (http.Handler, error) {
 	if err := s.RegisterService(service, name); err != nil {
 		return nil, fmt.Errorf("registering %s service: %w", name, err)
 	}
-	return s, nil
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
+		s.ServeHTTP(w, r)
+	}), nil
 }
 
 // NewPlatformHandler returns the handler of /ext/bc/P. upstream is asked
