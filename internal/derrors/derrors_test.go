@@ -1,0 +1,59 @@
+package derrors
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+func TestToStatus(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, http.StatusOK},
+		{fmt.Errorf("pageSize: %w", InvalidArgument), http.StatusBadRequest},
+		{Invalid("pageSize must be between 1 and 100"), http.StatusBadRequest},
+		{Unauthenticated, http.StatusUnauthorized},
+		{PermissionDenied, http.StatusForbidden},
+		{fmt.Errorf("a: %w", fmt.Errorf("b: %w", NotFound)), http.StatusNotFound},
+		{Missing("block %s", "x"), http.StatusNotFound},
+		{ResourceExhausted, http.StatusTooManyRequests},
+		{BadGateway, http.StatusBadGateway},
+		{fmt.Errorf("node: %w: dial refused", Unavailable), http.StatusServiceUnavailable},
+		{errors.New("disk on fire"), http.StatusInternalServerError},
+	} {
+		if got := ToStatus(tc.err); got != tc.want {
+			t.Errorf("ToStatus(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestClientMessage(t *testing.T) {
+	err := fmt.Errorf("handler: %w", Invalid("network must be one of %s", "local, testnet"))
+	if msg, ok := ClientMessage(err); !ok || msg != "network must be one of local, testnet" {
+		t.Errorf("ClientMessage = %q, %t", msg, ok)
+	}
+	if msg, ok := ClientMessage(fmt.Errorf("store: %w", NotFound)); ok {
+		t.Errorf("an internal error produced a client message %q", msg)
+	}
+}
+
+func TestWrap(t *testing.T) {
+	f := func() (err error) {
+		defer Wrap(&err, "store.Get(%d)", 7)
+		return NotFound
+	}
+	err := f()
+	if err.Error() != "store.Get(7): not found" || !errors.Is(err, NotFound) {
+		t.Errorf("Wrap gave %v", err)
+	}
+	g := func() (err error) {
+		defer Wrap(&err, "nothing")
+		return nil
+	}
+	if err := g(); err != nil {
+		t.Errorf("Wrap of nil gave %v", err)
+	}
+}
