@@ -70,14 +70,18 @@ func pChain(tb testing.TB, n int) [][]byte {
 	return out
 }
 
-// BenchmarkIngestP measures what the indexer does per block once the bytes
-// are fetched: decode with avalanchego's codec and write (blocks, txs,
-// derived state and cursor) in batches of 256 in one transaction each.
-func BenchmarkIngestP(b *testing.B) {
+// benchIngest measures what the indexer does per block once the bytes are
+// fetched: decode with avalanchego's codec and write (blocks, txs, derived
+// state and cursor) in batches of 256, one transaction each. gen makes the
+// chain's raw blocks from height 1; decode returns a block and its tx count.
+func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
+	decode func(height uint64, raw []byte) (B, int, error),
+	apply func(context.Context, store.Store, []B) error,
+) {
 	const batch = 256
 	dbtest.Run(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
-		raw := pChain(b, b.N)
+		raw := gen(b, b.N)
 		st, err := store.Open(ctx, dsn)
 		if err != nil {
 			b.Fatal(err)
@@ -87,16 +91,16 @@ func BenchmarkIngestP(b *testing.B) {
 		txCount := 0
 		for from := 0; from < len(raw); from += batch {
 			to := min(from+batch, len(raw))
-			blocks := make([]*internal.PBlock, 0, to-from)
+			blocks := make([]B, 0, to-from)
 			for i := from; i < to; i++ {
-				pb, err := pchain.Decode(uint64(i+1), raw[i])
+				blk, n, err := decode(uint64(i+1), raw[i])
 				if err != nil {
 					b.Fatal(err)
 				}
-				txCount += len(pb.Txs)
-				blocks = append(blocks, pb)
+				txCount += n
+				blocks = append(blocks, blk)
 			}
-			if err := st.ApplyPBlocks(ctx, blocks); err != nil {
+			if err := apply(ctx, st, blocks); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -105,6 +109,34 @@ func BenchmarkIngestP(b *testing.B) {
 		b.ReportMetric(float64(b.N)/secs, "blocks/s")
 		b.ReportMetric(float64(txCount)/secs, "txs/s")
 	})
+}
+
+func BenchmarkIngestP(b *testing.B) {
+	benchIngest(b, pChain,
+		func(h uint64, raw []byte) (*internal.PBlock, int, error) {
+			blk, err := pchain.Decode(h, raw)
+			if err != nil {
+				return nil, 0, err
+			}
+			return blk, len(blk.Txs), nil
+		},
+		func(ctx context.Context, st store.Store, bs []*internal.PBlock) error {
+			return st.ApplyPBlocks(ctx, bs)
+		})
+}
+
+func BenchmarkIngestX(b *testing.B) {
+	benchIngest(b, xChain,
+		func(h uint64, raw []byte) (*internal.XBlock, int, error) {
+			blk, err := xchain.Decode(h, raw)
+			if err != nil {
+				return nil, 0, err
+			}
+			return blk, len(blk.Txs), nil
+		},
+		func(ctx context.Context, st store.Store, bs []*internal.XBlock) error {
+			return st.ApplyXBlocks(ctx, bs)
+		})
 }
 
 // TestPChainFixture checks the benchmark's blocks decode as a chain.
@@ -170,41 +202,6 @@ func xChain(tb testing.TB, n int) [][]byte {
 		prevOut = avax.UTXOID{TxID: tx.ID(), OutputIndex: 0}
 	}
 	return out
-}
-
-// BenchmarkIngestX is BenchmarkIngestP for the X-chain.
-func BenchmarkIngestX(b *testing.B) {
-	const batch = 256
-	dbtest.Run(b, func(b *testing.B, dsn string) {
-		ctx := context.Background()
-		raw := xChain(b, b.N)
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer st.Close()
-		b.ResetTimer()
-		txCount := 0
-		for from := 0; from < len(raw); from += batch {
-			to := min(from+batch, len(raw))
-			blocks := make([]*internal.XBlock, 0, to-from)
-			for i := from; i < to; i++ {
-				xb, err := xchain.Decode(uint64(i+1), raw[i])
-				if err != nil {
-					b.Fatal(err)
-				}
-				txCount += len(xb.Txs)
-				blocks = append(blocks, xb)
-			}
-			if err := st.ApplyXBlocks(ctx, blocks); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.StopTimer()
-		secs := b.Elapsed().Seconds()
-		b.ReportMetric(float64(b.N)/secs, "blocks/s")
-		b.ReportMetric(float64(txCount)/secs, "txs/s")
-	})
 }
 
 // TestXChainFixture checks the X benchmark's blocks decode as a chain.
