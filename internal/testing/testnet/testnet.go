@@ -15,11 +15,11 @@ package testnet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -156,7 +156,13 @@ func (n *Network) EthClient(ctx context.Context) (*ethclient.Client, error) {
 	return ethclient.DialContext(ctx, n.EthRPCURL())
 }
 
-var shared struct {
+// lazyNetwork is a network started on first use, once per test process,
+// and stopped by Main.
+type lazyNetwork struct {
+	name   string   // for messages: "local", "custom"
+	wantID uint32   // the network id the node must run
+	args   []string // extra localnet flags
+
 	mu      sync.Mutex
 	started bool
 	net     *Network
@@ -164,66 +170,56 @@ var shared struct {
 	err     error
 }
 
-// Get returns the process's local network, starting it on first use. It
-// fails the test if the network cannot be started, and skips the test (with
-// [SkipMessage]) when testing.Short() is set.
-func Get(t testing.TB) *Network {
+var (
+	local  = &lazyNetwork{name: "local", wantID: LocalNetworkID}
+	custom = &lazyNetwork{name: "custom", wantID: CustomNetworkID,
+		args: []string{"--network", "custom", "--network-id", fmt.Sprint(CustomNetworkID)}}
+)
+
+// get returns the network, starting it on first use; it fails the test if
+// the network cannot be started and skips it in -short mode.
+func (l *lazyNetwork) get(t testing.TB) *Network {
 	t.Helper()
 	if testing.Short() {
 		t.Skip(SkipMessage)
 	}
-	n, err := start()
+	n, err := l.start()
 	if err != nil {
-		t.Fatalf("testnet: the real local network is not available: %v", err)
+		t.Fatalf("testnet: the real %s network is not available: %v", l.name, err)
 	}
 	return n
 }
 
-// Main runs the tests and then stops the node, if one was started, and
-// removes its data. Use it from TestMain: os.Exit(testnet.Main(m)).
-func Main(m *testing.M) int {
-	code := m.Run()
-	if err := Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "testnet: stopping the local network:", err)
+// start starts the network once per process and remembers the outcome, so a
+// failed start fails every later get quickly with the same error.
+func (l *lazyNetwork) start() (*Network, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.started {
+		return l.net, l.err
 	}
-	if err := stopCustom(); err != nil {
-		fmt.Fprintln(os.Stderr, "testnet: stopping the custom network:", err)
-	}
-	return code
+	l.started = true
+	l.net, l.proc, l.err = l.launch()
+	return l.net, l.err
 }
 
-// Stop stops the node if it is running. Main calls it; later calls to Get
-// fail.
-func Stop() error {
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	p := shared.proc
-	shared.proc = nil
-	shared.net = nil
-	if shared.err == nil {
-		shared.err = errors.New("the local network was stopped")
+// stop stops the node if it is running and removes its data; later calls
+// to get fail.
+func (l *lazyNetwork) stop() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.proc
+	l.proc, l.net, l.started = nil, nil, true
+	if l.err == nil {
+		l.err = fmt.Errorf("the %s network was stopped", l.name)
 	}
-	shared.started = true
 	if p == nil {
 		return nil
 	}
 	return p.stop(StopTimeout)
 }
 
-// start starts the network once per process and remembers the outcome, so a
-// failed start fails every later Get quickly with the same error.
-func start() (*Network, error) {
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if shared.started {
-		return shared.net, shared.err
-	}
-	shared.started = true
-	shared.net, shared.proc, shared.err = launch()
-	return shared.net, shared.err
-}
-
-func launch() (*Network, *process, error) {
+func (l *lazyNetwork) launch() (*Network, *process, error) {
 	buildCtx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 	bin, err := localnetBinary(buildCtx)
 	cancel()
@@ -233,21 +229,44 @@ func launch() (*Network, *process, error) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
 	defer cancel()
-	p, uri, err := startProcess(ctx, bin)
+	p, uri, err := startProcess(ctx, bin, l.args...)
 	if err != nil {
 		return nil, nil, err
 	}
-	n, err := describe(ctx, uri, LocalNetworkID)
+	n, err := describe(ctx, uri, l.wantID)
 	if err != nil {
 		if stopErr := p.stop(StopTimeout); stopErr != nil {
 			err = fmt.Errorf("%w (and stopping it: %v)", err, stopErr)
 		}
 		return nil, nil, err
 	}
+	if l.wantID == CustomNetworkID {
+		n.GenesisFile = filepath.Join(p.dir, "node", "genesis.json")
+	}
 	return n, p, nil
 }
 
-// describe reads the network's parameters from the node at uri.
+// Get returns the process's local network, starting it on first use. It
+// fails the test if the network cannot be started, and skips the test (with
+// [SkipMessage]) when testing.Short() is set.
+func Get(t testing.TB) *Network { return local.get(t) }
+
+// Main runs the tests and then stops the networks that were started and
+// removes their data. Use it from TestMain: os.Exit(testnet.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	for _, l := range []*lazyNetwork{local, custom} {
+		if err := l.stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "testnet: stopping the %s network: %v\n", l.name, err)
+		}
+	}
+	return code
+}
+
+// Stop stops the local network's node if it is running. Main calls it;
+// later calls to Get fail.
+func Stop() error { return local.stop() }
+
 // describe reads the Network of the node at uri, which must run network
 // wantID (the local network or the custom one).
 func describe(ctx context.Context, uri string, wantID uint32) (*Network, error) {
