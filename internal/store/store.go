@@ -22,6 +22,8 @@ type Store interface {
 	StakerStore
 	XStore
 	CStore
+	XUTXOStore
+	AtomicStore
 
 	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
 	// transactions and moves the P-chain cursor to the last height, all in

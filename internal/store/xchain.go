@@ -34,7 +34,9 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlock) 
 			rows[i].txs = append(rows[i].txs, txRow{id: t.ID, typ: t.Type, bytes: t.Bytes})
 		}
 	}
-	return s.applyBlocks(ctx, xTables, rows, nil)
+	return s.applyBlocks(ctx, xTables, rows, func(tx *database.DB) error {
+		return applyXUTXOs(ctx, tx, blocks)
+	})
 }
 
 func (s *sqlStore) XBlockByHeight(ctx context.Context, height uint64) (_ *internal.XBlock, err error) {
@@ -136,6 +138,9 @@ func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) 
 					return fmt.Errorf("atomic tx %x is stored at block %d, not %d", r[0], h, r[1])
 				}
 			}
+		}
+		if err := applyCAtomic(ctx, tx, blocks); err != nil {
+			return err
 		}
 		return moveCursor(ctx, tx, internal.CChain, last, blocks[len(blocks)-1].Hash)
 	})

@@ -1,0 +1,393 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm/atomic"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/hashing"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
+)
+
+// AtomicStore reads the atomic UTXOs that move between the P-, X- and
+// C-chains through shared memory.
+//
+// An export (a P or X ExportTx's exported outputs, a C ExportTx's outputs)
+// is stored with the exporting chain's UTXOs; the import that takes it out
+// of the destination chain's shared memory marks it consumed. The chains
+// are indexed concurrently, so either may be applied first: an import is
+// also kept with the importing chain (p_, x_, c_imported_utxos), and an
+// export that arrives after its import is marked when it is stored.
+type AtomicStore interface {
+	// AtomicUTXOs returns the exported UTXOs still in the shared memory of
+	// destination (exported to it and not imported yet, as far as indexed)
+	// that have any of addrs among their owners, each once, ordered by id.
+	AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) ([]*AtomicUTXO, error)
+	// ExportedUTXO returns the exported UTXO with id, from whichever chain
+	// exported it; derrors.NotFound when none is stored.
+	ExportedUTXO(ctx context.Context, id ids.ID) (*AtomicUTXO, error)
+}
+
+// AtomicUTXO is one UTXO a chain exported.
+type AtomicUTXO struct {
+	ID ids.ID
+	// Source is the exporting chain.
+	Source internal.Chain
+	// Destination is the chain whose shared memory it was put into.
+	Destination ids.ID
+	TxID        ids.ID
+	OutputIndex uint32
+	AssetID     ids.ID
+	Amount      uint64
+	// Bytes is the avax.UTXO in the exporting chain's encoding: what its
+	// ExportTx put into shared memory.
+	Bytes         []byte
+	CreatedHeight uint64
+	// ConsumedTxID is the import on Destination that consumed it, and
+	// ConsumedHeight that import's height there; ids.Empty while it is in
+	// shared memory.
+	ConsumedTxID   ids.ID
+	ConsumedHeight uint64
+}
+
+// Consumed reports whether an import consumed u.
+func (u *AtomicUTXO) Consumed() bool { return u.ConsumedTxID != ids.Empty }
+
+// exportTables are the tables that hold exported UTXOs, with the condition
+// that selects the exported ones and their owners' table.
+var exportTables = []struct {
+	chain   internal.Chain
+	table   string
+	where   string
+	address string
+}{
+	{internal.PChain, "p_utxos", "kind = 'exported'", "p_utxo_addresses"},
+	{internal.XChain, "x_utxos", "kind = 'exported'", "x_utxo_addresses"},
+	{internal.CChain, "c_atomic_utxos", "1 = 1", "c_atomic_utxo_addresses"},
+}
+
+// importTables are the tables that record imports, one per importing chain.
+var importTables = []string{"p_imported_utxos", "x_imported_utxos", "c_imported_utxos"}
+
+// position is where an import sits on its chain.
+
+type atomicImport struct {
+	id  ids.ID
+	pos position
+}
+
+// atomicLockKey names PostgreSQL's transaction-level advisory lock that
+// serializes the matching of exports and imports between the chains'
+// concurrent transactions (SQLite runs one write transaction at a time).
+// Each side writes its own rows first and matches under the lock, so
+// whichever of an export and its import commits second sees the other.
+const atomicLockKey = 0x61766169_61746f6d
+
+func lockAtomic(ctx context.Context, tx *database.DB) error {
+	if tx.Dialect() != database.Postgres {
+		return nil
+	}
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(?)", int64(atomicLockKey))
+	return err
+}
+
+// matchAtomic marks consumed the exports that imports consume, and the
+// exports exported whose imports are already stored. Both are idempotent.
+func matchAtomic(ctx context.Context, tx *database.DB, imports []atomicImport, exported []ids.ID) error {
+	if len(imports) == 0 && len(exported) == 0 {
+		return nil
+	}
+	if err := lockAtomic(ctx, tx); err != nil {
+		return err
+	}
+	found, err := storedImports(ctx, tx, exported)
+	if err != nil {
+		return err
+	}
+	return markImported(ctx, tx, append(imports, found...))
+}
+
+// markImported sets the consumed_* columns of the exports that imps
+// consume, wherever they are stored.
+func markImported(ctx context.Context, tx *database.DB, imps []atomicImport) error {
+	for _, im := range imps {
+		for _, t := range exportTables {
+			if _, err := tx.Exec(ctx, `UPDATE `+t.table+` SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
+				WHERE id = ? AND `+t.where,
+				im.pos.txID[:], int64(im.pos.height), im.pos.idx, im.pos.time, im.id[:]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// storedImports returns the stored imports of any chain that consume the
+// UTXOs ids.
+func storedImports(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) ([]atomicImport, error) {
+	var out []atomicImport
+	for start := 0; start < len(utxoIDs); start += maxInList {
+		chunk := utxoIDs[start:min(len(utxoIDs), start+maxInList)]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id[:]
+		}
+		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
+		for _, table := range importTables {
+			err := tx.RunQuery(ctx, "SELECT id, consumed_tx_id, consumed_height, consumed_idx, consumed_time FROM "+table+" WHERE id IN "+in,
+				func(r *sql.Rows) error {
+					var (
+						id, txID []byte
+						h        int64
+						im       atomicImport
+					)
+					if err := r.Scan(&id, &txID, &h, &im.pos.idx, &im.pos.time); err != nil {
+						return err
+					}
+					var err error
+					if im.id, err = ids.ToID(id); err != nil {
+						return err
+					}
+					if im.pos.txID, err = ids.ToID(txID); err != nil {
+						return err
+					}
+					im.pos.height = uint64(h)
+					out = append(out, im)
+					return nil
+				}, args...)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// applyPAtomic matches the P-chain's ImportTxs and ExportTxs of a batch
+// with the other chains' exports and imports (applyPUTXOs stored them).
+func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+	var (
+		imports  []atomicImport
+		exported []ids.ID
+	)
+	for _, b := range blocks {
+		for j, t := range b.Txs {
+			if t.Type != "ImportTx" && t.Type != "ExportTx" {
+				continue
+			}
+			if hashing.ComputeHash256Array(t.Bytes) != t.ID {
+				continue // not a platformvm tx's bytes (synthetic test blocks)
+			}
+			ptx, err := pchain.ParseTx(t.Bytes)
+			if err != nil {
+				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
+			}
+			eff, err := pchain.UTXOsOfTx(ptx)
+			if err != nil {
+				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
+			}
+			pos := position{txID: t.ID, height: b.Height, idx: j, time: unixSeconds(b.Timestamp)}
+			for _, in := range eff.Imported {
+				imports = append(imports, atomicImport{id: in.ID, pos: pos})
+			}
+			for _, p := range eff.Produced {
+				if p.Kind == pchain.KindExported {
+					exported = append(exported, p.ID())
+				}
+			}
+		}
+	}
+	return matchAtomic(ctx, tx, imports, exported)
+}
+
+var (
+	cAtomicUTXOColumns = []string{"id", "tx_id", "output_index", "peer_chain_id", "asset_id", "amount", "locktime",
+		"threshold", "bytes", "created_tx_id", "created_height", "created_idx", "created_time"}
+	importedUTXOColumns = []string{"id", "source_chain_id", "tx_id", "output_index", "asset_id", "amount",
+		"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
+)
+
+// applyCAtomic derives from a batch of C-chain blocks the UTXOs their
+// ExportTxs put into shared memory (output i of export tx t is the UTXO
+// (t, i), as coreth's AtomicOps makes it) and the UTXOs their ImportTxs
+// consume, and matches both with the other chains' imports and exports.
+func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBlock) error {
+	var (
+		utxoRows, addrRows, importRows [][]any
+		imports                        []atomicImport
+		exported                       []ids.ID
+	)
+	for _, b := range blocks {
+		ts := unixSeconds(b.Timestamp)
+		for j, t := range b.AtomicTxs {
+			if hashing.ComputeHash256Array(t.Bytes) != t.ID {
+				continue // not an atomic tx's bytes (synthetic test blocks)
+			}
+			atx, err := atomic.ExtractAtomicTx(t.Bytes, atomic.Codec)
+			if err != nil {
+				return fmt.Errorf("C-chain block %d atomic tx %s: %w", b.Height, t.ID, err)
+			}
+			pos := position{txID: t.ID, height: b.Height, idx: j, time: ts}
+			switch u := atx.UnsignedAtomicTx.(type) {
+			case *atomic.UnsignedExportTx:
+				for i, o := range u.ExportedOutputs {
+					if o == nil || o.Out == nil {
+						return fmt.Errorf("C-chain export %s output %d is nil", t.ID, i)
+					}
+					utxo := &avax.UTXO{
+						UTXOID: avax.UTXOID{TxID: t.ID, OutputIndex: uint32(i)},
+						Asset:  avax.Asset{ID: o.AssetID()},
+						Out:    o.Out,
+					}
+					ub, err := atomic.Codec.Marshal(atomic.CodecVersion, utxo)
+					if err != nil {
+						return fmt.Errorf("encoding C-chain export %s output %d: %w", t.ID, i, err)
+					}
+					var owners secp256k1fx.OutputOwners
+					var amount uint64
+					if to, ok := o.Out.(*secp256k1fx.TransferOutput); ok {
+						owners, amount = to.OutputOwners, to.Amt
+					} else if a, ok := o.Out.(avax.Amounter); ok {
+						amount = a.Amount()
+					}
+					id := utxo.InputID()
+					asset := o.AssetID()
+					utxoRows = append(utxoRows, []any{id[:], t.ID[:], int64(i), u.DestinationChain[:], asset[:], int64(amount),
+						int64(owners.Locktime), int64(owners.Threshold), ub, t.ID[:], int64(b.Height), j, ts})
+					for _, a := range owners.Addrs {
+						addrRows = append(addrRows, []any{a[:], id[:]})
+					}
+					exported = append(exported, id)
+				}
+			case *atomic.UnsignedImportTx:
+				for i, in := range u.ImportedInputs {
+					if in == nil || in.In == nil {
+						return fmt.Errorf("C-chain import %s input %d is nil", t.ID, i)
+					}
+					id := in.InputID()
+					asset := in.AssetID()
+					importRows = append(importRows, []any{id[:], u.SourceChain[:], in.TxID[:], int64(in.OutputIndex), asset[:],
+						int64(in.In.Amount()), t.ID[:], int64(b.Height), j, ts})
+					imports = append(imports, atomicImport{id: id, pos: pos})
+				}
+			default:
+				return fmt.Errorf("C-chain atomic tx %s has unknown type %T", t.ID, atx.UnsignedAtomicTx)
+			}
+		}
+	}
+	if _, err := tx.BulkInsert(ctx, "c_atomic_utxos", cAtomicUTXOColumns, utxoRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if _, err := tx.BulkInsert(ctx, "c_atomic_utxo_addresses", addressColumns, addrRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if _, err := tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, importRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	return matchAtomic(ctx, tx, imports, exported)
+}
+
+// addressColumns are the columns of every *_addresses table.
+var addressColumns = []string{"address", "utxo_id"}
+
+const atomicSelect = `SELECT id, tx_id, output_index, peer_chain_id, asset_id, amount, bytes, created_height,
+	consumed_tx_id, consumed_height FROM `
+
+func scanAtomic(chain internal.Chain) func(r *sql.Rows) (*AtomicUTXO, error) {
+	return func(r *sql.Rows) (*AtomicUTXO, error) {
+		var (
+			id, txID, peer, asset, consumed []byte
+			oi, amount, created             int64
+			consumedHeight                  sql.NullInt64
+			u                               = AtomicUTXO{Source: chain}
+		)
+		if err := r.Scan(&id, &txID, &oi, &peer, &asset, &amount, &u.Bytes, &created, &consumed, &consumedHeight); err != nil {
+			return nil, err
+		}
+		var err error
+		for _, f := range []struct {
+			dst *ids.ID
+			src []byte
+		}{{&u.ID, id}, {&u.TxID, txID}, {&u.Destination, peer}, {&u.AssetID, asset}} {
+			if *f.dst, err = ids.ToID(f.src); err != nil {
+				return nil, err
+			}
+		}
+		if consumed != nil {
+			if u.ConsumedTxID, err = ids.ToID(consumed); err != nil {
+				return nil, err
+			}
+			u.ConsumedHeight = uint64(consumedHeight.Int64)
+		}
+		u.OutputIndex = uint32(oi)
+		u.Amount = uint64(amount)
+		u.CreatedHeight = uint64(created)
+		u.Bytes = nonNil(u.Bytes)
+		return &u, nil
+	}
+}
+
+func (s *sqlStore) AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) (_ []*AtomicUTXO, err error) {
+	defer derrors.Wrap(&err, "store.AtomicUTXOs(%s, %d addresses)", destination, len(addrs))
+	seen := map[ids.ID]bool{}
+	var out []*AtomicUTXO
+	for start := 0; start < len(addrs); start += maxInList {
+		chunk := addrs[start:min(len(addrs), start+maxInList)]
+		args := []any{destination[:]}
+		for _, a := range chunk {
+			args = append(args, a[:])
+		}
+		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
+		for _, t := range exportTables {
+			scan := scanAtomic(t.chain)
+			q := atomicSelect + t.table + " u WHERE " + t.where + ` AND peer_chain_id = ? AND consumed_tx_id IS NULL
+				AND EXISTS (SELECT 1 FROM ` + t.address + ` a WHERE a.utxo_id = u.id AND a.address IN ` + in + `)`
+			err := s.db.RunQuery(ctx, q, func(r *sql.Rows) error {
+				u, err := scan(r)
+				if err != nil {
+					return err
+				}
+				if !seen[u.ID] {
+					seen[u.ID] = true
+					out = append(out, u)
+				}
+				return nil
+			}, args...)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *AtomicUTXO) int { return a.ID.Compare(b.ID) })
+	return out, nil
+}
+
+func (s *sqlStore) ExportedUTXO(ctx context.Context, id ids.ID) (_ *AtomicUTXO, err error) {
+	defer derrors.Wrap(&err, "store.ExportedUTXO(%s)", id)
+	for _, t := range exportTables {
+		var got *AtomicUTXO
+		scan := scanAtomic(t.chain)
+		err := s.db.RunQuery(ctx, atomicSelect+t.table+" WHERE id = ? AND "+t.where, func(r *sql.Rows) error {
+			var err error
+			got, err = scan(r)
+			return err
+		}, id[:])
+		if err != nil {
+			return nil, err
+		}
+		if got != nil {
+			return got, nil
+		}
+	}
+	return nil, derrors.NotFound
+}

@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm/atomic"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/vms/avm/txs"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+var (
+	aPChain = ids.Empty
+	aXChain = uXID
+	aCChain = ids.ID{'c'}
+)
+
+func cTx(t testing.TB, u atomic.UnsignedAtomicTx) (internal.CAtomicTx, ids.ID) {
+	t.Helper()
+	tx := &atomic.Tx{UnsignedAtomicTx: u}
+	if err := tx.Sign(atomic.Codec, nil); err != nil {
+		t.Fatal(err)
+	}
+	typ := "ImportTx"
+	if _, ok := u.(*atomic.UnsignedExportTx); ok {
+		typ = "ExportTx"
+	}
+	return internal.CAtomicTx{ID: tx.ID(), Type: typ, Bytes: tx.SignedBytes()}, tx.ID()
+}
+
+// atomicScenario has every atomic movement between P, X and C: each chain
+// exports to each other chain it can, and each export is imported.
+type atomicScenario struct {
+	p []*internal.PBlock
+	x []*internal.XBlock
+	c []*internal.CBlock
+	// imported maps each export's UTXO id to its import and the import's
+	// height on the destination chain.
+	imported map[ids.ID]struct {
+		by     ids.ID
+		height uint64
+	}
+	// pending is an export nobody imports.
+	pending ids.ID
+}
+
+func newAtomicScenario(t testing.TB) *atomicScenario {
+	sc := &atomicScenario{imported: map[ids.ID]struct {
+		by     ids.ID
+		height uint64
+	}{}}
+	imp := func(id, by ids.ID, h uint64) {
+		sc.imported[id] = struct {
+			by     ids.ID
+			height uint64
+		}{by, h}
+	}
+
+	// P exports to X and to C (output index after its one regular output).
+	pToX := uTx(t, &ptxs.ExportTx{BaseTx: uBase([]*avax.TransferableInput{uIn(ids.ID{1}, 0, 100)}, uOut(50, uAddrA)),
+		DestinationChain: aXChain, ExportedOutputs: []*avax.TransferableOutput{uOut(40, uAddrA)}})
+	pToC := uTx(t, &ptxs.ExportTx{BaseTx: uBase([]*avax.TransferableInput{uIn(ids.ID{1}, 1, 100)}, uOut(50, uAddrA)),
+		DestinationChain: aCChain, ExportedOutputs: []*avax.TransferableOutput{uOut(30, uAddrB), uOut(20, uAddrB)}})
+	// X exports to P and to C; pending is an X export to C nobody imports.
+	xToP := xTx(t, &txs.ExportTx{BaseTx: xBase("e", []*avax.TransferableInput{xIn(ids.ID{2}, 0, uAsset, 100)}),
+		DestinationChain: aPChain, ExportedOuts: []*avax.TransferableOutput{xOut(uAsset, 25, uAddrA)}})
+	xToC := xTx(t, &txs.ExportTx{BaseTx: xBase("f", []*avax.TransferableInput{xIn(ids.ID{2}, 1, uAsset, 100)}),
+		DestinationChain: aCChain, ExportedOuts: []*avax.TransferableOutput{xOut(uAsset, 15, uAddrC), xOut(uAsset, 14, uAddrC)}})
+	// C exports to P and to X.
+	cToP, cToPID := cTx(t, &atomic.UnsignedExportTx{NetworkID: 12345, BlockchainID: aCChain, DestinationChain: aPChain,
+		ExportedOutputs: []*avax.TransferableOutput{uOut(11, uAddrA)}})
+	cToX, cToXID := cTx(t, &atomic.UnsignedExportTx{NetworkID: 12345, BlockchainID: aCChain, DestinationChain: aXChain,
+		ExportedOutputs: []*avax.TransferableOutput{uOut(12, uAddrC)}})
+
+	ein := func(txID ids.ID, idx uint32, amt uint64) *avax.TransferableInput { return uIn(txID, idx, amt) }
+	// Imports.
+	pFromX := uTx(t, &ptxs.ImportTx{BaseTx: uBase(nil, uOut(24, uAddrA)), SourceChain: aXChain,
+		ImportedInputs: []*avax.TransferableInput{ein(xToP.ID, 0, 25)}})
+	pFromC := uTx(t, &ptxs.ImportTx{BaseTx: uBase(nil, uOut(10, uAddrA)), SourceChain: aCChain,
+		ImportedInputs: []*avax.TransferableInput{ein(cToPID, 0, 11)}})
+	xFromP := xTx(t, &txs.ImportTx{BaseTx: xBase("i", nil, xOut(uAsset, 39, uAddrA)), SourceChain: aPChain,
+		ImportedIns: []*avax.TransferableInput{ein(pToX.ID(), 1, 40)}})
+	xFromC := xTx(t, &txs.ImportTx{BaseTx: xBase("j", nil, xOut(uAsset, 11, uAddrA)), SourceChain: aCChain,
+		ImportedIns: []*avax.TransferableInput{ein(cToXID, 0, 12)}})
+	evmOut := []atomic.EVMOutput{{Address: common.Address{1}, Amount: 1, AssetID: uAsset}}
+	cFromP, cFromPID := cTx(t, &atomic.UnsignedImportTx{NetworkID: 12345, BlockchainID: aCChain, SourceChain: aPChain,
+		ImportedInputs: []*avax.TransferableInput{ein(pToC.ID(), 1, 30), ein(pToC.ID(), 2, 20)}, Outs: evmOut})
+	cFromX, cFromXID := cTx(t, &atomic.UnsignedImportTx{NetworkID: 12345, BlockchainID: aCChain, SourceChain: aXChain,
+		ImportedInputs: []*avax.TransferableInput{ein(xToC.ID, 0, 15)}, Outs: evmOut})
+
+	pb := func(h uint64, tt ...*ptxs.Tx) *internal.PBlock {
+		b := &internal.PBlock{Height: h, ID: testID("ap", h), ParentID: testID("ap", h-1), Type: "BanffStandardBlock",
+			Timestamp: time.Unix(1_700_000_000+int64(h), 0), Bytes: []byte{byte(h)}}
+		for _, tx := range tt {
+			b.Txs = append(b.Txs, uPTx(tx))
+		}
+		return b
+	}
+	sc.p = []*internal.PBlock{pb(0), pb(1, pToX, pToC), pb(2, pFromX), pb(3, pFromC)}
+	sc.x = xBlocks("ax", nil, []internal.XTx{xToP, xToC}, []internal.XTx{xFromP}, []internal.XTx{xFromC})
+	cb := func(h uint64, tt ...internal.CAtomicTx) *internal.CBlock {
+		return &internal.CBlock{Height: h, Hash: testID("ac", h), Parent: testID("ac", h-1),
+			Timestamp: time.Unix(1_700_000_000+int64(h), 0), AtomicTxs: tt}
+	}
+	sc.c = []*internal.CBlock{cb(0), cb(1, cToP, cToX), cb(2), cb(3, cFromX, cFromP)}
+
+	imp(utxoKey(pToX.ID(), 1), xFromP.ID, 2)
+	imp(utxoKey(pToC.ID(), 1), cFromPID, 3)
+	imp(utxoKey(pToC.ID(), 2), cFromPID, 3)
+	imp(utxoKey(xToP.ID, 0), pFromX.ID(), 2)
+	imp(utxoKey(xToC.ID, 0), cFromXID, 3)
+	imp(utxoKey(cToPID, 0), pFromC.ID(), 3)
+	imp(utxoKey(cToXID, 0), xFromC.ID, 3)
+	sc.pending = utxoKey(xToC.ID, 1)
+	return sc
+}
+
+func (sc *atomicScenario) apply(t *testing.T, s Store, chain byte) {
+	t.Helper()
+	ctx := context.Background()
+	var err error
+	switch chain {
+	case 'P':
+		err = s.ApplyPBlocks(ctx, sc.p)
+	case 'X':
+		err = s.ApplyXBlocks(ctx, sc.x)
+	case 'C':
+		err = s.ApplyCBlocks(ctx, sc.c)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAtomicMovement applies the three chains in every order, and again:
+// each export ends marked consumed by its import, whichever came first.
+func TestAtomicMovement(t *testing.T) {
+	sc := newAtomicScenario(t)
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		for _, order := range []string{"PXC", "PCX", "XPC", "XCP", "CPX", "CXP"} {
+			t.Run(order, func(t *testing.T) {
+				s := openStore(t, dbtestFresh(t, dsn))
+				for _, chain := range order {
+					sc.apply(t, s, byte(chain))
+				}
+				sc.check(t, s)
+				// Re-applying, in the order, changes nothing.
+				for _, chain := range order {
+					sc.apply(t, s, byte(chain))
+				}
+				sc.check(t, s)
+			})
+		}
+	})
+}
+
+func (sc *atomicScenario) check(t *testing.T, s Store) {
+	t.Helper()
+	ctx := context.Background()
+	for id, want := range sc.imported {
+		u, err := s.ExportedUTXO(ctx, id)
+		if err != nil {
+			t.Fatalf("export %s: %v", id, err)
+		}
+		if u.ConsumedTxID != want.by || u.ConsumedHeight != want.height {
+			t.Errorf("export %s (from %s) consumed by %s at %d, want %s at %d",
+				id, u.Source, u.ConsumedTxID, u.ConsumedHeight, want.by, want.height)
+		}
+	}
+	left, err := s.AtomicUTXOs(ctx, aCChain, []ids.ShortID{uAddrC, uAddrA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].ID != sc.pending || left[0].Source != internal.XChain || left[0].Amount != 14 || left[0].Consumed() {
+		t.Errorf("atomic UTXOs left for C: %+v, want only %s", left, sc.pending)
+	}
+	for _, dest := range []ids.ID{aPChain, aXChain} {
+		if left, err := s.AtomicUTXOs(ctx, dest, []ids.ShortID{uAddrA, uAddrB, uAddrC}); err != nil || len(left) != 0 {
+			t.Errorf("atomic UTXOs left for %s: %+v, %v", dest, left, err)
+		}
+	}
+	// The X-chain's own set holds neither exports nor imports.
+	xs, err := s.XUTXOsOf(ctx, []ids.ShortID{uAddrA, uAddrC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(xs) != 2 {
+		t.Errorf("X UTXOs of A and C: %+v, want the two imports' outputs", xs)
+	}
+	if _, err := s.ExportedUTXO(ctx, ids.ID{7}); err == nil {
+		t.Error("ExportedUTXO of an unknown id succeeded")
+	}
+}
+
+// TestAtomicConcurrent applies the three chains at the same time, as the
+// service's followers do: the matching must not deadlock nor miss a pair.
+func TestAtomicConcurrent(t *testing.T) {
+	sc := newAtomicScenario(t)
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		for range 4 {
+			s := openStore(t, dbtestFresh(t, dsn))
+			errs := make(chan error, 3)
+			go func() { errs <- s.ApplyPBlocks(context.Background(), sc.p) }()
+			go func() { errs <- s.ApplyXBlocks(context.Background(), sc.x) }()
+			go func() { errs <- s.ApplyCBlocks(context.Background(), sc.c) }()
+			for range 3 {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			sc.check(t, s)
+		}
+	})
+}

@@ -1,0 +1,147 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/genesis"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/avm/txs"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/components/verify"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
+)
+
+// xTx builds a signed-less avm tx as the X-chain's blocks carry it.
+func xTx(t testing.TB, u txs.UnsignedTx) internal.XTx {
+	t.Helper()
+	tx := &txs.Tx{Unsigned: u}
+	if err := tx.Initialize(builder.Parser.Codec()); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("%T", tx.Unsigned)
+	return internal.XTx{ID: tx.ID(), Type: name[strings.LastIndex(name, ".")+1:], Bytes: tx.Bytes()}
+}
+
+func xBase(memo string, ins []*avax.TransferableInput, outs ...*avax.TransferableOutput) txs.BaseTx {
+	return txs.BaseTx{BaseTx: avax.BaseTx{NetworkID: 12345, BlockchainID: uXID, Ins: ins, Outs: outs, Memo: []byte(memo)}}
+}
+
+func xIn(txID ids.ID, idx uint32, asset ids.ID, amount uint64) *avax.TransferableInput {
+	return &avax.TransferableInput{UTXOID: avax.UTXOID{TxID: txID, OutputIndex: idx}, Asset: avax.Asset{ID: asset},
+		In: &secp256k1fx.TransferInput{Amt: amount, Input: secp256k1fx.Input{SigIndices: []uint32{0}}}}
+}
+
+func xOut(asset ids.ID, amount uint64, addrs ...ids.ShortID) *avax.TransferableOutput {
+	return &avax.TransferableOutput{Asset: avax.Asset{ID: asset},
+		Out: &secp256k1fx.TransferOutput{Amt: amount, OutputOwners: uOwners(addrs...)}}
+}
+
+func xBlocks(salt string, txsPerBlock ...[]internal.XTx) []*internal.XBlock {
+	var bs []*internal.XBlock
+	for h, ts := range txsPerBlock {
+		bs = append(bs, &internal.XBlock{
+			Height: uint64(h), ID: testID(salt, h), ParentID: testID(salt, h-1),
+			Timestamp: time.Unix(1_700_000_000+int64(h), 0), Bytes: []byte{byte(h)}, Txs: ts,
+		})
+	}
+	return bs
+}
+
+func utxoKey(txID ids.ID, idx uint32) ids.ID {
+	return (&avax.UTXOID{TxID: txID, OutputIndex: idx}).InputID()
+}
+
+// TestXUTXOLife follows X-chain UTXOs from the local network's genesis
+// through a BaseTx and a CreateAssetTx, with re-application.
+func TestXUTXOLife(t *testing.T) {
+	gb, avaxID, err := genesis.FromConfig(genesis.GetConfig(constants.LocalID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xChain, err := genesis.VMGenesis(gb, constants.AVMID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok, err := xchain.GenesisFor(xChain.ID())
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	gen := g.UTXOs[0]
+	holder := gen.Owners.Addrs[0]
+
+	base := xTx(t, &txs.BaseTx{BaseTx: xBase("b", []*avax.TransferableInput{xIn(gen.UTXO.TxID, gen.UTXO.OutputIndex, avaxID, gen.Amount)},
+		xOut(avaxID, 5, uAddrA), xOut(avaxID, gen.Amount-6, holder)).BaseTx})
+	create := xTx(t, &txs.CreateAssetTx{
+		BaseTx: xBase("c", []*avax.TransferableInput{xIn(base.ID, 1, avaxID, gen.Amount-6)}, xOut(avaxID, gen.Amount-7, holder)),
+		Name:   "Test", Symbol: "TST",
+		States: []*txs.InitialState{{FxIndex: 0, Outs: []verify.State{
+			&secp256k1fx.TransferOutput{Amt: 1000, OutputOwners: uOwners(uAddrA)},
+			&secp256k1fx.MintOutput{OutputOwners: uOwners(holder)},
+		}}},
+	})
+	bs := xBlocks("xl", nil, []internal.XTx{base}, []internal.XTx{create})
+
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		nb, _ := json.Marshal(internal.Network{ID: constants.LocalID, XChainID: xChain.ID()})
+		if err := s.PutSettingIfAbsent(ctx, NetworkSetting, nb); err != nil {
+			t.Fatal(err)
+		}
+		for _, batch := range [][]*internal.XBlock{bs[:2], bs[:2], bs[1:], bs} {
+			if err := s.ApplyXBlocks(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.XUTXO(ctx, gen.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ConsumedTxID != base.ID || got.ConsumedHeight != 1 || got.CreatedHeight != 0 || got.Kind != xchain.KindRegular {
+			t.Errorf("genesis UTXO = %+v", got)
+		}
+		us, err := s.XUTXOsOf(ctx, []ids.ShortID{uAddrA})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[ids.ID]uint64{utxoKey(base.ID, 0): 5, utxoKey(create.ID, 1): 1000}
+		if len(us) != len(want) {
+			t.Fatalf("UTXOs of A: %+v, want %v", us, want)
+		}
+		for _, u := range us {
+			if want[u.ID] != u.Amount {
+				t.Errorf("UTXO %s of A: amount %d, want %d", u.ID, u.Amount, want[u.ID])
+			}
+			p, err := xchain.ParseUTXO(u.Bytes)
+			if err != nil || p.ID() != u.ID {
+				t.Errorf("UTXO %s bytes do not decode to it: %v", u.ID, err)
+			}
+		}
+		mine, err := s.XUTXOsOf(ctx, []ids.ShortID{holder, holder})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[ids.ID]string{}
+		for _, u := range mine {
+			kinds[u.ID] = u.Kind
+		}
+		if kinds[utxoKey(create.ID, 0)] != xchain.KindRegular || kinds[utxoKey(create.ID, 2)] != xchain.KindOther ||
+			kinds[utxoKey(base.ID, 1)] != "" || kinds[gen.ID()] != "" {
+			t.Errorf("holder's UTXOs: %v", kinds)
+		}
+		if _, err := s.XUTXO(ctx, ids.ID{9}); err == nil {
+			t.Error("XUTXO of an unknown id succeeded")
+		}
+	})
+}

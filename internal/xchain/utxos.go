@@ -1,0 +1,300 @@
+package xchain
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/ava-labs/avalanchego/genesis"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/upgrade"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/avm"
+	"github.com/ava-labs/avalanchego/vms/avm/txs"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/nftfx"
+	"github.com/ava-labs/avalanchego/vms/propertyfx"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
+
+	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
+)
+
+// Kinds of X-chain UTXOs, as the store records them.
+const (
+	// KindRegular is a secp256k1fx transfer output in the X-chain's UTXO
+	// set: what balances count.
+	KindRegular = "regular"
+	// KindOther is any other output in the UTXO set: mint outputs, NFT and
+	// property outputs. Its amount is 0 unless the output has one.
+	KindOther = "other"
+	// KindExported is an output an ExportTx put into another chain's shared
+	// memory; it is never part of the X-chain's UTXO set.
+	KindExported = "exported"
+)
+
+// UTXO is one X-chain output (or one the X-chain exported), with the fields
+// the store indexes decoded from it.
+type UTXO struct {
+	UTXO *avax.UTXO
+	// Bytes is the UTXO in the avm's encoding (the parser's codec), as
+	// avm.getUTXOs serves it and as an ExportTx puts it into shared memory.
+	Bytes []byte
+	Kind  string
+	// PeerChain is the destination chain of an exported output.
+	PeerChain ids.ID
+
+	AssetID ids.ID
+	Amount  uint64
+	// Owners are the output's owners; zero for outputs without any.
+	Owners secp256k1fx.OutputOwners
+}
+
+// ID is avalanchego's key of the UTXO (avax.UTXOID.InputID).
+func (u *UTXO) ID() ids.ID { return u.UTXO.InputID() }
+
+// Input is a UTXO a tx consumes.
+type Input struct {
+	UTXOID avax.UTXOID
+	// ID is UTXOID.InputID(), the key the consumed UTXO is stored under.
+	ID      ids.ID
+	AssetID ids.ID
+	// Amount is the input's amount; 0 for an operation's inputs.
+	Amount uint64
+	// SourceChain is the chain whose shared memory an imported input comes
+	// from; empty for inputs from the X-chain's own UTXO set.
+	SourceChain ids.ID
+}
+
+// TxUTXOs is what one X-chain tx does to the UTXO set, as the avm's
+// executor does it (vms/avm/txs/executor).
+type TxUTXOs struct {
+	TxID ids.ID
+	// Consumed are the X-chain UTXOs the tx spends: its inputs and, for an
+	// OperationTx, the UTXOs its operations consume.
+	Consumed []Input
+	// Imported are the other chain's UTXOs an ImportTx spends.
+	Imported []Input
+	// Produced are the outputs it creates, in output index order: the
+	// outputs, a CreateAssetTx's initial states or an OperationTx's
+	// operations' outputs, then an ExportTx's exported outputs.
+	Produced []*UTXO
+}
+
+// ParseTx parses a signed X-chain tx.
+func ParseTx(b []byte) (*txs.Tx, error) {
+	return builder.Parser.ParseTx(b)
+}
+
+// UTXOsOfTx returns what tx consumes and produces.
+func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
+	txID := tx.ID()
+	out := &TxUTXOs{TxID: txID}
+	var base *txs.BaseTx
+	switch u := tx.Unsigned.(type) {
+	case *txs.BaseTx:
+		base = u
+	case *txs.CreateAssetTx:
+		base = &u.BaseTx
+	case *txs.OperationTx:
+		base = &u.BaseTx
+		for _, op := range u.Ops {
+			if op == nil {
+				return nil, errors.New("nil operation")
+			}
+			for _, id := range op.UTXOIDs {
+				out.Consumed = append(out.Consumed, Input{
+					UTXOID:  avax.UTXOID{TxID: id.TxID, OutputIndex: id.OutputIndex},
+					ID:      id.InputID(),
+					AssetID: op.AssetID(),
+				})
+			}
+		}
+	case *txs.ImportTx:
+		base = &u.BaseTx
+		if err := addInputs(&out.Imported, u.ImportedIns, u.SourceChain); err != nil {
+			return nil, err
+		}
+	case *txs.ExportTx:
+		base = &u.BaseTx
+	default:
+		return nil, fmt.Errorf("tx %s: unexpected type %T", txID, tx.Unsigned)
+	}
+	// The base tx's inputs come first in the executor; an OperationTx's
+	// consumed UTXOs were added above, order does not matter to the set.
+	var ins []Input
+	if err := addInputs(&ins, base.Ins, ids.Empty); err != nil {
+		return nil, err
+	}
+	out.Consumed = append(ins, out.Consumed...)
+
+	// Outputs, initial states and operation outputs, numbered as the avm
+	// numbers them.
+	for _, u := range tx.UTXOs() {
+		p, err := NewUTXO(u)
+		if err != nil {
+			return nil, err
+		}
+		out.Produced = append(out.Produced, p)
+	}
+	if e, ok := tx.Unsigned.(*txs.ExportTx); ok {
+		for i, o := range e.ExportedOuts {
+			if o == nil || o.Out == nil {
+				return nil, fmt.Errorf("tx %s exported output %d is nil", txID, i)
+			}
+			p, err := NewUTXO(&avax.UTXO{
+				UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(len(e.Outs) + i)},
+				Asset:  avax.Asset{ID: o.AssetID()},
+				Out:    o.Out,
+			})
+			if err != nil {
+				return nil, err
+			}
+			p.Kind = KindExported
+			p.PeerChain = e.DestinationChain
+			out.Produced = append(out.Produced, p)
+		}
+	}
+	return out, nil
+}
+
+func addInputs(dst *[]Input, ins []*avax.TransferableInput, chain ids.ID) error {
+	for _, in := range ins {
+		if in == nil || in.In == nil {
+			return errors.New("nil input")
+		}
+		*dst = append(*dst, Input{
+			UTXOID:      avax.UTXOID{TxID: in.TxID, OutputIndex: in.OutputIndex},
+			ID:          in.InputID(),
+			AssetID:     in.AssetID(),
+			Amount:      in.In.Amount(),
+			SourceChain: chain,
+		})
+	}
+	return nil
+}
+
+// NewUTXO encodes u as the avm does and decodes its indexed fields; its
+// kind is KindRegular or KindOther.
+func NewUTXO(u *avax.UTXO) (*UTXO, error) {
+	if u.Out == nil {
+		return nil, fmt.Errorf("UTXO %s has no output", &u.UTXOID)
+	}
+	b, err := builder.Parser.Codec().Marshal(txs.CodecVersion, u)
+	if err != nil {
+		return nil, fmt.Errorf("encoding UTXO %s: %w", &u.UTXOID, err)
+	}
+	r := &UTXO{UTXO: u, Bytes: b, Kind: KindOther, AssetID: u.AssetID()}
+	switch o := u.Out.(type) {
+	case *secp256k1fx.TransferOutput:
+		r.Kind = KindRegular
+		r.Amount = o.Amt
+		r.Owners = o.OutputOwners
+	case *secp256k1fx.MintOutput:
+		r.Owners = o.OutputOwners
+	case *nftfx.MintOutput:
+		r.Owners = o.OutputOwners
+	case *nftfx.TransferOutput:
+		r.Owners = o.OutputOwners
+	case *propertyfx.MintOutput:
+		r.Owners = o.OutputOwners
+	case *propertyfx.OwnedOutput:
+		r.Owners = o.OutputOwners
+	default:
+		if a, ok := u.Out.(avax.Amounter); ok {
+			r.Amount = a.Amount()
+		}
+	}
+	return r, nil
+}
+
+// ParseUTXO decodes a UTXO in the avm's encoding.
+func ParseUTXO(b []byte) (*UTXO, error) {
+	u := &avax.UTXO{}
+	if _, err := builder.Parser.Codec().Unmarshal(b, u); err != nil {
+		return nil, fmt.Errorf("decoding UTXO: %w", err)
+	}
+	r, err := NewUTXO(u)
+	if err != nil {
+		return nil, err
+	}
+	r.Bytes = b
+	return r, nil
+}
+
+// Genesis is the X-chain's state before its first block: the UTXOs of the
+// genesis assets' initial states.
+type Genesis struct {
+	// Assets are the genesis CreateAssetTxs' ids (the asset ids), in
+	// genesis order.
+	Assets []ids.ID
+	UTXOs  []*UTXO
+}
+
+var genesisCache sync.Map // X-chain id -> *Genesis (nil when unknown)
+
+// GenesisFor returns the genesis of the X-chain whose id is xChainID when it
+// belongs to one of the networks avalanchego builds in and that X-chain was
+// linear from its genesis, so that its blocks carry every tx since. ok is
+// false otherwise: for another network, and for mainnet and fuji, whose
+// X-chains ran as a DAG until Cortina (their block 0 is the linearization,
+// and the txs before it, which spent the genesis UTXOs, are in no block).
+func GenesisFor(xChainID ids.ID) (_ *Genesis, ok bool, _ error) {
+	if v, found := genesisCache.Load(xChainID); found {
+		g := v.(*Genesis)
+		return g, g != nil, nil
+	}
+	for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
+		if upgrade.GetConfig(id).CortinaXChainStopVertexID != ids.Empty {
+			continue // a DAG history precedes block 0
+		}
+		gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
+		if err != nil {
+			return nil, false, fmt.Errorf("building the genesis of network %d: %w", id, err)
+		}
+		g, chainID, err := genesisOf(gb)
+		if err != nil {
+			return nil, false, fmt.Errorf("network %d: %w", id, err)
+		}
+		genesisCache.Store(chainID, g)
+	}
+	if v, found := genesisCache.Load(xChainID); found {
+		return v.(*Genesis), true, nil
+	}
+	genesisCache.Store(xChainID, (*Genesis)(nil))
+	return nil, false, nil
+}
+
+// genesisOf reads the X-chain genesis in a network's genesis bytes, as the
+// avm's initGenesis does, and returns it with the X-chain's id.
+func genesisOf(networkGenesis []byte) (*Genesis, ids.ID, error) {
+	createChain, err := genesis.VMGenesis(networkGenesis, constants.AVMID)
+	if err != nil {
+		return nil, ids.Empty, err
+	}
+	cc, ok := createChain.Unsigned.(*ptxs.CreateChainTx)
+	if !ok {
+		return nil, ids.Empty, fmt.Errorf("the AVM genesis tx is a %T", createChain.Unsigned)
+	}
+	var ag avm.Genesis
+	codec := builder.Parser.GenesisCodec()
+	if _, err := codec.Unmarshal(cc.GenesisData, &ag); err != nil {
+		return nil, ids.Empty, fmt.Errorf("parsing the AVM genesis: %w", err)
+	}
+	g := &Genesis{}
+	for _, asset := range ag.Txs {
+		tx := &txs.Tx{Unsigned: &asset.CreateAssetTx}
+		if err := tx.Initialize(codec); err != nil {
+			return nil, ids.Empty, err
+		}
+		g.Assets = append(g.Assets, tx.ID())
+		for _, u := range tx.UTXOs() {
+			p, err := NewUTXO(u)
+			if err != nil {
+				return nil, ids.Empty, err
+			}
+			g.UTXOs = append(g.UTXOs, p)
+		}
+	}
+	return g, createChain.ID(), nil
+}
