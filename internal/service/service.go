@@ -30,7 +30,7 @@ import (
 
 // Settings keys.
 const (
-	networkKey   = "network"
+	networkKey   = store.NetworkSetting
 	tokenKeyName = "page-token-key"
 )
 

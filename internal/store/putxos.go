@@ -256,10 +256,16 @@ func storedLastTx(ctx context.Context, tx *database.DB, height uint64) (*pchain.
 	return pchain.UTXOsOfTx(ptx)
 }
 
-// markConsumed records where each consumed UTXO of the batch was spent.
-// PostgreSQL gets one statement per chunk of the whole batch, since every
-// statement is a round trip; SQLite, in-process, one per consuming tx.
-func (u *utxoBatch) markConsumed(ctx context.Context, tx *database.DB) error {
+// markConsumed records in table (p_utxos or x_utxos) where each consumed
+// UTXO was spent; cond restricts the rows (e.g. "kind <> 'exported'"), or
+// is empty. PostgreSQL gets one statement per chunk of the whole batch,
+// since every statement is a round trip; SQLite, in-process, one per
+// consuming tx.
+func markConsumed(ctx context.Context, tx *database.DB, table, cond string, consumed []consumption) error {
+	and := ""
+	if cond != "" {
+		and = " AND " + cond
+	}
 	if tx.Dialect() == database.Postgres {
 		const perRow = 5
 		var args []any
@@ -268,14 +274,14 @@ func (u *utxoBatch) markConsumed(ctx context.Context, tx *database.DB) error {
 				return nil
 			}
 			row := "(?::bytea, ?::bytea, ?::bigint, ?::bigint, ?::bigint)"
-			q := `UPDATE p_utxos AS u SET consumed_tx_id = v.tx, consumed_height = v.h, consumed_idx = v.i, consumed_time = v.t
+			q := `UPDATE ` + table + ` AS u SET consumed_tx_id = v.tx, consumed_height = v.h, consumed_idx = v.i, consumed_time = v.t
 				FROM (VALUES ` + row + strings.Repeat(", "+row, len(args)/perRow-1) + `) AS v(id, tx, h, i, t)
-				WHERE u.id = v.id`
+				WHERE u.id = v.id` + and
 			_, err := tx.Exec(ctx, q, args...)
 			args = args[:0]
 			return err
 		}
-		for _, c := range u.consumed {
+		for _, c := range consumed {
 			for _, id := range c.ids {
 				args = append(args, id[:], c.pos.txID[:], int64(c.pos.height), int64(c.pos.idx), c.pos.time)
 				if len(args) >= tx.MaxParams()-perRow {
@@ -287,15 +293,15 @@ func (u *utxoBatch) markConsumed(ctx context.Context, tx *database.DB) error {
 		}
 		return flush()
 	}
-	for _, c := range u.consumed {
+	for _, c := range consumed {
 		for start := 0; start < len(c.ids); start += maxInList {
 			chunk := c.ids[start:min(len(c.ids), start+maxInList)]
 			args := []any{c.pos.txID[:], int64(c.pos.height), c.pos.idx, c.pos.time}
 			for _, id := range chunk {
 				args = append(args, id[:])
 			}
-			q := `UPDATE p_utxos SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
-				WHERE id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+			q := `UPDATE ` + table + ` SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
+				WHERE id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)` + and
 			if _, err := tx.Exec(ctx, q, args...); err != nil {
 				return err
 			}
@@ -323,7 +329,7 @@ func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
 			return err
 		}
 	}
-	return u.markConsumed(ctx, tx)
+	return markConsumed(ctx, tx, "p_utxos", "", u.consumed)
 }
 
 func (s *sqlStore) PUTXOsOf(ctx context.Context, addrs []ids.ShortID) (_ []*PUTXO, err error) {
