@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -87,6 +88,14 @@ func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
 			b.Fatal(err)
 		}
 		defer st.Close()
+		// As the service does: appliers that need the network read it.
+		network, err := json.Marshal(internal.Network{ID: constants.LocalID, Name: "local"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := st.PutSettingIfAbsent(ctx, store.NetworkSetting, network); err != nil {
+			b.Fatal(err)
+		}
 		b.ResetTimer()
 		txCount := 0
 		for from := 0; from < len(raw); from += batch {

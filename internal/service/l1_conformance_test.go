@@ -42,11 +42,9 @@ func TestL1LifecycleMatchesNode(t *testing.T) {
 			same("platform.getBlockByHeight", map[string]any{"height": h, "encoding": "json"})
 		}
 		same("platform.getBlockchains", map[string]any{})
-		// platform.getBalance is not compared here: the refund UTXO that
-		// DisableL1ValidatorTx creates holds the validator's remaining
-		// balance, which depends on fees accrued over time and is in no
-		// block; avaindex does not derive it yet (a known gap, see the
-		// issue notes). TestBalanceMatchesNode covers getBalance elsewhere.
+		// The local key owns the refund of the disabled L1 validator, whose
+		// amount avaindex derives from the replayed validator-fee state.
+		same("platform.getBalance", map[string]any{"addresses": []string{n.PAddress()}})
 		same("platform.getBlockchainStatus", map[string]any{"blockchainID": issued.L1.ManagerChainID.String()})
 
 		// Validators: the L1's, after its whole lifecycle, and the primary

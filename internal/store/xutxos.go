@@ -130,29 +130,37 @@ func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.XBlock
 	return u.write(ctx, tx)
 }
 
-// NetworkSetting is the key under which the service stores the network
-// it indexes (internal.Network as JSON).
 // NetworkSetting is the setting under which the service keeps the indexed
-// network (internal.Network as JSON); the X-chain applier reads the X-chain
-// id from it.
+// network (internal.Network as JSON); appliers that need the network's ids
+// read it with storedNetwork.
 const NetworkSetting = "network"
+
+// storedNetwork returns the network the service stored; ok is false in a
+// store without one (e.g. in store tests).
+func storedNetwork(ctx context.Context, tx *database.DB) (_ *internal.Network, ok bool, _ error) {
+	var v []byte
+	err := tx.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", NetworkSetting).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var n internal.Network
+	if err := json.Unmarshal(v, &n); err != nil {
+		return nil, false, fmt.Errorf("decoding the stored network: %w", err)
+	}
+	return &n, true, nil
+}
 
 // genesis adds the X-chain's genesis UTXOs, created by the genesis
 // CreateAssetTxs at height 0 (idx -1) at the time of block 0. The X-chain
 // is identified by the network the service stored; a store without one,
 // or another network's X-chain, starts empty.
 func (u *xUTXOBatch) genesis(ctx context.Context, tx *database.DB, ts int64) error {
-	var v []byte
-	err := tx.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", NetworkSetting).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
+	n, ok, err := storedNetwork(ctx, tx)
+	if err != nil || !ok {
 		return err
-	}
-	var n internal.Network
-	if err := json.Unmarshal(v, &n); err != nil {
-		return fmt.Errorf("decoding the stored network: %w", err)
 	}
 	g, ok, err := xchain.GenesisFor(n.XChainID)
 	if err != nil || !ok {

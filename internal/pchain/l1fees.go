@@ -1,0 +1,195 @@
+package pchain
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ava-labs/avalanchego/genesis"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/upgrade"
+	"github.com/ava-labs/avalanchego/utils/math"
+	"github.com/ava-labs/avalanchego/vms/components/gas"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/platformvm/validators/fee"
+
+	"github.com/avaindex/avaindex/internal"
+)
+
+// L1 validators pay a continuous fee from their balance. The P-chain keeps
+// it as one running total, the accrued fees, and each active validator's
+// end point (EndAccumulatedFee): the validator is deactivated once the
+// total reaches it, and its remaining balance is its end point minus the
+// total. None of this is in a block; it follows from the block times and
+// the L1 transactions, replayed here as the executor does.
+
+// L1Fees is the P-chain's validator-fee state before the block at Next.
+type L1Fees struct {
+	Next    uint64
+	Time    uint64 // chain time, unix seconds
+	Accrued uint64
+	Excess  gas.Gas
+	// Validators are the L1 validators with their end points; End is 0 for
+	// an inactive validator.
+	Validators map[ids.ID]*L1FeeValidator
+}
+
+// L1FeeValidator is what the fee state keeps of one L1 validator.
+type L1FeeValidator struct {
+	End   uint64
+	Owner StakerOwner // the remaining-balance owner
+}
+
+// L1Refund is the UTXO the P-chain creates when a validator with a
+// remaining balance is disabled or removed.
+type L1Refund struct {
+	TxID        ids.ID
+	OutputIndex uint32 // after the tx's own outputs
+	Height      uint64
+	Index       int // the tx's position in its block
+	Amount      uint64
+	Owner       StakerOwner
+}
+
+func (s *L1Fees) active() uint64 {
+	n := uint64(0)
+	for _, v := range s.Validators {
+		if v.End != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// advance moves the chain time to t, charging the active validators for the
+// elapsed seconds and deactivating those whose balance ran out.
+func (s *L1Fees) advance(cfg fee.Config, etna bool, t uint64) error {
+	if t <= s.Time {
+		return nil
+	}
+	seconds := t - s.Time
+	s.Time = t
+	if !etna {
+		return nil
+	}
+	state := fee.State{Current: gas.Gas(s.active()), Excess: s.Excess}
+	accrued, err := math.Add(s.Accrued, state.CostOf(cfg, seconds))
+	if err != nil {
+		return fmt.Errorf("accrued L1 validator fees: %w", err)
+	}
+	s.Accrued = accrued
+	for _, v := range s.Validators {
+		if v.End != 0 && v.End <= s.Accrued {
+			v.End = 0
+		}
+	}
+	s.Excess = state.AdvanceTime(cfg.Target, seconds).Excess
+	return nil
+}
+
+// ApplyBlocks replays blocks (ascending heights from s.Next on) of the
+// network networkID with their L1 events (in chain order) and returns the
+// refunds they create.
+func (s *L1Fees) ApplyBlocks(networkID uint32, blocks []*internal.PBlock, events []L1Event) ([]L1Refund, error) {
+	cfg := genesis.GetTxFeeConfig(networkID).ValidatorFeeConfig
+	up := upgrade.GetConfig(networkID)
+	byHeight := map[uint64][]L1Event{}
+	for _, e := range events {
+		byHeight[e.Height] = append(byHeight[e.Height], e)
+	}
+	var refunds []L1Refund
+	for _, b := range blocks {
+		if b.Height < s.Next {
+			continue // applied already
+		}
+		if !b.Timestamp.IsZero() {
+			t := uint64(b.Timestamp.Unix())
+			if err := s.advance(cfg, up.IsEtnaActivated(time.Unix(int64(t), 0)), t); err != nil {
+				return nil, err
+			}
+		}
+		for _, e := range byHeight[b.Height] {
+			r, err := s.apply(b, e)
+			if err != nil {
+				return nil, fmt.Errorf("block %d tx %s: %w", b.Height, e.TxID, err)
+			}
+			if r != nil {
+				refunds = append(refunds, *r)
+			}
+		}
+		s.Next = b.Height + 1
+	}
+	return refunds, nil
+}
+
+func (s *L1Fees) apply(b *internal.PBlock, e L1Event) (*L1Refund, error) {
+	if s.Validators == nil {
+		s.Validators = map[ids.ID]*L1FeeValidator{}
+	}
+	v := s.Validators[e.ValidationID]
+	switch e.Kind {
+	case L1Convert, L1Register:
+		nv := &L1FeeValidator{}
+		if e.RemainingBalanceOwner != nil {
+			nv.Owner = *e.RemainingBalanceOwner
+		}
+		if e.Balance != 0 {
+			end, err := math.Add(s.Accrued, e.Balance)
+			if err != nil {
+				return nil, err
+			}
+			nv.End = end
+		}
+		s.Validators[e.ValidationID] = nv
+	case L1IncreaseBalance:
+		if v == nil {
+			return nil, nil
+		}
+		base := v.End
+		if base == 0 {
+			base = s.Accrued // reactivation
+		}
+		end, err := math.Add(base, e.Balance)
+		if err != nil {
+			return nil, err
+		}
+		v.End = end
+	case L1Disable, L1SetWeight:
+		if v == nil || (e.Kind == L1SetWeight && e.Weight != 0) {
+			return nil, nil
+		}
+		var refund *L1Refund
+		if v.End != 0 {
+			outs, err := txOuts(b, e)
+			if err != nil {
+				return nil, err
+			}
+			refund = &L1Refund{TxID: e.TxID, OutputIndex: uint32(outs), Height: b.Height, Index: e.Index,
+				Amount: v.End - s.Accrued, Owner: v.Owner}
+		}
+		if e.Kind == L1Disable {
+			v.End = 0
+		} else {
+			delete(s.Validators, e.ValidationID)
+		}
+		return refund, nil
+	}
+	return nil, nil
+}
+
+// txOuts returns how many outputs the tx of e has: the refund follows them.
+func txOuts(b *internal.PBlock, e L1Event) (int, error) {
+	if e.Index < 0 || e.Index >= len(b.Txs) || b.Txs[e.Index].ID != e.TxID {
+		return 0, fmt.Errorf("tx %s is not at position %d of block %d", e.TxID, e.Index, b.Height)
+	}
+	tx, err := txs.Parse(txs.Codec, b.Txs[e.Index].Bytes)
+	if err != nil {
+		return 0, err
+	}
+	switch u := tx.Unsigned.(type) {
+	case *txs.DisableL1ValidatorTx:
+		return len(u.Outs), nil
+	case *txs.SetL1ValidatorWeightTx:
+		return len(u.Outs), nil
+	}
+	return 0, fmt.Errorf("%T refunds no L1 validator", tx.Unsigned)
+}

@@ -1,0 +1,86 @@
+package pchain
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+
+	"github.com/avaindex/avaindex/internal"
+)
+
+func disableTx(t *testing.T, vid ids.ID, outs int) internal.PTx {
+	t.Helper()
+	owner := secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{{1}}}
+	var o []*avax.TransferableOutput
+	for range outs {
+		o = append(o, &avax.TransferableOutput{Asset: avax.Asset{ID: ids.ID{9}}, Out: &secp256k1fx.TransferOutput{Amt: 1, OutputOwners: owner}})
+	}
+	tx, err := txs.NewSigned(&txs.DisableL1ValidatorTx{
+		BaseTx:       txs.BaseTx{BaseTx: avax.BaseTx{NetworkID: constants.LocalID, BlockchainID: constants.PlatformChainID, Outs: o}},
+		ValidationID: vid,
+		DisableAuth:  &secp256k1fx.Input{},
+	}, txs.Codec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return internal.PTx{ID: tx.ID(), Type: "DisableL1ValidatorTx", Bytes: tx.Bytes()}
+}
+
+// TestL1FeesReplay checks the replay on the local network's fee config,
+// where a validator pays 1 nAVAX a second while fewer than the target are
+// active: deactivation when the balance runs out, reactivation by a top-up,
+// and the refund of a disable.
+func TestL1FeesReplay(t *testing.T) {
+	const T = 1_700_000_000
+	a, b := ids.ID{0xa}, ids.ID{0xb}
+	owner := &StakerOwner{Threshold: 1, Addresses: []ids.ShortID{{7}}}
+	dis := disableTx(t, a, 2)
+	disB := disableTx(t, b, 0)
+	blocks := []*internal.PBlock{
+		{Height: 1, Timestamp: time.Unix(T, 0)},
+		{Height: 2, Timestamp: time.Unix(T+30, 0)},
+		{Height: 3, Timestamp: time.Unix(T+200, 0)},
+		{Height: 4, Timestamp: time.Unix(T+210, 0)},
+		{Height: 5, Timestamp: time.Unix(T+220, 0), Txs: []internal.PTx{dis, disB}},
+	}
+	events := []L1Event{
+		{Height: 1, Kind: L1Convert, ValidationID: a, Balance: 100, RemainingBalanceOwner: owner},
+		{Height: 1, Kind: L1Register, ValidationID: b, Balance: 0, RemainingBalanceOwner: owner},
+		{Height: 2, Kind: L1IncreaseBalance, ValidationID: a, Balance: 50}, // end T+150
+		// At T+200 a's balance has run out: it is deactivated.
+		{Height: 4, Kind: L1IncreaseBalance, ValidationID: a, Balance: 40},     // reactivated, end T+250
+		{Height: 5, Index: 0, TxID: dis.ID, Kind: L1Disable, ValidationID: a},  // refund 30
+		{Height: 5, Index: 1, TxID: disB.ID, Kind: L1Disable, ValidationID: b}, // inactive: no refund
+	}
+	var s L1Fees
+	refunds, err := s.ApplyBlocks(constants.LocalID, blocks[:3], events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Validators[a].End != 0 || s.Accrued != T+200 {
+		t.Fatalf("after T+200: a's end %d (want 0, deactivated), accrued %d (want %d)", s.Validators[a].End, s.Accrued, T+200)
+	}
+	more, err := s.ApplyBlocks(constants.LocalID, blocks, events) // 1..3 again are skipped
+	if err != nil {
+		t.Fatal(err)
+	}
+	refunds = append(refunds, more...)
+	if len(refunds) != 1 {
+		t.Fatalf("refunds = %+v, want one", refunds)
+	}
+	r := refunds[0]
+	if r.Amount != 30 || r.TxID != dis.ID || r.OutputIndex != 2 || r.Height != 5 || r.Owner.Threshold != 1 || r.Owner.Addresses[0] != owner.Addresses[0] {
+		t.Errorf("refund = %+v, want 30 nAVAX to the owner at output 2 of %s", r, dis.ID)
+	}
+	if s.Next != 6 || s.Validators[a].End != 0 {
+		t.Errorf("state after the batch: next %d, a's end %d", s.Next, s.Validators[a].End)
+	}
+	if again, err := s.ApplyBlocks(constants.LocalID, blocks, events); err != nil || len(again) != 0 {
+		t.Errorf("re-applying gave %v, %v; want nothing", again, err)
+	}
+}

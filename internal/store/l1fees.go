@@ -1,0 +1,146 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/components/gas"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/pchain"
+)
+
+// applyL1Fees replays the L1 validator-fee state over a batch and writes
+// the refund UTXOs of disabled or removed validators. It runs before
+// applyPUTXOs, so that a refund spent in the same batch is marked spent.
+// A store that holds no network (store tests) keeps no fee state.
+func applyL1Fees(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+	n, ok, err := storedNetwork(ctx, tx)
+	if err != nil || !ok {
+		return err
+	}
+	state, err := loadL1Fees(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if blocks[len(blocks)-1].Height < state.Next {
+		return nil // the whole batch was applied already
+	}
+	ch, err := pchain.DeriveStaking(blocks, func(h uint64) (*internal.PBlock, error) {
+		return storedBlockTxs(ctx, tx, h)
+	})
+	if err != nil {
+		return err
+	}
+	before := cloneFeeValidators(state.Validators)
+	refunds, err := state.ApplyBlocks(n.ID, blocks, ch.L1Events)
+	if err != nil {
+		return err
+	}
+	if err := saveL1Fees(ctx, tx, state, before); err != nil {
+		return err
+	}
+	if len(refunds) == 0 {
+		return nil
+	}
+	times := map[uint64]int64{}
+	for _, b := range blocks {
+		times[b.Height] = unixSeconds(b.Timestamp)
+	}
+	var u utxoBatch
+	for _, r := range refunds {
+		utxo := &avax.UTXO{
+			UTXOID: avax.UTXOID{TxID: r.TxID, OutputIndex: r.OutputIndex},
+			Asset:  avax.Asset{ID: n.AVAXAssetID},
+			Out: &secp256k1fx.TransferOutput{Amt: r.Amount, OutputOwners: secp256k1fx.OutputOwners{
+				Locktime: r.Owner.Locktime, Threshold: r.Owner.Threshold, Addrs: r.Owner.Addresses,
+			}},
+		}
+		p, err := pchain.NewUTXO(utxo, pchain.KindRegular)
+		if err != nil {
+			return err
+		}
+		spendable := r.Height
+		u.produce(p, position{txID: r.TxID, height: r.Height, idx: r.Index, time: times[r.Height]}, false, &spendable)
+	}
+	return u.write(ctx, tx)
+}
+
+func loadL1Fees(ctx context.Context, tx *database.DB) (*pchain.L1Fees, error) {
+	s := &pchain.L1Fees{Validators: map[ids.ID]*pchain.L1FeeValidator{}}
+	var next, t, accrued, excess int64
+	err := tx.QueryRow(ctx, "SELECT next_height, time, accrued, excess FROM p_l1_fees WHERE id = 1").Scan(&next, &t, &accrued, &excess)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return s, nil
+	case err != nil:
+		return nil, err
+	}
+	s.Next, s.Time, s.Accrued, s.Excess = uint64(next), uint64(t), uint64(accrued), gas.Gas(uint64(excess))
+	err = tx.RunQuery(ctx, "SELECT validation_id, end_fee, owner_locktime, owner_threshold, owner_addrs FROM p_l1_fee_validators",
+		func(rows *sql.Rows) error {
+			var (
+				id, addrs         []byte
+				end, lock, thresh int64
+			)
+			if err := rows.Scan(&id, &end, &lock, &thresh, &addrs); err != nil {
+				return err
+			}
+			vid, err := ids.ToID(id)
+			if err != nil {
+				return err
+			}
+			a, err := unpackAddrs(addrs)
+			if err != nil {
+				return err
+			}
+			s.Validators[vid] = &pchain.L1FeeValidator{End: uint64(end),
+				Owner: pchain.StakerOwner{Locktime: uint64(lock), Threshold: uint32(thresh), Addresses: a}}
+			return nil
+		})
+	return s, err
+}
+
+func cloneFeeValidators(m map[ids.ID]*pchain.L1FeeValidator) map[ids.ID]pchain.L1FeeValidator {
+	out := make(map[ids.ID]pchain.L1FeeValidator, len(m))
+	for k, v := range m {
+		out[k] = *v
+	}
+	return out
+}
+
+// saveL1Fees writes the state and the validators that changed since before.
+func saveL1Fees(ctx context.Context, tx *database.DB, s *pchain.L1Fees, before map[ids.ID]pchain.L1FeeValidator) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO p_l1_fees (id, next_height, time, accrued, excess) VALUES (1, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET next_height = excluded.next_height, time = excluded.time,
+			accrued = excluded.accrued, excess = excluded.excess`,
+		u64(s.Next), u64(s.Time), u64(s.Accrued), u64(uint64(s.Excess))); err != nil {
+		return err
+	}
+	for id, v := range s.Validators {
+		if old, ok := before[id]; ok && old.End == v.End && old.Owner.Locktime == v.Owner.Locktime &&
+			old.Owner.Threshold == v.Owner.Threshold && slices.Equal(old.Owner.Addresses, v.Owner.Addresses) {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO p_l1_fee_validators (validation_id, end_fee, owner_locktime, owner_threshold, owner_addrs)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (validation_id) DO UPDATE SET end_fee = excluded.end_fee,
+			owner_locktime = excluded.owner_locktime, owner_threshold = excluded.owner_threshold, owner_addrs = excluded.owner_addrs`,
+			id[:], u64(v.End), u64(v.Owner.Locktime), int64(v.Owner.Threshold), packAddrs(v.Owner.Addresses)); err != nil {
+			return err
+		}
+	}
+	for id := range before {
+		if _, ok := s.Validators[id]; !ok {
+			if _, err := tx.Exec(ctx, "DELETE FROM p_l1_fee_validators WHERE validation_id = ?", id[:]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
