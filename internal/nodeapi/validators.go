@@ -42,12 +42,11 @@ const validatorsUpstreamTimeout = 3 * time.Second
 //   - Computed by the VM, not in tx bytes, copied from the upstream node's
 //     getCurrentValidators for the same arguments, matched by tx id (or
 //     validation id): potentialReward (validators and delegators),
-//     accruedDelegateeReward, and an L1 validator's balance (which the
-//     continuous fee decays). When the node is unreachable or does not list
-//     the staker: potentialReward and accruedDelegateeReward "0", balance
-//     the AVAX deposited since the validator was last activated (initial
-//     balance plus increases; "0" when disabled), an upper bound of the
-//     node's value.
+//     accruedDelegateeReward. When the node is unreachable or does not list
+//     the staker they read "0".
+//   - Replayed by avaindex (store.L1Balances): an L1 validator's balance,
+//     what remains of its deposits after the continuous fee accrued up to
+//     the last indexed block, as the node computes it.
 //   - Node-local, always from upstream: uptime and connected (primary
 //     network validators only). When the node is unreachable or does not
 //     list the validator they read as for a validator the node has never
@@ -59,11 +58,11 @@ func (p *Platform) GetCurrentValidators(r *http.Request, args *platformvm.GetCur
 		return storeError("failed to get current validators", err)
 	}
 	nodeIDs := set.Of(args.NodeIDs...)
-	up := p.upstreamValidators(ctx, args)
 	if cs.L1 {
-		reply.Validators, err = p.l1Validators(cs, nodeIDs, up)
+		// Everything an L1 validator shows is in the store.
+		reply.Validators, err = p.l1Validators(ctx, cs, nodeIDs)
 	} else {
-		reply.Validators, err = p.stakerValidators(args.SubnetID, cs, nodeIDs, up)
+		reply.Validators, err = p.stakerValidators(args.SubnetID, cs, nodeIDs, p.upstreamValidators(ctx, args))
 	}
 	if err != nil {
 		return fmt.Errorf("failed to get current validators: %w", err)
@@ -79,7 +78,6 @@ type upstreamFields struct {
 	AccruedDelegateeReward *avajson.Uint64  `json:"accruedDelegateeReward"`
 	Uptime                 *avajson.Float32 `json:"uptime"`
 	Connected              *bool            `json:"connected"`
-	Balance                *avajson.Uint64  `json:"balance"`
 	Delegators             []struct {
 		TxID            ids.ID          `json:"txID"`
 		PotentialReward *avajson.Uint64 `json:"potentialReward"`
@@ -89,9 +87,8 @@ type upstreamFields struct {
 // upstreamIndex is the node's answer indexed by tx id and validation id;
 // nil when the node could not be asked.
 type upstreamIndex struct {
-	byTxID         map[ids.ID]*upstreamFields
-	byValidationID map[ids.ID]*upstreamFields
-	delegatorRwd   map[ids.ID]avajson.Uint64
+	byTxID       map[ids.ID]*upstreamFields
+	delegatorRwd map[ids.ID]avajson.Uint64
 }
 
 func (p *Platform) upstreamValidators(ctx context.Context, args *platformvm.GetCurrentValidatorsArgs) *upstreamIndex {
@@ -111,18 +108,15 @@ func (p *Platform) upstreamValidators(ctx context.Context, args *platformvm.GetC
 		return nil
 	}
 	idx := &upstreamIndex{
-		byTxID:         map[ids.ID]*upstreamFields{},
-		byValidationID: map[ids.ID]*upstreamFields{},
-		delegatorRwd:   map[ids.ID]avajson.Uint64{},
+		byTxID:       map[ids.ID]*upstreamFields{},
+		delegatorRwd: map[ids.ID]avajson.Uint64{},
 	}
 	for _, raw := range res.Validators {
 		var u upstreamFields
 		if err := json.Unmarshal(raw, &u); err != nil {
 			continue
 		}
-		if u.ValidationID != nil {
-			idx.byValidationID[*u.ValidationID] = &u
-		} else {
+		if u.ValidationID == nil {
 			idx.byTxID[u.TxID] = &u
 		}
 		for _, d := range u.Delegators {
@@ -283,7 +277,7 @@ func (p *Platform) stakerValidators(subnetID ids.ID, cs *store.CurrentStakers, n
 // l1Validators answers for an L1 as the node's getL1Validators: the
 // subnet's remaining permissioned validators, then its L1 validators by
 // node id.
-func (p *Platform) l1Validators(cs *store.CurrentStakers, nodeIDs set.Set[ids.NodeID], up *upstreamIndex) ([]any, error) {
+func (p *Platform) l1Validators(ctx context.Context, cs *store.CurrentStakers, nodeIDs set.Set[ids.NodeID]) ([]any, error) {
 	all := nodeIDs.Len() == 0
 	validators := []any{}
 	for _, s := range cs.Stakers {
@@ -291,6 +285,14 @@ func (p *Platform) l1Validators(cs *store.CurrentStakers, nodeIDs set.Set[ids.No
 			continue
 		}
 		validators = append(validators, apiStaker(s))
+	}
+	var vids []ids.ID
+	for _, v := range cs.L1Validators {
+		vids = append(vids, v.ValidationID)
+	}
+	balances, err := p.store.L1Balances(ctx, vids)
+	if err != nil {
+		return nil, err
 	}
 	for _, v := range cs.L1Validators {
 		if !all && !nodeIDs.Contains(v.NodeID) {
@@ -314,13 +316,11 @@ func (p *Platform) l1Validators(cs *store.CurrentStakers, nodeIDs set.Set[ids.No
 		pk := types.JSONByteSlice(v.PublicKey)
 		nonce := avajson.Uint64(v.MinNonce)
 		balance := avajson.Uint64(0)
-		if v.Active {
+		if b, ok := balances[vid]; ok {
+			balance = avajson.Uint64(b)
+		} else if v.Active {
+			// A store without fee state (no network recorded): an upper bound.
 			balance = avajson.Uint64(v.DepositedBalance)
-		}
-		if up != nil {
-			if u := up.byValidationID[vid]; u != nil && u.Balance != nil {
-				balance = *u.Balance
-			}
 		}
 		validators = append(validators, platformapi.APIL1Validator{
 			NodeID:    v.NodeID,

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 )
 
@@ -143,4 +145,59 @@ func saveL1Fees(ctx context.Context, tx *database.DB, s *pchain.L1Fees, before m
 		}
 	}
 	return nil
+}
+
+// L1FeeStore reads the replayed L1 validator-fee state.
+type L1FeeStore interface {
+	// L1Balances returns the current balance of each of the L1 validators
+	// vids that the fee state knows: what remains of their deposits after
+	// the fees accrued up to the last indexed block (0 while inactive), as
+	// the node computes it.
+	L1Balances(ctx context.Context, vids []ids.ID) (map[ids.ID]uint64, error)
+}
+
+func (s *sqlStore) L1Balances(ctx context.Context, vids []ids.ID) (_ map[ids.ID]uint64, err error) {
+	defer derrors.Wrap(&err, "store.L1Balances(%d validators)", len(vids))
+	out := map[ids.ID]uint64{}
+	if len(vids) == 0 {
+		return out, nil
+	}
+	var accrued int64
+	err = s.db.QueryRow(ctx, "SELECT accrued FROM p_l1_fees WHERE id = 1").Scan(&accrued)
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for start := 0; start < len(vids); start += maxInList {
+		chunk := vids[start:min(len(vids), start+maxInList)]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id[:]
+		}
+		err := s.db.RunQuery(ctx, `SELECT validation_id, end_fee FROM p_l1_fee_validators
+			WHERE validation_id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, func(rows *sql.Rows) error {
+			var (
+				id  []byte
+				end int64
+			)
+			if err := rows.Scan(&id, &end); err != nil {
+				return err
+			}
+			vid, err := ids.ToID(id)
+			if err != nil {
+				return err
+			}
+			out[vid] = 0
+			if uint64(end) > uint64(accrued) {
+				out[vid] = uint64(end) - uint64(accrued)
+			}
+			return nil
+		}, args...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -21,6 +21,7 @@ type Store interface {
 	PStateStore
 	StakerStore
 	XStore
+	L1FeeStore
 	CStore
 	XUTXOStore
 	AtomicStore
