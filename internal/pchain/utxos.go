@@ -53,25 +53,13 @@ type UTXO struct {
 // index (avax.UTXOID.InputID).
 func (u *UTXO) ID() ids.ID { return u.UTXO.InputID() }
 
-// Input is a UTXO a tx consumes.
-type Input struct {
-	UTXOID avax.UTXOID
-	// ID is UTXOID.InputID(), the key the consumed UTXO is stored under.
-	ID      ids.ID
-	AssetID ids.ID
-	Amount  uint64
-	// SourceChain is the chain whose shared memory an imported input comes
-	// from; empty for inputs from the P-chain's own UTXO set.
-	SourceChain ids.ID
-}
-
 // TxUTXOs is what one P-chain tx does to the UTXO set.
 type TxUTXOs struct {
 	TxID ids.ID
 	// Consumed are the P-chain UTXOs the tx spends.
-	Consumed []Input
+	Consumed []internal.UTXOInput
 	// Imported are the other chain's UTXOs an ImportTx spends.
-	Imported []Input
+	Imported []internal.UTXOInput
 	// Produced are the outputs it creates: regular outputs, then stake
 	// outputs (staked) or exported outputs, with output indices continuing
 	// after the regular ones as the node numbers them.
@@ -199,13 +187,13 @@ func baseTx(u txs.UnsignedTx) (*avax.BaseTx, bool) {
 	return nil, false
 }
 
-func addInputs(dst *[]Input, ins []*avax.TransferableInput, chain ids.ID) error {
+func addInputs(dst *[]internal.UTXOInput, ins []*avax.TransferableInput, chain ids.ID) error {
 	for _, in := range ins {
 		if in == nil || in.In == nil {
 			return errors.New("nil input")
 		}
 		id := in.UTXOID
-		*dst = append(*dst, Input{
+		*dst = append(*dst, internal.UTXOInput{
 			UTXOID:      avax.UTXOID{TxID: id.TxID, OutputIndex: id.OutputIndex},
 			ID:          id.InputID(),
 			AssetID:     in.AssetID(),

@@ -223,9 +223,10 @@ var (
 // consume, and matches both with the other chains' imports and exports.
 func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBlock) error {
 	var (
-		utxoRows, addrRows, importRows [][]any
-		imports                        []atomicImport
-		exported                       []ids.ID
+		utxoRows, addrRows [][]any
+		sp                 spends
+		imports            []atomicImport
+		exported           []ids.ID
 	)
 	for _, b := range blocks {
 		ts := unixSeconds(b.Timestamp)
@@ -276,8 +277,8 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBloc
 					}
 					id := in.InputID()
 					asset := in.AssetID()
-					importRows = append(importRows, []any{id[:], u.SourceChain[:], in.TxID[:], int64(in.OutputIndex), asset[:],
-						int64(in.In.Amount()), t.ID[:], int64(b.Height), j, ts})
+					sp.add(pos, nil, []internal.UTXOInput{{UTXOID: in.UTXOID, ID: id, AssetID: asset,
+						Amount: in.In.Amount(), SourceChain: u.SourceChain}})
 					imports = append(imports, atomicImport{id: id, pos: pos})
 				}
 			default:
@@ -291,7 +292,7 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBloc
 	if _, err := tx.BulkInsert(ctx, "c_atomic_utxo_addresses", addressColumns, addrRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	if _, err := tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, importRows, onConflictDoNothing); err != nil {
+	if _, err := tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing); err != nil {
 		return err
 	}
 	return matchAtomic(ctx, tx, imports, exported)

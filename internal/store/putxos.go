@@ -62,11 +62,35 @@ type position struct {
 
 // utxoBatch accumulates the UTXO changes of a batch of blocks.
 type utxoBatch struct {
-	utxoRows, addrRows, importRows [][]any
-	// consumed lists, per consuming tx, the ids of the UTXOs it spends.
-	consumed []consumption
+	utxoRows, addrRows [][]any
+	spends
 	// released are stake outputs that leave the staked state.
 	released []release
+}
+
+// spends accumulates what a batch's txs spend, on the P- or X-chain.
+type spends struct {
+	// consumed lists, per consuming tx, the ids of the UTXOs it spends.
+	consumed []consumption
+	// importRows are the rows of the chain's imported-UTXO table.
+	importRows [][]any
+}
+
+// add records the UTXOs the tx at pos consumes and imports.
+func (s *spends) add(pos position, consumed, imported []internal.UTXOInput) {
+	if len(consumed) > 0 {
+		c := consumption{pos: pos}
+		for _, in := range consumed {
+			c.ids = append(c.ids, in.ID)
+		}
+		s.consumed = append(s.consumed, c)
+	}
+	for _, in := range imported {
+		s.importRows = append(s.importRows, []any{
+			in.ID[:], in.SourceChain[:], in.UTXOID.TxID[:], int64(in.UTXOID.OutputIndex), in.AssetID[:],
+			int64(in.Amount), pos.txID[:], int64(pos.height), pos.idx, pos.time,
+		})
+	}
 }
 
 type consumption struct {
@@ -202,19 +226,7 @@ func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *internal.PBlock) er
 			u.produce(p, pos, false, &h)
 		}
 	}
-	if len(eff.Consumed) > 0 {
-		c := consumption{pos: pos}
-		for _, in := range eff.Consumed {
-			c.ids = append(c.ids, in.ID)
-		}
-		u.consumed = append(u.consumed, c)
-	}
-	for _, in := range eff.Imported {
-		u.importRows = append(u.importRows, []any{
-			in.ID[:], in.SourceChain[:], in.UTXOID.TxID[:], int64(in.UTXOID.OutputIndex), in.AssetID[:],
-			int64(in.Amount), pos.txID[:], int64(pos.height), pos.idx, pos.time,
-		})
-	}
+	u.add(pos, eff.Consumed, eff.Imported)
 	if eff.RewardedStaker != ids.Empty {
 		staker := eff.RewardedStaker
 		u.released = append(u.released, release{stakerTxID: staker, by: pos.txID, height: h})

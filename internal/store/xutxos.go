@@ -56,10 +56,10 @@ var xUTXOColumns = []string{"id", "tx_id", "output_index", "kind", "peer_chain_i
 
 // xUTXOBatch accumulates the X-chain UTXO changes of a batch of blocks.
 type xUTXOBatch struct {
-	utxoRows, addrRows, importRows [][]any
-	consumed                       []consumption
-	imports                        []atomicImport
-	exported                       []ids.ID
+	utxoRows, addrRows [][]any
+	spends
+	imports  []atomicImport
+	exported []ids.ID
 }
 
 func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
@@ -111,18 +111,8 @@ func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.XBlock
 			for _, p := range eff.Produced {
 				u.produce(p, pos)
 			}
-			if len(eff.Consumed) > 0 {
-				c := consumption{pos: pos}
-				for _, in := range eff.Consumed {
-					c.ids = append(c.ids, in.ID)
-				}
-				u.consumed = append(u.consumed, c)
-			}
+			u.add(pos, eff.Consumed, eff.Imported)
 			for _, in := range eff.Imported {
-				u.importRows = append(u.importRows, []any{
-					in.ID[:], in.SourceChain[:], in.UTXOID.TxID[:], int64(in.UTXOID.OutputIndex), in.AssetID[:],
-					int64(in.Amount), pos.txID[:], int64(pos.height), pos.idx, pos.time,
-				})
 				u.imports = append(u.imports, atomicImport{id: in.ID, pos: pos})
 			}
 		}

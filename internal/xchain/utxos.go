@@ -3,6 +3,7 @@ package xchain
 import (
 	"errors"
 	"fmt"
+	"github.com/avaindex/avaindex/internal"
 	"sync"
 
 	"github.com/ava-labs/avalanchego/genesis"
@@ -53,28 +54,15 @@ type UTXO struct {
 // ID is avalanchego's key of the UTXO (avax.UTXOID.InputID).
 func (u *UTXO) ID() ids.ID { return u.UTXO.InputID() }
 
-// Input is a UTXO a tx consumes.
-type Input struct {
-	UTXOID avax.UTXOID
-	// ID is UTXOID.InputID(), the key the consumed UTXO is stored under.
-	ID      ids.ID
-	AssetID ids.ID
-	// Amount is the input's amount; 0 for an operation's inputs.
-	Amount uint64
-	// SourceChain is the chain whose shared memory an imported input comes
-	// from; empty for inputs from the X-chain's own UTXO set.
-	SourceChain ids.ID
-}
-
 // TxUTXOs is what one X-chain tx does to the UTXO set, as the avm's
 // executor does it (vms/avm/txs/executor).
 type TxUTXOs struct {
 	TxID ids.ID
 	// Consumed are the X-chain UTXOs the tx spends: its inputs and, for an
 	// OperationTx, the UTXOs its operations consume.
-	Consumed []Input
+	Consumed []internal.UTXOInput
 	// Imported are the other chain's UTXOs an ImportTx spends.
-	Imported []Input
+	Imported []internal.UTXOInput
 	// Produced are the outputs it creates, in output index order: the
 	// outputs, a CreateAssetTx's initial states or an OperationTx's
 	// operations' outputs, then an ExportTx's exported outputs.
@@ -103,7 +91,7 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 				return nil, errors.New("nil operation")
 			}
 			for _, id := range op.UTXOIDs {
-				out.Consumed = append(out.Consumed, Input{
+				out.Consumed = append(out.Consumed, internal.UTXOInput{
 					UTXOID:  avax.UTXOID{TxID: id.TxID, OutputIndex: id.OutputIndex},
 					ID:      id.InputID(),
 					AssetID: op.AssetID(),
@@ -122,7 +110,7 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 	}
 	// The base tx's inputs come first in the executor; an OperationTx's
 	// consumed UTXOs were added above, order does not matter to the set.
-	var ins []Input
+	var ins []internal.UTXOInput
 	if err := addInputs(&ins, base.Ins, ids.Empty); err != nil {
 		return nil, err
 	}
@@ -158,12 +146,12 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 	return out, nil
 }
 
-func addInputs(dst *[]Input, ins []*avax.TransferableInput, chain ids.ID) error {
+func addInputs(dst *[]internal.UTXOInput, ins []*avax.TransferableInput, chain ids.ID) error {
 	for _, in := range ins {
 		if in == nil || in.In == nil {
 			return errors.New("nil input")
 		}
-		*dst = append(*dst, Input{
+		*dst = append(*dst, internal.UTXOInput{
 			UTXOID:      avax.UTXOID{TxID: in.TxID, OutputIndex: in.OutputIndex},
 			ID:          in.InputID(),
 			AssetID:     in.AssetID(),
