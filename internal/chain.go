@@ -7,6 +7,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 )
 
 // Chain names one of the three primary-network chains.
@@ -28,6 +29,10 @@ type Network struct {
 	CChainID ids.ID
 	// AVAXAssetID is the primary network's staking asset on the X-chain.
 	AVAXAssetID ids.ID
+	// RewardConfig is the primary network's staking reward configuration,
+	// nil for the network's default (genesis.GetStakingConfig): no API
+	// tells it, so it is avaindex configuration (the node's --stake-* flags).
+	RewardConfig *reward.Config `json:",omitempty"`
 }
 
 // PBlock is one accepted P-chain block: the platformvm block bytes (not the

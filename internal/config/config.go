@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 	"gopkg.in/yaml.v3"
 )
 
@@ -42,6 +43,35 @@ type Config struct {
 	// IngestBatchSize is how many blocks the indexer commits per database
 	// transaction.
 	IngestBatchSize int
+	// Rewards overrides the primary network's staking reward configuration,
+	// for a node that runs with avalanchego's --stake-* reward flags.
+	Rewards RewardOverrides
+}
+
+// RewardOverrides are avalanchego's reward flags; a zero field keeps the
+// network's default.
+type RewardOverrides struct {
+	MaxConsumptionRate uint64
+	MinConsumptionRate uint64
+	MintingPeriod      time.Duration
+	SupplyCap          uint64
+}
+
+// Apply returns def with the overridden fields replaced.
+func (o RewardOverrides) Apply(def reward.Config) reward.Config {
+	if o.MaxConsumptionRate != 0 {
+		def.MaxConsumptionRate = o.MaxConsumptionRate
+	}
+	if o.MinConsumptionRate != 0 {
+		def.MinConsumptionRate = o.MinConsumptionRate
+	}
+	if o.MintingPeriod != 0 {
+		def.MintingPeriod = o.MintingPeriod
+	}
+	if o.SupplyCap != 0 {
+		def.SupplyCap = o.SupplyCap
+	}
+	return def
 }
 
 // EnvPrefix prefixes the environment variable of every flag.
@@ -66,6 +96,11 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.GenesisFile, "genesis-file", "", "genesis file of a custom network (the node's --genesis-file)")
 	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 256, "blocks committed per database transaction while indexing")
+	// The node's own flag names: copy them from the node's configuration.
+	fs.Uint64Var(&c.Rewards.MaxConsumptionRate, "stake-max-consumption-rate", 0, "the node's --stake-max-consumption-rate, if it sets one")
+	fs.Uint64Var(&c.Rewards.MinConsumptionRate, "stake-min-consumption-rate", 0, "the node's --stake-min-consumption-rate, if it sets one")
+	fs.DurationVar(&c.Rewards.MintingPeriod, "stake-minting-period", 0, "the node's --stake-minting-period, if it sets one")
+	fs.Uint64Var(&c.Rewards.SupplyCap, "stake-supply-cap", 0, "the node's --stake-supply-cap, if it sets one")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -145,6 +180,12 @@ func (c *Config) validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		return fmt.Errorf("--log-level must be debug, info, warn or error, got %q", c.LogLevel)
+	}
+	if c.Rewards.MaxConsumptionRate > reward.PercentDenominator || c.Rewards.MinConsumptionRate > reward.PercentDenominator {
+		return fmt.Errorf("--stake-max-consumption-rate and --stake-min-consumption-rate must be at most %d", reward.PercentDenominator)
+	}
+	if c.Rewards.MintingPeriod < 0 {
+		return fmt.Errorf("--stake-minting-period must not be negative, got %s", c.Rewards.MintingPeriod)
 	}
 	for _, a := range c.NetworkAliases {
 		if a == "" || strings.ContainsAny(a, "/ ") {

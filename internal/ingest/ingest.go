@@ -158,18 +158,19 @@ func (ix *Indexer) setHeights(chain internal.Chain, height, tip uint64) {
 
 // observeSupply records the node's platform.getCurrentSupply answer for the
 // primary network when the node's height is the height just indexed, so
-// that avaindex serves the supply that goes with what it indexed. The
-// supply is not derived from the blocks: it starts from the genesis supply
-// and moves by stakers' potential rewards, computed with the node's reward
-// configuration, and neither is in any block (see store.PStateStore).
-// Failures are logged only: the supply is retried at the next height.
+// that avaindex serves the supply that goes with what it indexed. It is the
+// fallback for stores whose reward replay is not complete (blocks indexed
+// before it existed, or a custom network's genesis not given with
+// --genesis-file), which cannot compute the supply (see
+// pchain.RewardState). Failures are logged only: the supply is retried at
+// the next height.
 func (ix *Indexer) observeSupply(ctx context.Context) {
 	cur, ok, err := ix.store.Cursor(ctx, internal.PChain)
 	if err != nil || !ok {
 		return
 	}
-	if _, h, err := ix.store.Supply(ctx, constants.PrimaryNetworkID); err == nil && h >= cur {
-		return
+	if sup, err := ix.store.Supply(ctx, constants.PrimaryNetworkID); err == nil && (sup.Replayed || sup.Height >= cur) {
+		return // avaindex computes it, or it was observed at this height
 	}
 	var reply platformvm.GetCurrentSupplyReply
 	args := platformvm.GetCurrentSupplyArgs{SubnetID: constants.PrimaryNetworkID}

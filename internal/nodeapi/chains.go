@@ -188,34 +188,26 @@ func (p *Platform) nodeChainStatus(ctx context.Context, chain string) status.Blo
 }
 
 // GetCurrentSupply answers an upper bound of the tokens that can stake a
-// subnet.
+// subnet: the primary network, or an elastic subnet (made permissionless by
+// a TransformSubnetTx). For every other subnet (permissioned subnets, L1s)
+// and for unknown ids, the node fails with "not found", and so does
+// avaindex.
 //
-// The primary network's supply is the node's own answer, recorded by the
-// indexer when the node's height was the height it had just indexed (see
-// ingest's observeSupply), with that height. It is not derived from the
-// blocks: it starts from the genesis supply (in no block, and for a custom
-// network not rebuildable) and grows by each staker's potential reward,
-// which the node computes with its reward configuration (node flags, in no
-// block and behind no API). So the answer is the supply at the latest
-// observed height, which trails the indexed height while the node is
-// ahead of the indexer; until the first observation, the node's answer is
-// relayed.
-//
-// Only elastic subnets (made permissionless by a TransformSubnetTx) have a
-// supply; the node's answer for those is relayed. For every other subnet
-// (permissioned subnets, L1s) and for unknown ids, the node fails with
-// "not found", and so does avaindex.
+// The supply is replayed from the genesis by the indexer (see
+// pchain.RewardState) and answered with the last indexed height. A store
+// whose replay is not complete (see store.PStateStore.Supply) answers the
+// node's supply observed at an indexed height for the primary network, and
+// relays the node's answer otherwise.
 func (p *Platform) GetCurrentSupply(r *http.Request, args *platformvm.GetCurrentSupplyArgs, reply *platformvm.GetCurrentSupplyReply) error {
 	ctx := r.Context()
-	if args.SubnetID == constants.PrimaryNetworkID {
-		supply, height, err := p.store.Supply(ctx, constants.PrimaryNetworkID)
-		switch {
-		case err == nil:
-			reply.Supply, reply.Height = avajson.Uint64(supply), avajson.Uint64(height)
-			return nil
-		case !errors.Is(err, derrors.NotFound):
-			return storeError("fetching current supply failed", err)
-		}
+	sup, err := p.store.Supply(ctx, args.SubnetID)
+	switch {
+	case err == nil:
+		reply.Supply, reply.Height = avajson.Uint64(sup.Supply), avajson.Uint64(sup.Height)
+		return nil
+	case !errors.Is(err, derrors.NotFound):
+		return storeError("fetching current supply failed", err)
+	case args.SubnetID == constants.PrimaryNetworkID:
 		return p.relaySupply(ctx, args, reply)
 	}
 	s, err := p.store.Subnet(ctx, args.SubnetID)

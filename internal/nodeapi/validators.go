@@ -39,11 +39,12 @@ const validatorsUpstreamTimeout = 3 * time.Second
 //     (txID, times, weight, nodeID, rewardOwner); and for L1 validators
 //     nodeID, weight, startTime, validationID, publicKey,
 //     remainingBalanceOwner, deactivationOwner, minNonce.
-//   - Computed by the VM, not in tx bytes, copied from the upstream node's
-//     getCurrentValidators for the same arguments, matched by tx id (or
-//     validation id): potentialReward (validators and delegators),
-//     accruedDelegateeReward. When the node is unreachable or does not list
-//     the staker they read "0".
+//   - Computed by the VM, not in tx bytes, replayed by avaindex from the
+//     genesis (pchain.RewardState): potentialReward (validators and
+//     delegators), accruedDelegateeReward. Where the store's replay is not
+//     complete they are copied from the upstream node's getCurrentValidators
+//     for the same arguments, matched by tx id, and read "0" when the node
+//     is unreachable or does not list the staker.
 //   - Replayed by avaindex (store.L1Balances): an L1 validator's balance,
 //     what remains of its deposits after the continuous fee accrued up to
 //     the last indexed block, as the node computes it.
@@ -62,12 +63,30 @@ func (p *Platform) GetCurrentValidators(r *http.Request, args *platformvm.GetCur
 		// Everything an L1 validator shows is in the store.
 		reply.Validators, err = p.l1Validators(ctx, cs, nodeIDs)
 	} else {
-		reply.Validators, err = p.stakerValidators(args.SubnetID, cs, nodeIDs, p.upstreamValidators(ctx, args))
+		var up *upstreamIndex
+		if needsUpstream(args.SubnetID, cs) {
+			up = p.upstreamValidators(ctx, args)
+		}
+		reply.Validators, err = p.stakerValidators(args.SubnetID, cs, nodeIDs, up)
 	}
 	if err != nil {
 		return fmt.Errorf("failed to get current validators: %w", err)
 	}
 	return nil
+}
+
+// needsUpstream reports whether answering for subnetID needs the node:
+// for the primary network's uptimes, or for rewards the store lacks.
+func needsUpstream(subnetID ids.ID, cs *store.CurrentStakers) bool {
+	if subnetID == constants.PrimaryNetworkID {
+		return true
+	}
+	for _, s := range cs.Stakers {
+		if s.Kind != pchain.KindSubnetValidator && s.PotentialReward == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // upstreamFields are the fields copied from the node.
@@ -190,11 +209,16 @@ func (p *Platform) stakerValidators(subnetID ids.ID, cs *store.CurrentStakers, n
 				connected *bool
 			)
 			u := up.validator(s.TxID)
-			if u != nil && u.PotentialReward != nil {
-				potential = *u.PotentialReward
-			}
-			if u != nil && u.AccruedDelegateeReward != nil {
-				accrued = *u.AccruedDelegateeReward
+			switch {
+			case s.PotentialReward != nil:
+				potential, accrued = avajson.Uint64(*s.PotentialReward), avajson.Uint64(s.DelegateeReward)
+			case u != nil:
+				if u.PotentialReward != nil {
+					potential = *u.PotentialReward
+				}
+				if u.AccruedDelegateeReward != nil {
+					accrued = *u.AccruedDelegateeReward
+				}
 			}
 			if subnetID == constants.PrimaryNetworkID {
 				up, conn := avajson.Float32(0), false
@@ -233,7 +257,10 @@ func (p *Platform) stakerValidators(subnetID ids.ID, cs *store.CurrentStakers, n
 			})
 		case s.Kind == pchain.KindDelegator:
 			potential := avajson.Uint64(0)
-			if up != nil {
+			switch {
+			case s.PotentialReward != nil:
+				potential = avajson.Uint64(*s.PotentialReward)
+			case up != nil:
 				potential = up.delegatorRwd[s.TxID]
 			}
 			var ro *platformapi.Owner

@@ -136,12 +136,34 @@ type L1Event struct {
 	Balance uint64
 }
 
+// TimeAdvance is a committed AdvanceTimeTx: pre-Banff, the only way the
+// chain time moved.
+type TimeAdvance struct {
+	Height uint64 // the commit block
+	Time   uint64 // unix seconds
+}
+
+// SubnetTransform is a TransformSubnetTx: the subnet becomes an elastic
+// (permissionless) subnet with its own supply and reward rates.
+type SubnetTransform struct {
+	TxID               ids.ID
+	Height             uint64
+	Index              int
+	SubnetID           ids.ID
+	InitialSupply      uint64
+	MaximumSupply      uint64
+	MinConsumptionRate uint64
+	MaxConsumptionRate uint64
+}
+
 // StakingChanges is what a batch of blocks changed in the staker sets.
 type StakingChanges struct {
 	Stakers        []Staker
 	Ends           []StakerEnd
 	SubnetRemovals []SubnetValidatorRemoval
 	L1Events       []L1Event
+	Advances       []TimeAdvance
+	Transforms     []SubnetTransform
 }
 
 // BlockLookup returns the accepted block at height (used for the proposal
@@ -215,6 +237,7 @@ var stakingTxTypes = map[string]bool{
 	"RewardValidatorTx": true, "RemoveSubnetValidatorTx": true,
 	"ConvertSubnetToL1Tx": true, "RegisterL1ValidatorTx": true, "SetL1ValidatorWeightTx": true,
 	"IncreaseL1ValidatorBalanceTx": true, "DisableL1ValidatorTx": true,
+	"AdvanceTimeTx": true, "TransformSubnetTx": true,
 }
 
 // addTx derives the changes of one accepted tx. committed is false only for
@@ -232,6 +255,16 @@ func (c *StakingChanges) addTx(ptx internal.PTx, height uint64, idx int, blockTi
 		chainTime = uint64(blockTime.Unix())
 	}
 	switch u := tx.Unsigned.(type) {
+	case *txs.AdvanceTimeTx:
+		if proposal && committed {
+			c.Advances = append(c.Advances, TimeAdvance{Height: height, Time: u.Time})
+		}
+	case *txs.TransformSubnetTx:
+		c.Transforms = append(c.Transforms, SubnetTransform{
+			TxID: tx.ID(), Height: height, Index: idx, SubnetID: u.Subnet,
+			InitialSupply: u.InitialSupply, MaximumSupply: u.MaximumSupply,
+			MinConsumptionRate: u.MinConsumptionRate, MaxConsumptionRate: u.MaxConsumptionRate,
+		})
 	case *txs.RewardValidatorTx:
 		if proposal {
 			c.Ends = append(c.Ends, StakerEnd{StakerTxID: u.TxID, TxID: tx.ID(), Height: height, Committed: committed})

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -60,7 +61,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		}
 	}
 	client := node.New(cfg.NodeURL)
-	network, err := resolveNetwork(ctx, client, st, log)
+	network, err := resolveNetwork(ctx, client, st, cfg.Rewards, log)
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 // resolveNetwork learns the node's network and remembers it in the store,
 // so that avaindex still serves what it indexed while the node is down. A
 // store that indexed another network is refused.
-func resolveNetwork(ctx context.Context, client *node.Client, st store.Store, log *slog.Logger) (*internal.Network, error) {
+func resolveNetwork(ctx context.Context, client *node.Client, st store.Store, rewards config.RewardOverrides, log *slog.Logger) (*internal.Network, error) {
 	stored, ok, err := st.Setting(ctx, networkKey)
 	if err != nil {
 		return nil, err
@@ -169,6 +170,20 @@ func resolveNetwork(ctx context.Context, client *node.Client, st store.Store, lo
 			if known != nil && (known.ID != n.ID || known.XChainID != n.XChainID || known.CChainID != n.CChainID) {
 				return nil, fmt.Errorf("the store holds network %s (%d) but the node at %s is on %s (%d); use another --db",
 					known.Name, known.ID, client.URL(), n.Name, n.ID)
+			}
+			if rewards != (config.RewardOverrides{}) {
+				rc := rewards.Apply(pchain.DefaultRewardConfig(n.ID))
+				if rc.MinConsumptionRate > rc.MaxConsumptionRate {
+					return nil, fmt.Errorf("--stake-min-consumption-rate %d is above --stake-max-consumption-rate %d",
+						rc.MinConsumptionRate, rc.MaxConsumptionRate)
+				}
+				n.RewardConfig = &rc
+			}
+			// Rewards already replayed were computed with the stored
+			// configuration: another one would mix two histories.
+			if known != nil && !reflect.DeepEqual(known.RewardConfig, n.RewardConfig) {
+				return nil, fmt.Errorf("the store was indexed with the reward configuration %s, not %s given by the --stake-* flags; use the same flags or another --db",
+					describeRewards(known), describeRewards(n))
 			}
 			if known == nil {
 				b, err := json.Marshal(n)
@@ -194,6 +209,15 @@ func resolveNetwork(ctx context.Context, client *node.Client, st store.Store, lo
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+func describeRewards(n *internal.Network) string {
+	if n.RewardConfig == nil {
+		return "of the network's default"
+	}
+	c := n.RewardConfig
+	return fmt.Sprintf("{max consumption rate %d, min consumption rate %d, minting period %s, supply cap %d}",
+		c.MaxConsumptionRate, c.MinConsumptionRate, c.MintingPeriod, c.SupplyCap)
 }
 
 // settingOrCreate returns the setting key, creating it with create if absent.

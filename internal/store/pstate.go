@@ -37,9 +37,18 @@ type PStateStore interface {
 	// indexed (at most the P-chain cursor): the supply is an observation
 	// of the node's state at a height avaindex serves.
 	PutSupply(ctx context.Context, subnetID ids.ID, height, supply uint64) error
-	// Supply returns the latest recorded supply of subnetID and its
-	// height.
-	Supply(ctx context.Context, subnetID ids.ID) (supply, height uint64, err error)
+	// Supply returns the supply of subnetID: replayed from the genesis
+	// (see pchain.RewardState) after the last indexed block when the
+	// replay is complete, or else the latest supply recorded by PutSupply.
+	Supply(ctx context.Context, subnetID ids.ID) (*Supply, error)
+}
+
+// Supply is a subnet's supply at a P-chain height.
+type Supply struct {
+	Supply, Height uint64
+	// Replayed is true when avaindex computed it, false when it was the
+	// node's answer recorded by PutSupply.
+	Replayed bool
 }
 
 // applyPState derives subnets and blockchains from a batch of P-chain
@@ -258,24 +267,35 @@ func (s *sqlStore) PutSupply(ctx context.Context, subnetID ids.ID, height, suppl
 	})
 }
 
-func (s *sqlStore) Supply(ctx context.Context, subnetID ids.ID) (_, _ uint64, err error) {
+func (s *sqlStore) Supply(ctx context.Context, subnetID ids.ID) (_ *Supply, err error) {
 	defer derrors.Wrap(&err, "store.Supply(%s)", subnetID)
+	v, ok, err := replayedSupply(ctx, s.db, subnetID)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		h, _, err := cursor(ctx, s.db, internal.PChain)
+		if err != nil {
+			return nil, err
+		}
+		return &Supply{Supply: v, Height: h, Replayed: true}, nil
+	}
 	var (
 		h   int64
 		sup string
 	)
 	err = s.db.QueryRow(ctx, "SELECT height, supply FROM p_supply WHERE subnet_id = ?", subnetID[:]).Scan(&h, &sup)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, derrors.NotFound
+		return nil, derrors.NotFound
 	}
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	v, err := strconv.ParseUint(sup, 10, 64)
+	observed, err := strconv.ParseUint(sup, 10, 64)
 	if err != nil {
-		return 0, 0, fmt.Errorf("stored supply %q: %w", sup, err)
+		return nil, fmt.Errorf("stored supply %q: %w", sup, err)
 	}
-	return v, uint64(h), nil
+	return &Supply{Supply: observed, Height: uint64(h)}, nil
 }
 
 func psPos(h, i, t int64) pchain.Pos {

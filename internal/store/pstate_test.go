@@ -172,7 +172,7 @@ func TestPStateSupply(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		primaryID := constants.PrimaryNetworkID
-		if _, _, err := s.Supply(ctx, primaryID); !errors.Is(err, derrors.NotFound) {
+		if _, err := s.Supply(ctx, primaryID); !errors.Is(err, derrors.NotFound) {
 			t.Fatalf("Supply before any: %v, want NotFound", err)
 		}
 		if err := s.PutSupply(ctx, primaryID, 0, 1); !errors.Is(err, derrors.InvalidArgument) {
@@ -188,11 +188,11 @@ func TestPStateSupply(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		supply, h, err := s.Supply(ctx, primaryID)
-		if err != nil || supply != big+5 || h != 4 {
-			t.Errorf("Supply = %d at %d, %v; want %d at 4", supply, h, err, big+5)
+		got, err := s.Supply(ctx, primaryID)
+		if err != nil || got.Supply != big+5 || got.Height != 4 || got.Replayed {
+			t.Errorf("Supply = %+v, %v; want %d at 4, observed", got, err, big+5)
 		}
-		if _, _, err := s.Supply(ctx, ids.GenerateTestID()); !errors.Is(err, derrors.NotFound) {
+		if _, err := s.Supply(ctx, ids.GenerateTestID()); !errors.Is(err, derrors.NotFound) {
 			t.Errorf("Supply(other subnet): %v, want NotFound", err)
 		}
 	})

@@ -42,6 +42,13 @@ type StakerRecord struct {
 	// RewardCommitted is set for stakers a RewardValidatorTx removed: true
 	// when the reward was committed.
 	RewardCommitted *bool
+	// PotentialReward is the reward the staker was promised when it became
+	// current, nil while it is not known (pending, a permissioned
+	// validator, or a store whose reward replay is not complete).
+	PotentialReward *uint64
+	// DelegateeReward is the delegation fee a validator has accrued from
+	// its delegators' rewards.
+	DelegateeReward uint64
 }
 
 // CurrentStakers is a subnet's current validator set as the store knows it.
@@ -148,6 +155,10 @@ func applyPStakers(ctx context.Context, tx *database.DB, blocks []*internal.PBlo
 			u64(r.Height), u64(r.Height), int64(r.Index)); err != nil {
 			return err
 		}
+	}
+
+	if err := applyRewards(ctx, tx, blocks, ch); err != nil {
+		return err
 	}
 
 	if len(ch.L1Events) == 0 {
@@ -367,7 +378,7 @@ func (s *sqlStore) L1Validator(ctx context.Context, validationID ids.ID) (_ *pch
 const stakerSelect = `SELECT s.tx_id, s.tx_type, s.kind, s.priority, s.subnet_id, s.node_id, s.weight,
 	s.start_time, s.tx_start_time, s.end_time, s.delegation_shares, s.bls_public_key, s.bls_pop,
 	s.added_height, s.added_idx, s.removed_tx_id, s.removed_height, s.reward_committed,
-	o.role, o.locktime, o.threshold, o.addresses
+	s.potential_reward, s.delegatee_reward, o.role, o.locktime, o.threshold, o.addresses
 	FROM p_stakers s LEFT JOIN p_staker_owners o ON o.tx_id = s.tx_id`
 
 // queryStakers runs a stakerSelect query; each staker's rows (one per
@@ -383,9 +394,12 @@ func (s *sqlStore) queryStakers(ctx context.Context, q string, args ...any) ([]*
 			prio, w, start, txStart, end, shares        int64
 			h, idx                                      int64
 			removedH, committed, locktime, threshold    sql.NullInt64
+			potential                                   sql.NullInt64
+			delegatee                                   int64
 		)
 		if err := rows.Scan(&txID, &txType, &kind, &prio, &subnet, &node, &w, &start, &txStart, &end, &shares,
-			&pk, &pop, &h, &idx, &removed, &removedH, &committed, &role, &locktime, &threshold, &addrs); err != nil {
+			&pk, &pop, &h, &idx, &removed, &removedH, &committed, &potential, &delegatee,
+			&role, &locktime, &threshold, &addrs); err != nil {
 			return err
 		}
 		id, err := ids.ToID(txID)
@@ -416,6 +430,11 @@ func (s *sqlStore) queryStakers(ctx context.Context, q string, args ...any) ([]*
 				c := committed.Int64 == 1
 				r.RewardCommitted = &c
 			}
+			if potential.Valid {
+				p := uint64(potential.Int64)
+				r.PotentialReward = &p
+			}
+			r.DelegateeReward = uint64(delegatee)
 			byID[id] = r
 			out = append(out, r)
 		}
