@@ -49,6 +49,11 @@ func TestGetCurrentValidatorsMatchesNode(t *testing.T) {
 	if _, err := n.AddDelegator(ctx, vdr.NodeID, vdr.End.Add(-2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
+	// A delegation rewarded while vdr validates: vdr accrues its fee.
+	short, err := n.AddDelegator(ctx, vdr.NodeID, time.Now().Add(8*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
 	lone, err := n.AddValidator(ctx, 50*time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +79,9 @@ func TestGetCurrentValidatorsMatchesNode(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if r, err := n.WaitRewarded(ctx, short.TxID); err != nil || !r.Committed {
+		t.Fatalf("short delegation's reward: %+v, %v; want committed", r, err)
+	}
 	pc := platformvm.NewClient(n.URL)
 	tip, err := pc.GetHeight(ctx)
 	if err != nil {
@@ -113,8 +121,24 @@ func TestGetCurrentValidatorsMatchesNode(t *testing.T) {
 		}
 
 		// Primary network: genesis validators plus ours.
-		if got := count(compare(map[string]any{}, false)); got < 3 {
+		primaryRes := compare(map[string]any{}, false)
+		if got := count(primaryRes); got < 3 {
 			t.Fatalf("primary network: %d validators, want at least 3", got)
+		}
+		// The comparison covered a replayed delegation fee.
+		var fees struct {
+			Validators []struct {
+				NodeID  ids.NodeID `json:"nodeID"`
+				Accrued string     `json:"accruedDelegateeReward"`
+			} `json:"validators"`
+		}
+		if err := json.Unmarshal(primaryRes, &fees); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range fees.Validators {
+			if v.NodeID == vdr.NodeID && (v.Accrued == "" || v.Accrued == "0") {
+				t.Errorf("the node shows no accrued delegatee reward for %s after a rewarded delegation", vdr.NodeID)
+			}
 		}
 		compare(map[string]any{"subnetID": constants.PrimaryNetworkID.String()}, false)
 		// Each validator alone, with its delegators.
