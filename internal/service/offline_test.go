@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -32,11 +33,18 @@ func TestServesWhenNodeIsDown(t *testing.T) {
 	n := testnet.Get(t)
 	ctx := context.Background()
 	dsn := dbtest.SQLite(t)
-	tip, err := platformvm.NewClient(n.URL).GetHeight(ctx)
+	nodeClient := platformvm.NewClient(n.URL)
+	// The node's supply and rewards at tip (nothing issues P-chain txs
+	// meanwhile: the service tests run one at a time).
+	wantSupply, tip, err := nodeClient.GetCurrentSupply(ctx, constants.PrimaryNetworkID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := platformvm.NewClient(n.URL).GetBlockByHeight(ctx, tip)
+	wantVdrs, err := nodeClient.GetCurrentValidators(ctx, constants.PrimaryNetworkID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := nodeClient.GetBlockByHeight(ctx, tip)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +62,24 @@ func TestServesWhenNodeIsDown(t *testing.T) {
 	}
 	if string(got) != string(want) {
 		t.Errorf("with the node down, block %d differs from the node's", tip)
+	}
+	// Supply and rewards are replayed by avaindex: no node needed.
+	ours := platformvm.NewClient(base)
+	gotSupply, gotHeight, err := ours.GetCurrentSupply(ctx, constants.PrimaryNetworkID)
+	if err != nil || gotSupply != wantSupply || gotHeight != tip {
+		t.Errorf("with the node down, getCurrentSupply = %d at %d, %v; the node said %d at %d", gotSupply, gotHeight, err, wantSupply, tip)
+	}
+	gotVdrs, err := ours.GetCurrentValidators(ctx, constants.PrimaryNetworkID, nil)
+	if err != nil || len(gotVdrs) != len(wantVdrs) {
+		t.Fatalf("with the node down, getCurrentValidators: %d validators, %v; the node listed %d", len(gotVdrs), err, len(wantVdrs))
+	}
+	for i, w := range wantVdrs {
+		g := gotVdrs[i]
+		if g.TxID != w.TxID || g.PotentialReward == nil || w.PotentialReward == nil || *g.PotentialReward != *w.PotentialReward ||
+			g.AccruedDelegateeReward == nil || *g.AccruedDelegateeReward != *w.AccruedDelegateeReward {
+			t.Errorf("with the node down, validator %d: %s potential %v accrued %v; node %s potential %v accrued %v", i,
+				g.TxID, g.PotentialReward, g.AccruedDelegateeReward, w.TxID, w.PotentialReward, w.AccruedDelegateeReward)
+		}
 	}
 	status, body, _ := get(t, base+"/v1/networks/local/blockchains/p-chain/blocks?pageSize=1")
 	if status != 200 {
