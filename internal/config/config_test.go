@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 )
 
 func env(m map[string]string) func(string) string {
@@ -91,6 +93,26 @@ func TestConfigFileFromEnv(t *testing.T) {
 	}
 }
 
+func TestRewardOverrides(t *testing.T) {
+	c, err := Load("t", []string{"--stake-max-consumption-rate", "150000", "--stake-minting-period", "720h"},
+		env(map[string]string{"AVAINDEX_STAKE_SUPPLY_CAP": "5"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := reward.Config{MaxConsumptionRate: 1, MinConsumptionRate: 2, MintingPeriod: time.Hour, SupplyCap: 3}
+	want := reward.Config{MaxConsumptionRate: 150000, MinConsumptionRate: 2, MintingPeriod: 720 * time.Hour, SupplyCap: 5}
+	if got := c.Rewards.Apply(def); got != want {
+		t.Errorf("Apply = %+v, want %+v", got, want)
+	}
+	c, err = Load("t", nil, env(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Rewards.Apply(def); got != def {
+		t.Errorf("no flags: Apply = %+v, want the default %+v", got, def)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(file, []byte("nod-url: x\n"), 0o644); err != nil {
@@ -107,6 +129,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
 		{[]string{"--ingest-batch-size", "0"}, nil, "--ingest-batch-size"},
 		{[]string{"--network-alias", "a/b"}, nil, "--network-alias"},
+		{[]string{"--stake-max-consumption-rate", "1000001"}, nil, "--stake-max-consumption-rate"},
+		{[]string{"--stake-minting-period", "-1h"}, nil, "--stake-minting-period"},
 		{[]string{"--config", file}, nil, `unknown key "nod-url"`},
 		{[]string{"--bogus"}, nil, "bogus"},
 		{[]string{"extra"}, nil, "unexpected argument"},

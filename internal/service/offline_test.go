@@ -3,13 +3,17 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
+	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
@@ -54,6 +58,20 @@ func TestServesWhenNodeIsDown(t *testing.T) {
 		base := startService(t, n.URL, dsn)
 		waitIndexed(t, base, tip, time.Minute)
 	})
+
+	// Rewards replayed with one reward configuration are not mixed with
+	// another's.
+	cfg, err := config.Load("test", []string{"--node-url", n.URL, "--db", dsn, "--listen", "127.0.0.1:0",
+		"--stake-supply-cap", "1000"}, func(string) string { return "" }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	err = Run(runCtx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(string) {})
+	if err == nil || !strings.Contains(err.Error(), "--stake-") {
+		t.Errorf("restarted with another --stake-supply-cap: %v, want a refusal naming the flags", err)
+	}
 
 	base := startService(t, closedURL(t), dsn)
 	got, err := platformvm.NewClient(base).GetBlockByHeight(ctx, tip)

@@ -177,7 +177,9 @@ func resolveNetwork(ctx context.Context, client *node.Client, st store.Store, re
 					return nil, fmt.Errorf("--stake-min-consumption-rate %d is above --stake-max-consumption-rate %d",
 						rc.MinConsumptionRate, rc.MaxConsumptionRate)
 				}
-				n.RewardConfig = &rc
+				if rc != pchain.DefaultRewardConfig(n.ID) {
+					n.RewardConfig = &rc
+				}
 			}
 			// Rewards already replayed were computed with the stored
 			// configuration: another one would mix two histories.
