@@ -53,6 +53,8 @@ func TestL1LifecycleMatchesNode(t *testing.T) {
 			t.Errorf("getBalance %v:\n node:     %s\n avaindex: %s (error %s)", balance, w, g, gotErr)
 		}
 		same("platform.getBlockchainStatus", map[string]any{"blockchainID": issued.L1.ManagerChainID.String()})
+		// The supply, replayed from the custom genesis.
+		same("platform.getCurrentSupply", map[string]any{})
 
 		// Validators: the L1's, after its whole lifecycle, and the primary
 		// network's genesis validator (known only from the genesis file).
