@@ -87,19 +87,7 @@ func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
 	dbtest.Run(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
 		raw := gen(b, b.N)
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer st.Close()
-		// As the service does: appliers that need the network read it.
-		network, err := json.Marshal(internal.Network{ID: constants.LocalID, Name: "local"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := st.PutSettingIfAbsent(ctx, store.NetworkSetting, network); err != nil {
-			b.Fatal(err)
-		}
+		st := openLocalStore(b, dsn)
 		if setup != nil {
 			if err := setup(ctx, st); err != nil {
 				b.Fatal(err)
@@ -142,6 +130,26 @@ func BenchmarkIngestP(b *testing.B) {
 			return st.ApplyPBlocks(ctx, bs)
 		},
 		applyLocalGenesis)
+}
+
+// openLocalStore opens the store at dsn holding the local network, as the
+// service records it: appliers that need the network read it.
+func openLocalStore(tb testing.TB, dsn string) store.Store {
+	tb.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	network, err := json.Marshal(internal.Network{ID: constants.LocalID, Name: "local"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := st.PutSettingIfAbsent(ctx, store.NetworkSetting, network); err != nil {
+		tb.Fatal(err)
+	}
+	return st
 }
 
 // applyLocalGenesis applies the local network's P-chain genesis block, so
@@ -265,18 +273,7 @@ func TestXChainFixture(t *testing.T) {
 // reward replay: after the genesis its blocks leave a replayed supply.
 func TestPBenchReplays(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, dbtest.SQLite(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	network, err := json.Marshal(internal.Network{ID: constants.LocalID, Name: "local"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutSettingIfAbsent(ctx, store.NetworkSetting, network); err != nil {
-		t.Fatal(err)
-	}
+	st := openLocalStore(t, dbtest.SQLite(t))
 	if err := applyLocalGenesis(ctx, st); err != nil {
 		t.Fatal(err)
 	}
