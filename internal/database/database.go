@@ -142,7 +142,7 @@ func openSQLite(ctx context.Context, path string) (_ *DB, err error) {
 		}
 	}()
 	maxParams := sqliteDefaultMaxParams
-	conn, err := w.Conn(ctx)
+	conn, err := firstConn(ctx, w)
 	if err != nil {
 		return nil, fmt.Errorf("database.Open(sqlite:%s): %w", path, err)
 	}
@@ -179,6 +179,26 @@ func openSQLite(ctx context.Context, path string) (_ *DB, err error) {
 	}
 	db.r = r
 	return db, nil
+}
+
+// firstConn opens w's connection. Its setup switches a new database to WAL,
+// which needs the database to itself: while another process opens or
+// migrates the same new file, SQLite answers "database is locked" at once,
+// without waiting out the busy timeout, so wait here.
+func firstConn(ctx context.Context, w *sql.DB) (*sql.Conn, error) {
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		conn, err := w.Conn(ctx)
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+			return conn, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
