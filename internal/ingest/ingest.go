@@ -124,6 +124,8 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		},
 		"X-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.xFollower()) },
 		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
+		// The X-chain's pre-Cortina txs, from the mirrored X/tx index.
+		"X-chain DAG": ix.stepXDAG,
 	}
 	var wg sync.WaitGroup
 	for what, step := range steps {

@@ -87,3 +87,19 @@ func (ix *Indexer) pFollower() follower[*internal.PBlock] {
 		apply: ix.store.ApplyPBlocks,
 	}
 }
+
+// stepXDAG decodes the X/tx containers mirrored from the node (the
+// X-chain's pre-Cortina txs) into DAG txs and their UTXO changes, in
+// batches, until it has caught up with the mirror. It reports whether it
+// was caught up already.
+func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
+	for first := true; ; first = false {
+		n, err := ix.store.ApplyXDAG(ctx, ix.opts.BatchSize)
+		if err != nil || n == 0 {
+			return first && err == nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+}

@@ -24,6 +24,7 @@ type Store interface {
 	L1FeeStore
 	CStore
 	XUTXOStore
+	XDAGStore
 	AtomicStore
 
 	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their

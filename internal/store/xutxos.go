@@ -12,6 +12,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/hashing"
+	"github.com/ava-labs/avalanchego/vms/avm/txs"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
@@ -54,21 +55,27 @@ type XUTXO struct {
 var xUTXOColumns = []string{"id", "tx_id", "output_index", "kind", "peer_chain_id", "asset_id", "amount",
 	"locktime", "threshold", "bytes", "created_tx_id", "created_height", "created_idx", "created_time"}
 
-// xUTXOBatch accumulates the X-chain UTXO changes of a batch of blocks.
+// xUTXOBatch accumulates the X-chain UTXO changes of a batch of blocks or
+// of DAG txs.
 type xUTXOBatch struct {
 	utxoRows, addrRows [][]any
 	spends
 	imports  []atomicImport
 	exported []ids.ID
+	// produced are the ids of the outputs put in the UTXO set, which
+	// earlier-stored spends may consume (see matchXSpends).
+	produced []ids.ID
 }
 
 func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
 	var peer any
+	id := p.ID()
 	if p.Kind == xchain.KindExported {
 		peer = p.PeerChain[:]
-		u.exported = append(u.exported, p.ID())
+		u.exported = append(u.exported, id)
+	} else {
+		u.produced = append(u.produced, id)
 	}
-	id := p.ID()
 	u.utxoRows = append(u.utxoRows, []any{
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), p.Bytes, pos.txID[:], int64(pos.height), pos.idx, pos.time,
@@ -78,21 +85,41 @@ func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
 	}
 }
 
+// tx records what the avm tx at pos consumes, imports and produces.
+func (u *xUTXOBatch) tx(xtx *txs.Tx, pos position) error {
+	eff, err := xchain.UTXOsOfTx(xtx)
+	if err != nil {
+		return err
+	}
+	for _, p := range eff.Produced {
+		u.produce(p, pos)
+	}
+	u.add(pos, eff.Consumed, eff.Imported)
+	for _, in := range eff.Imported {
+		u.imports = append(u.imports, atomicImport{id: in.ID, pos: pos})
+	}
+	return nil
+}
+
 // applyXUTXOs derives the X-chain's UTXO changes from a batch of blocks,
 // as the avm's executor makes them (see xchain.UTXOsOfTx): inputs and
 // operation inputs consumed, outputs, initial states and operation outputs
 // produced, exported outputs stored as 'exported', imported inputs
 // recorded and matched with the exporting chain's rows (see AtomicStore).
 // At height 0 it adds the genesis assets' UTXOs when xchain.GenesisFor
-// knows the X-chain (one linear from genesis). Re-applying a batch changes
-// nothing.
+// knows the X-chain and it was linear from genesis (a DAG chain's genesis
+// goes with its DAG txs, xdag.go). Re-applying a batch changes nothing.
 func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.XBlock) error {
 	var u xUTXOBatch
 	for _, b := range blocks {
 		ts := unixSeconds(b.Timestamp)
 		if b.Height == 0 {
-			if err := u.genesis(ctx, tx, ts); err != nil {
+			g, ok, err := storedXGenesis(ctx, tx)
+			if err != nil {
 				return err
+			}
+			if ok && !g.DAG {
+				u.genesis(g, ts)
 			}
 		}
 		for j, t := range b.Txs {
@@ -103,17 +130,8 @@ func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.XBlock
 			if err != nil {
 				return fmt.Errorf("X-chain block %d tx %s: %w", b.Height, t.ID, err)
 			}
-			eff, err := xchain.UTXOsOfTx(xtx)
-			if err != nil {
+			if err := u.tx(xtx, position{txID: t.ID, height: b.Height, idx: j, time: ts}); err != nil {
 				return fmt.Errorf("X-chain block %d tx %s: %w", b.Height, t.ID, err)
-			}
-			pos := position{txID: t.ID, height: b.Height, idx: j, time: ts}
-			for _, p := range eff.Produced {
-				u.produce(p, pos)
-			}
-			u.add(pos, eff.Consumed, eff.Imported)
-			for _, in := range eff.Imported {
-				u.imports = append(u.imports, atomicImport{id: in.ID, pos: pos})
 			}
 		}
 	}
@@ -143,23 +161,27 @@ func storedNetwork(ctx context.Context, tx *database.DB) (_ *internal.Network, o
 	return &n, true, nil
 }
 
-// genesis adds the X-chain's genesis UTXOs, created by the genesis
-// CreateAssetTxs at height 0 (idx -1) at the time of block 0. The X-chain
-// is identified by the network the service stored; a store without one,
-// or another network's X-chain, starts empty.
-func (u *xUTXOBatch) genesis(ctx context.Context, tx *database.DB, ts int64) error {
+// storedXGenesis returns the genesis of the X-chain of the network the
+// service stored; ok is false in a store without one (store tests) or for
+// an X-chain whose genesis is not known.
+func storedXGenesis(ctx context.Context, tx *database.DB) (*xchain.Genesis, bool, error) {
 	n, ok, err := storedNetwork(ctx, tx)
 	if err != nil || !ok {
-		return err
+		return nil, false, err
 	}
 	g, ok, err := xchain.GenesisFor(n.XChainID)
-	if err != nil || !ok {
-		return err
+	if err != nil {
+		return nil, false, fmt.Errorf("the X-chain genesis: %w", err)
 	}
+	return g, ok, nil
+}
+
+// genesis adds the X-chain's genesis UTXOs, created by the genesis
+// CreateAssetTxs at height 0, idx -1, at time ts.
+func (u *xUTXOBatch) genesis(g *xchain.Genesis, ts int64) {
 	for _, p := range g.UTXOs {
 		u.produce(p, position{txID: p.UTXO.TxID, height: 0, idx: -1, time: ts})
 	}
-	return nil
 }
 
 func (u *xUTXOBatch) write(ctx context.Context, tx *database.DB) error {
@@ -172,10 +194,152 @@ func (u *xUTXOBatch) write(ctx context.Context, tx *database.DB) error {
 	if _, err := tx.BulkInsert(ctx, "x_imported_utxos", importedUTXOColumns, u.importRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	if err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", u.consumed); err != nil {
+	// The X lock before the atomic one, always, so they cannot deadlock.
+	if err := matchXSpends(ctx, tx, u.consumed, u.produced); err != nil {
 		return err
 	}
 	return matchAtomic(ctx, tx, u.imports, u.exported)
+}
+
+// xSpendLockKey names PostgreSQL's transaction-level advisory lock that
+// serializes the matching of X-chain spends with the UTXOs they spend
+// between the concurrent transactions of the X-chain's blocks and of its
+// DAG txs (see matchXSpends).
+const xSpendLockKey = 0x61766169_78737064
+
+// matchXSpends marks consumed the X-chain UTXOs the batch spends, and the
+// UTXOs it produced that earlier-stored txs spend.
+//
+// Post-Cortina blocks spend UTXOs created by pre-Cortina DAG txs, and the
+// two are applied by concurrent loops in any order, so a spend may be
+// stored before its UTXO. Rather than hold the blocks back until the DAG
+// history is applied (which a node without --index-enabled never serves,
+// and whose length only the live node knows), the derivation is
+// order-independent, as atomic matching is: a spend whose UTXO is not
+// stored is kept in x_early_spends, and marks the UTXO when a later batch
+// stores it. Each side has written its own rows before it matches under
+// the lock, so whichever commits second sees the other. Re-applying a
+// batch changes nothing.
+func matchXSpends(ctx context.Context, tx *database.DB, consumed []consumption, produced []ids.ID) error {
+	if len(consumed) == 0 && len(produced) == 0 {
+		return nil
+	}
+	if tx.Dialect() == database.Postgres {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(?)", int64(xSpendLockKey)); err != nil {
+			return err
+		}
+	}
+	if err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", consumed); err != nil {
+		return err
+	}
+	if err := keepEarlySpends(ctx, tx, consumed); err != nil {
+		return err
+	}
+	return matchEarlySpends(ctx, tx, produced)
+}
+
+var earlySpendColumns = []string{"utxo_id", "consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
+
+// keepEarlySpends stores the spends among consumed whose UTXO is not in
+// x_utxos.
+func keepEarlySpends(ctx context.Context, tx *database.DB, consumed []consumption) error {
+	var all []ids.ID
+	for _, c := range consumed {
+		all = append(all, c.ids...)
+	}
+	stored := make(map[ids.ID]bool, len(all))
+	err := xIDChunks(all, func(args []any, in string) error {
+		return tx.RunQuery(ctx, "SELECT id FROM x_utxos WHERE kind <> 'exported' AND id IN "+in, func(r *sql.Rows) error {
+			var b []byte
+			if err := r.Scan(&b); err != nil {
+				return err
+			}
+			id, err := ids.ToID(b)
+			stored[id] = true
+			return err
+		}, args...)
+	})
+	if err != nil {
+		return err
+	}
+	var rows [][]any
+	for _, c := range consumed {
+		for _, id := range c.ids {
+			if !stored[id] {
+				rows = append(rows, []any{id[:], c.pos.txID[:], int64(c.pos.height), c.pos.idx, c.pos.time})
+			}
+		}
+	}
+	_, err = tx.BulkInsert(ctx, "x_early_spends", earlySpendColumns, rows, onConflictDoNothing)
+	return err
+}
+
+// matchEarlySpends marks consumed the UTXOs among produced that stored
+// early spends consume, and forgets those spends.
+func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) error {
+	if len(produced) == 0 {
+		return nil
+	}
+	var waiting int
+	err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM x_early_spends LIMIT 1) e").Scan(&waiting)
+	if err != nil || waiting == 0 {
+		return err // the usual case: no spend waits
+	}
+	var found []consumption
+	err = xIDChunks(produced, func(args []any, in string) error {
+		return tx.RunQuery(ctx, "SELECT utxo_id, consumed_tx_id, consumed_height, consumed_idx, consumed_time FROM x_early_spends WHERE utxo_id IN "+in,
+			func(r *sql.Rows) error {
+				var (
+					id, txID []byte
+					h        int64
+					c        consumption
+				)
+				if err := r.Scan(&id, &txID, &h, &c.pos.idx, &c.pos.time); err != nil {
+					return err
+				}
+				u, err := ids.ToID(id)
+				if err != nil {
+					return err
+				}
+				if c.pos.txID, err = ids.ToID(txID); err != nil {
+					return err
+				}
+				c.pos.height = uint64(h)
+				c.ids = []ids.ID{u}
+				found = append(found, c)
+				return nil
+			}, args...)
+	})
+	if err != nil || len(found) == 0 {
+		return err
+	}
+	if err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", found); err != nil {
+		return err
+	}
+	matched := make([]ids.ID, len(found))
+	for i, c := range found {
+		matched[i] = c.ids[0]
+	}
+	return xIDChunks(matched, func(args []any, in string) error {
+		_, err := tx.Exec(ctx, "DELETE FROM x_early_spends WHERE utxo_id IN "+in, args...)
+		return err
+	})
+}
+
+// xIDChunks calls f for each chunk of up to maxInList ids, with the ids as
+// arguments and the matching "(?, ...)" list.
+func xIDChunks(all []ids.ID, f func(args []any, in string) error) error {
+	for start := 0; start < len(all); start += maxInList {
+		chunk := all[start:min(len(all), start+maxInList)]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id[:]
+		}
+		if err := f(args, "(?"+strings.Repeat(", ?", len(chunk)-1)+")"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 const xUTXOSelect = `SELECT u.id, u.tx_id, u.output_index, u.kind, u.peer_chain_id, u.asset_id, u.amount, u.bytes,

@@ -1,10 +1,12 @@
-// Package xchain decodes X-chain blocks with avalanchego's avm parser.
+// Package xchain decodes X-chain blocks and txs with avalanchego's avm
+// parser, and derives what txs do to the UTXO set.
 package xchain
 
 import (
 	"fmt"
 	"reflect"
 
+	"github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	"github.com/avaindex/avaindex/internal"
@@ -29,9 +31,14 @@ func Decode(height uint64, b []byte) (*internal.XBlock, error) {
 	for _, tx := range blk.Txs() {
 		xb.Txs = append(xb.Txs, internal.XTx{
 			ID:    tx.ID(),
-			Type:  reflect.Indirect(reflect.ValueOf(tx.Unsigned)).Type().Name(),
+			Type:  TxType(tx),
 			Bytes: tx.Bytes(),
 		})
 	}
 	return xb, nil
+}
+
+// TxType is the avm type name of tx, e.g. "CreateAssetTx".
+func TxType(tx *txs.Tx) string {
+	return reflect.Indirect(reflect.ValueOf(tx.Unsigned)).Type().Name()
 }

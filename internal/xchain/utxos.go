@@ -3,13 +3,13 @@ package xchain
 import (
 	"errors"
 	"fmt"
-	"github.com/avaindex/avaindex/internal"
 	"sync"
 
 	"github.com/ava-labs/avalanchego/genesis"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/upgrade"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/hashing"
 	"github.com/ava-labs/avalanchego/vms/avm"
 	"github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
@@ -18,7 +18,11 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
+	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // Kinds of X-chain UTXOs, as the store records them.
@@ -210,66 +214,106 @@ func ParseUTXO(b []byte) (*UTXO, error) {
 	return r, nil
 }
 
-// Genesis is the X-chain's state before its first block: the UTXOs of the
+// Genesis is the X-chain's state before its first tx: the UTXOs of the
 // genesis assets' initial states.
 type Genesis struct {
+	NetworkID uint32
+	// Timestamp is the network's genesis time, unix seconds.
+	Timestamp uint64
+	// DAG is true for an X-chain that ran as a DAG until Cortina (mainnet,
+	// fuji): its block 0 is the linearization, and the genesis precedes the
+	// txs of the node's X/tx index, not block 0.
+	DAG bool
 	// Assets are the genesis CreateAssetTxs' ids (the asset ids), in
 	// genesis order.
 	Assets []ids.ID
 	UTXOs  []*UTXO
 }
 
-var genesisCache sync.Map // X-chain id -> *Genesis (nil when unknown)
+// genesisCache holds the X-chain geneses read from network geneses. A miss
+// is not remembered: a network genesis registered since (pchain.
+// RegisterGenesis) is read at the next lookup.
+var genesisCache struct {
+	mu      sync.Mutex
+	byChain map[ids.ID]*Genesis // X-chain id -> its genesis
+	read    map[ids.ID]bool     // hashes of the network geneses read
+	builtin bool
+}
 
-// GenesisFor returns the genesis of the X-chain whose id is xChainID when it
-// belongs to one of the networks avalanchego builds in and that X-chain was
-// linear from its genesis, so that its blocks carry every tx since. ok is
-// false otherwise: for another network, and for mainnet and fuji, whose
-// X-chains ran as a DAG until Cortina (their block 0 is the linearization,
-// and the txs before it, which spent the genesis UTXOs, are in no block).
+// GenesisFor returns the genesis of the X-chain whose id is xChainID, when
+// it belongs to one of the networks avalanchego builds in or to a network
+// whose genesis was registered with pchain.RegisterGenesis; ok is false
+// otherwise. See Genesis.DAG for where it goes in the chain's history.
 func GenesisFor(xChainID ids.ID) (_ *Genesis, ok bool, _ error) {
-	if v, found := genesisCache.Load(xChainID); found {
-		g := v.(*Genesis)
-		return g, g != nil, nil
+	c := &genesisCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g, ok := c.byChain[xChainID]; ok {
+		return g, true, nil
 	}
-	for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
-		if upgrade.GetConfig(id).CortinaXChainStopVertexID != ids.Empty {
-			continue // a DAG history precedes block 0
+	if c.byChain == nil {
+		c.byChain, c.read = map[ids.ID]*Genesis{}, map[ids.ID]bool{}
+	}
+	sources := pchain.RegisteredGeneses()
+	if !c.builtin {
+		for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
+			gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
+			if err != nil {
+				return nil, false, fmt.Errorf("building the genesis of network %d: %w", id, err)
+			}
+			sources[hashing.ComputeHash256Array(gb)] = gb
 		}
-		gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
+	}
+	for h, b := range sources {
+		if c.read[h] {
+			continue
+		}
+		g, chainID, err := genesisOf(b)
 		if err != nil {
-			return nil, false, fmt.Errorf("building the genesis of network %d: %w", id, err)
+			return nil, false, fmt.Errorf("network genesis %s: %w", ids.ID(h), err)
 		}
-		g, chainID, err := genesisOf(gb)
-		if err != nil {
-			return nil, false, fmt.Errorf("network %d: %w", id, err)
+		if g != nil {
+			c.byChain[chainID] = g
 		}
-		genesisCache.Store(chainID, g)
+		c.read[h] = true
 	}
-	if v, found := genesisCache.Load(xChainID); found {
-		return v.(*Genesis), true, nil
-	}
-	genesisCache.Store(xChainID, (*Genesis)(nil))
-	return nil, false, nil
+	c.builtin = true
+	g, ok := c.byChain[xChainID]
+	return g, ok, nil
 }
 
 // genesisOf reads the X-chain genesis in a network's genesis bytes, as the
-// avm's initGenesis does, and returns it with the X-chain's id.
+// avm's initGenesis does, and returns it with the X-chain's id (the id of
+// the network genesis's AVM CreateChainTx); nil when the network genesis
+// creates no AVM chain.
 func genesisOf(networkGenesis []byte) (*Genesis, ids.ID, error) {
-	createChain, err := genesis.VMGenesis(networkGenesis, constants.AVMID)
+	pg, err := pgenesis.Parse(networkGenesis)
 	if err != nil {
-		return nil, ids.Empty, err
+		return nil, ids.Empty, fmt.Errorf("parsing the network genesis: %w", err)
 	}
-	cc, ok := createChain.Unsigned.(*ptxs.CreateChainTx)
-	if !ok {
-		return nil, ids.Empty, fmt.Errorf("the AVM genesis tx is a %T", createChain.Unsigned)
+	var (
+		createChain *ptxs.Tx
+		cc          *ptxs.CreateChainTx
+	)
+	for _, chain := range pg.Chains {
+		if c, ok := chain.Unsigned.(*ptxs.CreateChainTx); ok && c.VMID == constants.AVMID {
+			createChain, cc = chain, c
+			break
+		}
+	}
+	if cc == nil {
+		return nil, ids.Empty, nil
 	}
 	var ag avm.Genesis
 	codec := builder.Parser.GenesisCodec()
 	if _, err := codec.Unmarshal(cc.GenesisData, &ag); err != nil {
 		return nil, ids.Empty, fmt.Errorf("parsing the AVM genesis: %w", err)
 	}
-	g := &Genesis{}
+	g := &Genesis{
+		NetworkID: cc.NetworkID,
+		Timestamp: pg.Timestamp,
+		DAG:       upgrade.GetConfig(cc.NetworkID).CortinaXChainStopVertexID != ids.Empty,
+	}
 	for _, asset := range ag.Txs {
 		tx := &txs.Tx{Unsigned: &asset.CreateAssetTx}
 		if err := tx.Initialize(codec); err != nil {

@@ -2,6 +2,11 @@ package xchain
 
 import (
 	"bytes"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ava-labs/avalanchego/genesis"
@@ -13,6 +18,8 @@ import (
 	"github.com/ava-labs/avalanchego/vms/nftfx"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
+
+	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 func owners(a byte) secp256k1fx.OutputOwners {
@@ -183,10 +190,97 @@ func TestGenesisFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := GenesisFor(mc.ID()); ok || err != nil {
-		t.Errorf("GenesisFor(mainnet X) = %t, %v", ok, err)
+	mg, ok, err := GenesisFor(mc.ID())
+	if err != nil || !ok || !mg.DAG || len(mg.UTXOs) == 0 || mg.NetworkID != constants.MainnetID {
+		t.Errorf("GenesisFor(mainnet X) = %t, %v; want a DAG genesis", ok, err)
+	}
+	if g.DAG {
+		t.Error("the local X-chain's genesis is marked DAG")
 	}
 	if _, ok, err := GenesisFor(ids.ID{1}); ok || err != nil {
 		t.Errorf("GenesisFor(unknown) = %t, %v", ok, err)
+	}
+}
+
+// TestGenesisForCustom reads the X-chain genesis of a custom network from
+// its genesis file, registered after a first lookup missed it.
+func TestGenesisForCustom(t *testing.T) {
+	cfg := *genesis.GetConfig(constants.LocalID)
+	cfg.NetworkID = 54321
+	cfg.StartTime = 1_600_000_000
+	cfg.Allocations = append(slices.Clone(cfg.Allocations),
+		genesis.Allocation{AVAXAddr: ids.ShortID{0xa1}, InitialAmount: 7_000},
+		genesis.Allocation{AVAXAddr: ids.ShortID{0xa2}, InitialAmount: 9_000_000,
+			UnlockSchedule: []genesis.LockedAmount{{Amount: 5}}},
+		// Only on the P-chain: not an X-chain UTXO.
+		genesis.Allocation{AVAXAddr: ids.ShortID{0xa3}, UnlockSchedule: []genesis.LockedAmount{{Amount: 6}}},
+	)
+	gb, avaxAssetID, err := genesis.FromConfig(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := genesis.VMGenesis(gb, constants.AVMID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := GenesisFor(cc.ID()); ok || err != nil {
+		t.Fatalf("GenesisFor(custom X) before registration = %t, %v", ok, err)
+	}
+
+	unparsed, err := cfg.Unparse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(unparsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "genesis.json")
+	if err := os.WriteFile(path, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := pchain.RegisterGenesisFile(path); err != nil {
+		t.Fatal(err)
+	}
+	g, ok, err := GenesisFor(cc.ID())
+	if err != nil || !ok {
+		t.Fatalf("GenesisFor(custom X) after registration = %t, %v", ok, err)
+	}
+	if g.DAG || g.NetworkID != cfg.NetworkID || g.Timestamp != cfg.StartTime {
+		t.Errorf("custom genesis: DAG %t, network %d, time %d", g.DAG, g.NetworkID, g.Timestamp)
+	}
+	if len(g.Assets) != 1 || g.Assets[0] != avaxAssetID {
+		t.Errorf("genesis assets %v, want [%s]", g.Assets, avaxAssetID)
+	}
+
+	// One AVAX UTXO per allocation with an initial amount, to its address.
+	type holding struct {
+		addr   ids.ShortID
+		amount uint64
+	}
+	want := map[holding]int{}
+	for _, a := range cfg.Allocations {
+		if a.InitialAmount > 0 {
+			want[holding{a.AVAXAddr, a.InitialAmount}]++
+		}
+	}
+	got := map[holding]int{}
+	indices := map[uint32]bool{}
+	for _, u := range g.UTXOs {
+		if u.Kind != KindRegular || u.AssetID != avaxAssetID || u.UTXO.TxID != avaxAssetID ||
+			len(u.Owners.Addrs) != 1 || u.Owners.Threshold != 1 || u.Owners.Locktime != 0 {
+			t.Errorf("genesis UTXO %+v", u)
+			continue
+		}
+		got[holding{u.Owners.Addrs[0], u.Amount}]++
+		indices[u.UTXO.OutputIndex] = true
+	}
+	if !maps.Equal(got, want) || len(g.UTXOs) != len(want) {
+		t.Errorf("genesis UTXOs %v, want %v", got, want)
+	}
+	for i := range uint32(len(g.UTXOs)) {
+		if !indices[i] {
+			t.Errorf("no genesis UTXO at output index %d", i)
+		}
 	}
 }
