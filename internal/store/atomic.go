@@ -136,13 +136,7 @@ func markImported(ctx context.Context, tx *database.DB, imps []atomicImport) err
 // UTXOs ids.
 func storedImports(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) ([]atomicImport, error) {
 	var out []atomicImport
-	for start := 0; start < len(utxoIDs); start += maxInList {
-		chunk := utxoIDs[start:min(len(utxoIDs), start+maxInList)]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id[:]
-		}
-		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
+	err := idChunks(utxoIDs, func(args []any, in string) error {
 		for _, table := range importTables {
 			err := tx.RunQuery(ctx, "SELECT id, consumed_tx_id, consumed_height, consumed_idx, consumed_time FROM "+table+" WHERE id IN "+in,
 				func(r *sql.Rows) error {
@@ -166,11 +160,12 @@ func storedImports(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) ([]at
 					return nil
 				}, args...)
 			if err != nil {
-				return nil, err
+				return err
 			}
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // applyPAtomic matches the P-chain's ImportTxs and ExportTxs of a batch

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
@@ -170,14 +169,8 @@ func (s *sqlStore) L1Balances(ctx context.Context, vids []ids.ID) (_ map[ids.ID]
 	if err != nil {
 		return nil, err
 	}
-	for start := 0; start < len(vids); start += maxInList {
-		chunk := vids[start:min(len(vids), start+maxInList)]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id[:]
-		}
-		err := s.db.RunQuery(ctx, `SELECT validation_id, end_fee FROM p_l1_fee_validators
-			WHERE validation_id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, func(rows *sql.Rows) error {
+	err = idChunks(vids, func(args []any, in string) error {
+		return s.db.RunQuery(ctx, "SELECT validation_id, end_fee FROM p_l1_fee_validators WHERE validation_id IN "+in, func(rows *sql.Rows) error {
 			var (
 				id  []byte
 				end int64
@@ -195,9 +188,9 @@ func (s *sqlStore) L1Balances(ctx context.Context, vids []ids.ID) (_ map[ids.ID]
 			}
 			return nil
 		}, args...)
-		if err != nil {
-			return nil, err
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -248,7 +248,7 @@ func keepEarlySpends(ctx context.Context, tx *database.DB, consumed []consumptio
 		all = append(all, c.ids...)
 	}
 	stored := make(map[ids.ID]bool, len(all))
-	err := xIDChunks(all, func(args []any, in string) error {
+	err := idChunks(all, func(args []any, in string) error {
 		return tx.RunQuery(ctx, "SELECT id FROM x_utxos WHERE kind <> 'exported' AND id IN "+in, func(r *sql.Rows) error {
 			var b []byte
 			if err := r.Scan(&b); err != nil {
@@ -286,7 +286,7 @@ func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) e
 		return err // the usual case: no spend waits
 	}
 	var found []consumption
-	err = xIDChunks(produced, func(args []any, in string) error {
+	err = idChunks(produced, func(args []any, in string) error {
 		return tx.RunQuery(ctx, "SELECT utxo_id, consumed_tx_id, consumed_height, consumed_idx, consumed_time FROM x_early_spends WHERE utxo_id IN "+in,
 			func(r *sql.Rows) error {
 				var (
@@ -320,15 +320,15 @@ func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) e
 	for i, c := range found {
 		matched[i] = c.ids[0]
 	}
-	return xIDChunks(matched, func(args []any, in string) error {
+	return idChunks(matched, func(args []any, in string) error {
 		_, err := tx.Exec(ctx, "DELETE FROM x_early_spends WHERE utxo_id IN "+in, args...)
 		return err
 	})
 }
 
-// xIDChunks calls f for each chunk of up to maxInList ids, with the ids as
+// idChunks calls f for each chunk of up to maxInList ids, with the ids as
 // arguments and the matching "(?, ...)" list.
-func xIDChunks(all []ids.ID, f func(args []any, in string) error) error {
+func idChunks(all []ids.ID, f func(args []any, in string) error) error {
 	for start := 0; start < len(all); start += maxInList {
 		chunk := all[start:min(len(all), start+maxInList)]
 		args := make([]any, len(chunk))
