@@ -2,12 +2,14 @@ package ingest
 
 import (
 	"context"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
@@ -90,13 +92,30 @@ func (ix *Indexer) pFollower() follower[*internal.PBlock] {
 
 // stepXDAG decodes the X/tx containers mirrored from the node (the
 // X-chain's pre-Cortina txs) into DAG txs and their UTXO changes, in
-// batches, until it has caught up with the mirror. It reports whether it
-// was caught up already.
+// batches, until it has caught up with the mirror, logging its progress on
+// long runs (mainnet has millions). It reports whether it was caught up
+// already.
 func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
+	progressAt, applied := time.Now(), 0
 	for first := true; ; first = false {
 		n, err := ix.store.ApplyXDAG(ctx, ix.opts.BatchSize)
 		if err != nil || n == 0 {
 			return first && err == nil, err
+		}
+		applied += n
+		done, _, err := ix.store.Cursor(ctx, store.XDAGCursor)
+		if err != nil {
+			return false, err
+		}
+		mirrored, _, err := ix.store.Cursor(ctx, internal.Chain(store.IndexCursor(store.XTxIndex)))
+		if err != nil {
+			return false, err
+		}
+		ix.setHeights(store.XDAGCursor, done, max(done, mirrored))
+		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
+			ix.log.Info("decoding the X-chain's DAG txs", "at", done, "mirrored", mirrored,
+				"txsPerSecond", int(float64(applied)/since.Seconds()))
+			progressAt, applied = time.Now(), 0
 		}
 		if err := ctx.Err(); err != nil {
 			return false, err

@@ -1,0 +1,70 @@
+package ingest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	avmtxs "github.com/ava-labs/avalanchego/vms/avm/txs"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/node"
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+// TestStepXDAG mirrors a node's X/tx index of avm txs, then decodes it
+// into DAG txs in batches, reporting progress as a height and tip.
+func TestStepXDAG(t *testing.T) {
+	var cs []store.Container
+	for i := range 3 {
+		tx := &avmtxs.Tx{Unsigned: &avmtxs.BaseTx{BaseTx: avax.BaseTx{NetworkID: 1, BlockchainID: ids.ID{1}, Memo: []byte{byte(i)}}}}
+		if err := tx.Initialize(builder.Parser.Codec()); err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, store.Container{Index: uint64(i), ID: tx.ID(), Bytes: tx.Bytes(),
+			Timestamp: time.Unix(1_600_000_000+int64(i), 0).UTC().Format(time.RFC3339Nano)})
+	}
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		fake := &fakeIndexNode{indexes: map[string][]store.Container{}}
+		fake.add(store.XTxIndex, cs...)
+		srv := httptest.NewServer(fake)
+		defer srv.Close()
+		ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{BatchSize: 2})
+
+		if caughtUp, err := ix.stepXDAG(ctx); err != nil || !caughtUp {
+			t.Fatalf("before the mirror: caught up %v, %v; want true", caughtUp, err)
+		}
+		src := store.SourceUnknown
+		if _, err := ix.stepIndex(ctx, store.XTxIndex, &src); err != nil {
+			t.Fatal(err)
+		}
+		if caughtUp, err := ix.stepXDAG(ctx); err != nil || caughtUp {
+			t.Fatalf("after the mirror: caught up %v, %v; want false", caughtUp, err)
+		}
+		if caughtUp, err := ix.stepXDAG(ctx); err != nil || !caughtUp {
+			t.Fatalf("second step: caught up %v, %v; want true", caughtUp, err)
+		}
+		if s := ix.Status(); s.Heights[string(store.XDAGCursor)] != 2 || s.Tips[string(store.XDAGCursor)] != 2 {
+			t.Errorf("status heights %v tips %v; want X/dag at 2 of 2", s.Heights, s.Tips)
+		}
+		for _, c := range cs {
+			got, err := st.XDAGTx(ctx, c.ID)
+			if err != nil || got.Index != c.Index || got.Type != "BaseTx" {
+				t.Errorf("XDAGTx(%s) = %+v, %v", c.ID, got, err)
+			}
+		}
+	})
+}
