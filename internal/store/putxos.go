@@ -273,7 +273,7 @@ func storedLastTx(ctx context.Context, tx *database.DB, height uint64) (*pchain.
 // is empty. PostgreSQL gets one statement per chunk of the whole batch,
 // since every statement is a round trip; SQLite, in-process, one per
 // consuming tx.
-func markConsumed(ctx context.Context, tx *database.DB, table, cond string, consumed []consumption) error {
+func markConsumed(ctx context.Context, tx *database.DB, table, cond string, consumed []consumption) (marked int64, err error) {
 	and := ""
 	if cond != "" {
 		and = " AND " + cond
@@ -289,7 +289,8 @@ func markConsumed(ctx context.Context, tx *database.DB, table, cond string, cons
 			q := `UPDATE ` + table + ` AS u SET consumed_tx_id = v.tx, consumed_height = v.h, consumed_idx = v.i, consumed_time = v.t
 				FROM (VALUES ` + row + strings.Repeat(", "+row, len(args)/perRow-1) + `) AS v(id, tx, h, i, t)
 				WHERE u.id = v.id` + and
-			_, err := tx.Exec(ctx, q, args...)
+			n, err := tx.Exec(ctx, q, args...)
+			marked += n
 			args = args[:0]
 			return err
 		}
@@ -298,12 +299,12 @@ func markConsumed(ctx context.Context, tx *database.DB, table, cond string, cons
 				args = append(args, id[:], c.pos.txID[:], int64(c.pos.height), int64(c.pos.idx), c.pos.time)
 				if len(args) >= tx.MaxParams()-perRow {
 					if err := flush(); err != nil {
-						return err
+						return marked, err
 					}
 				}
 			}
 		}
-		return flush()
+		return marked, flush()
 	}
 	for _, c := range consumed {
 		for start := 0; start < len(c.ids); start += maxInList {
@@ -314,12 +315,14 @@ func markConsumed(ctx context.Context, tx *database.DB, table, cond string, cons
 			}
 			q := `UPDATE ` + table + ` SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
 				WHERE id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)` + and
-			if _, err := tx.Exec(ctx, q, args...); err != nil {
-				return err
+			n, err := tx.Exec(ctx, q, args...)
+			if err != nil {
+				return marked, err
 			}
+			marked += n
 		}
 	}
-	return nil
+	return marked, nil
 }
 
 // maxInList bounds the ids of one IN (...) list.
@@ -341,7 +344,8 @@ func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
 			return err
 		}
 	}
-	return markConsumed(ctx, tx, "p_utxos", "", u.consumed)
+	_, err := markConsumed(ctx, tx, "p_utxos", "", u.consumed)
+	return err
 }
 
 func (s *sqlStore) PUTXOsOf(ctx context.Context, addrs []ids.ShortID) (_ []*PUTXO, err error) {

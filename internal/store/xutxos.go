@@ -229,11 +229,19 @@ func matchXSpends(ctx context.Context, tx *database.DB, consumed []consumption, 
 			return err
 		}
 	}
-	if err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", consumed); err != nil {
+	marked, err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", consumed)
+	if err != nil {
 		return err
 	}
-	if err := keepEarlySpends(ctx, tx, consumed); err != nil {
-		return err
+	spent := 0
+	for _, c := range consumed {
+		spent += len(c.ids)
+	}
+	// The usual case, every spent UTXO stored, needs no look for the others.
+	if marked < int64(spent) {
+		if err := keepEarlySpends(ctx, tx, consumed); err != nil {
+			return err
+		}
 	}
 	return matchEarlySpends(ctx, tx, produced)
 }
@@ -313,7 +321,7 @@ func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) e
 	if err != nil || len(found) == 0 {
 		return err
 	}
-	if err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", found); err != nil {
+	if _, err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", found); err != nil {
 		return err
 	}
 	matched := make([]ids.ID, len(found))
