@@ -17,14 +17,13 @@ import (
 	"github.com/avaindex/avaindex/internal/pchain"
 )
 
-// applyL1Fees replays the L1 validator-fee state over a batch and writes
-// the refund UTXOs of disabled or removed validators. It runs before
-// applyPUTXOs, so that a refund spent in the same batch is marked spent.
-// A store that holds no network (store tests) keeps no fee state.
-func applyL1Fees(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
-	n, ok, err := storedNetwork(ctx, tx)
-	if err != nil || !ok {
-		return err
+// applyL1Fees replays the L1 validator-fee state over a batch of network
+// n, whose staking changes are ch, and writes the refund UTXOs of disabled
+// or removed validators. A store that holds no network (n nil: store
+// tests) keeps no fee state.
+func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, blocks []*internal.PBlock, ch *pchain.StakingChanges) error {
+	if n == nil {
+		return nil
 	}
 	state, err := loadL1Fees(ctx, tx)
 	if err != nil {
@@ -32,12 +31,6 @@ func applyL1Fees(ctx context.Context, tx *database.DB, blocks []*internal.PBlock
 	}
 	if blocks[len(blocks)-1].Height < state.Next {
 		return nil // the whole batch was applied already
-	}
-	ch, err := pchain.DeriveStaking(blocks, func(h uint64) (*internal.PBlock, error) {
-		return storedBlockTxs(ctx, tx, h)
-	})
-	if err != nil {
-		return err
 	}
 	before := cloneFeeValidators(state.Validators)
 	refunds, err := state.ApplyBlocks(n.ID, blocks, ch.L1Events)

@@ -66,10 +66,10 @@ const onConflictDoNothing = "ON CONFLICT DO NOTHING"
 // applied again after a crash.
 type pApplier func(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error
 
-// pAppliers run in order for every batch: applyL1Fees writes refund UTXOs
-// that applyPUTXOs may see spent; applyPAtomic needs the exports and imports
-// applyPUTXOs stores.
-var pAppliers = []pApplier{applyL1Fees, applyPUTXOs, applyPAtomic, applyPState, applyPStakers}
+// pAppliers run in order for every batch: applyPStaking writes L1 refund
+// UTXOs that applyPUTXOs may see spent; applyPAtomic needs the exports and
+// imports applyPUTXOs stores.
+var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPAtomic, applyPState}
 
 func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) (err error) {
 	if len(blocks) == 0 {

@@ -85,17 +85,38 @@ const (
 	roleDeactivation     = "deactivation"
 )
 
-// applyPStakers derives staking records from a batch of P-chain blocks. It
-// is idempotent: rows are inserted with ON CONFLICT DO NOTHING, removals
-// set the same values again, and L1 validators are recomputed from all of
-// their events.
-func applyPStakers(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+// applyPStaking derives the staking changes of a batch of P-chain blocks
+// once and applies what follows from them: the L1 fee replay (first: its
+// refund UTXOs may be spent in the batch, which applyPUTXOs, after it,
+// marks), the staking records, and the reward replay (which reads those
+// records).
+func applyPStaking(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
 	ch, err := pchain.DeriveStaking(blocks, func(h uint64) (*internal.PBlock, error) {
 		return storedBlockTxs(ctx, tx, h)
 	})
 	if err != nil {
 		return err
 	}
+	n, ok, err := storedNetwork(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		n = nil
+	}
+	if err := applyL1Fees(ctx, tx, n, blocks, ch); err != nil {
+		return err
+	}
+	if err := applyPStakers(ctx, tx, ch); err != nil {
+		return err
+	}
+	return applyRewards(ctx, tx, n, blocks, ch)
+}
+
+// applyPStakers writes the staking records of ch. It is idempotent: rows
+// are inserted with ON CONFLICT DO NOTHING, removals set the same values
+// again, and L1 validators are recomputed from all of their events.
+func applyPStakers(ctx context.Context, tx *database.DB, ch *pchain.StakingChanges) error {
 
 	var stakerRows, ownerRows [][]any
 	for i := range ch.Stakers {
@@ -155,10 +176,6 @@ func applyPStakers(ctx context.Context, tx *database.DB, blocks []*internal.PBlo
 			u64(r.Height), u64(r.Height), int64(r.Index)); err != nil {
 			return err
 		}
-	}
-
-	if err := applyRewards(ctx, tx, blocks, ch); err != nil {
-		return err
 	}
 
 	if len(ch.L1Events) == 0 {
