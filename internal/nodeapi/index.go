@@ -195,9 +195,17 @@ func (ix *Index) GetContainerByIndex(r *http.Request, args *indexer.GetContainer
 
 // GetContainerRange answers the containers at startIndex, startIndex+1, ...,
 // at most numToFetch of them, with the node's checks in the node's order.
+//
+// One deliberate difference: numToFetch 0 answers no containers
+// ({"containers": null}) whatever the index holds, as the spec's rule says,
+// where avalanchego v1.14.2 answers an error (see compatibility.md).
 func (ix *Index) GetContainerRange(r *http.Request, args *indexer.GetContainerRangeArgs, reply *indexer.GetContainerRangeResponse) error {
 	start, n := uint64(args.StartIndex), uint64(args.NumToFetch)
-	if n == 0 || n > indexer.MaxFetchedByRange {
+	if n == 0 {
+		reply.Containers = nil
+		return nil
+	}
+	if n > indexer.MaxFetchedByRange {
 		return fmt.Errorf("%w but is %d", errNumToFetchInvalid, n)
 	}
 	v := ix.view(r)

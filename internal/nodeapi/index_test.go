@@ -86,7 +86,6 @@ func TestIndexHandler(t *testing.T) {
 			{"index.getLastAccepted", `{}`, "no containers have been accepted"},
 			{"index.getContainerByIndex", `{"index":0}`, "no container at index 0"},
 			{"index.getContainerRange", `{"startIndex":0,"numToFetch":1}`, "no containers have been accepted"},
-			{"index.getContainerRange", `{"startIndex":0,"numToFetch":0}`, "numToFetch must be in [1,1024] but is 0"},
 			{"index.getContainerRange", `{"startIndex":0,"numToFetch":1025}`, "numToFetch must be in [1,1024] but is 1025"},
 			{"index.getIndex", fmt.Sprintf(`{"id":%q}`, ids.GenerateTestID()), "not found"},
 			{"index.getContainerByID", fmt.Sprintf(`{"id":%q}`, ids.GenerateTestID()), "not found"},
@@ -94,6 +93,10 @@ func TestIndexHandler(t *testing.T) {
 			if code, _, msg := call(t, xtx, c.method, c.params); code != http.StatusOK || msg != c.want {
 				t.Errorf("%s %s %s: HTTP %d %q, want %q", src, c.method, c.params, code, msg, c.want)
 			}
+		}
+		// numToFetch 0 is the spec's empty answer, not the node's error.
+		if _, res, msg := call(t, xtx, "index.getContainerRange", `{"startIndex":0,"numToFetch":0}`); res != `{"containers":null}` || msg != "" {
+			t.Errorf("%s getContainerRange(numToFetch 0) = %s %q; want {\"containers\":null}", src, res, msg)
 		}
 		if _, res, msg := call(t, xtx, "index.isAccepted", fmt.Sprintf(`{"id":%q}`, ids.GenerateTestID())); res != `{"isAccepted":false}` || msg != "" {
 			t.Errorf("isAccepted(unknown) = %s %q", res, msg)
@@ -116,6 +119,11 @@ func TestIndexHandler(t *testing.T) {
 	}
 	if _, _, msg := call(t, xtx, "index.getContainerRange", `{"startIndex":1,"numToFetch":1}`); msg != "start index (1) > last accepted index (0)" {
 		t.Errorf("range beyond: %q", msg)
+	}
+	for _, params := range []string{`{"startIndex":0,"numToFetch":0}`, `{"startIndex":5,"numToFetch":0}`, `{}`} {
+		if _, res, msg := call(t, xtx, "index.getContainerRange", params); res != `{"containers":null}` || msg != "" {
+			t.Errorf("getContainerRange(%s) = %s %q; want {\"containers\":null}", params, res, msg)
+		}
 	}
 
 	// The node has no index: 404, except P/block, served from p_blocks.
