@@ -49,7 +49,8 @@ func (o *Options) defaults() {
 	}
 }
 
-// Indexer follows the P-chain of one node.
+// Indexer follows every chain of one node (P, X and C, and the X-chain's
+// pre-Cortina DAG) and mirrors its container indexes.
 type Indexer struct {
 	node    *node.Client
 	network *internal.Network
