@@ -42,7 +42,7 @@ func (c *Client) CurrentValidators(ctx context.Context, args platformvm.GetCurre
 	var reply struct {
 		Validators []json.RawMessage `json:"validators"`
 	}
-	if err := c.Call(ctx, "/ext/bc/P", "platform.getCurrentValidators", args, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/P", "platform.getCurrentValidators", args, &reply); err != nil {
 		return nil, fmt.Errorf("current validators of subnet %s: %w", args.SubnetID, err)
 	}
 	out := make([]CurrentValidator, 0, len(reply.Validators))
@@ -61,7 +61,7 @@ func (c *Client) CurrentValidators(ctx context.Context, args platformvm.GetCurre
 func (c *Client) BlockchainStatus(ctx context.Context, blockchainID string) (status.BlockchainStatus, error) {
 	var reply platformvm.GetBlockchainStatusReply
 	args := platformvm.GetBlockchainStatusArgs{BlockchainID: blockchainID}
-	if err := c.Call(ctx, "/ext/bc/P", "platform.getBlockchainStatus", args, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/P", "platform.getBlockchainStatus", args, &reply); err != nil {
 		return 0, fmt.Errorf("status of chain %q: %w", blockchainID, err)
 	}
 	return reply.Status, nil
@@ -73,7 +73,7 @@ func (c *Client) BlockchainStatus(ctx context.Context, blockchainID string) (sta
 func (c *Client) CurrentSupply(ctx context.Context, subnetID ids.ID) (*platformvm.GetCurrentSupplyReply, error) {
 	var reply platformvm.GetCurrentSupplyReply
 	args := platformvm.GetCurrentSupplyArgs{SubnetID: subnetID}
-	if err := c.Call(ctx, "/ext/bc/P", "platform.getCurrentSupply", args, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/P", "platform.getCurrentSupply", args, &reply); err != nil {
 		return nil, fmt.Errorf("current supply of subnet %s: %w", subnetID, err)
 	}
 	return &reply, nil
