@@ -8,6 +8,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/store"
 )
 
 // blockCursor is the keyset of listBlocks' page tokens: the height of the
@@ -45,7 +46,7 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 		after = &cur.Height
 	}
 	// One extra row tells whether another page exists.
-	blocks, err := a.store.ListPBlocks(r.Context(), after, pageSize+1, true)
+	blocks, err := a.store.PBlockSummaries(r.Context(), after, pageSize+1, true)
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func (a *API) getBlock(w http.ResponseWriter, r *http.Request) error {
 	if chain != internal.PChain {
 		return notIndexed("blocks", chain)
 	}
-	b, err := a.store.PBlockByID(r.Context(), id)
+	b, err := a.store.PBlockSummaryByID(r.Context(), id)
 	if err != nil {
 		if derrors.ToStatus(err) == http.StatusNotFound {
 			return derrors.Missing("block %s not found on the %s", id, chainNames[chain])
@@ -93,20 +94,20 @@ func (a *API) getBlock(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func wireBlock(b *internal.PBlock) PrimaryNetworkBlock {
+func wireBlock(b *store.BlockSummary) PrimaryNetworkBlock {
 	wb := PrimaryNetworkBlock{
 		BlockNumber:    strconv.FormatUint(b.Height, 10),
 		BlockHash:      b.ID.String(),
 		ParentHash:     b.ParentID.String(),
 		BlockType:      b.Type,
-		TxCount:        len(b.Txs),
-		BlockSizeBytes: len(b.Bytes),
+		TxCount:        len(b.TxIDs),
+		BlockSizeBytes: b.Size,
 	}
 	if !b.Timestamp.IsZero() {
 		wb.BlockTimestamp = b.Timestamp.Unix()
 	}
-	for _, tx := range b.Txs {
-		wb.Transactions = append(wb.Transactions, tx.ID.String())
+	for _, id := range b.TxIDs {
+		wb.Transactions = append(wb.Transactions, id.String())
 	}
 	return wb
 }
