@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -28,36 +29,27 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pageSize, err := PageSize(r, 10, 100)
+	spec := listSpec{Op: "listLatestPrimaryNetworkBlocks", Filters: []string{string(chain)}}
+	blocks, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *blockCursor, limit int) ([]*store.BlockSummary, error) {
+			// Here rather than before listPage, so that a bad pageSize or
+			// pageToken is answered first on every chain.
+			if chain != internal.PChain {
+				return nil, notIndexed("blocks", chain)
+			}
+			var h *uint64
+			if after != nil {
+				h = &after.Height
+			}
+			return a.store.PBlockSummaries(ctx, h, limit, true)
+		},
+		func(b *store.BlockSummary) blockCursor { return blockCursor{Height: b.Height} })
 	if err != nil {
 		return err
 	}
-	scope := Scope("listLatestPrimaryNetworkBlocks", string(chain))
-	var cur blockCursor
-	hasCursor, err := a.tokens.FromRequest(r, scope, &cur)
-	if err != nil {
-		return err
-	}
-	if chain != internal.PChain {
-		return notIndexed("blocks", chain)
-	}
-	var after *uint64
-	if hasCursor {
-		after = &cur.Height
-	}
-	// One extra row tells whether another page exists.
-	blocks, err := a.store.PBlockSummaries(r.Context(), after, pageSize+1, true)
-	if err != nil {
-		return err
-	}
-	resp := ListPrimaryNetworkBlocksResponse{ChainInfo: ChainInfo{ChainName: chainNames[chain], Network: network}}
-	if len(blocks) > pageSize {
-		blocks = blocks[:pageSize]
-		tok, err := a.tokens.Encode(scope, blockCursor{Height: blocks[pageSize-1].Height})
-		if err != nil {
-			return err
-		}
-		resp.NextPageToken = tok
+	resp := ListPrimaryNetworkBlocksResponse{
+		NextPageToken: next,
+		ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
 	}
 	for _, b := range blocks {
 		resp.Blocks = append(resp.Blocks, wireBlock(b))
