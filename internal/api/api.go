@@ -3,17 +3,29 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
+
+	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
+// DataSource is what the Data API reads from the store: exactly the reads
+// its handlers make, and no writer, so that the API cannot change what the
+// indexer owns. An endpoint that needs a new read adds it here; store.Store
+// satisfies it.
+type DataSource interface {
+	PBlockSummaries(ctx context.Context, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
+	PBlockSummaryByID(ctx context.Context, id ids.ID) (*store.BlockSummary, error)
+}
+
 // Deps are what the Data API serves from.
 type Deps struct {
-	Store   store.Store
+	Store   DataSource
 	Network *internal.Network
 	// Aliases are extra {network} names for the indexed network.
 	Aliases []string
@@ -23,7 +35,7 @@ type Deps struct {
 
 // API is the Data API of one indexed network.
 type API struct {
-	store    store.Store
+	store    DataSource
 	network  *internal.Network
 	networks *Networks
 	tokens   *Tokens

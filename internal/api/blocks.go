@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/store"
 )
 
 // blockCursor is the keyset of listBlocks' page tokens: the height of the
@@ -27,36 +29,27 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pageSize, err := PageSize(r, 10, 100)
+	spec := listSpec{Op: "listLatestPrimaryNetworkBlocks", Filters: []string{string(chain)}}
+	blocks, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *blockCursor, limit int) ([]*store.BlockSummary, error) {
+			// Here rather than before listPage, so that a bad pageSize or
+			// pageToken is answered first on every chain.
+			if chain != internal.PChain {
+				return nil, notIndexed("blocks", chain)
+			}
+			var h *uint64
+			if after != nil {
+				h = &after.Height
+			}
+			return a.store.PBlockSummaries(ctx, h, limit, true)
+		},
+		func(b *store.BlockSummary) blockCursor { return blockCursor{Height: b.Height} })
 	if err != nil {
 		return err
 	}
-	scope := Scope("listLatestPrimaryNetworkBlocks", string(chain))
-	var cur blockCursor
-	hasCursor, err := a.tokens.FromRequest(r, scope, &cur)
-	if err != nil {
-		return err
-	}
-	if chain != internal.PChain {
-		return notIndexed("blocks", chain)
-	}
-	var after *uint64
-	if hasCursor {
-		after = &cur.Height
-	}
-	// One extra row tells whether another page exists.
-	blocks, err := a.store.ListPBlocks(r.Context(), after, pageSize+1, true)
-	if err != nil {
-		return err
-	}
-	resp := ListPrimaryNetworkBlocksResponse{ChainInfo: ChainInfo{ChainName: chainNames[chain], Network: network}}
-	if len(blocks) > pageSize {
-		blocks = blocks[:pageSize]
-		tok, err := a.tokens.Encode(scope, blockCursor{Height: blocks[pageSize-1].Height})
-		if err != nil {
-			return err
-		}
-		resp.NextPageToken = tok
+	resp := ListPrimaryNetworkBlocksResponse{
+		NextPageToken: next,
+		ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
 	}
 	for _, b := range blocks {
 		resp.Blocks = append(resp.Blocks, wireBlock(b))
@@ -82,7 +75,7 @@ func (a *API) getBlock(w http.ResponseWriter, r *http.Request) error {
 	if chain != internal.PChain {
 		return notIndexed("blocks", chain)
 	}
-	b, err := a.store.PBlockByID(r.Context(), id)
+	b, err := a.store.PBlockSummaryByID(r.Context(), id)
 	if err != nil {
 		if derrors.ToStatus(err) == http.StatusNotFound {
 			return derrors.Missing("block %s not found on the %s", id, chainNames[chain])
@@ -93,20 +86,20 @@ func (a *API) getBlock(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func wireBlock(b *internal.PBlock) PrimaryNetworkBlock {
+func wireBlock(b *store.BlockSummary) PrimaryNetworkBlock {
 	wb := PrimaryNetworkBlock{
 		BlockNumber:    strconv.FormatUint(b.Height, 10),
 		BlockHash:      b.ID.String(),
 		ParentHash:     b.ParentID.String(),
 		BlockType:      b.Type,
-		TxCount:        len(b.Txs),
-		BlockSizeBytes: len(b.Bytes),
+		TxCount:        len(b.TxIDs),
+		BlockSizeBytes: b.Size,
 	}
 	if !b.Timestamp.IsZero() {
 		wb.BlockTimestamp = b.Timestamp.Unix()
 	}
-	for _, tx := range b.Txs {
-		wb.Transactions = append(wb.Transactions, tx.ID.String())
+	for _, id := range b.TxIDs {
+		wb.Transactions = append(wb.Transactions, id.String())
 	}
 	return wb
 }

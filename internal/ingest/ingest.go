@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/utils/constants"
-	"github.com/ava-labs/avalanchego/vms/platformvm"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
@@ -50,7 +49,8 @@ func (o *Options) defaults() {
 	}
 }
 
-// Indexer follows the P-chain of one node.
+// Indexer follows every chain of one node (P, X and C, and the X-chain's
+// pre-Cortina DAG) and mirrors its container indexes.
 type Indexer struct {
 	node    *node.Client
 	network *internal.Network
@@ -174,9 +174,8 @@ func (ix *Indexer) observeSupply(ctx context.Context) {
 	if sup, err := ix.store.Supply(ctx, constants.PrimaryNetworkID); err == nil && (sup.Replayed || sup.Height >= cur) {
 		return // avaindex computes it, or it was observed at this height
 	}
-	var reply platformvm.GetCurrentSupplyReply
-	args := platformvm.GetCurrentSupplyArgs{SubnetID: constants.PrimaryNetworkID}
-	if err := ix.node.Call(ctx, "/ext/bc/P", "platform.getCurrentSupply", args, &reply); err != nil {
+	reply, err := ix.node.CurrentSupply(ctx, constants.PrimaryNetworkID)
+	if err != nil {
 		ix.log.Debug("reading the node's current supply", "err", err)
 		return
 	}

@@ -57,11 +57,11 @@ type RPCError struct {
 
 func (e *RPCError) Error() string { return fmt.Sprintf("node error %d: %s", e.Code, e.Message) }
 
-// Call sends one JSON-RPC 2.0 request to endpoint (e.g. "/ext/bc/P") and
+// call sends one JSON-RPC 2.0 request to endpoint (e.g. "/ext/bc/P") and
 // decodes the result into reply. Transport failures wrap
 // derrors.Unavailable; malformed replies wrap derrors.BadGateway; an error
 // object from the node is an *RPCError.
-func (c *Client) Call(ctx context.Context, endpoint, method string, params, reply any) (err error) {
+func (c *Client) call(ctx context.Context, endpoint, method string, params, reply any) (err error) {
 	start := time.Now()
 	defer func() { instrument.ObserveUpstream(method, start, err) }()
 
@@ -117,7 +117,7 @@ func (c *Client) Call(ctx context.Context, endpoint, method string, params, repl
 // prefix, and the ids of the three primary-network chains and of AVAX.
 func (c *Client) Discover(ctx context.Context) (*internal.Network, error) {
 	var netID info.GetNetworkIDReply
-	if err := c.Call(ctx, "/ext/info", "info.getNetworkID", struct{}{}, &netID); err != nil {
+	if err := c.call(ctx, "/ext/info", "info.getNetworkID", struct{}{}, &netID); err != nil {
 		return nil, err
 	}
 	n := &internal.Network{
@@ -131,13 +131,13 @@ func (c *Client) Discover(ctx context.Context) (*internal.Network, error) {
 		id    *ids.ID
 	}{{"X", &n.XChainID}, {"C", &n.CChainID}} {
 		var reply info.GetBlockchainIDReply
-		if err := c.Call(ctx, "/ext/info", "info.getBlockchainID", info.GetBlockchainIDArgs{Alias: ch.alias}, &reply); err != nil {
+		if err := c.call(ctx, "/ext/info", "info.getBlockchainID", info.GetBlockchainIDArgs{Alias: ch.alias}, &reply); err != nil {
 			return nil, err
 		}
 		*ch.id = reply.BlockchainID
 	}
 	var asset platformvm.GetStakingAssetIDResponse
-	if err := c.Call(ctx, "/ext/bc/P", "platform.getStakingAssetID", platformvm.GetStakingAssetIDArgs{SubnetID: constants.PrimaryNetworkID}, &asset); err != nil {
+	if err := c.call(ctx, "/ext/bc/P", "platform.getStakingAssetID", platformvm.GetStakingAssetIDArgs{SubnetID: constants.PrimaryNetworkID}, &asset); err != nil {
 		return nil, err
 	}
 	n.AVAXAssetID = asset.AssetID
@@ -147,7 +147,7 @@ func (c *Client) Discover(ctx context.Context) (*internal.Network, error) {
 // PHeight returns the height of the node's last accepted P-chain block.
 func (c *Client) PHeight(ctx context.Context) (uint64, error) {
 	var reply api.GetHeightResponse
-	if err := c.Call(ctx, "/ext/bc/P", "platform.getHeight", struct{}{}, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/P", "platform.getHeight", struct{}{}, &reply); err != nil {
 		return 0, err
 	}
 	return uint64(reply.Height), nil
@@ -158,7 +158,7 @@ func (c *Client) PHeight(ctx context.Context) (uint64, error) {
 func (c *Client) PBlockByHeight(ctx context.Context, height uint64) ([]byte, error) {
 	var reply api.GetBlockResponse
 	args := api.GetBlockByHeightArgs{Height: avajson.Uint64(height), Encoding: formatting.HexNC}
-	if err := c.Call(ctx, "/ext/bc/P", "platform.getBlockByHeight", args, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/P", "platform.getBlockByHeight", args, &reply); err != nil {
 		return nil, err
 	}
 	return decodeBlockString("platform.getBlockByHeight", height, reply.Block)

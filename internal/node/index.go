@@ -81,7 +81,7 @@ func isNoneAccepted(err error) bool {
 // without that index gives ErrNoIndex.
 func (c *Client) IndexLast(ctx context.Context, name string) (last uint64, ok bool, err error) {
 	var reply wireContainer
-	err = c.Call(ctx, indexEndpoint(name), "index.getLastAccepted", indexer.GetLastAcceptedArgs{Encoding: formatting.Hex}, &reply)
+	err = c.call(ctx, indexEndpoint(name), "index.getLastAccepted", indexer.GetLastAcceptedArgs{Encoding: formatting.Hex}, &reply)
 	switch {
 	case isNoneAccepted(err):
 		return 0, false, nil
@@ -98,7 +98,7 @@ func (c *Client) IndexRange(ctx context.Context, name string, start uint64, n in
 		Containers []wireContainer `json:"containers"`
 	}
 	args := indexer.GetContainerRangeArgs{StartIndex: avajson.Uint64(start), NumToFetch: avajson.Uint64(n), Encoding: formatting.Hex}
-	err := c.Call(ctx, indexEndpoint(name), "index.getContainerRange", args, &reply)
+	err := c.call(ctx, indexEndpoint(name), "index.getContainerRange", args, &reply)
 	if err != nil {
 		var re *RPCError
 		if isNoneAccepted(err) || errors.As(err, &re) && strings.HasPrefix(re.Message, "start index (") {

@@ -19,7 +19,7 @@ import (
 func (c *Client) RewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, error) {
 	var reply platformvm.GetRewardUTXOsReply
 	args := api.GetTxArgs{TxID: stakerTxID, Encoding: formatting.HexNC}
-	if err := c.Call(ctx, "/ext/bc/P", "platform.getRewardUTXOs", args, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/P", "platform.getRewardUTXOs", args, &reply); err != nil {
 		return nil, err
 	}
 	out := make([][]byte, 0, len(reply.UTXOs))

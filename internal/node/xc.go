@@ -18,7 +18,7 @@ import (
 // XHeight returns the height of the node's last accepted X-chain block.
 func (c *Client) XHeight(ctx context.Context) (uint64, error) {
 	var reply api.GetHeightResponse
-	if err := c.Call(ctx, "/ext/bc/X", "avm.getHeight", struct{}{}, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/X", "avm.getHeight", struct{}{}, &reply); err != nil {
 		return 0, err
 	}
 	return uint64(reply.Height), nil
@@ -29,7 +29,7 @@ func (c *Client) XHeight(ctx context.Context) (uint64, error) {
 func (c *Client) XBlockByHeight(ctx context.Context, height uint64) ([]byte, error) {
 	var reply api.GetBlockResponse
 	args := api.GetBlockByHeightArgs{Height: avajson.Uint64(height), Encoding: formatting.HexNC}
-	if err := c.Call(ctx, "/ext/bc/X", "avm.getBlockByHeight", args, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/X", "avm.getBlockByHeight", args, &reply); err != nil {
 		return nil, err
 	}
 	return decodeBlockString("avm.getBlockByHeight", height, reply.Block)
@@ -51,7 +51,7 @@ func decodeBlockString(method string, height uint64, raw json.RawMessage) ([]byt
 // CHeight returns the number of the node's last accepted C-chain block.
 func (c *Client) CHeight(ctx context.Context) (uint64, error) {
 	var reply string
-	if err := c.Call(ctx, "/ext/bc/C/rpc", "eth_blockNumber", []any{}, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/C/rpc", "eth_blockNumber", []any{}, &reply); err != nil {
 		return 0, err
 	}
 	return parseQuantity("eth_blockNumber", reply)
@@ -78,7 +78,7 @@ func (c *Client) CBlockByNumber(ctx context.Context, n uint64) (*CBlockHeader, e
 		ExtData   string `json:"blockExtraData"`
 	}
 	const method = "eth_getBlockByNumber"
-	if err := c.Call(ctx, "/ext/bc/C/rpc", method, []any{"0x" + strconv.FormatUint(n, 16), false}, &reply); err != nil {
+	if err := c.call(ctx, "/ext/bc/C/rpc", method, []any{"0x" + strconv.FormatUint(n, 16), false}, &reply); err != nil {
 		return nil, err
 	}
 	if reply == nil {

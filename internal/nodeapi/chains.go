@@ -174,15 +174,13 @@ func (p *Platform) nodeChainStatus(ctx context.Context, chain string) status.Blo
 	}
 	ctx, cancel := context.WithTimeout(ctx, upstreamTimeout)
 	defer cancel()
-	var reply platformvm.GetBlockchainStatusReply
-	err := p.upstream.Call(ctx, "/ext/bc/P", "platform.getBlockchainStatus",
-		platformvm.GetBlockchainStatusArgs{BlockchainID: chain}, &reply)
+	st, err := p.upstream.BlockchainStatus(ctx, chain)
 	if err != nil {
 		return status.Created
 	}
-	switch reply.Status {
+	switch st {
 	case status.Validating, status.Syncing:
-		return reply.Status
+		return st
 	}
 	return status.Created
 }
@@ -229,7 +227,7 @@ func (p *Platform) relaySupply(ctx context.Context, args *platformvm.GetCurrentS
 	}
 	ctx, cancel := context.WithTimeout(ctx, upstreamTimeout)
 	defer cancel()
-	err := p.upstream.Call(ctx, "/ext/bc/P", "platform.getCurrentSupply", args, reply)
+	sup, err := p.upstream.CurrentSupply(ctx, args.SubnetID)
 	var rpcErr *node.RPCError
 	switch {
 	case errors.As(err, &rpcErr):
@@ -237,5 +235,6 @@ func (p *Platform) relaySupply(ctx context.Context, args *platformvm.GetCurrentS
 	case err != nil:
 		return errors.New("fetching current supply failed: node unavailable")
 	}
+	*reply = *sup
 	return nil
 }

@@ -25,21 +25,30 @@ var (
 	errNumToFetchInvalid = fmt.Errorf("numToFetch must be in [1,%d]", indexer.MaxFetchedByRange)
 )
 
+// ContainerSource is what the index service reads from the store.
+type ContainerSource interface {
+	IndexState(ctx context.Context, index string) (store.IndexState, error)
+	ContainerRange(ctx context.Context, index string, first, last uint64) ([]store.Container, error)
+	ContainerByID(ctx context.Context, index string, id ids.ID) (store.Container, error)
+	PBlockContainerRange(ctx context.Context, first, last uint64) ([]store.Container, error)
+	PBlockContainerByID(ctx context.Context, id ids.ID) (store.Container, error)
+}
+
 // NewIndexHandler returns the handler of /ext/index/<name> (name one of
 // store.IndexNames). It serves the containers mirrored from the node's
 // index. When the node has no such index, it answers HTTP 404 as the node
 // does, except for store.PBlockIndex, which is then served from the stored
 // P-chain blocks (container i is the block at height i+1).
-func NewIndexHandler(st store.Store, name string) (http.Handler, error) {
-	rpcServer, err := newServer(&Index{store: st, name: name}, "index")
+func NewIndexHandler(src ContainerSource, name string) (http.Handler, error) {
+	rpcServer, err := newServer(&Index{store: src, name: name}, "index")
 	if err != nil {
 		return nil, err
 	}
-	return &indexHandler{store: st, name: name, rpc: rpcServer}, nil
+	return &indexHandler{store: src, name: name, rpc: rpcServer}, nil
 }
 
 type indexHandler struct {
-	store store.Store
+	store ContainerSource
 	name  string
 	rpc   http.Handler
 }
@@ -63,7 +72,7 @@ func (h *indexHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Index implements the index.* methods of one index from the store.
 type Index struct {
-	store store.Store
+	store ContainerSource
 	name  string
 }
 

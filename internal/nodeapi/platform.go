@@ -14,8 +14,11 @@ import (
 
 	"github.com/ava-labs/avalanchego/api"
 	"github.com/ava-labs/avalanchego/database"
+	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/formatting"
 	avajson "github.com/ava-labs/avalanchego/utils/json"
+	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/avalanchego/vms/platformvm/status"
 	"github.com/gorilla/rpc/v2"
 
 	"github.com/avaindex/avaindex/internal"
@@ -47,19 +50,47 @@ func newServer(service any, name string) (http.Handler, error) {
 	}), nil
 }
 
+// PlatformSource is what the platform service reads from the store. It
+// holds reads only, so the node API cannot write what the indexer owns.
+type PlatformSource interface {
+	Cursor(ctx context.Context, chain internal.Chain) (height uint64, ok bool, err error)
+	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
+	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
+	PUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*store.PUTXO, error)
+	PRewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, error)
+	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
+	L1Balances(ctx context.Context, vids []ids.ID) (map[ids.ID]uint64, error)
+	Subnets(ctx context.Context) ([]*pchain.Subnet, error)
+	Subnet(ctx context.Context, id ids.ID) (*pchain.Subnet, error)
+	Blockchains(ctx context.Context) ([]*pchain.Blockchain, error)
+	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
+	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
+}
+
+// Upstream is what the platform service asks the node: values only a live
+// node knows (uptime, connected, whether it runs a chain), and what the
+// store cannot compute yet (rewards and supplies before its replay is
+// complete). *node.Client implements it.
+type Upstream interface {
+	CurrentValidators(ctx context.Context, args platformvm.GetCurrentValidatorsArgs) ([]node.CurrentValidator, error)
+	BlockchainStatus(ctx context.Context, blockchainID string) (status.BlockchainStatus, error)
+	CurrentSupply(ctx context.Context, subnetID ids.ID) (*platformvm.GetCurrentSupplyReply, error)
+}
+
 // NewPlatformHandler returns the handler of /ext/bc/P. upstream is asked
-// only for what a live node alone knows (uptime, connected, whether it
-// validates a chain); everything else comes from st.
-func NewPlatformHandler(st store.Store, f *pchain.Formatter, network *internal.Network, upstream *node.Client) (http.Handler, error) {
-	return newServer(&Platform{store: st, format: f, network: network, upstream: upstream}, "platform")
+// only for what the store cannot answer (see Upstream); everything else
+// comes from src. upstream may be nil: the node-only fields then read as
+// for a node that does not answer.
+func NewPlatformHandler(src PlatformSource, f *pchain.Formatter, network *internal.Network, upstream Upstream) (http.Handler, error) {
+	return newServer(&Platform{store: src, format: f, network: network, upstream: upstream}, "platform")
 }
 
 // Platform implements the platform.* methods from the store.
 type Platform struct {
-	store    store.Store
+	store    PlatformSource
 	format   *pchain.Formatter
 	network  *internal.Network
-	upstream *node.Client
+	upstream Upstream
 }
 
 // GetHeight answers the height of the last P-chain block avaindex indexed.

@@ -2,7 +2,6 @@ package nodeapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/types"
 
+	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -89,24 +89,10 @@ func needsUpstream(subnetID ids.ID, cs *store.CurrentStakers) bool {
 	return false
 }
 
-// upstreamFields are the fields copied from the node.
-type upstreamFields struct {
-	TxID                   ids.ID           `json:"txID"`
-	ValidationID           *ids.ID          `json:"validationID"`
-	PotentialReward        *avajson.Uint64  `json:"potentialReward"`
-	AccruedDelegateeReward *avajson.Uint64  `json:"accruedDelegateeReward"`
-	Uptime                 *avajson.Float32 `json:"uptime"`
-	Connected              *bool            `json:"connected"`
-	Delegators             []struct {
-		TxID            ids.ID          `json:"txID"`
-		PotentialReward *avajson.Uint64 `json:"potentialReward"`
-	} `json:"delegators"`
-}
-
 // upstreamIndex is the node's answer indexed by tx id and validation id;
 // nil when the node could not be asked.
 type upstreamIndex struct {
-	byTxID       map[ids.ID]*upstreamFields
+	byTxID       map[ids.ID]*node.CurrentValidator
 	delegatorRwd map[ids.ID]avajson.Uint64
 }
 
@@ -116,27 +102,18 @@ func (p *Platform) upstreamValidators(ctx context.Context, args *platformvm.GetC
 	}
 	ctx, cancel := context.WithTimeout(ctx, validatorsUpstreamTimeout)
 	defer cancel()
-	params := map[string]any{"subnetID": args.SubnetID}
-	if len(args.NodeIDs) > 0 {
-		params["nodeIDs"] = args.NodeIDs
-	}
-	var res struct {
-		Validators []json.RawMessage `json:"validators"`
-	}
-	if err := p.upstream.Call(ctx, "/ext/bc/P", "platform.getCurrentValidators", params, &res); err != nil {
+	vdrs, err := p.upstream.CurrentValidators(ctx, *args)
+	if err != nil {
 		return nil
 	}
 	idx := &upstreamIndex{
-		byTxID:       map[ids.ID]*upstreamFields{},
+		byTxID:       map[ids.ID]*node.CurrentValidator{},
 		delegatorRwd: map[ids.ID]avajson.Uint64{},
 	}
-	for _, raw := range res.Validators {
-		var u upstreamFields
-		if err := json.Unmarshal(raw, &u); err != nil {
-			continue
-		}
+	for i := range vdrs {
+		u := &vdrs[i]
 		if u.ValidationID == nil {
-			idx.byTxID[u.TxID] = &u
+			idx.byTxID[u.TxID] = u
 		}
 		for _, d := range u.Delegators {
 			if d.PotentialReward != nil {
@@ -147,7 +124,7 @@ func (p *Platform) upstreamValidators(ctx context.Context, args *platformvm.GetC
 	return idx
 }
 
-func (u *upstreamIndex) validator(txID ids.ID) *upstreamFields {
+func (u *upstreamIndex) validator(txID ids.ID) *node.CurrentValidator {
 	if u == nil {
 		return nil
 	}

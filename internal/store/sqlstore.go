@@ -147,52 +147,6 @@ func (s *sqlStore) oneBlock(ctx context.Context, query string, arg any) (*intern
 	return b, nil
 }
 
-func (s *sqlStore) ListPBlocks(ctx context.Context, after *uint64, limit int, desc bool) (_ []*internal.PBlock, err error) {
-	defer derrors.Wrap(&err, "store.ListPBlocks(limit=%d, desc=%t)", limit, desc)
-	if limit <= 0 {
-		return nil, derrors.Invalid("limit must be positive, not %d", limit)
-	}
-	q := pBlockSelect
-	var args []any
-	if after != nil {
-		a := *after
-		switch {
-		case desc && a > math.MaxInt64:
-			// Every stored height is below it: no condition.
-		case desc:
-			q += " WHERE height < ?"
-			args = append(args, int64(a))
-		case a >= math.MaxInt64:
-			return nil, nil // nothing is stored above it
-		default:
-			q += " WHERE height > ?"
-			args = append(args, int64(a))
-		}
-	}
-	if desc {
-		q += " ORDER BY height DESC LIMIT ?"
-	} else {
-		q += " ORDER BY height ASC LIMIT ?"
-	}
-	args = append(args, limit)
-	var blocks []*internal.PBlock
-	err = s.db.RunQuery(ctx, q, func(rows *sql.Rows) error {
-		b, err := scanPBlock(rows)
-		if err != nil {
-			return err
-		}
-		blocks = append(blocks, b)
-		return nil
-	}, args...)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.attachTxs(ctx, blocks); err != nil {
-		return nil, err
-	}
-	return blocks, nil
-}
-
 // attachTxs reads the transactions of blocks, which have consecutive
 // heights in either order, and sets each block's Txs in block order.
 func (s *sqlStore) attachTxs(ctx context.Context, blocks []*internal.PBlock) error {

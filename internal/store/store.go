@@ -26,6 +26,7 @@ type Store interface {
 	XUTXOStore
 	XDAGStore
 	AtomicStore
+	BlockSummaryStore
 
 	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
 	// transactions and moves the P-chain cursor to the last height, all in
@@ -46,12 +47,6 @@ type Store interface {
 	// transactions.
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
 	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
-
-	// ListPBlocks returns up to limit blocks ordered by height, descending
-	// when desc. When after is non-nil only heights beyond *after in that
-	// order are returned (strictly lower when desc, strictly higher when
-	// not): the keyset the API's page tokens carry.
-	ListPBlocks(ctx context.Context, after *uint64, limit int, desc bool) ([]*internal.PBlock, error)
 
 	// Setting and PutSettingIfAbsent keep small service state, such as the
 	// page-token key, that must survive restarts and be shared by every

@@ -335,6 +335,7 @@ func TestNotFound(t *testing.T) {
 			"huge height":    func() error { _, err := s.PBlockByHeight(ctx, math.MaxUint64); return err },
 			"id":             func() error { _, err := s.PBlockByID(ctx, testID("nope")); return err },
 			"tx id as block": func() error { _, err := s.PBlockByID(ctx, testID("a", "tx", uint64(1), uint64(0))); return err },
+			"summary id":     func() error { _, err := s.PBlockSummaryByID(ctx, testID("nope")); return err },
 		} {
 			err := f()
 			if !errors.Is(err, derrors.NotFound) {
@@ -347,7 +348,7 @@ func TestNotFound(t *testing.T) {
 	})
 }
 
-func heights(bs []*internal.PBlock) []uint64 {
+func heights(bs []*BlockSummary) []uint64 {
 	var hs []uint64
 	for _, b := range bs {
 		hs = append(hs, b.Height)
@@ -355,15 +356,39 @@ func heights(bs []*internal.PBlock) []uint64 {
 	return hs
 }
 
-func TestListPBlocks(t *testing.T) {
+// summaryOf is the summary of a block as PBlockSummaries should read it.
+func summaryOf(b *internal.PBlock) *BlockSummary {
+	s := &BlockSummary{Height: b.Height, ID: b.ID, ParentID: b.ParentID, Type: b.Type, Timestamp: b.Timestamp, Size: len(b.Bytes)}
+	for _, t := range b.Txs {
+		s.TxIDs = append(s.TxIDs, t.ID)
+	}
+	return s
+}
+
+func TestPBlockSummaries(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		if bs, err := s.ListPBlocks(ctx, nil, 10, true); err != nil || len(bs) != 0 {
+		if bs, err := s.PBlockSummaries(ctx, nil, 10, true); err != nil || len(bs) != 0 {
 			t.Fatalf("empty store: %v, %v", heights(bs), err)
 		}
 		all := makeBlocks("a", 0, 25)
+		// Bytes of several lengths, NULs included: the size is the byte
+		// length on both engines.
+		for i, b := range all {
+			b.Bytes = append(b.Bytes, make([]byte, i*37)...)
+		}
 		mustApply(t, s, all)
+
+		for _, want := range all {
+			got, err := s.PBlockSummaryByID(ctx, want.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, summaryOf(want)) {
+				t.Errorf("PBlockSummaryByID(%s) =\n%+v\nwant\n%+v", want.ID, got, summaryOf(want))
+			}
+		}
 
 		// Page through both ways with the last height as the keyset.
 		for _, desc := range []bool{false, true} {
@@ -371,7 +396,7 @@ func TestListPBlocks(t *testing.T) {
 			var after *uint64
 			pages := 0
 			for {
-				bs, err := s.ListPBlocks(ctx, after, 10, desc)
+				bs, err := s.PBlockSummaries(ctx, after, 10, desc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -380,7 +405,7 @@ func TestListPBlocks(t *testing.T) {
 				}
 				pages++
 				for _, b := range bs {
-					if want := all[b.Height]; !reflect.DeepEqual(b, want) {
+					if want := summaryOf(all[b.Height]); !reflect.DeepEqual(b, want) {
 						t.Errorf("listed block %d = %+v, want %+v", b.Height, b, want)
 					}
 				}
@@ -401,6 +426,10 @@ func TestListPBlocks(t *testing.T) {
 			}
 		}
 
+		var every []uint64
+		for _, b := range all {
+			every = append(every, b.Height)
+		}
 		u := func(v uint64) *uint64 { return &v }
 		for _, tc := range []struct {
 			after *uint64
@@ -418,9 +447,9 @@ func TestListPBlocks(t *testing.T) {
 			{u(math.MaxUint64), 2, true, []uint64{24, 23}},
 			{u(math.MaxUint64), 2, false, nil},
 			{u(math.MaxInt64), 2, true, []uint64{24, 23}},
-			{nil, 1000, false, heights(all)},
+			{nil, 1000, false, every},
 		} {
-			bs, err := s.ListPBlocks(ctx, tc.after, tc.limit, tc.desc)
+			bs, err := s.PBlockSummaries(ctx, tc.after, tc.limit, tc.desc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -429,10 +458,10 @@ func TestListPBlocks(t *testing.T) {
 				if tc.after != nil {
 					a = fmt.Sprint(*tc.after)
 				}
-				t.Errorf("ListPBlocks(after=%s, limit=%d, desc=%t) = %v, want %v", a, tc.limit, tc.desc, got, tc.want)
+				t.Errorf("PBlockSummaries(after=%s, limit=%d, desc=%t) = %v, want %v", a, tc.limit, tc.desc, got, tc.want)
 			}
 		}
-		if _, err := s.ListPBlocks(ctx, nil, 0, false); !errors.Is(err, derrors.InvalidArgument) {
+		if _, err := s.PBlockSummaries(ctx, nil, 0, false); !errors.Is(err, derrors.InvalidArgument) {
 			t.Errorf("limit 0: err = %v, want InvalidArgument", err)
 		}
 	})
@@ -560,12 +589,12 @@ func TestReadWhileIngesting(t *testing.T) {
 			if !reflect.DeepEqual(b, all[h]) {
 				t.Fatalf("block %d read while ingesting differs", h)
 			}
-			bs, err := s.ListPBlocks(ctx, nil, 50, true)
+			bs, err := s.PBlockSummaries(ctx, nil, 50, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, b := range bs {
-				if !reflect.DeepEqual(b, all[b.Height]) {
+				if !reflect.DeepEqual(b, summaryOf(all[b.Height])) {
 					t.Fatalf("listed block %d read while ingesting differs", b.Height)
 				}
 			}

@@ -1,0 +1,6 @@
+package api
+
+import "github.com/avaindex/avaindex/internal/store"
+
+// The store serves the Data API's reads.
+var _ DataSource = store.Store(nil)
