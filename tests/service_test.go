@@ -1,4 +1,4 @@
-package service
+package tests
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/service"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
@@ -65,7 +66,7 @@ func startService(t *testing.T, nodeURL, dsn string, extra ...string) string {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	go func() { done <- Run(ctx, cfg, log, func(a string) { addr <- a }) }()
+	go func() { done <- service.Run(ctx, cfg, log, func(a string) { addr <- a }) }()
 	t.Cleanup(func() {
 		cancel()
 		select {

@@ -1,4 +1,4 @@
-package service
+package tests
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
 
 	"github.com/avaindex/avaindex/internal/config"
+	"github.com/avaindex/avaindex/internal/service"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
@@ -83,7 +84,7 @@ func startServiceTB(tb testing.TB, nodeURL, dsn string) string {
 	addr := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a string) { addr <- a })
+		done <- service.Run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a string) { addr <- a })
 	}()
 	tb.Cleanup(func() {
 		cancel()

@@ -1,4 +1,4 @@
-package service
+package tests
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
 	"github.com/avaindex/avaindex/internal/config"
+	"github.com/avaindex/avaindex/internal/service"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
@@ -68,7 +69,7 @@ func TestServesWhenNodeIsDown(t *testing.T) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	err = Run(runCtx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(string) {})
+	err = service.Run(runCtx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(string) {})
 	if err == nil || !strings.Contains(err.Error(), "--stake-") {
 		t.Errorf("restarted with another --stake-supply-cap: %v, want a refusal naming the flags", err)
 	}
