@@ -72,6 +72,13 @@ func Missing(format string, args ...any) error {
 	return &clientError{msg: fmt.Sprintf(format, args...), kind: NotFound}
 }
 
+// Client returns an error of kind (one of this package's kinds) with a
+// message for the client, for the kinds Invalid and Missing do not cover
+// (e.g. Unavailable with a message that says what is unavailable).
+func Client(kind error, format string, args ...any) error {
+	return &clientError{msg: fmt.Sprintf(format, args...), kind: kind}
+}
+
 // clientError carries a message that is safe to show to API clients.
 type clientError struct {
 	msg  string

@@ -57,3 +57,13 @@ func TestWrap(t *testing.T) {
 		t.Errorf("Wrap of nil gave %v", err)
 	}
 }
+
+func TestClientOfAnyKind(t *testing.T) {
+	err := fmt.Errorf("aggregating: %w", Client(Unavailable, "%d validators did not answer", 3))
+	if got := ToStatus(err); got != http.StatusServiceUnavailable {
+		t.Errorf("ToStatus = %d, want 503", got)
+	}
+	if msg, ok := ClientMessage(err); !ok || msg != "3 validators did not answer" {
+		t.Errorf("ClientMessage = %q, %t", msg, ok)
+	}
+}
