@@ -66,9 +66,10 @@ type Config struct {
 	// ConnectTimeout bounds waiting for a validator's connection
 	// (DefaultConnectTimeout).
 	ConnectTimeout time.Duration
-	// HedgeDelay is how long the first wave of requests (the heaviest
-	// validators covering the target weight with a margin) may run before
-	// every other validator is asked too (DefaultHedgeDelay).
+	// HedgeDelay is how long the answers to the first wave of requests
+	// (the heaviest validators covering the target weight with a margin)
+	// may stall before every other validator is asked too
+	// (DefaultHedgeDelay).
 	HedgeDelay time.Duration
 	// BufferWindow is how long, once the quorum is reached, the collection
 	// keeps going for quorumPercentageBuffer (DefaultBufferWindow).

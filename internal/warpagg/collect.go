@@ -153,9 +153,9 @@ func (col *collector) goal() uint64 {
 }
 
 // margin is how much weight beyond the goal is asked for at once, so that
-// a few slow validators do not hold the quorum back.
+// a few slow validators do not hold the quorum back: 5% of the weight.
 func (col *collector) margin() uint64 {
-	return col.c.set.TotalWeight / 10
+	return col.c.set.TotalWeight / 20
 }
 
 func (col *collector) run(ctx context.Context) (*Result, error) {
@@ -200,6 +200,15 @@ func (col *collector) run(ctx context.Context) (*Result, error) {
 		}
 		select {
 		case ans := <-col.answers:
+			// The hedge waits for the answers to stall, not for a fixed
+			// time: under load answers are slow but keep coming.
+			if !hedge.Stop() {
+				select {
+				case <-hedge.C:
+				default:
+				}
+			}
+			hedge.Reset(a.cfg.HedgeDelay)
 			col.receive(ans)
 			// Take every answer already there before verifying.
 			for more := true; more; {
@@ -214,7 +223,7 @@ func (col *collector) run(ctx context.Context) (*Result, error) {
 		case <-connTick.C:
 			col.expireWaiting()
 		case <-hedge.C:
-			// The first wave is slow: ask everyone left.
+			// No answer for a while: ask everyone left.
 			col.refill(true)
 		case <-bufferC:
 			return col.finish(nil)
@@ -354,9 +363,12 @@ func parseSignature(b []byte) (*bls.Signature, error) {
 	if err := proto.Unmarshal(b, &resp); err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotASignature, err)
 	}
-	sig, err := bls.SignatureFromBytes(resp.Signature)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errNotASignature, err)
+	// The point is decompressed here; its subgroup check is left to the
+	// aggregate of the batch it is verified in (see verifies), which is
+	// checked once instead of once per signature.
+	sig := new(bls.Signature).Uncompress(resp.Signature)
+	if sig == nil {
+		return nil, fmt.Errorf("%w: %w", errNotASignature, bls.ErrFailedSignatureDecompress)
 	}
 	return sig, nil
 }
@@ -534,13 +546,17 @@ func (col *collector) verify(batch []*validator, good map[string]*bls.Signature)
 	col.verify(batch[mid:], good)
 }
 
-// verifies reports whether the aggregate of batch's signatures verifies
-// against the aggregate of their public keys.
+// verifies reports whether the aggregate of batch's signatures is a valid
+// signature (in the prime-order subgroup, as bls.SignatureFromBytes
+// requires of each signature) that verifies against the aggregate of their
+// public keys. A signature outside the subgroup spoils its batch's
+// aggregate, so bisection finds it like any other bad signature.
 func (col *collector) verifies(batch []*validator) bool {
 	msg := col.c.msg.Bytes()
 	vdrs := col.c.set.Validators
 	if len(batch) == 1 {
-		return bls.Verify(vdrs[batch[0].idx].PublicKey, batch[0].sig, msg)
+		sig := batch[0].sig
+		return sig.SigValidate(false) && bls.Verify(vdrs[batch[0].idx].PublicKey, sig, msg)
 	}
 	sigs := make([]*bls.Signature, len(batch))
 	pks := make([]*bls.PublicKey, len(batch))
@@ -549,7 +565,7 @@ func (col *collector) verifies(batch []*validator) bool {
 		pks[i] = vdrs[v.idx].PublicKey
 	}
 	aggSig, err := bls.AggregateSignatures(sigs)
-	if err != nil {
+	if err != nil || !aggSig.SigValidate(false) {
 		return false
 	}
 	aggPK, err := bls.AggregatePublicKeys(pks)
@@ -634,7 +650,7 @@ func (col *collector) finish(cause error) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("warpagg: aggregating %d public keys: %w", len(pks), err)
 		}
-		if !bls.Verify(aggPK, agg, c.msg.Bytes()) {
+		if !agg.SigValidate(false) || !bls.Verify(aggPK, agg, c.msg.Bytes()) {
 			return nil, errCachedSignatureInvalid
 		}
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/ava-labs/avalanchego/staking"
 	"github.com/ava-labs/avalanchego/subnets"
 	"github.com/ava-labs/avalanchego/upgrade"
+	"github.com/ava-labs/avalanchego/utils/compression"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/crypto/bls/signer/localsigner"
 	"github.com/ava-labs/avalanchego/utils/logging"
@@ -94,6 +95,10 @@ type Config struct {
 	// DialRate bounds outbound connection attempts per second
 	// (DefaultDialRate when 0).
 	DialRate int
+	// Compression compresses the messages the peer sends (none by
+	// default: requests and answers of a few hundred bytes gain little,
+	// and every receiver pays for decompression). Peers accept either.
+	Compression compression.Type
 	// Log receives avalanchego's network logs (none when nil).
 	Log logging.Logger
 	// Registerer receives avalanchego's network metrics; a private
@@ -147,6 +152,9 @@ func New(cfg Config) (*Peer, error) {
 	}
 	if cfg.DialRate <= 0 {
 		cfg.DialRate = DefaultDialRate
+	}
+	if cfg.Compression == 0 {
+		cfg.Compression = compression.TypeNone
 	}
 	if cfg.Log == nil {
 		cfg.Log = logging.NoLog{}
@@ -223,7 +231,7 @@ func New(cfg Config) (*Peer, error) {
 	}
 
 	p.creator, err = message.NewCreator(prometheus.WrapRegistererWithPrefix("messages_", cfg.Registerer),
-		constants.DefaultNetworkCompressionType, constants.DefaultNetworkMaximumInboundTimeout)
+		cfg.Compression, constants.DefaultNetworkMaximumInboundTimeout)
 	if err != nil {
 		listener.Close()
 		return nil, fmt.Errorf("p2pnet: message creator: %w", err)

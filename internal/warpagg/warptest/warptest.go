@@ -18,6 +18,7 @@ import (
 	"github.com/ava-labs/avalanchego/network/p2p/acp118"
 	"github.com/ava-labs/avalanchego/snow/engine/common"
 	"github.com/ava-labs/avalanchego/snow/validators"
+	"github.com/ava-labs/avalanchego/utils/compression"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/crypto/bls"
 	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
@@ -66,7 +67,8 @@ func NewValidator(networkID uint32, weight uint64, behavior Behavior, verifier a
 	if verifier == nil {
 		verifier = AcceptAll{}
 	}
-	p, err := p2pnet.New(p2pnet.Config{NetworkID: networkID, Listen: "127.0.0.1:0"})
+	// Answers are compressed as avalanchego nodes compress them.
+	p, err := p2pnet.New(p2pnet.Config{NetworkID: networkID, Listen: "127.0.0.1:0", Compression: compression.TypeZstd})
 	if err != nil {
 		return nil, err
 	}
