@@ -32,6 +32,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/network/p2p/acp118"
 	"github.com/ava-labs/avalanchego/proto/pb/sdk"
+	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp"
 
 	"github.com/avaindex/avaindex/internal/warpagg/p2pnet"
@@ -208,6 +209,11 @@ func (a *Aggregator) Aggregate(ctx context.Context, req Request) (res *Result, e
 	}
 	if msg.NetworkID != a.cfg.NetworkID {
 		return nil, invalid("the message is for network %d, not this network (%d)", msg.NetworkID, a.cfg.NetworkID)
+	}
+	if msg.SourceChainID == constants.PlatformChainID {
+		if err := CheckPChainMessage(msg, req.Justification); err != nil {
+			return nil, err
+		}
 	}
 	q := req.QuorumPercentage
 	if q == 0 {

@@ -90,7 +90,7 @@ func newEnv(t testing.TB, specs []spec, cfg warpagg.Config) *env {
 	return e
 }
 
-func message(t testing.TB, payload string) *warp.UnsignedMessage {
+func newMessage(t testing.TB, payload string) *warp.UnsignedMessage {
 	t.Helper()
 	m, err := warp.NewUnsignedMessage(networkID, sourceChain, []byte(payload))
 	if err != nil {
@@ -132,7 +132,7 @@ func equal(n int, w uint64) []spec {
 
 func TestAggregate(t *testing.T) {
 	e := newEnv(t, equal(10, 5), warpagg.Config{})
-	res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, "one")})
+	res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "one")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestQuorumRounding(t *testing.T) {
 	for _, tc := range []struct {
 		q, needed uint64
 	}{{67, 3}, {66, 2}, {34, 2}, {33, 1}, {100, 3}} {
-		res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, fmt.Sprint("rounding ", tc.q)), QuorumPercentage: tc.q})
+		res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, fmt.Sprint("rounding ", tc.q)), QuorumPercentage: tc.q})
 		if err != nil {
 			t.Fatalf("quorum %d: %v", tc.q, err)
 		}
@@ -166,7 +166,7 @@ func TestQuorumRounding(t *testing.T) {
 func TestBuffer(t *testing.T) {
 	// With a buffer, the collection goes on past the quorum for more.
 	e := newEnv(t, equal(10, 1), warpagg.Config{})
-	res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, "buffer"), QuorumPercentage: 50, QuorumPercentageBuffer: 50})
+	res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "buffer"), QuorumPercentage: 50, QuorumPercentageBuffer: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestSilentValidator(t *testing.T) {
 	e := newEnv(t, []spec{{50, warptest.Honest}, {50, warptest.Silent}}, warpagg.Config{})
 	silent := e.set[1].NodeID()
 	start := time.Now()
-	_, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, "silence")})
+	_, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "silence")})
 	qe, ok := warpagg.AsQuorumError(err)
 	if !ok {
 		t.Fatalf("error %v, want a QuorumError", err)
@@ -212,7 +212,7 @@ func TestWrongSignature(t *testing.T) {
 	wrong := e.set[1].NodeID()
 
 	// Quorum 67 holds without it: it is excluded and reported.
-	res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, "wrong"), QuorumPercentageBuffer: 33})
+	res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "wrong"), QuorumPercentageBuffer: 33})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestWrongSignature(t *testing.T) {
 	}
 
 	// Quorum 100 needs it: 503 naming it.
-	_, err = e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, "wrong"), QuorumPercentage: 100})
+	_, err = e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "wrong"), QuorumPercentage: 100})
 	qe, ok := warpagg.AsQuorumError(err)
 	if !ok || derrors.ToStatus(err) != http.StatusServiceUnavailable {
 		t.Fatalf("error %v, want a 503 QuorumError", err)
@@ -237,7 +237,7 @@ func TestWrongSignature(t *testing.T) {
 
 func TestRefusalIsTheCallersFault(t *testing.T) {
 	e := newEnv(t, []spec{{60, warptest.Refuse}, {40, warptest.Honest}}, warpagg.Config{})
-	_, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, "refused")})
+	_, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "refused")})
 	if got := derrors.ToStatus(err); got != http.StatusBadRequest {
 		t.Fatalf("status %d (%v), want 400", got, err)
 	}
@@ -256,14 +256,14 @@ func TestNoAddress(t *testing.T) {
 	}
 	ghost := ids.GenerateTestNodeID()
 	e.src.Set[ghost] = &validators.GetValidatorOutput{NodeID: ghost, PublicKey: sk.PublicKey(), Weight: 20}
-	res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, "ghost")})
+	res, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "ghost")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.SignedWeight != 80 {
 		t.Errorf("signed %d, want 80", res.SignedWeight)
 	}
-	_, err = e.agg.Aggregate(context.Background(), warpagg.Request{Message: message(t, "ghost"), QuorumPercentage: 100})
+	_, err = e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "ghost"), QuorumPercentage: 100})
 	if qe, ok := warpagg.AsQuorumError(err); !ok || len(qe.Failures) != 1 || qe.Failures[0].NodeID != ghost || qe.Failures[0].Reason != warpagg.NoAddress {
 		t.Errorf("error %v, want the ghost without address", err)
 	}
@@ -288,10 +288,10 @@ func TestCallerErrors(t *testing.T) {
 		{"no message", warpagg.Request{}, "a message is required"},
 		{"other network", warpagg.Request{Message: other}, "for network 88889"},
 		{"unknown chain", warpagg.Request{Message: unknown}, "give signingSubnetId"},
-		{"quorum", warpagg.Request{Message: message(t, "q"), QuorumPercentage: 101}, "quorumPercentage"},
-		{"sum", warpagg.Request{Message: message(t, "q"), QuorumPercentage: 80, QuorumPercentageBuffer: 21}, "at most 100"},
-		{"height", warpagg.Request{Message: message(t, "q"), PChainHeight: 11}, "above the P-chain's last accepted height 10"},
-		{"no validators", warpagg.Request{Message: message(t, "q"), SigningSubnetID: &empty}, "has no validators"},
+		{"quorum", warpagg.Request{Message: newMessage(t, "q"), QuorumPercentage: 101}, "quorumPercentage"},
+		{"sum", warpagg.Request{Message: newMessage(t, "q"), QuorumPercentage: 80, QuorumPercentageBuffer: 21}, "at most 100"},
+		{"height", warpagg.Request{Message: newMessage(t, "q"), PChainHeight: 11}, "above the P-chain's last accepted height 10"},
+		{"no validators", warpagg.Request{Message: newMessage(t, "q"), SigningSubnetID: &empty}, "has no validators"},
 	} {
 		_, err := e.agg.Aggregate(context.Background(), tc.req)
 		msg, _ := derrors.ClientMessage(err)
@@ -304,7 +304,7 @@ func TestCallerErrors(t *testing.T) {
 func TestCachesAndSharedCollections(t *testing.T) {
 	e := newEnv(t, equal(20, 1), warpagg.Config{})
 	ctx := context.Background()
-	msg := message(t, "cached")
+	msg := newMessage(t, "cached")
 	res, err := e.agg.Aggregate(ctx, warpagg.Request{Message: msg, QuorumPercentage: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +329,7 @@ func TestCachesAndSharedCollections(t *testing.T) {
 	}
 
 	// Concurrent requests for one new message share one collection.
-	fresh := message(t, "shared")
+	fresh := newMessage(t, "shared")
 	var wg sync.WaitGroup
 	errs := make(chan error, 10)
 	for range 10 {
@@ -359,7 +359,7 @@ func TestCallerCancellation(t *testing.T) {
 	e := newEnv(t, []spec{{100, warptest.Silent}}, warpagg.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := e.agg.Aggregate(ctx, warpagg.Request{Message: message(t, "cancel")})
+	_, err := e.agg.Aggregate(ctx, warpagg.Request{Message: newMessage(t, "cancel")})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v, want the caller's deadline", err)
 	}
