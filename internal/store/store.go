@@ -27,6 +27,7 @@ type Store interface {
 	XDAGStore
 	AtomicStore
 	BlockSummaryStore
+	PTxStore
 
 	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
 	// transactions and moves the P-chain cursor to the last height, all in
