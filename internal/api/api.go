@@ -11,6 +11,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -21,6 +22,9 @@ import (
 type DataSource interface {
 	PBlockSummaries(ctx context.Context, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
 	PBlockSummaryByID(ctx context.Context, id ids.ID) (*store.BlockSummary, error)
+	// The signature aggregator's: L1 txs and their validators.
+	PTxByID(ctx context.Context, id ids.ID) (*internal.PTx, error)
+	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)
 }
 
 // Deps are what the Data API serves from.
@@ -31,6 +35,9 @@ type Deps struct {
 	Aliases []string
 	// TokenKey signs page tokens; at least MinTokenKeyLen bytes.
 	TokenKey []byte
+	// Aggregator serves the signature aggregator endpoints; they answer
+	// 503 when it is nil.
+	Aggregator SignatureAggregator
 }
 
 // API is the Data API of one indexed network.
@@ -39,6 +46,7 @@ type API struct {
 	network  *internal.Network
 	networks *Networks
 	tokens   *Tokens
+	signer   SignatureAggregator
 }
 
 // Route is one http.ServeMux pattern and its handler.
@@ -58,6 +66,7 @@ func New(d Deps) (*API, error) {
 		network:  d.Network,
 		networks: NewNetworks(d.Network.Name, d.Aliases...),
 		tokens:   tokens,
+		signer:   d.Aggregator,
 	}, nil
 }
 
@@ -66,6 +75,8 @@ func (a *API) Routes() []Route {
 	routes := []Route{
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", a.handle(a.listBlocks)},
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", a.handle(a.getBlock)},
+		{"POST /v1/signatureAggregator/{network}/aggregateSignatures", a.handle(a.aggregateSignatures)},
+		{"GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", a.handle(a.getAggregatedSignatures)},
 	}
 	for i := range routes {
 		routes[i].Handler = Middleware(routes[i].Handler)

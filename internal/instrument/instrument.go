@@ -54,6 +54,10 @@ func init() {
 	)
 }
 
+// Registerer returns the registry served at /metrics, for the metrics of
+// avaindex's own libraries (e.g. warpagg).
+func Registerer() prometheus.Registerer { return registry }
+
 // Handler serves the metrics in the Prometheus text format.
 func Handler() http.Handler {
 	return promhttp.HandlerFor(registry, promhttp.HandlerOpts{})

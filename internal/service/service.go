@@ -95,7 +95,12 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		}
 		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: h})
 	}
-	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey})
+	aggregator, stopAggregator, err := newAggregator(network, client, log.With("component", "warp"))
+	if err != nil {
+		return err
+	}
+	defer stopAggregator()
+	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator})
 	if err != nil {
 		return err
 	}

@@ -3,11 +3,13 @@ package warpagg
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/netip"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/snow/validators"
 
+	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/node"
 )
 
@@ -36,20 +38,34 @@ func (s NodeSource) SubnetOf(ctx context.Context, chainID ids.ID) (ids.ID, error
 	if node.IsNotFound(err) {
 		return ids.Empty, fmt.Errorf("%w: %w", ErrUnknownChain, err)
 	}
-	return id, err
+	return id, upstream(err)
 }
 
 // Height returns the P-chain's last accepted height.
-func (s NodeSource) Height(ctx context.Context) (uint64, error) { return s.Client.PHeight(ctx) }
+func (s NodeSource) Height(ctx context.Context) (uint64, error) {
+	h, err := s.Client.PHeight(ctx)
+	return h, upstream(err)
+}
 
 // ProposedHeight returns the node's proposed P-chain height.
 func (s NodeSource) ProposedHeight(ctx context.Context) (uint64, error) {
-	return s.Client.ProposedHeight(ctx)
+	h, err := s.Client.ProposedHeight(ctx)
+	return h, upstream(err)
 }
 
 // ValidatorsAt returns subnetID's validators at height.
 func (s NodeSource) ValidatorsAt(ctx context.Context, subnetID ids.ID, height uint64) (map[ids.NodeID]*validators.GetValidatorOutput, error) {
-	return s.Client.ValidatorsAt(ctx, subnetID, height)
+	vdrs, err := s.Client.ValidatorsAt(ctx, subnetID, height)
+	return vdrs, upstream(err)
+}
+
+// upstream gives an error the node answered (which carries no kind) the
+// kind BadGateway; transport failures are already Unavailable.
+func upstream(err error) error {
+	if err == nil || derrors.ToStatus(err) != http.StatusInternalServerError {
+		return err
+	}
+	return fmt.Errorf("%w: %w", derrors.BadGateway, err)
 }
 
 // PeerAddrs returns the node's address and its peers' public addresses.
