@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/snow/engine/common"
 	"github.com/ava-labs/avalanchego/snow/validators"
@@ -362,5 +364,19 @@ func TestCallerCancellation(t *testing.T) {
 	_, err := e.agg.Aggregate(ctx, warpagg.Request{Message: newMessage(t, "cancel")})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v, want the caller's deadline", err)
+	}
+}
+
+func TestAggregatorsShareARegistry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	for range 2 {
+		net, err := p2pnet.New(p2pnet.Config{NetworkID: networkID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(net.Close)
+		if _, err := warpagg.New(warpagg.Config{NetworkID: networkID, Validators: &warptest.Source{}, Net: net, Registerer: reg}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -67,12 +67,44 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.stage, m.aggregates, m.requests, m.cache, m.shared, m.inFlight, m.signedRatio} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	// Aggregators of one process (a test starting the service again)
+	// share the registered collectors.
+	var err error
+	if m.stage, err = register(reg, m.stage); err != nil {
+		return nil, err
+	}
+	if m.aggregates, err = register(reg, m.aggregates); err != nil {
+		return nil, err
+	}
+	if m.requests, err = register(reg, m.requests); err != nil {
+		return nil, err
+	}
+	if m.cache, err = register(reg, m.cache); err != nil {
+		return nil, err
+	}
+	if m.shared, err = register(reg, m.shared); err != nil {
+		return nil, err
+	}
+	if m.inFlight, err = register(reg, m.inFlight); err != nil {
+		return nil, err
+	}
+	if m.signedRatio, err = register(reg, m.signedRatio); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// register registers c, or returns the collector already registered in
+// its place.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
 }
 
 func (m *metrics) observe(stage string, d time.Duration) {
