@@ -380,3 +380,31 @@ func TestAggregatorsShareARegistry(t *testing.T) {
 		}
 	}
 }
+
+func TestGarbageAndUnreachable(t *testing.T) {
+	e := newEnv(t, []spec{{60, warptest.Honest}, {20, warptest.Garbage}, {20, warptest.Honest}}, warpagg.Config{ConnectTimeout: 300 * time.Millisecond})
+	garbage, gone := e.set[1].NodeID(), e.set[2].NodeID()
+	// The third validator's address is known, but nothing listens there.
+	e.set[2].Close()
+	// 80% needs all but the garbage: the unreachable one is waited for.
+	_, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "garbage"), QuorumPercentage: 80})
+	qe, ok := warpagg.AsQuorumError(err)
+	if !ok {
+		t.Fatalf("error %v, want a QuorumError", err)
+	}
+	reasons := map[ids.NodeID]warpagg.Reason{}
+	for _, f := range qe.Failures {
+		reasons[f.NodeID] = f.Reason
+	}
+	if reasons[garbage] != warpagg.BadSignature || reasons[gone] != warpagg.NotConnected || len(reasons) != 2 || qe.Signed != 60 {
+		t.Errorf("signed %d, failures %+v", qe.Signed, qe.Failures)
+	}
+
+	// 100% is out of reach once the garbage is in: the collection ends at
+	// once, not after the unreachable one's connection timeout.
+	start := time.Now()
+	_, err = e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "garbage 2"), QuorumPercentage: 100})
+	if _, ok := warpagg.AsQuorumError(err); !ok || time.Since(start) > 250*time.Millisecond {
+		t.Errorf("error %v after %s, want a QuorumError before the connection timeout", err, time.Since(start))
+	}
+}

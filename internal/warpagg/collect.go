@@ -84,6 +84,9 @@ type collector struct {
 	signedW, pendingW, askedW, queuedW uint64
 	pendingList                        []*validator
 
+	// outOfReach is set when the collection ended early because the
+	// quorum could no longer be reached.
+	outOfReach bool
 	quorumAt   time.Time
 	firstAsked time.Time
 	verifyTime time.Duration
@@ -488,6 +491,7 @@ func (col *collector) progress() (done bool, err error) {
 		if col.signedW+col.pendingW+col.askedW+col.queuedW < goal {
 			// Nothing left can reach the goal: the quorum is out of reach,
 			// or the target is and the quorum holds.
+			col.outOfReach = col.signedW < col.c.key.needed
 			return true, nil
 		}
 		if !outstanding && col.pendingW == 0 {
@@ -588,7 +592,11 @@ func (col *collector) finish(cause error) (*Result, error) {
 		case failed:
 			failures = append(failures, *v.failure)
 		case asked:
-			f := Failure{NodeID: v.nodes[0], Weight: v.weight, Reason: NoAnswer, Detail: "no answer before the aggregation ended"}
+			detail := "no answer before the aggregation ended"
+			if col.outOfReach {
+				detail = "not awaited: the quorum was already out of reach"
+			}
+			f := Failure{NodeID: v.nodes[0], Weight: v.weight, Reason: NoAnswer, Detail: detail}
 			if v.failure != nil && v.failure.Reason != NoAnswer {
 				f = *v.failure
 			}

@@ -42,6 +42,8 @@ const (
 	// Refuse answers an application error (RefusalCode), as a verifier
 	// that does not accept the message does.
 	Refuse
+	// Garbage answers bytes that are not a BLS signature.
+	Garbage
 )
 
 // RefusalCode is the error code of a Refuse validator.
@@ -84,6 +86,8 @@ func NewValidator(networkID uint32, weight uint64, behavior Behavior, verifier a
 			h = silent{}
 		case Refuse:
 			h = acp118.NewHandler(refuser{}, warp.NewSigner(p.Signer(), networkID, chainID))
+		case Garbage:
+			h = acp118.NewHandler(verifier, garbageSigner{})
 		default:
 			p.Close()
 			return nil, fmt.Errorf("warptest: unknown behavior %d", behavior)
@@ -114,6 +118,17 @@ func (w wrongSigner) Sign(msg *warp.UnsignedMessage) ([]byte, error) {
 		return nil, err
 	}
 	return bls.SignatureToBytes(sig), nil
+}
+
+// garbageSigner answers 96 bytes that are not a point of the curve.
+type garbageSigner struct{}
+
+func (garbageSigner) Sign(*warp.UnsignedMessage) ([]byte, error) {
+	b := make([]byte, bls.SignatureLen)
+	for i := range b {
+		b[i] = 0xff
+	}
+	return b, nil
 }
 
 // refuser refuses every message.
