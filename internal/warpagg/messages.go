@@ -204,7 +204,7 @@ type TxMessage struct {
 func MessageOfTx(ctx context.Context, networkID uint32, src TxSource, txID ids.ID) (*TxMessage, error) {
 	tx, err := src.PTx(ctx, txID)
 	if errors.Is(err, derrors.NotFound) {
-		return nil, derrors.Missing("P-chain transaction %s not found", txID)
+		return nil, derrors.Missing("P-chain transaction %s not found among the indexed transactions", txID)
 	}
 	if err != nil {
 		return nil, err
