@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 )
 
@@ -97,17 +96,4 @@ type CAtomicTx struct {
 	// Type is "ImportTx" or "ExportTx".
 	Type  string
 	Bytes []byte
-}
-
-// UTXOInput is a UTXO a transaction spends, on any chain.
-type UTXOInput struct {
-	UTXOID avax.UTXOID
-	// ID is UTXOID.InputID(), the key the consumed UTXO is stored under.
-	ID      ids.ID
-	AssetID ids.ID
-	// Amount is the input's amount; 0 for an X-chain operation's inputs.
-	Amount uint64
-	// SourceChain is the chain whose shared memory an imported input comes
-	// from; empty for inputs from the spending chain's own UTXO set.
-	SourceChain ids.ID
 }

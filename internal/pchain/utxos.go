@@ -1,17 +1,15 @@
 package pchain
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
-	"github.com/ava-labs/avalanchego/vms/platformvm/stakeable"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
-	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // Kinds of P-chain UTXOs, as the store records them.
@@ -29,37 +27,18 @@ const (
 	KindExported = "exported"
 )
 
-// UTXO is one output as the P-chain (or shared memory) holds it, with the
-// fields the store indexes decoded from it.
-type UTXO struct {
-	UTXO *avax.UTXO
-	// Bytes is the UTXO in the node's encoding (txs.Codec), as served by
-	// platform.getUTXOs and platform.getRewardUTXOs.
-	Bytes []byte
-	Kind  string
-	// PeerChain is the destination chain of an exported output.
-	PeerChain ids.ID
-
-	AssetID ids.ID
-	Amount  uint64
-	// Owners are the output's owners (threshold, addresses, locktime).
-	Owners secp256k1fx.OutputOwners
-	// StakeableLocktime is the stakeable.LockOut locktime; 0 when the
-	// output is not stakeable-locked.
-	StakeableLocktime uint64
-}
-
-// ID is avalanchego's key of the UTXO: its tx id prefixed with its output
-// index (avax.UTXOID.InputID).
-func (u *UTXO) ID() ids.ID { return u.UTXO.InputID() }
+// UTXO is one output as the P-chain (or shared memory) holds it: Bytes in
+// the node's encoding (txs.Codec), as served by platform.getUTXOs and
+// platform.getRewardUTXOs, Kind one of the kinds above.
+type UTXO = utxo.Output
 
 // TxUTXOs is what one P-chain tx does to the UTXO set.
 type TxUTXOs struct {
 	TxID ids.ID
 	// Consumed are the P-chain UTXOs the tx spends.
-	Consumed []internal.UTXOInput
+	Consumed []utxo.Input
 	// Imported are the other chain's UTXOs an ImportTx spends.
-	Imported []internal.UTXOInput
+	Imported []utxo.Input
 	// Produced are the outputs it creates: regular outputs, then stake
 	// outputs (staked) or exported outputs, with output indices continuing
 	// after the regular ones as the node numbers them.
@@ -90,16 +69,18 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 	case *txs.AdvanceTimeTx:
 		return out, nil
 	case *txs.ImportTx:
-		if err := addInputs(&out.Consumed, u.Ins, ids.Empty); err != nil {
-			return nil, err
+		var err error
+		if out.Consumed, err = utxo.AppendInputs(nil, u.Ins, ids.Empty); err != nil {
+			return nil, fmt.Errorf("tx %s: %w", txID, err)
 		}
-		if err := addInputs(&out.Imported, u.ImportedInputs, u.SourceChain); err != nil {
-			return nil, err
+		if out.Imported, err = utxo.AppendInputs(nil, u.ImportedInputs, u.SourceChain); err != nil {
+			return nil, fmt.Errorf("tx %s: imported: %w", txID, err)
 		}
 		outs = u.Outs
 	case *txs.ExportTx:
-		if err := addInputs(&out.Consumed, u.Ins, ids.Empty); err != nil {
-			return nil, err
+		var err error
+		if out.Consumed, err = utxo.AppendInputs(nil, u.Ins, ids.Empty); err != nil {
+			return nil, fmt.Errorf("tx %s: %w", txID, err)
 		}
 		outs = u.Outs
 		for i, o := range u.ExportedOutputs {
@@ -119,8 +100,9 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 		}
 		outs = b.Outputs()
 		if bt, ok := baseTx(tx.Unsigned); ok {
-			if err := addInputs(&out.Consumed, bt.Ins, ids.Empty); err != nil {
-				return nil, err
+			var err error
+			if out.Consumed, err = utxo.AppendInputs(nil, bt.Ins, ids.Empty); err != nil {
+				return nil, fmt.Errorf("tx %s: %w", txID, err)
 			}
 		} else {
 			return nil, fmt.Errorf("tx %s: %T has no base tx", txID, tx.Unsigned)
@@ -187,23 +169,6 @@ func baseTx(u txs.UnsignedTx) (*avax.BaseTx, bool) {
 	return nil, false
 }
 
-func addInputs(dst *[]internal.UTXOInput, ins []*avax.TransferableInput, chain ids.ID) error {
-	for _, in := range ins {
-		if in == nil || in.In == nil {
-			return errors.New("nil input")
-		}
-		id := in.UTXOID
-		*dst = append(*dst, internal.UTXOInput{
-			UTXOID:      avax.UTXOID{TxID: id.TxID, OutputIndex: id.OutputIndex},
-			ID:          id.InputID(),
-			AssetID:     in.AssetID(),
-			Amount:      in.In.Amount(),
-			SourceChain: chain,
-		})
-	}
-	return nil
-}
-
 func newOutput(txID ids.ID, index uint32, o *avax.TransferableOutput, kind string) (*UTXO, error) {
 	if o == nil || o.Out == nil {
 		return nil, fmt.Errorf("tx %s output %d is nil", txID, index)
@@ -215,29 +180,13 @@ func newOutput(txID ids.ID, index uint32, o *avax.TransferableOutput, kind strin
 	}, kind)
 }
 
-// NewUTXO encodes u as the node does and decodes its indexed fields.
+// NewUTXO encodes u as the node does and reads its indexed fields.
 func NewUTXO(u *avax.UTXO, kind string) (*UTXO, error) {
 	b, err := txs.Codec.Marshal(txs.CodecVersion, u)
 	if err != nil {
 		return nil, fmt.Errorf("encoding UTXO %s: %w", &u.UTXOID, err)
 	}
-	r := &UTXO{UTXO: u, Bytes: b, Kind: kind, AssetID: u.AssetID()}
-	out := u.Out
-	if lo, ok := out.(*stakeable.LockOut); ok {
-		r.StakeableLocktime = lo.Locktime
-		out = lo.TransferableOut
-	}
-	switch o := out.(type) {
-	case *secp256k1fx.TransferOutput:
-		r.Amount = o.Amt
-		r.Owners = o.OutputOwners
-	default:
-		// Not an output getBalance counts; keep what can be read.
-		if a, ok := out.(avax.Amounter); ok {
-			r.Amount = a.Amount()
-		}
-	}
-	return r, nil
+	return utxo.New(u, b, kind), nil
 }
 
 // ParseUTXO decodes a UTXO in the node's encoding.

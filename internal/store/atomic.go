@@ -17,6 +17,7 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // AtomicStore reads the atomic UTXOs that move between the P-, X- and
@@ -272,7 +273,7 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBloc
 					}
 					id := in.InputID()
 					asset := in.AssetID()
-					sp.add(pos, nil, []internal.UTXOInput{{UTXOID: in.UTXOID, ID: id, AssetID: asset,
+					sp.add(pos, nil, []utxo.Input{{UTXOID: in.UTXOID, ID: id, AssetID: asset,
 						Amount: in.In.Amount(), SourceChain: u.SourceChain}})
 					imports = append(imports, atomicImport{id: id, pos: pos})
 				}

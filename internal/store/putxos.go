@@ -15,6 +15,7 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // PUTXOStore keeps the P-chain UTXO set and its history.
@@ -77,7 +78,7 @@ type spends struct {
 }
 
 // add records the UTXOs the tx at pos consumes and imports.
-func (s *spends) add(pos position, consumed, imported []internal.UTXOInput) {
+func (s *spends) add(pos position, consumed, imported []utxo.Input) {
 	if len(consumed) > 0 {
 		c := consumption{pos: pos}
 		for _, in := range consumed {
