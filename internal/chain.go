@@ -80,16 +80,6 @@ type XTx struct {
 	Bytes []byte
 }
 
-// CBlock is what avaindex keeps of one accepted C-chain block: its identity
-// and the atomic transactions carried in its extra data.
-type CBlock struct {
-	Height    uint64
-	Hash      ids.ID // the EVM block hash
-	Parent    ids.ID
-	Timestamp time.Time
-	AtomicTxs []CAtomicTx
-}
-
 // CAtomicTx is an atomic import or export transaction of the C-chain.
 type CAtomicTx struct {
 	ID ids.ID

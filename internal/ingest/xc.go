@@ -37,11 +37,11 @@ func (ix *Indexer) xFollower() follower[*internal.XBlock] {
 }
 
 // cFollower reads every C-chain block and keeps its atomic txs.
-func (ix *Indexer) cFollower() follower[*internal.CBlock] {
-	return follower[*internal.CBlock]{
+func (ix *Indexer) cFollower() follower[*cchain.Block] {
+	return follower[*cchain.Block]{
 		chain: internal.CChain,
 		tip:   ix.node.CHeight,
-		fetch: func(ctx context.Context, h uint64) (*internal.CBlock, error) {
+		fetch: func(ctx context.Context, h uint64) (*cchain.Block, error) {
 			hdr, err := ix.node.CBlockByNumber(ctx, h)
 			if err != nil {
 				return nil, err
@@ -50,9 +50,9 @@ func (ix *Indexer) cFollower() follower[*internal.CBlock] {
 			if err != nil {
 				return nil, err
 			}
-			return &internal.CBlock{Height: h, Hash: hdr.Hash, Parent: hdr.Parent, Timestamp: hdr.Timestamp, AtomicTxs: txs}, nil
+			return &cchain.Block{Height: h, Hash: hdr.Hash, Parent: hdr.Parent, Timestamp: hdr.Timestamp, AtomicTxs: txs}, nil
 		},
-		link: func(b *internal.CBlock) (ids.ID, ids.ID) { return b.Hash, b.Parent },
+		link: func(b *cchain.Block) (ids.ID, ids.ID) { return b.Hash, b.Parent },
 		// Only the cursor's block hash is kept of blocks without atomic txs.
 		storedID: func(ctx context.Context, _ uint64) (ids.ID, error) { return ix.store.CLastHash(ctx) },
 		apply:    ix.store.ApplyCBlocks,

@@ -13,6 +13,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -22,17 +23,18 @@ var (
 	aCChain = ids.ID{'c'}
 )
 
-func cTx(t testing.TB, u atomic.UnsignedAtomicTx) (internal.CAtomicTx, ids.ID) {
+// cTx builds an atomic tx as C-chain blocks carry it, decoded by cchain.
+func cTx(t testing.TB, u atomic.UnsignedAtomicTx) (*cchain.AtomicTx, ids.ID) {
 	t.Helper()
 	tx := &atomic.Tx{UnsignedAtomicTx: u}
 	if err := tx.Sign(atomic.Codec, nil); err != nil {
 		t.Fatal(err)
 	}
-	typ := "ImportTx"
-	if _, ok := u.(*atomic.UnsignedExportTx); ok {
-		typ = "ExportTx"
+	a, err := cchain.NewAtomicTx(tx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return internal.CAtomicTx{ID: tx.ID(), Type: typ, Bytes: tx.SignedBytes()}, tx.ID()
+	return a, tx.ID()
 }
 
 // atomicScenario has every atomic movement between P, X and C: each chain
@@ -40,7 +42,7 @@ func cTx(t testing.TB, u atomic.UnsignedAtomicTx) (internal.CAtomicTx, ids.ID) {
 type atomicScenario struct {
 	p []*internal.PBlock
 	x []*internal.XBlock
-	c []*internal.CBlock
+	c []*cchain.Block
 	// imported maps each export's UTXO id to its import and the import's
 	// height on the destination chain.
 	imported map[ids.ID]struct {
@@ -105,11 +107,11 @@ func newAtomicScenario(t testing.TB) *atomicScenario {
 	}
 	sc.p = []*internal.PBlock{pb(0), pb(1, pToX, pToC), pb(2, pFromX), pb(3, pFromC)}
 	sc.x = xBlocks("ax", nil, []internal.XTx{xToP, xToC}, []internal.XTx{xFromP}, []internal.XTx{xFromC})
-	cb := func(h uint64, tt ...internal.CAtomicTx) *internal.CBlock {
-		return &internal.CBlock{Height: h, Hash: testID("ac", h), Parent: testID("ac", h-1),
+	cb := func(h uint64, tt ...*cchain.AtomicTx) *cchain.Block {
+		return &cchain.Block{Height: h, Hash: testID("ac", h), Parent: testID("ac", h-1),
 			Timestamp: time.Unix(1_700_000_000+int64(h), 0), AtomicTxs: tt}
 	}
-	sc.c = []*internal.CBlock{cb(0), cb(1, cToP, cToX), cb(2), cb(3, cFromX, cFromP)}
+	sc.c = []*cchain.Block{cb(0), cb(1, cToP, cToX), cb(2), cb(3, cFromX, cFromP)}
 
 	imp(utxoKey(pToX.ID(), 1), xFromP.ID, 2)
 	imp(utxoKey(pToC.ID(), 1), cFromPID, 3)

@@ -10,6 +10,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -90,7 +91,7 @@ type CStore interface {
 	// ascending; blocks without atomic txs included, so that the cursor
 	// moves past them) and moves the C-chain cursor to the last height, in
 	// one transaction. Re-applying changes nothing.
-	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) error
+	ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) error
 	// CLastHash returns the hash of the C-chain block at the cursor.
 	CLastHash(ctx context.Context) (ids.ID, error)
 	// CAtomicTxs returns the atomic txs stored for blocks from..to, in
@@ -100,7 +101,7 @@ type CStore interface {
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
 
-func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) (err error) {
+func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}

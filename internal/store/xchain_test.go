@@ -5,7 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm/atomic"
+	"github.com/ava-labs/libevm/common"
+
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -58,18 +62,20 @@ func TestApplyCBlocks(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		var bs []*internal.CBlock
+		var bs []*cchain.Block
 		for h := uint64(0); h < 6; h++ {
-			b := &internal.CBlock{Height: h, Hash: testID("c", h), Parent: testID("c", h-1), Timestamp: time.Unix(1_700_000_000+int64(h), 0)}
+			b := &cchain.Block{Height: h, Hash: testID("c", h), Parent: testID("c", h-1), Timestamp: time.Unix(1_700_000_000+int64(h), 0)}
 			if h%2 == 1 {
-				b.AtomicTxs = []internal.CAtomicTx{
-					{ID: testID("ctx", h, 0), Type: "ImportTx", Bytes: []byte{byte(h)}},
-					{ID: testID("ctx", h, 1), Type: "ExportTx", Bytes: []byte{byte(h), 1}},
-				}
+				// Real atomic txs that move nothing, told apart by h.
+				imp, _ := cTx(t, &atomic.UnsignedImportTx{NetworkID: 12345, BlockchainID: aCChain, SourceChain: aPChain,
+					Outs: []atomic.EVMOutput{{Address: common.Address{byte(h)}, Amount: h, AssetID: uAsset}}})
+				exp, _ := cTx(t, &atomic.UnsignedExportTx{NetworkID: 12345, BlockchainID: aCChain, DestinationChain: aPChain,
+					Ins: []atomic.EVMInput{{Address: common.Address{byte(h)}, Amount: h, AssetID: uAsset, Nonce: h}}})
+				b.AtomicTxs = []*cchain.AtomicTx{imp, exp}
 			}
 			bs = append(bs, b)
 		}
-		for _, batch := range [][]*internal.CBlock{bs[:4], bs[2:4], bs[3:]} {
+		for _, batch := range [][]*cchain.Block{bs[:4], bs[2:4], bs[3:]} {
 			if err := s.ApplyCBlocks(ctx, batch); err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +84,7 @@ func TestApplyCBlocks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(txs) != 6 || heights[0] != 1 || heights[5] != 5 || txs[1].Type != "ExportTx" || txs[1].ID != testID("ctx", 1, 1) {
+		if len(txs) != 6 || heights[0] != 1 || heights[5] != 5 || txs[1].Type != "ExportTx" || txs[1].ID != bs[1].AtomicTxs[1].ID {
 			t.Errorf("CAtomicTxs = %v at %v", txs, heights)
 		}
 		if h, _, _ := s.Cursor(ctx, internal.CChain); h != 5 {
@@ -88,8 +94,8 @@ func TestApplyCBlocks(t *testing.T) {
 			t.Errorf("CLastHash = %s, %v; want %s", hash, err, bs[5].Hash)
 		}
 		// An atomic tx re-applied in another block is refused.
-		moved := &internal.CBlock{Height: 6, Hash: testID("c", 6), Parent: bs[5].Hash, AtomicTxs: bs[3].AtomicTxs}
-		if err := s.ApplyCBlocks(ctx, []*internal.CBlock{moved}); err == nil {
+		moved := &cchain.Block{Height: 6, Hash: testID("c", 6), Parent: bs[5].Hash, AtomicTxs: bs[3].AtomicTxs}
+		if err := s.ApplyCBlocks(ctx, []*cchain.Block{moved}); err == nil {
 			t.Error("an atomic tx stored at block 3 was accepted again at block 6")
 		}
 	})
