@@ -173,14 +173,14 @@ func applyLocalGenesis(ctx context.Context, st store.Store) error {
 
 func BenchmarkIngestX(b *testing.B) {
 	benchIngest(b, xChain,
-		func(h uint64, raw []byte) (*internal.XBlock, int, error) {
-			blk, err := xchain.Decode(h, raw)
+		func(h uint64, raw []byte) (*xchain.Block, int, error) {
+			blk, err := xchain.Decode(h, raw, nil)
 			if err != nil {
 				return nil, 0, err
 			}
 			return blk, len(blk.Txs), nil
 		},
-		func(ctx context.Context, st store.Store, bs []*internal.XBlock) error {
+		func(ctx context.Context, st store.Store, bs []*xchain.Block) error {
 			return st.ApplyXBlocks(ctx, bs)
 		}, nil)
 }
@@ -255,7 +255,7 @@ func TestXChainFixture(t *testing.T) {
 	raw := xChain(t, 3)
 	var parent ids.ID
 	for i, b := range raw {
-		xb, err := xchain.Decode(uint64(i+1), b)
+		xb, err := xchain.Decode(uint64(i+1), b, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

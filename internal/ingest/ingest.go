@@ -122,7 +122,13 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			}
 			return caughtUp, err
 		},
-		"X-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.xFollower()) },
+		"X-chain": func(ctx context.Context) (bool, error) {
+			g, err := ix.xGenesis()
+			if err != nil {
+				return false, err
+			}
+			return follow(ctx, ix, ix.xFollower(g))
+		},
 		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
 		// The X-chain's pre-Cortina txs, from the mirrored X/tx index.
 		"X-chain DAG": ix.stepXDAG,

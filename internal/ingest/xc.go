@@ -13,18 +13,28 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-func (ix *Indexer) xFollower() follower[*internal.XBlock] {
-	return follower[*internal.XBlock]{
+// xGenesis returns the genesis of the network's X-chain, nil when it is
+// not known (see xchain.GenesisFor): the X-chain then starts empty.
+func (ix *Indexer) xGenesis() (*xchain.Genesis, error) {
+	g, ok, err := xchain.GenesisFor(ix.network.XChainID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (ix *Indexer) xFollower(g *xchain.Genesis) follower[*xchain.Block] {
+	return follower[*xchain.Block]{
 		chain: internal.XChain,
 		tip:   ix.node.XHeight,
-		fetch: func(ctx context.Context, h uint64) (*internal.XBlock, error) {
+		fetch: func(ctx context.Context, h uint64) (*xchain.Block, error) {
 			b, err := ix.node.XBlockByHeight(ctx, h)
 			if err != nil {
 				return nil, err
 			}
-			return xchain.Decode(h, b)
+			return xchain.Decode(h, b, g)
 		},
-		link: func(b *internal.XBlock) (ids.ID, ids.ID) { return b.ID, b.ParentID },
+		link: func(b *xchain.Block) (ids.ID, ids.ID) { return b.ID, b.ParentID },
 		storedID: func(ctx context.Context, h uint64) (ids.ID, error) {
 			b, err := ix.store.XBlockByHeight(ctx, h)
 			if err != nil {
@@ -96,9 +106,13 @@ func (ix *Indexer) pFollower() follower[*internal.PBlock] {
 // long runs (mainnet has millions). It reports whether it was caught up
 // already.
 func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
+	g, err := ix.xGenesis()
+	if err != nil {
+		return false, err
+	}
 	progressAt, applied := time.Now(), 0
 	for first := true; ; first = false {
-		n, err := ix.store.ApplyXDAG(ctx, ix.opts.BatchSize)
+		n, err := ix.applyXDAG(ctx, g)
 		if err != nil || n == 0 {
 			return first && err == nil, err
 		}
@@ -121,4 +135,24 @@ func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
 			return false, err
 		}
 	}
+}
+
+// applyXDAG decodes and applies the next batch of mirrored X/tx containers
+// beyond the DAG cursor; g is the X-chain's genesis, nil when unknown. It
+// returns how many it applied: 0 when caught up with the mirror.
+func (ix *Indexer) applyXDAG(ctx context.Context, g *xchain.Genesis) (int, error) {
+	cs, err := ix.store.XDAGContainers(ctx, ix.opts.BatchSize)
+	if err != nil || len(cs) == 0 {
+		return 0, err
+	}
+	dtxs := make([]*xchain.DAGTx, len(cs))
+	for i, c := range cs {
+		if dtxs[i], err = xchain.DecodeDAGTx(c.Index, c.ID, c.Bytes, c.Timestamp, g); err != nil {
+			return 0, err
+		}
+	}
+	if err := ix.store.ApplyXDAGTxs(ctx, dtxs); err != nil {
+		return 0, err
+	}
+	return len(cs), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 var (
@@ -41,7 +42,7 @@ func cTx(t testing.TB, u atomic.UnsignedAtomicTx) (*cchain.AtomicTx, ids.ID) {
 // exports to each other chain it can, and each export is imported.
 type atomicScenario struct {
 	p []*internal.PBlock
-	x []*internal.XBlock
+	x []*xchain.Block
 	c []*cchain.Block
 	// imported maps each export's UTXO id to its import and the import's
 	// height on the destination chain.
@@ -106,7 +107,7 @@ func newAtomicScenario(t testing.TB) *atomicScenario {
 		return b
 	}
 	sc.p = []*internal.PBlock{pb(0), pb(1, pToX, pToC), pb(2, pFromX), pb(3, pFromC)}
-	sc.x = xBlocks("ax", nil, []internal.XTx{xToP, xToC}, []internal.XTx{xFromP}, []internal.XTx{xFromC})
+	sc.x = xBlocks(t, "ax", nil, nil, []*xchain.Tx{xToP, xToC}, []*xchain.Tx{xFromP}, []*xchain.Tx{xFromC})
 	cb := func(h uint64, tt ...*cchain.AtomicTx) *cchain.Block {
 		return &cchain.Block{Height: h, Hash: testID("ac", h), Parent: testID("ac", h-1),
 			Timestamp: time.Unix(1_700_000_000+int64(h), 0), AtomicTxs: tt}

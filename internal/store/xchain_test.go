@@ -2,35 +2,39 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm/atomic"
+	"github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-func makeXBlocks(salt string, from, to uint64) []*internal.XBlock {
-	var bs []*internal.XBlock
-	for _, p := range makeBlocks(salt, from, to) {
-		x := &internal.XBlock{Height: p.Height, ID: p.ID, ParentID: p.ParentID, Timestamp: p.Timestamp, Bytes: p.Bytes}
-		for _, t := range p.Txs {
-			x.Txs = append(x.Txs, internal.XTx{ID: t.ID, Type: "CreateAssetTx", Bytes: t.Bytes})
+// makeXBlocks returns blocks from..to-1 of an X-chain named by salt: block
+// h holds h%4 BaseTxs that move nothing.
+func makeXBlocks(t testing.TB, salt string, from, to uint64) []*xchain.Block {
+	t.Helper()
+	perBlock := make([][]*xchain.Tx, to)
+	for h := range to {
+		for i := range h % 4 {
+			perBlock[h] = append(perBlock[h], xTx(t, &txs.BaseTx{BaseTx: xBase(fmt.Sprintf("%s tx %d/%d", salt, h, i), nil).BaseTx}))
 		}
-		bs = append(bs, x)
 	}
-	return bs
+	return xBlocks(t, salt, nil, perBlock...)[from:]
 }
 
 func TestApplyXBlocks(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		bs := makeXBlocks("x", 0, 10)
-		for _, batch := range [][]*internal.XBlock{bs[:6], bs[:6], bs[4:]} {
+		bs := makeXBlocks(t, "x", 0, 10)
+		for _, batch := range [][]*xchain.Block{bs[:6], bs[:6], bs[4:]} {
 			if err := s.ApplyXBlocks(ctx, batch); err != nil {
 				t.Fatal(err)
 			}
@@ -49,10 +53,10 @@ func TestApplyXBlocks(t *testing.T) {
 			t.Errorf("XBlockByHeight(7) = %+v, want %+v", got, bs[7])
 		}
 		// Another chain's block at a stored height is refused.
-		if err := s.ApplyXBlocks(ctx, makeXBlocks("other", 9, 10)); err == nil {
+		if err := s.ApplyXBlocks(ctx, makeXBlocks(t, "other", 9, 10)); err == nil {
 			t.Error("a different block at a stored height was accepted")
 		}
-		if err := s.ApplyXBlocks(ctx, makeXBlocks("x", 12, 13)); err == nil {
+		if err := s.ApplyXBlocks(ctx, makeXBlocks(t, "x", 12, 13)); err == nil {
 			t.Error("a batch leaving a gap after the cursor was accepted")
 		}
 	})
