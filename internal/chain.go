@@ -34,8 +34,9 @@ type Network struct {
 	RewardConfig *reward.Config `json:",omitempty"`
 }
 
-// PBlock is one accepted P-chain block: the platformvm block bytes (not the
-// proposervm wrapper) and what was decoded from them.
+// PBlock is one accepted P-chain block as the store keeps and serves it:
+// the platformvm block bytes (not the proposervm wrapper) and what was
+// decoded from them.
 type PBlock struct {
 	Height   uint64
 	ID       ids.ID
@@ -47,11 +48,6 @@ type PBlock struct {
 	Timestamp time.Time
 	Bytes     []byte
 	Txs       []PTx
-	// RewardUTXOs holds, for each RewardValidatorTx of the block, keyed by
-	// the staker tx id it rewards, the reward UTXOs the node reports for it
-	// (platform.getRewardUTXOs, avax.UTXO bytes). The ingester fills it;
-	// nil when they were not fetched. It is not stored with the block.
-	RewardUTXOs map[ids.ID][][]byte
 }
 
 // PTx is one transaction of a P-chain block, in block order.

@@ -19,6 +19,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/node"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -57,6 +58,11 @@ type Indexer struct {
 	store   store.Store
 	log     *slog.Logger
 	opts    Options
+
+	// lastP is the last P-chain block applied, for the proposal context of
+	// a next batch that starts with its option block. Only the P-chain's
+	// loop touches it.
+	lastP *pchain.Block
 
 	running atomic.Bool
 	mu      sync.Mutex

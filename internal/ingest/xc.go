@@ -69,11 +69,11 @@ func (ix *Indexer) cFollower() follower[*cchain.Block] {
 	}
 }
 
-func (ix *Indexer) pFollower() follower[*internal.PBlock] {
-	return follower[*internal.PBlock]{
+func (ix *Indexer) pFollower() follower[*pchain.Block] {
+	return follower[*pchain.Block]{
 		chain: internal.PChain,
 		tip:   ix.node.PHeight,
-		fetch: func(ctx context.Context, h uint64) (*internal.PBlock, error) {
+		fetch: func(ctx context.Context, h uint64) (*pchain.Block, error) {
 			b, err := ix.node.PBlockByHeight(ctx, h)
 			if err != nil {
 				return nil, err
@@ -83,12 +83,12 @@ func (ix *Indexer) pFollower() follower[*internal.PBlock] {
 				return nil, err
 			}
 			// The reward UTXOs of its RewardValidatorTxs (node/rewards.go).
-			if err := ix.node.AttachRewardUTXOs(ctx, []*internal.PBlock{pb}); err != nil {
+			if err := ix.node.AttachRewardUTXOs(ctx, []*pchain.Block{pb}); err != nil {
 				return nil, err
 			}
 			return pb, nil
 		},
-		link: func(b *internal.PBlock) (ids.ID, ids.ID) { return b.ID, b.ParentID },
+		link: func(b *pchain.Block) (ids.ID, ids.ID) { return b.ID, b.ParentID },
 		storedID: func(ctx context.Context, h uint64) (ids.ID, error) {
 			b, err := ix.store.PBlockByHeight(ctx, h)
 			if err != nil {
@@ -96,8 +96,35 @@ func (ix *Indexer) pFollower() follower[*internal.PBlock] {
 			}
 			return b.ID, nil
 		},
-		apply: ix.store.ApplyPBlocks,
+		apply: ix.applyPBlocks,
 	}
+}
+
+// applyPBlocks stores a batch of P-chain blocks, each option block linked
+// to the proposal block it decides: the block before it in the batch, or
+// for a batch that starts with an option block, the previous batch's last
+// block, kept from its apply, or after a restart the stored block, decoded.
+func (ix *Indexer) applyPBlocks(ctx context.Context, blocks []*pchain.Block) error {
+	err := pchain.LinkProposals(blocks, func(h uint64, id ids.ID) (*pchain.Block, error) {
+		if last := ix.lastP; last != nil && last.Height == h && last.ID == id {
+			return last, nil
+		}
+		stored, err := ix.store.PBlockByHeight(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		return pchain.Decode(h, stored.Bytes)
+	})
+	if err != nil {
+		return err
+	}
+	if err := ix.store.ApplyPBlocks(ctx, blocks); err != nil {
+		return err
+	}
+	if len(blocks) > 0 {
+		ix.lastP = blocks[len(blocks)-1]
+	}
+	return nil
 }
 
 // stepXDAG decodes the X/tx containers mirrored from the node (the

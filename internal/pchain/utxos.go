@@ -2,13 +2,13 @@ package pchain
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/utxo"
 )
 
@@ -45,7 +45,7 @@ type TxUTXOs struct {
 	Produced []*UTXO
 	// RewardedStaker is, for a RewardValidatorTx, the staker tx whose stake
 	// outputs enter the UTXO set; its reward UTXOs come from the node
-	// (internal.PBlock.RewardUTXOs).
+	// (Block.Rewards).
 	RewardedStaker ids.ID
 	// HasStake reports a staker tx with stake outputs.
 	HasStake bool
@@ -203,36 +203,20 @@ func ParseUTXO(b []byte) (*UTXO, error) {
 	return r, nil
 }
 
-// RewardedStakers returns the staker tx ids that the RewardValidatorTxs of
-// b reward, in block order.
-func RewardedStakers(b *internal.PBlock) ([]ids.ID, error) {
-	var out []ids.ID
-	for _, t := range b.Txs {
-		if t.Type != "RewardValidatorTx" {
-			continue
-		}
-		tx, err := ParseTx(t.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
-		}
-		r, ok := tx.Unsigned.(*txs.RewardValidatorTx)
-		if !ok {
-			return nil, fmt.Errorf("block %d tx %s: %T is not a RewardValidatorTx", b.Height, t.ID, tx.Unsigned)
-		}
-		out = append(out, r.TxID)
-	}
-	return out, nil
-}
-
-// Genesis is the UTXO state the P-chain starts from.
+// Genesis is the P-chain's state before its first block.
 type Genesis struct {
 	// Timestamp is the genesis time, unix seconds.
 	Timestamp uint64
+	// InitialSupply is the primary network's supply at the genesis.
+	InitialSupply uint64
 	// UTXOs are the genesis allocations (tx id ids.Empty).
 	UTXOs []*UTXO
 	// Validators are the genesis validator txs, whose stake outputs are
-	// staked from genesis.
+	// staked from genesis; Stakes is what each does to the UTXO set, and
+	// Stakers what each is as a staker.
 	Validators []*txs.Tx
+	Stakes     []*TxUTXOs
+	Stakers    []Staker
 }
 
 // GenesisFor returns the genesis whose hash is genesisID: the parent id of
@@ -247,7 +231,7 @@ func GenesisFor(genesisID ids.ID) (_ *Genesis, ok bool, _ error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("parsing the P-chain genesis: %w", err)
 	}
-	out := &Genesis{Timestamp: g.Timestamp, Validators: g.Validators}
+	out := &Genesis{Timestamp: g.Timestamp, InitialSupply: g.InitialSupply, Validators: g.Validators}
 	for _, u := range g.UTXOs {
 		utxo := u.UTXO
 		r, err := NewUTXO(&utxo, KindRegular)
@@ -255,6 +239,21 @@ func GenesisFor(genesisID ids.ID) (_ *Genesis, ok bool, _ error) {
 			return nil, false, err
 		}
 		out.UTXOs = append(out.UTXOs, r)
+	}
+	for i, tx := range g.Validators {
+		eff, err := UTXOsOfTx(tx)
+		if err != nil {
+			return nil, false, fmt.Errorf("genesis validator %s: %w", tx.ID(), err)
+		}
+		out.Stakes = append(out.Stakes, eff)
+		s, err := StakerFromTx(tx, time.Time{})
+		if err != nil {
+			return nil, false, fmt.Errorf("genesis validator %s: %w", tx.ID(), err)
+		}
+		// Genesis stakers are current from the genesis time.
+		s.StartTime = g.Timestamp
+		s.Height, s.Index = 0, i
+		out.Stakers = append(out.Stakers, *s)
 	}
 	return out, true, nil
 }

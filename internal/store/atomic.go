@@ -3,12 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/utils/hashing"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
@@ -168,32 +166,18 @@ func storedImports(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) ([]at
 
 // applyPAtomic matches the P-chain's ImportTxs and ExportTxs of a batch
 // with the other chains' exports and imports (applyPUTXOs stored them).
-func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
 	var (
 		imports  []atomicImport
 		exported []ids.ID
 	)
 	for _, b := range blocks {
 		for j, t := range b.Txs {
-			if t.Type != "ImportTx" && t.Type != "ExportTx" {
-				continue
-			}
-			if hashing.ComputeHash256Array(t.Bytes) != t.ID {
-				continue // not a platformvm tx's bytes (synthetic test blocks)
-			}
-			ptx, err := pchain.ParseTx(t.Bytes)
-			if err != nil {
-				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
-			}
-			eff, err := pchain.UTXOsOfTx(ptx)
-			if err != nil {
-				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
-			}
 			pos := position{txID: t.ID, height: b.Height, idx: j, time: unixSeconds(b.Timestamp)}
-			for _, in := range eff.Imported {
+			for _, in := range t.UTXOs.Imported {
 				imports = append(imports, atomicImport{id: in.ID, pos: pos})
 			}
-			for _, p := range eff.Produced {
+			for _, p := range t.UTXOs.Produced {
 				if p.Kind == pchain.KindExported {
 					exported = append(exported, p.ID())
 				}

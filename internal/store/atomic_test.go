@@ -14,6 +14,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/xchain"
 )
@@ -41,7 +42,7 @@ func cTx(t testing.TB, u atomic.UnsignedAtomicTx) (*cchain.AtomicTx, ids.ID) {
 // atomicScenario has every atomic movement between P, X and C: each chain
 // exports to each other chain it can, and each export is imported.
 type atomicScenario struct {
-	p []*internal.PBlock
+	p []*pchain.Block
 	x []*xchain.Block
 	c []*cchain.Block
 	// imported maps each export's UTXO id to its import and the import's
@@ -98,15 +99,10 @@ func newAtomicScenario(t testing.TB) *atomicScenario {
 	cFromX, cFromXID := cTx(t, &atomic.UnsignedImportTx{NetworkID: 12345, BlockchainID: aCChain, SourceChain: aXChain,
 		ImportedInputs: []*avax.TransferableInput{ein(xToC.ID, 0, 15)}, Outs: evmOut})
 
-	pb := func(h uint64, tt ...*ptxs.Tx) *internal.PBlock {
-		b := &internal.PBlock{Height: h, ID: testID("ap", h), ParentID: testID("ap", h-1), Type: "BanffStandardBlock",
-			Timestamp: time.Unix(1_700_000_000+int64(h), 0), Bytes: []byte{byte(h)}}
-		for _, tx := range tt {
-			b.Txs = append(b.Txs, uPTx(tx))
-		}
-		return b
+	pb := func(h uint64, tt ...*ptxs.Tx) pSpec {
+		return pSpec{typ: "BanffStandardBlock", time: time.Unix(1_700_000_000+int64(h), 0), txs: tt}
 	}
-	sc.p = []*internal.PBlock{pb(0), pb(1, pToX, pToC), pb(2, pFromX), pb(3, pFromC)}
+	sc.p = pChain(t, 0, testID("ap"), pb(0), pb(1, pToX, pToC), pb(2, pFromX), pb(3, pFromC))
 	sc.x = xBlocks(t, "ax", nil, nil, []*xchain.Tx{xToP, xToC}, []*xchain.Tx{xFromP}, []*xchain.Tx{xFromC})
 	cb := func(h uint64, tt ...*cchain.AtomicTx) *cchain.Block {
 		return &cchain.Block{Height: h, Hash: testID("ac", h), Parent: testID("ac", h-1),

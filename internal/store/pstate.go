@@ -55,7 +55,7 @@ type Supply struct {
 // blocks. Every write is idempotent: creations are inserted with ON
 // CONFLICT DO NOTHING, an owner change applies only over an owner set
 // earlier in the chain, and conversions and transformations are set once.
-func applyPState(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+func applyPState(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
 	ch, err := pchain.ExtractState(blocks)
 	if err != nil {
 		return err

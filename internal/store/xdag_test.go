@@ -20,6 +20,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/xchain"
 )
@@ -159,7 +160,7 @@ type dagScenario struct {
 	containers []Container
 	dagTxs     []*xchain.Tx
 	x          []*xchain.Block
-	p          []*internal.PBlock
+	p          []*pchain.Block
 
 	gen, gen2, genOther                          *xchain.UTXO
 	create, base, export, op, imp, spend, spend2 *xchain.Tx
@@ -249,15 +250,10 @@ func newDAGScenario(t testing.TB) *dagScenario {
 		[]*avax.TransferableInput{xIn(sc.imp.ID, 0, avaxID, 39)}, xOut(avaxID, 38, uAddrA)).BaseTx})
 	sc.x = xBlocks(t, "dag", g, nil, []*xchain.Tx{sc.spend}, []*xchain.Tx{sc.spend2})
 
-	pb := func(h uint64, tt ...*ptxs.Tx) *internal.PBlock {
-		b := &internal.PBlock{Height: h, ID: testID("dp", h), ParentID: testID("dp", h-1), Type: "BanffStandardBlock",
-			Timestamp: time.Unix(1_700_000_000+int64(h), 0), Bytes: []byte{byte(h)}}
-		for _, tx := range tt {
-			b.Txs = append(b.Txs, uPTx(tx))
-		}
-		return b
+	pb := func(h uint64, tt ...*ptxs.Tx) pSpec {
+		return pSpec{typ: "BanffStandardBlock", time: time.Unix(1_700_000_000+int64(h), 0), txs: tt}
 	}
-	sc.p = []*internal.PBlock{pb(0), pb(1, sc.pToX), pb(2, sc.pFromX)}
+	sc.p = pChain(t, 0, testID("dp"), pb(0), pb(1, sc.pToX), pb(2, sc.pFromX))
 	return sc
 }
 

@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -114,29 +110,6 @@ func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*xchain.Block) e
 		}
 	}
 	return u.write(ctx, tx)
-}
-
-// NetworkSetting is the setting under which the service keeps the indexed
-// network (internal.Network as JSON); appliers that need the network's ids
-// read it with storedNetwork.
-const NetworkSetting = "network"
-
-// storedNetwork returns the network the service stored; ok is false in a
-// store without one (e.g. in store tests).
-func storedNetwork(ctx context.Context, tx *database.DB) (_ *internal.Network, ok bool, _ error) {
-	var v []byte
-	err := tx.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", NetworkSetting).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	var n internal.Network
-	if err := json.Unmarshal(v, &n); err != nil {
-		return nil, false, fmt.Errorf("decoding the stored network: %w", err)
-	}
-	return &n, true, nil
 }
 
 // genesis adds the X-chain's genesis UTXOs, created by the genesis
