@@ -101,15 +101,6 @@ func Decode(height uint64, b []byte) (*Block, error) {
 	return pb, nil
 }
 
-// Stored returns the block as the store keeps and serves it.
-func (b *Block) Stored() *internal.PBlock {
-	pb := &internal.PBlock{Height: b.Height, ID: b.ID, ParentID: b.ParentID, Type: b.Type, Timestamp: b.Timestamp, Bytes: b.Bytes}
-	for _, t := range b.Txs {
-		pb.Txs = append(pb.Txs, t.PTx)
-	}
-	return pb
-}
-
 // IsOption reports whether b is a commit or abort block: one that decides
 // the proposal block before it.
 func (b *Block) IsOption() bool {

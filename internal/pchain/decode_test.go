@@ -72,9 +72,6 @@ func TestDecode(t *testing.T) {
 	if got := b1.RewardedStakers(); len(got) != 1 || got[0] != staker {
 		t.Errorf("RewardedStakers = %v", got)
 	}
-	if pb := b1.Stored(); pb.ID != b1.ID || len(pb.Txs) != 2 || pb.Txs[1].ID != b1.Txs[1].ID || string(pb.Bytes) != string(b1.Bytes) {
-		t.Errorf("Stored = %+v", pb)
-	}
 
 	// Reward UTXOs must be the staker's.
 	ru := func(txID ids.ID) []byte {
