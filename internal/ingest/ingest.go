@@ -18,6 +18,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/node"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -57,6 +58,11 @@ type Indexer struct {
 	store   store.Store
 	log     *slog.Logger
 	opts    Options
+
+	// lastP is the last P-chain block applied, for the proposal context of
+	// a next batch that starts with its option block. Only the P-chain's
+	// loop touches it.
+	lastP *pchain.Block
 
 	running atomic.Bool
 	mu      sync.Mutex
@@ -122,7 +128,13 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			}
 			return caughtUp, err
 		},
-		"X-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.xFollower()) },
+		"X-chain": func(ctx context.Context) (bool, error) {
+			g, err := ix.xGenesis()
+			if err != nil {
+				return false, err
+			}
+			return follow(ctx, ix, ix.xFollower(g))
+		},
 		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
 		// The X-chain's pre-Cortina txs, from the mirrored X/tx index.
 		"X-chain DAG": ix.stepXDAG,

@@ -156,7 +156,7 @@ func TestPBlockContainers(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		bs := makeBlocks("p", 0, 10)
+		bs := makeBlocks(t, "p", 0, 10)
 		mustApply(t, s, bs)
 		st, err := s.IndexState(ctx, PBlockIndex)
 		if err != nil || !st.HasPHeight || st.PHeight != 9 || st.HasLast {

@@ -55,7 +55,7 @@ type Supply struct {
 // blocks. Every write is idempotent: creations are inserted with ON
 // CONFLICT DO NOTHING, an owner change applies only over an owner set
 // earlier in the chain, and conversions and transformations are set once.
-func applyPState(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+func applyPState(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
 	ch, err := pchain.ExtractState(blocks)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func applyPState(ctx context.Context, tx *database.DB, blocks []*internal.PBlock
 			 owner_threshold, owner_locktime, owner_addresses, owner_height, owner_idx)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 			s.ID[:], int64(s.Created.Height), s.Created.Index, unixSeconds(s.Created.Time),
-			int64(s.Owner.Threshold), int64(s.Owner.Locktime), psJoinShortIDs(s.Owner.Addresses),
+			int64(s.Owner.Threshold), int64(s.Owner.Locktime), packAddrs(s.Owner.Addresses),
 			int64(s.OwnerPos.Height), s.OwnerPos.Index)
 		if err != nil {
 			return fmt.Errorf("storing subnet %s: %w", s.ID, err)
@@ -90,7 +90,7 @@ func applyPState(ctx context.Context, tx *database.DB, blocks []*internal.PBlock
 		_, err := tx.Exec(ctx, `UPDATE p_subnets
 			SET owner_threshold = ?, owner_locktime = ?, owner_addresses = ?, owner_height = ?, owner_idx = ?
 			WHERE id = ? AND (owner_height < ? OR (owner_height = ? AND owner_idx < ?))`,
-			int64(o.Owner.Threshold), int64(o.Owner.Locktime), psJoinShortIDs(o.Owner.Addresses), h, o.At.Index,
+			int64(o.Owner.Threshold), int64(o.Owner.Locktime), packAddrs(o.Owner.Addresses), h, o.At.Index,
 			o.SubnetID[:], h, h, o.At.Index)
 		if err != nil {
 			return fmt.Errorf("storing the owner of subnet %s: %w", o.SubnetID, err)
@@ -169,7 +169,7 @@ func scanSubnet(r scanner) (*pchain.Subnet, error) {
 	sn.Created = psPos(ch, ci, ct)
 	sn.OwnerPos = psPos(oh, oi, 0)
 	sn.Owner = pchain.SubnetOwner{Threshold: uint32(thr), Locktime: uint64(lock)}
-	if sn.Owner.Addresses, err = psSplitShortIDs(addrs); err != nil {
+	if sn.Owner.Addresses, err = unpackAddrs(addrs); err != nil {
 		return nil, fmt.Errorf("stored subnet %s: %w", sn.ID, err)
 	}
 	if convID != nil {
@@ -304,25 +304,6 @@ func psPos(h, i, t int64) pchain.Pos {
 		p.Time = time.Unix(t, 0).UTC()
 	}
 	return p
-}
-
-func psJoinShortIDs(a []ids.ShortID) []byte {
-	b := make([]byte, 0, len(a)*ids.ShortIDLen)
-	for _, id := range a {
-		b = append(b, id[:]...)
-	}
-	return b
-}
-
-func psSplitShortIDs(b []byte) ([]ids.ShortID, error) {
-	if len(b)%ids.ShortIDLen != 0 {
-		return nil, fmt.Errorf("address list of %d bytes", len(b))
-	}
-	out := make([]ids.ShortID, len(b)/ids.ShortIDLen)
-	for i := range out {
-		copy(out[i][:], b[i*ids.ShortIDLen:])
-	}
-	return out, nil
 }
 
 func psJoinIDs(a []ids.ID) []byte {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 //go:embed migrations/*.sql
@@ -64,14 +66,38 @@ const onConflictDoNothing = "ON CONFLICT DO NOTHING"
 // pApplier writes state derived from a batch of P-chain blocks inside
 // ApplyPBlocks's transaction. Appliers must be idempotent: a batch may be
 // applied again after a crash.
-type pApplier func(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error
+type pApplier func(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error
 
 // pAppliers run in order for every batch: applyPStaking writes L1 refund
 // UTXOs that applyPUTXOs may see spent; applyPAtomic needs the exports and
 // imports applyPUTXOs stores.
 var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPAtomic, applyPState}
 
-func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) (err error) {
+// NetworkSetting is the setting under which the service keeps the indexed
+// network (internal.Network as JSON); the L1 fee and reward replays, which
+// need the network's id, AVAX and reward configuration, read it with
+// storedNetwork.
+const NetworkSetting = "network"
+
+// storedNetwork returns the network the service stored; ok is false in a
+// store without one (e.g. in store tests).
+func storedNetwork(ctx context.Context, tx *database.DB) (_ *internal.Network, ok bool, _ error) {
+	var v []byte
+	err := tx.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", NetworkSetting).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var n internal.Network
+	if err := json.Unmarshal(v, &n); err != nil {
+		return nil, false, fmt.Errorf("decoding the stored network: %w", err)
+	}
+	return &n, true, nil
+}
+
+func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -237,7 +263,7 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 func (s *sqlStore) Close() error { return s.db.Close() }
 
 // batchLabel names a batch for errors: its first and last heights.
-func batchLabel(blocks []*internal.PBlock) string {
+func batchLabel(blocks []*pchain.Block) string {
 	first, last := blocks[0], blocks[len(blocks)-1]
 	if first == nil || last == nil {
 		return fmt.Sprintf("%d blocks", len(blocks))

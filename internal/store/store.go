@@ -9,6 +9,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // Store is everything the ingester writes and the API handlers read.
@@ -28,8 +29,10 @@ type Store interface {
 	AtomicStore
 	BlockSummaryStore
 
-	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
-	// transactions and moves the P-chain cursor to the last height, all in
+	// ApplyPBlocks writes blocks (consecutive heights, ascending, decoded
+	// by pchain, option blocks linked to their proposal blocks: see
+	// pchain.LinkProposals) with their transactions and the state derived
+	// from them, and moves the P-chain cursor to the last height, all in
 	// one database transaction. Re-applying a block already stored changes
 	// nothing, so a crash at any point resumes with nothing lost or doubled;
 	// the cursor never moves back. A batch that is not consecutive, or that
@@ -37,7 +40,7 @@ type Store interface {
 	// with derrors.InvalidArgument; one that disagrees with what is stored
 	// (another block at a stored height, a tx id stored for another block)
 	// fails whole. An empty batch does nothing.
-	ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) error
+	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
 
 	// Cursor returns the last height applied for chain; ok is false when
 	// nothing has been applied yet.

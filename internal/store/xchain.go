@@ -10,25 +10,31 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // XStore keeps X-chain blocks and transactions.
 type XStore interface {
-	// ApplyXBlocks is ApplyPBlocks for the X-chain.
-	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlock) error
+	// ApplyXBlocks is ApplyPBlocks for the X-chain, with what the blocks'
+	// txs (and, on block 0, the genesis) do to the X-chain's UTXOs.
+	ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) error
 	// XBlockByHeight returns a stored X-chain block with its transactions.
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
 }
 
-func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlock) (err error) {
+func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
 	defer derrors.Wrap(&err, "store.ApplyXBlocks(%d..%d)", blocks[0].Height, blocks[len(blocks)-1].Height)
 	rows := make([]blockRow, len(blocks))
 	for i, b := range blocks {
+		if b == nil {
+			return fmt.Errorf("block %d of the batch is nil: %w", i, derrors.InvalidArgument)
+		}
 		rows[i] = blockRow{height: b.Height, id: b.ID, parent: b.ParentID, typ: "StandardBlock", ts: b.Timestamp, bytes: b.Bytes}
 		for _, t := range b.Txs {
 			rows[i].txs = append(rows[i].txs, txRow{id: t.ID, typ: t.Type, bytes: t.Bytes})
@@ -90,7 +96,7 @@ type CStore interface {
 	// ascending; blocks without atomic txs included, so that the cursor
 	// moves past them) and moves the C-chain cursor to the last height, in
 	// one transaction. Re-applying changes nothing.
-	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) error
+	ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) error
 	// CLastHash returns the hash of the C-chain block at the cursor.
 	CLastHash(ctx context.Context) (ids.ID, error)
 	// CAtomicTxs returns the atomic txs stored for blocks from..to, in
@@ -100,7 +106,7 @@ type CStore interface {
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
 
-func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) (err error) {
+func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}

@@ -2,31 +2,39 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm/atomic"
+	"github.com/ava-labs/avalanchego/vms/avm/txs"
+	"github.com/ava-labs/libevm/common"
+
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-func makeXBlocks(salt string, from, to uint64) []*internal.XBlock {
-	var bs []*internal.XBlock
-	for _, p := range makeBlocks(salt, from, to) {
-		x := &internal.XBlock{Height: p.Height, ID: p.ID, ParentID: p.ParentID, Timestamp: p.Timestamp, Bytes: p.Bytes}
-		for _, t := range p.Txs {
-			x.Txs = append(x.Txs, internal.XTx{ID: t.ID, Type: "CreateAssetTx", Bytes: t.Bytes})
+// makeXBlocks returns blocks from..to-1 of an X-chain named by salt: block
+// h holds h%4 BaseTxs that move nothing.
+func makeXBlocks(t testing.TB, salt string, from, to uint64) []*xchain.Block {
+	t.Helper()
+	perBlock := make([][]*xchain.Tx, to)
+	for h := range to {
+		for i := range h % 4 {
+			perBlock[h] = append(perBlock[h], xTx(t, &txs.BaseTx{BaseTx: xBase(fmt.Sprintf("%s tx %d/%d", salt, h, i), nil).BaseTx}))
 		}
-		bs = append(bs, x)
 	}
-	return bs
+	return xBlocks(t, salt, nil, perBlock...)[from:]
 }
 
 func TestApplyXBlocks(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		bs := makeXBlocks("x", 0, 10)
-		for _, batch := range [][]*internal.XBlock{bs[:6], bs[:6], bs[4:]} {
+		bs := makeXBlocks(t, "x", 0, 10)
+		for _, batch := range [][]*xchain.Block{bs[:6], bs[:6], bs[4:]} {
 			if err := s.ApplyXBlocks(ctx, batch); err != nil {
 				t.Fatal(err)
 			}
@@ -45,10 +53,10 @@ func TestApplyXBlocks(t *testing.T) {
 			t.Errorf("XBlockByHeight(7) = %+v, want %+v", got, bs[7])
 		}
 		// Another chain's block at a stored height is refused.
-		if err := s.ApplyXBlocks(ctx, makeXBlocks("other", 9, 10)); err == nil {
+		if err := s.ApplyXBlocks(ctx, makeXBlocks(t, "other", 9, 10)); err == nil {
 			t.Error("a different block at a stored height was accepted")
 		}
-		if err := s.ApplyXBlocks(ctx, makeXBlocks("x", 12, 13)); err == nil {
+		if err := s.ApplyXBlocks(ctx, makeXBlocks(t, "x", 12, 13)); err == nil {
 			t.Error("a batch leaving a gap after the cursor was accepted")
 		}
 	})
@@ -58,18 +66,20 @@ func TestApplyCBlocks(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		var bs []*internal.CBlock
+		var bs []*cchain.Block
 		for h := uint64(0); h < 6; h++ {
-			b := &internal.CBlock{Height: h, Hash: testID("c", h), Parent: testID("c", h-1), Timestamp: time.Unix(1_700_000_000+int64(h), 0)}
+			b := &cchain.Block{Height: h, Hash: testID("c", h), Parent: testID("c", h-1), Timestamp: time.Unix(1_700_000_000+int64(h), 0)}
 			if h%2 == 1 {
-				b.AtomicTxs = []internal.CAtomicTx{
-					{ID: testID("ctx", h, 0), Type: "ImportTx", Bytes: []byte{byte(h)}},
-					{ID: testID("ctx", h, 1), Type: "ExportTx", Bytes: []byte{byte(h), 1}},
-				}
+				// Real atomic txs that move nothing, told apart by h.
+				imp, _ := cTx(t, &atomic.UnsignedImportTx{NetworkID: 12345, BlockchainID: aCChain, SourceChain: aPChain,
+					Outs: []atomic.EVMOutput{{Address: common.Address{byte(h)}, Amount: h, AssetID: uAsset}}})
+				exp, _ := cTx(t, &atomic.UnsignedExportTx{NetworkID: 12345, BlockchainID: aCChain, DestinationChain: aPChain,
+					Ins: []atomic.EVMInput{{Address: common.Address{byte(h)}, Amount: h, AssetID: uAsset, Nonce: h}}})
+				b.AtomicTxs = []*cchain.AtomicTx{imp, exp}
 			}
 			bs = append(bs, b)
 		}
-		for _, batch := range [][]*internal.CBlock{bs[:4], bs[2:4], bs[3:]} {
+		for _, batch := range [][]*cchain.Block{bs[:4], bs[2:4], bs[3:]} {
 			if err := s.ApplyCBlocks(ctx, batch); err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +88,7 @@ func TestApplyCBlocks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(txs) != 6 || heights[0] != 1 || heights[5] != 5 || txs[1].Type != "ExportTx" || txs[1].ID != testID("ctx", 1, 1) {
+		if len(txs) != 6 || heights[0] != 1 || heights[5] != 5 || txs[1].Type != "ExportTx" || txs[1].ID != bs[1].AtomicTxs[1].ID {
 			t.Errorf("CAtomicTxs = %v at %v", txs, heights)
 		}
 		if h, _, _ := s.Cursor(ctx, internal.CChain); h != 5 {
@@ -88,8 +98,8 @@ func TestApplyCBlocks(t *testing.T) {
 			t.Errorf("CLastHash = %s, %v; want %s", hash, err, bs[5].Hash)
 		}
 		// An atomic tx re-applied in another block is refused.
-		moved := &internal.CBlock{Height: 6, Hash: testID("c", 6), Parent: bs[5].Hash, AtomicTxs: bs[3].AtomicTxs}
-		if err := s.ApplyCBlocks(ctx, []*internal.CBlock{moved}); err == nil {
+		moved := &cchain.Block{Height: 6, Hash: testID("c", 6), Parent: bs[5].Hash, AtomicTxs: bs[3].AtomicTxs}
+		if err := s.ApplyCBlocks(ctx, []*cchain.Block{moved}); err == nil {
 			t.Error("an atomic tx stored at block 3 was accepted again at block 6")
 		}
 	})
