@@ -82,19 +82,15 @@ type atomicImport struct {
 	pos position
 }
 
-// atomicLockKey names PostgreSQL's transaction-level advisory lock that
-// serializes the matching of exports and imports between the chains'
-// concurrent transactions (SQLite runs one write transaction at a time).
+// atomicLockKey names the lock (database.LockTx) that serializes the
+// matching of exports and imports between the chains' concurrent
+// transactions.
 // Each side writes its own rows first and matches under the lock, so
 // whichever of an export and its import commits second sees the other.
 const atomicLockKey = 0x61766169_61746f6d
 
 func lockAtomic(ctx context.Context, tx *database.DB) error {
-	if tx.Dialect() != database.Postgres {
-		return nil
-	}
-	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(?)", int64(atomicLockKey))
-	return err
+	return tx.LockTx(ctx, atomicLockKey)
 }
 
 // matchAtomic marks consumed the exports that imports consume, and the

@@ -215,60 +215,19 @@ func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *pchain.Block) error
 
 // markConsumed records in table (p_utxos or x_utxos) where each consumed
 // UTXO was spent; cond restricts the rows (e.g. "kind <> 'exported'"), or
-// is empty. PostgreSQL gets one statement per chunk of the whole batch,
-// since every statement is a round trip; SQLite, in-process, one per
-// consuming tx.
+// is empty.
 func markConsumed(ctx context.Context, tx *database.DB, table, cond string, consumed []consumption) (marked int64, err error) {
-	and := ""
-	if cond != "" {
-		and = " AND " + cond
-	}
-	if tx.Dialect() == database.Postgres {
-		const perRow = 5
-		var args []any
-		flush := func() error {
-			if len(args) == 0 {
-				return nil
-			}
-			row := "(?::bytea, ?::bytea, ?::bigint, ?::bigint, ?::bigint)"
-			q := `UPDATE ` + table + ` AS u SET consumed_tx_id = v.tx, consumed_height = v.h, consumed_idx = v.i, consumed_time = v.t
-				FROM (VALUES ` + row + strings.Repeat(", "+row, len(args)/perRow-1) + `) AS v(id, tx, h, i, t)
-				WHERE u.id = v.id` + and
-			n, err := tx.Exec(ctx, q, args...)
-			marked += n
-			args = args[:0]
-			return err
-		}
-		for _, c := range consumed {
-			for _, id := range c.ids {
-				args = append(args, id[:], c.pos.txID[:], int64(c.pos.height), int64(c.pos.idx), c.pos.time)
-				if len(args) >= tx.MaxParams()-perRow {
-					if err := flush(); err != nil {
-						return marked, err
-					}
-				}
-			}
-		}
-		return marked, flush()
-	}
+	var rows [][]any
 	for _, c := range consumed {
-		for start := 0; start < len(c.ids); start += maxInList {
-			chunk := c.ids[start:min(len(c.ids), start+maxInList)]
-			args := []any{c.pos.txID[:], int64(c.pos.height), c.pos.idx, c.pos.time}
-			for _, id := range chunk {
-				args = append(args, id[:])
-			}
-			q := `UPDATE ` + table + ` SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
-				WHERE id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)` + and
-			n, err := tx.Exec(ctx, q, args...)
-			if err != nil {
-				return marked, err
-			}
-			marked += n
+		for _, id := range c.ids {
+			rows = append(rows, []any{id[:], c.pos.txID[:], int64(c.pos.height), int64(c.pos.idx), c.pos.time})
 		}
 	}
-	return marked, nil
+	return tx.BulkUpdate(ctx, table, "id", consumedColumns, cond, rows)
 }
+
+// consumedColumns record where a UTXO was spent.
+var consumedColumns = []string{"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
 
 // maxInList bounds the ids of one IN (...) list.
 const maxInList = 500

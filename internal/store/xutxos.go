@@ -137,7 +137,7 @@ func (u *xUTXOBatch) write(ctx context.Context, tx *database.DB) error {
 	return matchAtomic(ctx, tx, u.imports, u.exported)
 }
 
-// xSpendLockKey names PostgreSQL's transaction-level advisory lock that
+// xSpendLockKey names the lock (database.LockTx) that
 // serializes the matching of X-chain spends with the UTXOs they spend
 // between the concurrent transactions of the X-chain's blocks and of its
 // DAG txs (see matchXSpends).
@@ -160,10 +160,8 @@ func matchXSpends(ctx context.Context, tx *database.DB, consumed []consumption, 
 	if len(consumed) == 0 && len(produced) == 0 {
 		return nil
 	}
-	if tx.Dialect() == database.Postgres {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(?)", int64(xSpendLockKey)); err != nil {
-			return err
-		}
+	if err := tx.LockTx(ctx, xSpendLockKey); err != nil {
+		return err
 	}
 	marked, err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", consumed)
 	if err != nil {
