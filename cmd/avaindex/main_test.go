@@ -115,7 +115,7 @@ func TestKillDuringIngestion(t *testing.T) {
 			return cmd
 		}
 		cursor := func() (uint64, bool) {
-			h, ok, err := st.Cursor(ctx, internal.PChain)
+			h, ok, err := st.Cursor(ctx, store.ChainCursor(internal.PChain))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -80,7 +80,10 @@ func TestBulkUpdate(t *testing.T) {
 		}{
 			{"bad table", func() error { _, err := db.BulkUpdate(ctx, "u;", "id", []string{"n"}, "", upd[:1]); return err }},
 			{"no columns", func() error { _, err := db.BulkUpdate(ctx, "u", "id", nil, "", upd[:1]); return err }},
-			{"short row", func() error { _, err := db.BulkUpdate(ctx, "u", "id", []string{"n", "tag"}, "", [][]any{{[]byte("x"), int64(1)}}); return err }},
+			{"short row", func() error {
+				_, err := db.BulkUpdate(ctx, "u", "id", []string{"n", "tag"}, "", [][]any{{[]byte("x"), int64(1)}})
+				return err
+			}},
 		} {
 			if err := bad.f(); err == nil {
 				t.Errorf("%s: no error", bad.name)

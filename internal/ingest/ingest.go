@@ -162,12 +162,14 @@ func (ix *Indexer) setError(what string, err error) {
 	}
 }
 
-func (ix *Indexer) setHeights(chain internal.Chain, height, tip uint64) {
+// setHeights records how far what key follows is applied, and the tip it
+// is applied towards, for /readyz and the metrics.
+func (ix *Indexer) setHeights(key store.CursorKey, height, tip uint64) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.status.Heights[string(chain)] = height
-	ix.status.Tips[string(chain)] = tip
-	instrument.SetIndexedHeight(string(chain), height)
+	ix.status.Heights[string(key)] = height
+	ix.status.Tips[string(key)] = tip
+	instrument.SetIndexedHeight(string(key), height)
 }
 
 // observeSupply records the node's platform.getCurrentSupply answer for the
@@ -179,7 +181,7 @@ func (ix *Indexer) setHeights(chain internal.Chain, height, tip uint64) {
 // pchain.RewardState). Failures are logged only: the supply is retried at
 // the next height.
 func (ix *Indexer) observeSupply(ctx context.Context) {
-	cur, ok, err := ix.store.Cursor(ctx, internal.PChain)
+	cur, ok, err := ix.store.Cursor(ctx, store.ChainCursor(internal.PChain))
 	if err != nil || !ok {
 		return
 	}

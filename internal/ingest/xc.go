@@ -148,7 +148,7 @@ func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		mirrored, _, err := ix.store.Cursor(ctx, internal.Chain(store.IndexCursor(store.XTxIndex)))
+		mirrored, _, err := ix.store.Cursor(ctx, store.IndexCursor(store.XTxIndex))
 		if err != nil {
 			return false, err
 		}

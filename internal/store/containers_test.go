@@ -10,7 +10,6 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -124,7 +123,7 @@ func TestApplyContainersIdempotentAndRejects(t *testing.T) {
 		if n := containerCount(t, s, "P/block"); n != 40 {
 			t.Fatalf("%d containers stored, want 40", n)
 		}
-		if c, ok, _ := s.Cursor(ctx, internal.Chain(IndexCursor("P/block"))); !ok || c != 39 {
+		if c, ok, _ := s.Cursor(ctx, IndexCursor("P/block")); !ok || c != 39 {
 			t.Fatalf("cursor = %d, %t", c, ok)
 		}
 		bad := []struct {
@@ -143,7 +142,7 @@ func TestApplyContainersIdempotentAndRejects(t *testing.T) {
 			if n := containerCount(t, s, "P/block"); n != 40 {
 				t.Fatalf("%s: %d containers stored after a failed batch, want 40", b.name, n)
 			}
-			if c, _, _ := s.Cursor(ctx, internal.Chain(IndexCursor("P/block"))); c != 39 {
+			if c, _, _ := s.Cursor(ctx, IndexCursor("P/block")); c != 39 {
 				t.Fatalf("%s: cursor moved to %d", b.name, c)
 			}
 		}

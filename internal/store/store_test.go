@@ -186,7 +186,7 @@ func getState(t *testing.T, s *sqlStore) state {
 		t.Fatal(err)
 	}
 	var err error
-	st.cursor, st.hasCursor, err = s.Cursor(ctx, internal.PChain)
+	st.cursor, st.hasCursor, err = s.Cursor(ctx, ChainCursor(internal.PChain))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestApplyAndRead(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		if _, ok, err := s.Cursor(ctx, internal.PChain); err != nil || ok {
+		if _, ok, err := s.Cursor(ctx, ChainCursor(internal.PChain)); err != nil || ok {
 			t.Fatalf("Cursor of an empty store: ok=%t, err=%v", ok, err)
 		}
 		if err := s.ApplyPBlocks(ctx, nil); err != nil {
@@ -223,7 +223,7 @@ func TestApplyAndRead(t *testing.T) {
 		mustApply(t, s, bs)
 		wantState(t, s, state{blocks: 10, txs: txCount(0, 10), cursor: 9, hasCursor: true})
 		want := stored(bs)
-		if _, ok, _ := s.Cursor(ctx, internal.XChain); ok {
+		if _, ok, _ := s.Cursor(ctx, ChainCursor(internal.XChain)); ok {
 			t.Error("X-chain cursor set by P-chain blocks")
 		}
 		for _, want := range want {
@@ -677,7 +677,7 @@ func TestReadWhileIngesting(t *testing.T) {
 			default:
 			}
 			reads++
-			h, ok, err := s.Cursor(ctx, internal.PChain)
+			h, ok, err := s.Cursor(ctx, ChainCursor(internal.PChain))
 			if err != nil {
 				t.Fatal(err)
 			}

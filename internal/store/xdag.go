@@ -21,10 +21,6 @@ import (
 // it holds the txs before Cortina's linearization and nothing after.
 const XTxIndex = "X/tx"
 
-// XDAGCursor is the cursors row of the DAG txs applied: the index of the
-// last X/tx container applied by ApplyXDAGTxs.
-const XDAGCursor internal.Chain = "X/dag"
-
 // XDAGStore keeps the X-chain's pre-Cortina (DAG) transactions, decoded
 // from the mirrored X/tx index (see ContainerStore).
 type XDAGStore interface {
@@ -61,7 +57,7 @@ func (s *sqlStore) XDAGContainers(ctx context.Context, max int) (_ []Container, 
 	}
 	var done, mirrored sql.NullInt64
 	err = s.db.QueryRow(ctx, "SELECT (SELECT height FROM cursors WHERE chain = ?), (SELECT height FROM cursors WHERE chain = ?)",
-		string(XDAGCursor), IndexCursor(XTxIndex)).Scan(&done, &mirrored)
+		string(XDAGCursor), string(IndexCursor(XTxIndex))).Scan(&done, &mirrored)
 	if err != nil || !mirrored.Valid || done.Valid && done.Int64 >= mirrored.Int64 {
 		return nil, err
 	}

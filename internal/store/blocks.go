@@ -74,7 +74,7 @@ func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []bl
 	first, last := blocks[0].height, blocks[len(blocks)-1].height
 
 	return s.db.Transact(ctx, func(tx *database.DB) error {
-		cur, ok, err := cursor(ctx, tx, lt.chain)
+		cur, ok, err := cursor(ctx, tx, ChainCursor(lt.chain))
 		if err != nil {
 			return err
 		}
@@ -102,18 +102,8 @@ func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []bl
 				return err
 			}
 		}
-		return moveCursor(ctx, tx, lt.chain, last, blocks[len(blocks)-1].id)
+		return moveCursor(ctx, tx, ChainCursor(lt.chain), last, blocks[len(blocks)-1].id)
 	})
-}
-
-// moveCursor sets chain's cursor to height, whose block is id, never
-// moving it back.
-func moveCursor(ctx context.Context, tx *database.DB, chain internal.Chain, height uint64, id ids.ID) error {
-	_, err := tx.Exec(ctx, `INSERT INTO cursors (chain, height, block_id) VALUES (?, ?, ?)
-		ON CONFLICT (chain) DO UPDATE SET height = excluded.height, block_id = excluded.block_id
-		WHERE excluded.height > cursors.height`,
-		string(chain), int64(height), id[:])
-	return err
 }
 
 // checkStored verifies that the stored blocks first..last and their

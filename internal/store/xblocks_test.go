@@ -39,10 +39,10 @@ func TestApplyXBlocks(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if h, ok, err := s.Cursor(ctx, internal.XChain); err != nil || !ok || h != 9 {
+		if h, ok, err := s.Cursor(ctx, ChainCursor(internal.XChain)); err != nil || !ok || h != 9 {
 			t.Fatalf("X cursor = %d, %t, %v; want 9", h, ok, err)
 		}
-		if h, ok, _ := s.Cursor(ctx, internal.PChain); ok {
+		if h, ok, _ := s.Cursor(ctx, ChainCursor(internal.PChain)); ok {
 			t.Errorf("the P-chain cursor moved to %d", h)
 		}
 		got, err := s.XBlockByHeight(ctx, 7)
@@ -91,7 +91,7 @@ func TestApplyCBlocks(t *testing.T) {
 		if len(txs) != 6 || heights[0] != 1 || heights[5] != 5 || txs[1].Type != "ExportTx" || txs[1].ID != bs[1].AtomicTxs[1].ID {
 			t.Errorf("CAtomicTxs = %v at %v", txs, heights)
 		}
-		if h, _, _ := s.Cursor(ctx, internal.CChain); h != 5 {
+		if h, _, _ := s.Cursor(ctx, ChainCursor(internal.CChain)); h != 5 {
 			t.Errorf("C cursor = %d, want 5", h)
 		}
 		if hash, err := s.CLastHash(ctx); err != nil || hash != bs[5].Hash {

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
+)
+
+// PBlockStore keeps the P-chain's blocks and transactions.
+type PBlockStore interface {
+	// ApplyPBlocks writes blocks (consecutive heights, ascending, decoded
+	// by pchain, option blocks linked to their proposal blocks: see
+	// pchain.LinkProposals) with their transactions and the state derived
+	// from them, and moves the P-chain cursor to the last height, all in
+	// one database transaction. Re-applying a block already stored changes
+	// nothing, so a crash at any point resumes with nothing lost or doubled;
+	// the cursor never moves back. A batch that is not consecutive, or that
+	// would leave a gap after the cursor (first height > cursor+1), fails
+	// with derrors.InvalidArgument; one that disagrees with what is stored
+	// (another block at a stored height, a tx id stored for another block)
+	// fails whole. An empty batch does nothing.
+	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
+
+	// PBlockByHeight and PBlockByID return a stored P-chain block with its
+	// transactions.
+	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
+	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
+}
+
+// pApplier writes state derived from a batch of P-chain blocks inside
+// ApplyPBlocks's transaction. Appliers must be idempotent: a batch may be
+// applied again after a crash.
+type pApplier func(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error
+
+// pAppliers run in order for every batch: applyPStaking writes L1 refund
+// UTXOs that applyPUTXOs may see spent; applyPAtomic needs the exports and
+// imports applyPUTXOs stores.
+var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPAtomic, applyPState}
+
+func scanPBlock(r scanner) (*internal.PBlock, error) {
+	var (
+		h, ts      int64
+		id, parent []byte
+		b          internal.PBlock
+		err        error
+	)
+	if err := r.Scan(&h, &id, &parent, &b.Type, &ts, &b.Bytes); err != nil {
+		return nil, err
+	}
+	b.Height = uint64(h)
+	if b.ID, err = ids.ToID(id); err != nil {
+		return nil, fmt.Errorf("stored block %d: id: %w", h, err)
+	}
+	if b.ParentID, err = ids.ToID(parent); err != nil {
+		return nil, fmt.Errorf("stored block %d: parent id: %w", h, err)
+	}
+	b.Timestamp = fromUnixSeconds(ts)
+	b.Bytes = nonNil(b.Bytes)
+	return &b, nil
+}
+
+func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (err error) {
+	if len(blocks) == 0 {
+		return nil
+	}
+	defer derrors.Wrap(&err, "store.ApplyPBlocks(%s)", batchLabel(blocks))
+	rows := make([]blockRow, len(blocks))
+	for i, b := range blocks {
+		if b == nil {
+			return fmt.Errorf("block %d of the batch is nil: %w", i, derrors.InvalidArgument)
+		}
+		rows[i] = blockRow{height: b.Height, id: b.ID, parent: b.ParentID, typ: b.Type, ts: b.Timestamp, bytes: b.Bytes}
+		for _, t := range b.Txs {
+			rows[i].txs = append(rows[i].txs, txRow{id: t.ID, typ: t.Type, bytes: t.Bytes})
+		}
+	}
+	return s.applyBlocks(ctx, pTables, rows, func(tx *database.DB) error {
+		// Derived state, written with the blocks so that it commits (or
+		// not) with them and the cursor.
+		for _, apply := range pAppliers {
+			if err := apply(ctx, tx, blocks); err != nil {
+				return err
+			}
+		}
+		if s.beforeCursor != nil {
+			return s.beforeCursor(tx)
+		}
+		return nil
+	})
+}
+
+const pBlockSelect = "SELECT height, id, parent_id, type, timestamp, bytes FROM p_blocks"
+
+func (s *sqlStore) PBlockByHeight(ctx context.Context, height uint64) (_ *internal.PBlock, err error) {
+	defer derrors.Wrap(&err, "store.PBlockByHeight(%d)", height)
+	if height > math.MaxInt64 {
+		return nil, fmt.Errorf("no block at height %d: %w", height, derrors.NotFound)
+	}
+	return s.oneBlock(ctx, pBlockSelect+" WHERE height = ?", int64(height))
+}
+
+func (s *sqlStore) PBlockByID(ctx context.Context, id ids.ID) (_ *internal.PBlock, err error) {
+	defer derrors.Wrap(&err, "store.PBlockByID(%s)", id)
+	return s.oneBlock(ctx, pBlockSelect+" WHERE id = ?", id[:])
+}
+
+func (s *sqlStore) oneBlock(ctx context.Context, query string, arg any) (*internal.PBlock, error) {
+	b, err := scanPBlock(s.db.QueryRow(ctx, query, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, derrors.NotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.attachTxs(ctx, []*internal.PBlock{b}); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// attachTxs reads the transactions of blocks, which have consecutive
+// heights in either order, and sets each block's Txs in block order.
+func (s *sqlStore) attachTxs(ctx context.Context, blocks []*internal.PBlock) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	lo, hi := blocks[0].Height, blocks[len(blocks)-1].Height
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	byHeight := make(map[uint64]*internal.PBlock, len(blocks))
+	for _, b := range blocks {
+		byHeight[b.Height] = b
+	}
+	return s.db.RunQuery(ctx, `SELECT block_height, id, type, bytes FROM p_txs
+		WHERE block_height BETWEEN ? AND ? ORDER BY block_height, idx`,
+		func(rows *sql.Rows) error {
+			var (
+				h        int64
+				id, data []byte
+				t        internal.PTx
+			)
+			if err := rows.Scan(&h, &id, &t.Type, &data); err != nil {
+				return err
+			}
+			var err error
+			if t.ID, err = ids.ToID(id); err != nil {
+				return fmt.Errorf("stored tx of block %d: %w", h, err)
+			}
+			t.Bytes = nonNil(data)
+			if b := byHeight[uint64(h)]; b != nil {
+				b.Txs = append(b.Txs, t)
+			}
+			return nil
+		}, int64(lo), int64(hi))
+}
+
+// batchLabel names a batch for errors: its first and last heights.
+func batchLabel(blocks []*pchain.Block) string {
+	first, last := blocks[0], blocks[len(blocks)-1]
+	if first == nil || last == nil {
+		return fmt.Sprintf("%d blocks", len(blocks))
+	}
+	return fmt.Sprintf("%d..%d", first.Height, last.Height)
+}
