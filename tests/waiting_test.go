@@ -2,10 +2,7 @@ package tests
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,56 +12,11 @@ import (
 	"github.com/ava-labs/avalanchego/utils/constants"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/config"
-	"github.com/avaindex/avaindex/internal/service"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
-
-// runBounded runs the service against nodeURL on dsn and returns its base
-// URL, failing unless it listens within 10 seconds; stop cancels it and
-// returns Run's result.
-func runBounded(t *testing.T, nodeURL, dsn string) (base string, stop func() error) {
-	t.Helper()
-	cfg, err := config.Load("test", []string{"--node-url", nodeURL, "--db", dsn, "--listen", "127.0.0.1:0", "--poll-interval", "50ms"},
-		func(string) string { return "" }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	addr := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- service.Run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a string) { addr <- a })
-	}()
-	var once bool
-	stop = func() error {
-		if once {
-			return nil
-		}
-		once = true
-		cancel()
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(15 * time.Second):
-			t.Error("service.Run did not return within 15s of its context's end")
-			return nil
-		}
-	}
-	t.Cleanup(func() { _ = stop() })
-	select {
-	case a := <-addr:
-		return "http://" + a, stop
-	case err := <-done:
-		t.Fatalf("service.Run returned before listening: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("service did not listen within 10s while its node was down")
-	}
-	return "", nil
-}
 
 // localNetwork is the local network as avalanchego's genesis defines it.
 func localNetwork(t *testing.T) *internal.Network {
@@ -98,7 +50,7 @@ func TestListensWhileNodeIsDown(t *testing.T) {
 	blocks := "/v1/networks/local/blockchains/p-chain/blocks"
 
 	t.Run("empty store", func(t *testing.T) {
-		base, stop := runBounded(t, nodeURL, dbtest.SQLite(t))
+		base, stop := runService(t, 10*time.Second, nodeURL, dbtest.SQLite(t))
 		if status, body, _ := get(t, base+"/healthz"); status != http.StatusOK {
 			t.Errorf("/healthz = %d %s", status, body)
 		}
@@ -165,7 +117,7 @@ func TestListensWhileNodeIsDown(t *testing.T) {
 		if err := st.Close(); err != nil {
 			t.Fatal(err)
 		}
-		base, stop := runBounded(t, nodeURL, dsn)
+		base, stop := runService(t, 10*time.Second, nodeURL, dsn)
 		status, body, _ := get(t, base+blocks)
 		var page struct {
 			Blocks []json.RawMessage `json:"blocks"`

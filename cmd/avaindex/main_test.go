@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -203,12 +202,7 @@ func TestKillDuringIngestion(t *testing.T) {
 // not answer: it listens at once and says why it is not ready, and SIGTERM
 // then stops it with exit status 0.
 func TestSIGTERMWhileWaiting(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodeURL := "http://" + ln.Addr().String()
-	ln.Close() // nothing answers there now
+	nodeURL := testnet.ClosedURL(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
