@@ -156,21 +156,8 @@ func (s *sqlStore) ApplyContainers(ctx context.Context, index string, cs []Conta
 // of cs are cs.
 func checkStoredContainers(ctx context.Context, tx *database.DB, index string, cs []Container) error {
 	first, last := cs[0].Index, cs[len(cs)-1].Index
-	stored := make(map[uint64]ids.ID, len(cs))
-	err := tx.RunQuery(ctx, "SELECT idx, id FROM containers WHERE index_name = ? AND idx BETWEEN ? AND ?",
-		func(rows *sql.Rows) error {
-			var i int64
-			var id []byte
-			if err := rows.Scan(&i, &id); err != nil {
-				return err
-			}
-			v, err := ids.ToID(id)
-			if err != nil {
-				return fmt.Errorf("stored container %d: %w", i, err)
-			}
-			stored[uint64(i)] = v
-			return nil
-		}, index, int64(first), int64(last))
+	stored, err := storedIDs(ctx, tx, "container", "SELECT idx, id FROM containers WHERE index_name = ? AND idx BETWEEN ? AND ?",
+		index, int64(first), int64(last))
 	if err != nil {
 		return err
 	}
