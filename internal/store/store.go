@@ -34,6 +34,10 @@ type Store interface {
 	PBlockStore
 	CursorStore
 	SettingStore
+	ChainBlockStore
+	TxStore
+	AssetTxStore
+	ActiveStakerStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
