@@ -269,19 +269,3 @@ func RewardType(kind StakerKind, i int, potentialReward *uint64) string {
 	}
 	return RewardValidatorFee
 }
-
-// GenesisTx returns the genesis validator tx id of the genesis whose hash
-// is genesisID, with the genesis time; ok is false when the genesis is not
-// known or has no such validator.
-func GenesisTx(genesisID, id ids.ID) (_ *txs.Tx, timestamp uint64, ok bool, _ error) {
-	g, known, err := GenesisFor(genesisID)
-	if err != nil || !known {
-		return nil, 0, false, err
-	}
-	for _, v := range g.Validators {
-		if v.ID() == id {
-			return v, g.Timestamp, true, nil
-		}
-	}
-	return nil, 0, false, nil
-}
