@@ -1355,3 +1355,135 @@ func (c *txChecker) checkBadInput() {
 		}
 	}
 }
+
+// TestL1TransactionsDataAPI runs an L1 validator through its whole life on
+// the custom network, where warp messages verify, and checks what
+// getTxByHash tells of each L1 tx against what was issued and what the
+// node holds.
+func TestL1TransactionsDataAPI(t *testing.T) {
+	n := testnet.GetCustom(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	issued, err := n.IssueL1Lifecycle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip, err := n.PClient().GetHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := issued.Registered
+	// The disable refunds the remaining balance to the local key: the
+	// node's UTXO of the DisableL1ValidatorTx after the tx's own outputs.
+	disable, err := n.PClient().GetTx(ctx, issued.DisableL1ValidatorTx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disableTx, err := txs.Parse(txs.Codec, disable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := uint32(len(baseOf(disableTx.Unsigned).Outs))
+	var refund uint64
+	utxos, _, _, err := n.PClient().GetUTXOs(ctx, []ids.ShortID{n.Addr}, 1024, ids.ShortEmpty, ids.Empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range utxos {
+		var u avax.UTXO
+		if _, err := txs.Codec.Unmarshal(b, &u); err != nil {
+			t.Fatal(err)
+		}
+		if u.TxID == issued.DisableL1ValidatorTx && u.OutputIndex >= outs {
+			refund += u.Out.(avax.Amounter).Amount()
+		}
+	}
+	if refund == 0 {
+		t.Fatal("the node holds no refund of the disabled L1 validator")
+	}
+	vs, err := n.PClient().GetCurrentValidators(ctx, issued.L1.SubnetID, []ids.NodeID{reg.NodeID})
+	if err != nil || len(vs) != 1 || vs[0].Weight != testnet.L1UpdatedWeight {
+		t.Fatalf("the node's L1 validator %s: %+v, %v", reg.NodeID, vs, err)
+	}
+	avaxID := n.AVAXAssetID.String()
+	doc := openapitest.Default(t)
+
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
+		waitIndexed(t, base, tip, time.Minute)
+		for _, tc := range []struct {
+			name, typ         string
+			id                ids.ID
+			weight, remaining uint64
+			change            *int64
+			balanceBurned     uint64
+			bls               bool
+		}{
+			{"register", "RegisterL1ValidatorTx", issued.RegisterL1ValidatorTx, testnet.L1RegisteredWeight,
+				testnet.L1RegisteredBalance, ptrTo(int64(testnet.L1RegisteredBalance)), testnet.L1RegisteredBalance, true},
+			// Fees accrued since the registration are not subtracted: the
+			// remaining balance is what was deposited (see api.l1Details).
+			{"set weight", "SetL1ValidatorWeightTx", issued.SetL1ValidatorWeightTx, testnet.L1UpdatedWeight,
+				testnet.L1RegisteredBalance, nil, 0, false},
+			{"increase balance", "IncreaseL1ValidatorBalanceTx", issued.IncreaseL1ValidatorBalanceTx, testnet.L1UpdatedWeight,
+				testnet.L1RegisteredBalance + testnet.L1BalanceIncrease, ptrTo(int64(testnet.L1BalanceIncrease)), testnet.L1BalanceIncrease, false},
+			{"disable", "DisableL1ValidatorTx", issued.DisableL1ValidatorTx, testnet.L1UpdatedWeight, 0, ptrTo(-int64(refund)), 0, false},
+		} {
+			status, body, _ := get(t, base+"/v1/networks/testnet/blockchains/p-chain/transactions/"+tc.id.String())
+			if status != http.StatusOK {
+				t.Fatalf("%s: %d %s", tc.name, status, body)
+			}
+			doc.ValidateResponse(t, "GET", txPath, status, body)
+			doc.ValidateSchema(t, "PChainTransaction", body)
+			var got wPTx
+			if err := json.Unmarshal(body, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.TxType != tc.typ || len(got.L1ValidatorDetails) != 1 {
+				t.Fatalf("%s: %s with %+v", tc.name, got.TxType, got.L1ValidatorDetails)
+			}
+			d := got.L1ValidatorDetails[0]
+			if d.ValidationID != reg.ValidationID.String() || d.ValidationIDHex != "0x"+hex.EncodeToString(reg.ValidationID[:]) ||
+				d.NodeID != reg.NodeID.String() || d.SubnetID != issued.L1.SubnetID.String() || d.Weight != tc.weight ||
+				d.RemainingBalance != tc.remaining || !reflect.DeepEqual(d.BalanceChange, tc.change) {
+				t.Errorf("%s: l1ValidatorDetails %+v (balanceChange %v); want weight %d remaining %d change %v", tc.name, d,
+					deref(d.BalanceChange), tc.weight, tc.remaining, deref(tc.change))
+			}
+			var wantBurned map[string]uint64
+			if tc.balanceBurned != 0 {
+				wantBurned = map[string]uint64{avaxID: tc.balanceBurned}
+			}
+			if g := amountMap(got.AmountL1ValidatorBalanceBurned); !reflect.DeepEqual(g, wantBurned) {
+				t.Errorf("%s: amountL1ValidatorBalanceBurned %v, want %v", tc.name, g, wantBurned)
+			}
+			if tc.name == "disable" {
+				// The refund is emitted after the tx's own outputs.
+				last := got.EmittedUtxos[len(got.EmittedUtxos)-1]
+				if last.Amount != strconv.FormatUint(refund, 10) || last.TxHash != tc.id.String() {
+					t.Errorf("%s: last emitted UTXO %+v, want the refund of %d", tc.name, last, refund)
+				}
+			}
+		}
+	})
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func amountMap(as []wAsset) map[string]uint64 {
+	if len(as) == 0 {
+		return nil
+	}
+	out := map[string]uint64{}
+	for _, a := range as {
+		v, _ := strconv.ParseUint(a.Amount, 10, 64)
+		out[a.AssetID] += v
+	}
+	return out
+}
