@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -25,53 +24,9 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-// getTx serves getTxByHash: the tx in the shape of the chain named, a
-// PChainTransaction, an XChain(Non)LinearTransaction or a
-// CChainExport/ImportTransaction.
-func (a *API) getTx(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.networks.Network(r); err != nil {
-		return err
-	}
-	chain, err := a.blockchain(r, internal.PChain, internal.XChain, internal.CChain)
-	if err != nil {
-		return err
-	}
-	v := r.PathValue("txHash")
-	id, err := ids.FromString(v)
-	if err != nil {
-		return derrors.Invalid("txHash must be a cb58 transaction id, got %s", got(v))
-	}
-	ctx := r.Context()
-	var body any
-	switch chain {
-	case internal.PChain:
-		var (
-			rec *store.TxRecord
-			d   *pchain.TxDescription
-		)
-		if rec, d, err = a.pTx(ctx, id); err == nil {
-			body, err = a.renderP(ctx, rec, d)
-		}
-	case internal.XChain:
-		var rec *store.TxRecord
-		if rec, err = a.store.XTx(ctx, id); err == nil {
-			body, err = a.renderX(ctx, rec)
-		}
-	default:
-		var rec *store.TxRecord
-		if rec, err = a.store.CTx(ctx, id); err == nil {
-			body, err = a.renderC(ctx, rec)
-		}
-	}
-	if errors.Is(err, derrors.NotFound) {
-		return derrors.Missing("transaction %s not found on the %s", id, chainNames[chain])
-	}
-	if err != nil {
-		return err
-	}
-	WriteJSON(w, http.StatusOK, body)
-	return nil
-}
+// Rendering of the primary-network transactions (transactions.go): a stored
+// tx, described by its chain package, with the UTXOs the store holds of it
+// and the details of its assets, in the wire types of its chain.
 
 // pTx returns the stored P-chain tx id, or the genesis validator tx id
 // (in no block's txs), with its description.
