@@ -13,7 +13,7 @@ check:
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 build:
-	$(GO) build -o bin/avaindex ./cmd/avaindex
+	$(GO) build -buildvcs=auto -o bin/avaindex ./cmd/avaindex
 
 localnet:
 	$(GO) build -o bin/localnet ./cmd/localnet

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 )
 
@@ -35,8 +34,9 @@ type Network struct {
 	RewardConfig *reward.Config `json:",omitempty"`
 }
 
-// PBlock is one accepted P-chain block: the platformvm block bytes (not the
-// proposervm wrapper) and what was decoded from them.
+// PBlock is one accepted P-chain block as the store keeps and serves it:
+// the platformvm block bytes (not the proposervm wrapper) and what was
+// decoded from them.
 type PBlock struct {
 	Height   uint64
 	ID       ids.ID
@@ -48,11 +48,6 @@ type PBlock struct {
 	Timestamp time.Time
 	Bytes     []byte
 	Txs       []PTx
-	// RewardUTXOs holds, for each RewardValidatorTx of the block, keyed by
-	// the staker tx id it rewards, the reward UTXOs the node reports for it
-	// (platform.getRewardUTXOs, avax.UTXO bytes). The ingester fills it;
-	// nil when they were not fetched. It is not stored with the block.
-	RewardUTXOs map[ids.ID][][]byte
 }
 
 // PTx is one transaction of a P-chain block, in block order.
@@ -81,33 +76,10 @@ type XTx struct {
 	Bytes []byte
 }
 
-// CBlock is what avaindex keeps of one accepted C-chain block: its identity
-// and the atomic transactions carried in its extra data.
-type CBlock struct {
-	Height    uint64
-	Hash      ids.ID // the EVM block hash
-	Parent    ids.ID
-	Timestamp time.Time
-	AtomicTxs []CAtomicTx
-}
-
 // CAtomicTx is an atomic import or export transaction of the C-chain.
 type CAtomicTx struct {
 	ID ids.ID
 	// Type is "ImportTx" or "ExportTx".
 	Type  string
 	Bytes []byte
-}
-
-// UTXOInput is a UTXO a transaction spends, on any chain.
-type UTXOInput struct {
-	UTXOID avax.UTXOID
-	// ID is UTXOID.InputID(), the key the consumed UTXO is stored under.
-	ID      ids.ID
-	AssetID ids.ID
-	// Amount is the input's amount; 0 for an X-chain operation's inputs.
-	Amount uint64
-	// SourceChain is the chain whose shared memory an imported input comes
-	// from; empty for inputs from the spending chain's own UTXO set.
-	SourceChain ids.ID
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,8 +16,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
 
-	"github.com/avaindex/avaindex/internal/config"
-	"github.com/avaindex/avaindex/internal/service"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
@@ -72,39 +69,6 @@ func growXChain(tb testing.TB, n *testnet.Network, want uint64) {
 		(time.Since(start) / time.Duration(missing)).Round(time.Microsecond))
 }
 
-// startServiceTB is startService for benchmarks.
-func startServiceTB(tb testing.TB, nodeURL, dsn string) string {
-	tb.Helper()
-	args := []string{"--node-url", nodeURL, "--db", dsn, "--listen", "127.0.0.1:0", "--poll-interval", "50ms"}
-	cfg, err := config.Load("test", args, func(string) string { return "" }, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	addr := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- service.Run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a string) { addr <- a })
-	}()
-	tb.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			tb.Error("service did not stop within 30s")
-		}
-	})
-	select {
-	case a := <-addr:
-		return "http://" + a
-	case err := <-done:
-		tb.Fatalf("service.Run exited early: %v", err)
-	case <-time.After(2 * time.Minute):
-		tb.Fatal("service did not start within 2 minutes")
-	}
-	return ""
-}
-
 // BenchmarkGetContainerRange measures index.getContainerRange of 1,024
 // containers of the X/block index, on the node and on avaindex (SQLite and
 // PostgreSQL) holding the same containers, in one run.
@@ -143,7 +107,7 @@ func BenchmarkGetContainerRange(b *testing.B) {
 	b.Run("node", func(b *testing.B) { run(b, nodeEP) })
 	for _, be := range dbtest.Backends() {
 		b.Run(fmt.Sprintf("avaindex-%s", be.Name), func(b *testing.B) {
-			base := startServiceTB(b, n.URL, be.DSN(b))
+			base, _ := runService(b, 2*time.Minute, n.URL, be.DSN(b))
 			c := indexer.NewClient(base + "/ext/index/" + benchIndex)
 			deadline := time.Now().Add(2 * time.Minute)
 			for {

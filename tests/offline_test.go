@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -18,18 +17,6 @@ import (
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
-
-// closedURL returns the URL of a loopback port nothing listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
-}
 
 // TestServesWhenNodeIsDown indexes a real node, then restarts avaindex on
 // the same store pointed at a node that does not answer: everything
@@ -74,7 +61,7 @@ func TestServesWhenNodeIsDown(t *testing.T) {
 		t.Errorf("restarted with another --stake-supply-cap: %v, want a refusal naming the flags", err)
 	}
 
-	base := startService(t, closedURL(t), dsn)
+	base := startService(t, testnet.ClosedURL(t), dsn)
 	got, err := platformvm.NewClient(base).GetBlockByHeight(ctx, tip)
 	if err != nil {
 		t.Fatalf("with the node down, getBlockByHeight(%d): %v", tip, err)

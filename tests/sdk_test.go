@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -23,6 +25,20 @@ type sdkFacts struct {
 		Height uint64      `json:"height"`
 		Blocks []sdkPBlock `json:"blocks"`
 	} `json:"pChain"`
+	// Txs are transactions the test network issued, with the type the
+	// Data API names them by.
+	Txs []sdkTx `json:"txs"`
+	// AssetID is the X-chain asset the test network created.
+	AssetID string `json:"assetId"`
+	// Stakers are the tx ids of the node's current primary-network
+	// validators and delegators.
+	Stakers []string `json:"stakers"`
+}
+
+type sdkTx struct {
+	Chain string `json:"chain"` // "p-chain", "x-chain" or "c-chain"
+	ID    string `json:"id"`
+	Type  string `json:"type"`
 }
 
 type sdkPBlock struct {
@@ -55,7 +71,7 @@ func TestSDK(t *testing.T) {
 		t.Fatalf("npm ci in tests/sdk: %v\n%s", err, out)
 	}
 
-	n, _ := issuedNetwork(t)
+	n, issued := issuedNetwork(t)
 	pc := platformvm.NewClient(n.URL)
 	tip, err := pc.GetHeight(ctx)
 	if err != nil {
@@ -81,6 +97,47 @@ func TestSDK(t *testing.T) {
 			fb.TxIDs = append(fb.TxIDs, tx.ID.String())
 		}
 		facts.PChain.Blocks = append(facts.PChain.Blocks, fb)
+	}
+	for _, tx := range []struct {
+		chain string
+		id    ids.ID
+		typ   string
+	}{
+		{"p-chain", issued.PBaseTx, "BaseTx"},
+		{"p-chain", issued.CreateSubnetTx, "CreateSubnetTx"},
+		{"p-chain", issued.CreateChainTx, "CreateChainTx"},
+		{"p-chain", issued.ConvertSubnetToL1.TxID, "ConvertSubnetToL1Tx"},
+		{"p-chain", issued.AddValidatorTx, "AddPermissionlessValidatorTx"},
+		{"p-chain", issued.AddDelegatorTx, "AddPermissionlessDelegatorTx"},
+		{"p-chain", issued.RewardValidatorTx, "RewardValidatorTx"},
+		{"p-chain", issued.PExportToX, "ExportTx"},
+		{"p-chain", issued.PImportFromX, "ImportTx"},
+		{"x-chain", issued.XBaseTx, "BaseTx"},
+		{"x-chain", issued.CreateAssetTx, "CreateAssetTx"},
+		{"x-chain", issued.XImportFromP, "ImportTx"},
+		{"x-chain", issued.XExportToP, "ExportTx"},
+		{"c-chain", issued.CExportToP, "ExportTx"},
+		{"c-chain", issued.CImportFromP, "ImportTx"},
+	} {
+		facts.Txs = append(facts.Txs, sdkTx{Chain: tx.chain, ID: tx.id.String(), Type: tx.typ})
+	}
+	facts.AssetID = issued.AssetID.String()
+	validators, err := pc.GetCurrentValidators(ctx, constants.PrimaryNetworkID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range validators {
+		facts.Stakers = append(facts.Stakers, v.TxID.String())
+		// The node lists delegators only when asked about one validator.
+		one, err := pc.GetCurrentValidators(ctx, constants.PrimaryNetworkID, []ids.NodeID{v.NodeID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range one {
+			for _, d := range w.Delegators {
+				facts.Stakers = append(facts.Stakers, d.TxID.String())
+			}
+		}
 	}
 	factsFile := filepath.Join(t.TempDir(), "facts.json")
 	b, err := json.MarshalIndent(facts, "", "  ")

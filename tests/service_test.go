@@ -54,10 +54,21 @@ func issuedNetwork(t *testing.T) (*testnet.Network, *testnet.Issued) {
 // its base URL; it stops when the test ends.
 func startService(t *testing.T, nodeURL, dsn string, extra ...string) string {
 	t.Helper()
+	base, _ := runService(t, 2*time.Minute, nodeURL, dsn, extra...)
+	return base
+}
+
+// runService runs avaindex in-process against nodeURL on dsn, with the
+// test's fast polling and extra flags, and returns its base URL once it
+// listens, failing unless it does within listenWithin. stop ends it and
+// returns service.Run's result; the test's end stops it too, and reports a
+// failure of Run then.
+func runService(tb testing.TB, listenWithin time.Duration, nodeURL, dsn string, extra ...string) (base string, stop func() error) {
+	tb.Helper()
 	args := append([]string{"--node-url", nodeURL, "--db", dsn, "--listen", "127.0.0.1:0", "--poll-interval", "50ms"}, extra...)
 	cfg, err := config.Load("test", args, func(string) string { return "" }, nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
@@ -67,26 +78,36 @@ func startService(t *testing.T, nodeURL, dsn string, extra ...string) string {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	go func() { done <- service.Run(ctx, cfg, log, func(a string) { addr <- a }) }()
-	t.Cleanup(func() {
+	var stopped bool
+	stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
 		cancel()
 		select {
 		case err := <-done:
-			if err != nil {
-				t.Errorf("service.Run: %v", err)
-			}
+			return err
 		case <-time.After(30 * time.Second):
-			t.Error("service did not stop within 30s")
+			tb.Error("service.Run did not return within 30s of its context's end")
+			return nil
+		}
+	}
+	tb.Cleanup(func() {
+		if err := stop(); err != nil {
+			tb.Errorf("service.Run: %v", err)
 		}
 	})
 	select {
 	case a := <-addr:
-		return "http://" + a
+		return "http://" + a, stop
 	case err := <-done:
-		t.Fatalf("service.Run exited early: %v", err)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("service did not start within 2 minutes")
+		stopped = true
+		tb.Fatalf("service.Run returned before listening: %v", err)
+	case <-time.After(listenWithin):
+		tb.Fatalf("avaindex did not listen within %s", listenWithin)
 	}
-	return ""
+	return "", nil
 }
 
 // rpc posts a JSON-RPC request and returns the raw result and error members.

@@ -39,7 +39,7 @@ import (
 // a validator with a BLS key and warp messages verify: the node's P-chain
 // and C-chain sign over ACP-118 for real, and every aggregated signature is
 // checked with avalanchego's warp verification against the validator set
-// the node reports.
+// the node reports. Each test runs on both stores.
 
 const (
 	postAggregate = "/v1/signatureAggregator/{network}/aggregateSignatures"
@@ -185,92 +185,94 @@ func indexedNow(t *testing.T, n *testnet.Network, base string) {
 // conversion, a registration, a weight change and a removal.
 func TestSignatureAggregatorL1(t *testing.T) {
 	n := testnet.GetCustom(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	base := startService(t, n.URL, dbtest.SQLite(t), "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+		defer cancel()
+		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
 
-	node, err := n.NodeAsL1Validator(ctx, 100, testnet.L1ValidatorBalance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l1, err := n.CreateL1With(ctx, []testnet.L1ValidatorSpec{node})
-	if err != nil {
-		t.Fatal(err)
-	}
-	indexedNow(t, n, base)
+		node, err := n.NodeAsL1Validator(ctx, 100, testnet.L1ValidatorBalance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l1, err := n.CreateL1With(ctx, []testnet.L1ValidatorSpec{node})
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexedNow(t, n, base)
 
-	// The conversion: SubnetToL1Conversion, signed by the L1's validator,
-	// the node.
-	a := getAggregation(t, base, l1.ConvertSubnetToL1Tx.String(), "")
-	msg, signers := verified(t, n, a, l1.SubnetID, 67)
-	if _, ok := l1Payload(t, &msg.UnsignedMessage).(*message.SubnetToL1Conversion); !ok || !signers.Contains(node.NodeID) {
-		t.Errorf("conversion: payload %T, signers %v", l1Payload(t, &msg.UnsignedMessage), signers)
-	}
-	if a.header.Get("X-Avaindex-Signing-Subnet") != l1.SubnetID.String() {
-		t.Errorf("signed by subnet %s, want the L1 %s", a.header.Get("X-Avaindex-Signing-Subnet"), l1.SubnetID)
-	}
+		// The conversion: SubnetToL1Conversion, signed by the L1's validator,
+		// the node.
+		a := getAggregation(t, base, l1.ConvertSubnetToL1Tx.String(), "")
+		msg, signers := verified(t, n, a, l1.SubnetID, 67)
+		if _, ok := l1Payload(t, &msg.UnsignedMessage).(*message.SubnetToL1Conversion); !ok || !signers.Contains(node.NodeID) {
+			t.Errorf("conversion: payload %T, signers %v", l1Payload(t, &msg.UnsignedMessage), signers)
+		}
+		if a.header.Get("X-Avaindex-Signing-Subnet") != l1.SubnetID.String() {
+			t.Errorf("signed by subnet %s, want the L1 %s", a.header.Get("X-Avaindex-Signing-Subnet"), l1.SubnetID)
+		}
 
-	// The justification alone: the registration message (registered=false)
-	// of the node's validation, which the node refuses to sign while the
-	// validation exists: the caller's mistake, a 400 with the node's reason.
-	j, err := proto.Marshal(&pvmpb.L1ValidatorRegistrationJustification{Preimage: &pvmpb.L1ValidatorRegistrationJustification_ConvertSubnetToL1TxData{
-		ConvertSubnetToL1TxData: &pvmpb.SubnetIDIndex{SubnetId: l1.SubnetID[:], Index: 0}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a = postAggregation(t, base, map[string]any{"justification": hex.EncodeToString(j), "signingSubnetId": l1.SubnetID.String()})
-	if a.status != http.StatusBadRequest || !strings.Contains(a.message(t), "refused to sign") || !strings.Contains(a.message(t), "exists") {
-		t.Errorf("registration of a current validation: %s, want a 400 saying the node refused", a)
-	}
+		// The justification alone: the registration message (registered=false)
+		// of the node's validation, which the node refuses to sign while the
+		// validation exists: the caller's mistake, a 400 with the node's reason.
+		j, err := proto.Marshal(&pvmpb.L1ValidatorRegistrationJustification{Preimage: &pvmpb.L1ValidatorRegistrationJustification_ConvertSubnetToL1TxData{
+			ConvertSubnetToL1TxData: &pvmpb.SubnetIDIndex{SubnetId: l1.SubnetID[:], Index: 0}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a = postAggregation(t, base, map[string]any{"justification": hex.EncodeToString(j), "signingSubnetId": l1.SubnetID.String()})
+		if a.status != http.StatusBadRequest || !strings.Contains(a.message(t), "refused to sign") || !strings.Contains(a.message(t), "exists") {
+			t.Errorf("registration of a current validation: %s, want a 400 saying the node refused", a)
+		}
 
-	// A registration, whose warp message the node's key signs as the L1's
-	// validator; then its message: L1ValidatorRegistration, registered.
-	if _, err := n.AdvanceEpoch(ctx, l1.ConvertedHeight); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := n.RegisterL1Validator(ctx, l1, testnet.L1RegisteredWeight, testnet.L1RegisteredBalance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	indexedNow(t, n, base)
-	a = getAggregation(t, base, reg.TxID.String(), "")
-	msg, _ = verified(t, n, a, l1.SubnetID, 67)
-	if p, ok := l1Payload(t, &msg.UnsignedMessage).(*message.L1ValidatorRegistration); !ok || p.ValidationID != reg.ValidationID || !p.Registered {
-		t.Errorf("registration: %+v", l1Payload(t, &msg.UnsignedMessage))
-	}
+		// A registration, whose warp message the node's key signs as the L1's
+		// validator; then its message: L1ValidatorRegistration, registered.
+		if _, err := n.AdvanceEpoch(ctx, l1.ConvertedHeight); err != nil {
+			t.Fatal(err)
+		}
+		reg, err := n.RegisterL1Validator(ctx, l1, testnet.L1RegisteredWeight, testnet.L1RegisteredBalance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexedNow(t, n, base)
+		a = getAggregation(t, base, reg.TxID.String(), "")
+		msg, _ = verified(t, n, a, l1.SubnetID, 67)
+		if p, ok := l1Payload(t, &msg.UnsignedMessage).(*message.L1ValidatorRegistration); !ok || p.ValidationID != reg.ValidationID || !p.Registered {
+			t.Errorf("registration: %+v", l1Payload(t, &msg.UnsignedMessage))
+		}
 
-	// A weight change: L1ValidatorWeight with the tx's nonce and weight.
-	setID, err := n.SetL1ValidatorWeight(ctx, l1, reg.ValidationID, 0, testnet.L1UpdatedWeight)
-	if err != nil {
-		t.Fatal(err)
-	}
-	indexedNow(t, n, base)
-	a = getAggregation(t, base, setID.String(), "")
-	msg, _ = verified(t, n, a, l1.SubnetID, 67)
-	if p, ok := l1Payload(t, &msg.UnsignedMessage).(*message.L1ValidatorWeight); !ok || p.ValidationID != reg.ValidationID || p.Weight != testnet.L1UpdatedWeight || p.Nonce != 0 {
-		t.Errorf("weight: %+v", l1Payload(t, &msg.UnsignedMessage))
-	}
+		// A weight change: L1ValidatorWeight with the tx's nonce and weight.
+		setID, err := n.SetL1ValidatorWeight(ctx, l1, reg.ValidationID, 0, testnet.L1UpdatedWeight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexedNow(t, n, base)
+		a = getAggregation(t, base, setID.String(), "")
+		msg, _ = verified(t, n, a, l1.SubnetID, 67)
+		if p, ok := l1Payload(t, &msg.UnsignedMessage).(*message.L1ValidatorWeight); !ok || p.ValidationID != reg.ValidationID || p.Weight != testnet.L1UpdatedWeight || p.Nonce != 0 {
+			t.Errorf("weight: %+v", l1Payload(t, &msg.UnsignedMessage))
+		}
 
-	// Weight 0 removes it: the registration message with registered=false,
-	// justified by the RegisterL1Validator message.
-	removeID, err := n.SetL1ValidatorWeight(ctx, l1, reg.ValidationID, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	indexedNow(t, n, base)
-	a = getAggregation(t, base, removeID.String(), "")
-	msg, _ = verified(t, n, a, l1.SubnetID, 67)
-	if p, ok := l1Payload(t, &msg.UnsignedMessage).(*message.L1ValidatorRegistration); !ok || p.ValidationID != reg.ValidationID || p.Registered {
-		t.Errorf("removal: %+v", l1Payload(t, &msg.UnsignedMessage))
-	}
+		// Weight 0 removes it: the registration message with registered=false,
+		// justified by the RegisterL1Validator message.
+		removeID, err := n.SetL1ValidatorWeight(ctx, l1, reg.ValidationID, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexedNow(t, n, base)
+		a = getAggregation(t, base, removeID.String(), "")
+		msg, _ = verified(t, n, a, l1.SubnetID, 67)
+		if p, ok := l1Payload(t, &msg.UnsignedMessage).(*message.L1ValidatorRegistration); !ok || p.ValidationID != reg.ValidationID || p.Registered {
+			t.Errorf("removal: %+v", l1Payload(t, &msg.UnsignedMessage))
+		}
 
-	// An unknown tx is a 404; a P-chain tx without L1 message a 400.
-	if a := getAggregation(t, base, ids.GenerateTestID().String(), ""); a.status != http.StatusNotFound || !strings.Contains(a.message(t), "not found") {
-		t.Errorf("unknown tx: %s", a)
-	}
-	if a := getAggregation(t, base, l1.CreateSubnetTx.String(), ""); a.status != http.StatusBadRequest || !strings.Contains(a.message(t), "carries no L1 message") {
-		t.Errorf("CreateSubnetTx: %s", a)
-	}
+		// An unknown tx is a 404; a P-chain tx without L1 message a 400.
+		if a := getAggregation(t, base, ids.GenerateTestID().String(), ""); a.status != http.StatusNotFound || !strings.Contains(a.message(t), "not found") {
+			t.Errorf("unknown tx: %s", a)
+		}
+		if a := getAggregation(t, base, l1.CreateSubnetTx.String(), ""); a.status != http.StatusBadRequest || !strings.Contains(a.message(t), "carries no L1 message") {
+			t.Errorf("CreateSubnetTx: %s", a)
+		}
+	})
 }
 
 // TestSignatureAggregatorFailures runs an L1 of three validators: the node
@@ -280,121 +282,123 @@ func TestSignatureAggregatorL1(t *testing.T) {
 // them through the node's info.peers.
 func TestSignatureAggregatorFailures(t *testing.T) {
 	n := testnet.GetCustom(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
 
-	nodeID, _, err := n.InfoClient().GetNodeID(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodeIP, err := n.InfoClient().GetNodeIP(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var specs []testnet.L1ValidatorSpec
-	node, err := n.NodeAsL1Validator(ctx, 50, testnet.L1ValidatorBalance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	specs = append(specs, node)
-	peers := map[warptest.Behavior]*warptest.Validator{}
-	for _, b := range []warptest.Behavior{warptest.WrongSignature, warptest.Silent} {
-		v, err := warptest.NewValidator(n.NetworkID, 25, b, nil, constants.PlatformChainID)
+		nodeID, _, err := n.InfoClient().GetNodeID(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(v.Close)
-		peers[b] = v
-		v.Connect(nodeID, nodeIP)
-		if err := v.WaitConnected(ctx, nodeID); err != nil {
-			t.Fatal(err)
-		}
-		pop, err := v.ProofOfPossession()
+		nodeIP, err := n.InfoClient().GetNodeIP(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		specs = append(specs, testnet.L1ValidatorSpec{NodeID: v.NodeID(), PoP: pop, Weight: 25, Balance: testnet.L1ValidatorBalance})
-	}
-	wrong, silent := peers[warptest.WrongSignature].NodeID(), peers[warptest.Silent].NodeID()
-	l1, err := n.CreateL1With(ctx, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := startService(t, n.URL, dbtest.SQLite(t), "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
-	indexedNow(t, n, base)
-
-	// The conversion's message, built here from the L1's validators as
-	// the P-chain builds it.
-	// The P-chain lists a conversion's validators sorted by node id.
-	slices.SortFunc(specs, func(a, b testnet.L1ValidatorSpec) int { return bytes.Compare(a.NodeID[:], b.NodeID[:]) })
-	conversion := message.SubnetToL1ConversionData{SubnetID: l1.SubnetID, ManagerChainID: l1.ManagerChainID, ManagerAddress: l1.ManagerAddress}
-	for _, s := range specs {
-		conversion.Validators = append(conversion.Validators, message.SubnetToL1ConversionValidatorData{NodeID: s.NodeID.Bytes(), BLSPublicKey: s.PoP.PublicKey, Weight: s.Weight})
-	}
-	conversionID, err := message.SubnetToL1ConversionID(conversion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l1Msg, err := message.NewSubnetToL1Conversion(conversionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call, err := payload.NewAddressedCall(nil, l1Msg.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := warp.NewUnsignedMessage(n.NetworkID, constants.PlatformChainID, call.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	unsigned := hex.EncodeToString(want.Bytes())
-
-	// A bad justification: malformed, refused up front; well-formed but
-	// for a subnet that was not converted, refused by the node (its
-	// refusal makes the quorum unreachable: the caller's fault, a 400).
-	a := postAggregation(t, base, map[string]any{"message": unsigned, "justification": "0x0102", "signingSubnetId": l1.SubnetID.String()})
-	if a.status != http.StatusBadRequest || !strings.Contains(a.message(t), "32-byte id of the converted subnet") {
-		t.Errorf("malformed justification: %s", a)
-	}
-	other := make([]byte, 32)
-	if _, err := rand.Read(other); err != nil {
-		t.Fatal(err)
-	}
-	a = postAggregation(t, base, map[string]any{"message": "0x" + unsigned, "justification": hex.EncodeToString(other), "signingSubnetId": l1.SubnetID.String()})
-	if a.status != http.StatusBadRequest || !strings.Contains(a.message(t), "has not been converted") || !strings.Contains(a.message(t), nodeID.String()) {
-		t.Errorf("justification of another subnet: %s, want a 400 with the node's refusal", a)
-	}
-
-	// Quorum 50: the node alone suffices; the wrong signature is excluded
-	// and its weight is not counted.
-	a = getAggregation(t, base, l1.ConvertSubnetToL1Tx.String(), "quorumPercentage=50")
-	msg, signers := verified(t, n, a, l1.SubnetID, 50)
-	if msg.UnsignedMessage.ID() != want.ID() {
-		t.Errorf("the GET signed another message than the conversion's")
-	}
-	if signers.Len() != 1 || !signers.Contains(nodeID) {
-		t.Errorf("signers %v, want only the node", signers)
-	}
-	if a.header.Get("X-Avaindex-Signed-Weight") != "50" || a.header.Get("X-Avaindex-Total-Weight") != "100" {
-		t.Errorf("weights signed %s of %s, want 50 of 100", a.header.Get("X-Avaindex-Signed-Weight"), a.header.Get("X-Avaindex-Total-Weight"))
-	}
-
-	// Quorum 67 cannot be reached: 503, saying how much signed, how much
-	// was needed, and who did not sign and why.
-	start := time.Now()
-	a = getAggregation(t, base, l1.ConvertSubnetToL1Tx.String(), "")
-	if a.status != http.StatusServiceUnavailable {
-		t.Fatalf("quorum 67: %s, want 503", a)
-	}
-	m := a.message(t)
-	for _, want := range []string{"50 of the 100", "67 (67%)", "did not answer", silent.String(), "answered an invalid signature", wrong.String()} {
-		if !strings.Contains(m, want) {
-			t.Errorf("message %q lacks %q", m, want)
+		var specs []testnet.L1ValidatorSpec
+		node, err := n.NodeAsL1Validator(ctx, 50, testnet.L1ValidatorBalance)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("the failing aggregation took %s", d)
-	}
+		specs = append(specs, node)
+		peers := map[warptest.Behavior]*warptest.Validator{}
+		for _, b := range []warptest.Behavior{warptest.WrongSignature, warptest.Silent} {
+			v, err := warptest.NewValidator(n.NetworkID, 25, b, nil, constants.PlatformChainID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(v.Close)
+			peers[b] = v
+			v.Connect(nodeID, nodeIP)
+			if err := v.WaitConnected(ctx, nodeID); err != nil {
+				t.Fatal(err)
+			}
+			pop, err := v.ProofOfPossession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			specs = append(specs, testnet.L1ValidatorSpec{NodeID: v.NodeID(), PoP: pop, Weight: 25, Balance: testnet.L1ValidatorBalance})
+		}
+		wrong, silent := peers[warptest.WrongSignature].NodeID(), peers[warptest.Silent].NodeID()
+		l1, err := n.CreateL1With(ctx, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
+		indexedNow(t, n, base)
+
+		// The conversion's message, built here from the L1's validators as
+		// the P-chain builds it.
+		// The P-chain lists a conversion's validators sorted by node id.
+		slices.SortFunc(specs, func(a, b testnet.L1ValidatorSpec) int { return bytes.Compare(a.NodeID[:], b.NodeID[:]) })
+		conversion := message.SubnetToL1ConversionData{SubnetID: l1.SubnetID, ManagerChainID: l1.ManagerChainID, ManagerAddress: l1.ManagerAddress}
+		for _, s := range specs {
+			conversion.Validators = append(conversion.Validators, message.SubnetToL1ConversionValidatorData{NodeID: s.NodeID.Bytes(), BLSPublicKey: s.PoP.PublicKey, Weight: s.Weight})
+		}
+		conversionID, err := message.SubnetToL1ConversionID(conversion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l1Msg, err := message.NewSubnetToL1Conversion(conversionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call, err := payload.NewAddressedCall(nil, l1Msg.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := warp.NewUnsignedMessage(n.NetworkID, constants.PlatformChainID, call.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		unsigned := hex.EncodeToString(want.Bytes())
+
+		// A bad justification: malformed, refused up front; well-formed but
+		// for a subnet that was not converted, refused by the node (its
+		// refusal makes the quorum unreachable: the caller's fault, a 400).
+		a := postAggregation(t, base, map[string]any{"message": unsigned, "justification": "0x0102", "signingSubnetId": l1.SubnetID.String()})
+		if a.status != http.StatusBadRequest || !strings.Contains(a.message(t), "32-byte id of the converted subnet") {
+			t.Errorf("malformed justification: %s", a)
+		}
+		other := make([]byte, 32)
+		if _, err := rand.Read(other); err != nil {
+			t.Fatal(err)
+		}
+		a = postAggregation(t, base, map[string]any{"message": "0x" + unsigned, "justification": hex.EncodeToString(other), "signingSubnetId": l1.SubnetID.String()})
+		if a.status != http.StatusBadRequest || !strings.Contains(a.message(t), "has not been converted") || !strings.Contains(a.message(t), nodeID.String()) {
+			t.Errorf("justification of another subnet: %s, want a 400 with the node's refusal", a)
+		}
+
+		// Quorum 50: the node alone suffices; the wrong signature is excluded
+		// and its weight is not counted.
+		a = getAggregation(t, base, l1.ConvertSubnetToL1Tx.String(), "quorumPercentage=50")
+		msg, signers := verified(t, n, a, l1.SubnetID, 50)
+		if msg.UnsignedMessage.ID() != want.ID() {
+			t.Errorf("the GET signed another message than the conversion's")
+		}
+		if signers.Len() != 1 || !signers.Contains(nodeID) {
+			t.Errorf("signers %v, want only the node", signers)
+		}
+		if a.header.Get("X-Avaindex-Signed-Weight") != "50" || a.header.Get("X-Avaindex-Total-Weight") != "100" {
+			t.Errorf("weights signed %s of %s, want 50 of 100", a.header.Get("X-Avaindex-Signed-Weight"), a.header.Get("X-Avaindex-Total-Weight"))
+		}
+
+		// Quorum 67 cannot be reached: 503, saying how much signed, how much
+		// was needed, and who did not sign and why.
+		start := time.Now()
+		a = getAggregation(t, base, l1.ConvertSubnetToL1Tx.String(), "")
+		if a.status != http.StatusServiceUnavailable {
+			t.Fatalf("quorum 67: %s, want 503", a)
+		}
+		m := a.message(t)
+		for _, want := range []string{"50 of the 100", "67 (67%)", "did not answer", silent.String(), "answered an invalid signature", wrong.String()} {
+			if !strings.Contains(m, want) {
+				t.Errorf("message %q lacks %q", m, want)
+			}
+		}
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("the failing aggregation took %s", d)
+		}
+	})
 }
 
 // The warp precompile of the C-chain and its SendWarpMessage event.
@@ -441,40 +445,42 @@ func sendWarp(t *testing.T, ctx context.Context, n *testnet.Network, payload []b
 // them for the primary network.
 func TestSignatureAggregatorCChainWarp(t *testing.T) {
 	n := testnet.GetCustom(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	base := startService(t, n.URL, dbtest.SQLite(t), "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
-	nodeID, _, err := n.InfoClient().GetNodeID(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
+		nodeID, _, err := n.InfoClient().GetNodeID(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
 
-	for i, form := range []string{"log data", "raw"} {
-		logData := sendWarp(t, ctx, n, fmt.Appendf(nil, "avaindex warp test %d %d", i, time.Now().UnixNano()))
-		values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
-		if err != nil {
-			t.Fatal(err)
+		for i, form := range []string{"log data", "raw"} {
+			logData := sendWarp(t, ctx, n, fmt.Appendf(nil, "avaindex warp test %d %d", i, time.Now().UnixNano()))
+			values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unsigned, err := warp.ParseUnsignedMessage(values[0].([]byte))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if unsigned.SourceChainID != n.CChainID {
+				t.Fatalf("the message is from %s, not the C-chain %s", unsigned.SourceChainID, n.CChainID)
+			}
+			var in string
+			if form == "log data" {
+				in = hex.EncodeToString(logData)
+			} else {
+				in = "0x" + hex.EncodeToString(unsigned.Bytes())
+			}
+			a := postAggregation(t, base, map[string]any{"message": in})
+			msg, signers := verified(t, n, a, constants.PrimaryNetworkID, 67)
+			if msg.UnsignedMessage.ID() != unsigned.ID() {
+				t.Errorf("%s: signed another message", form)
+			}
+			if !signers.Contains(nodeID) {
+				t.Errorf("%s: signers %v lack the node", form, signers)
+			}
 		}
-		unsigned, err := warp.ParseUnsignedMessage(values[0].([]byte))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if unsigned.SourceChainID != n.CChainID {
-			t.Fatalf("the message is from %s, not the C-chain %s", unsigned.SourceChainID, n.CChainID)
-		}
-		var in string
-		if form == "log data" {
-			in = hex.EncodeToString(logData)
-		} else {
-			in = "0x" + hex.EncodeToString(unsigned.Bytes())
-		}
-		a := postAggregation(t, base, map[string]any{"message": in})
-		msg, signers := verified(t, n, a, constants.PrimaryNetworkID, 67)
-		if msg.UnsignedMessage.ID() != unsigned.ID() {
-			t.Errorf("%s: signed another message", form)
-		}
-		if !signers.Contains(nodeID) {
-			t.Errorf("%s: signers %v lack the node", form, signers)
-		}
-	}
+	})
 }

@@ -87,7 +87,7 @@ func waitCursor(t *testing.T, st store.Store, chain internal.Chain, height uint6
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		h, ok, err := st.Cursor(context.Background(), chain)
+		h, ok, err := st.Cursor(context.Background(), store.ChainCursor(chain))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,9 @@
-// Command avaindex indexes an avalanchego node and serves the Data API, the
-// Metrics API and the node JSON-RPC API from its own store.
+// Command avaindex indexes an avalanchego node and serves the Data API and
+// the node JSON-RPC API from its own store.
 //
-//	avaindex serve   [flags]   index the node and serve all surfaces
+//	avaindex serve   [flags]   index the node and serve the API surfaces
 //	avaindex migrate [flags]   apply the store's schema and exit
-//	avaindex version           print the version
+//	avaindex version           print the module version and VCS revision
 //
 // Every flag can also be set as AVAINDEX_<FLAG> or in a --config file.
 package main
@@ -23,15 +23,13 @@ import (
 	"github.com/avaindex/avaindex/internal/service"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = ""
-
 const usage = `usage: avaindex <command> [flags]
 
 commands:
-  serve     index the node at --node-url and serve the Data API, Metrics API and node API
+  serve     index the node at --node-url and serve the Data API (/v1/...) and
+            the node API (/ext/...) from the store
   migrate   apply the store's schema and exit
-  version   print the version
+  version   print the module version and the VCS revision it was built from
 
 Run "avaindex <command> -h" for the flags of a command.
 `
@@ -55,7 +53,7 @@ func main() {
 func run(ctx context.Context, cmd string, args []string) error {
 	switch cmd {
 	case "version", "-version", "--version":
-		fmt.Println(versionString())
+		fmt.Println(versionString(readBuildInfo()))
 		return nil
 	case "serve", "migrate":
 	case "help", "-h", "--help":
@@ -78,8 +76,12 @@ func run(ctx context.Context, cmd string, args []string) error {
 		log.Info("schema is up to date", "db", cfg.RedactedDB())
 		return st.Close()
 	}
-	log.Info("starting avaindex", "version", versionString(), "db", cfg.RedactedDB())
-	return service.Run(ctx, cfg, log, nil)
+	log.Info("starting avaindex", "version", versionString(readBuildInfo()), "db", cfg.RedactedDB())
+	err = service.Run(ctx, cfg, log, nil)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil // SIGINT or SIGTERM: a requested stop
+	}
+	return err
 }
 
 func newLogger(level string) *slog.Logger {
@@ -88,12 +90,45 @@ func newLogger(level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
-func versionString() string {
-	if version != "" {
-		return version
+func readBuildInfo() *debug.BuildInfo {
+	bi, _ := debug.ReadBuildInfo()
+	return bi
+}
+
+// versionString describes the build from what the go command stamped in
+// the binary, the one source of truth: the module version (a tag, or a
+// pseudo-version from the VCS) and the VCS revision, its time and whether
+// the tree was modified (go build -buildvcs, as `make build` does). A build
+// without them (go run, -buildvcs=false) is "devel".
+func versionString(bi *debug.BuildInfo) string {
+	v := "devel"
+	if bi == nil {
+		return v
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
+		v = mv
 	}
-	return "devel"
+	var rev, at string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	v += " (revision " + rev
+	if at != "" {
+		v += " of " + at
+	}
+	if modified {
+		v += ", modified"
+	}
+	return v + ")"
 }

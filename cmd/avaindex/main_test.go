@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,16 +26,46 @@ import (
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
-func TestMain(m *testing.M) { os.Exit(testnet.Main(m)) }
+// asMain makes the test binary run main() instead of the tests, so that
+// the command's exit status is tested without building it.
+const asMain = "AVAINDEX_TEST_AS_MAIN"
 
+func TestMain(m *testing.M) {
+	if os.Getenv(asMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	code := testnet.Main(m)
+	if binary.path != "" {
+		_ = os.RemoveAll(filepath.Dir(binary.path))
+	}
+	os.Exit(code)
+}
+
+var binary struct {
+	once sync.Once
+	path string
+	out  []byte
+	err  error
+}
+
+// buildBinary builds the avaindex binary once per test process, with the
+// flags of `make build`.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "avaindex")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "avaindex-bin-")
+		if err != nil {
+			binary.err = err
+			return
+		}
+		binary.path = filepath.Join(dir, "avaindex")
+		binary.out, binary.err = exec.Command("go", "build", "-buildvcs=auto", "-o", binary.path, ".").CombinedOutput()
+	})
+	if binary.err != nil {
+		t.Fatalf("go build: %v\n%s", binary.err, binary.out)
 	}
-	return bin
+	return binary.path
 }
 
 // TestKillDuringIngestion SIGKILLs `avaindex serve` at several points while
@@ -77,7 +114,7 @@ func TestKillDuringIngestion(t *testing.T) {
 			return cmd
 		}
 		cursor := func() (uint64, bool) {
-			h, ok, err := st.Cursor(ctx, internal.PChain)
+			h, ok, err := st.Cursor(ctx, store.ChainCursor(internal.PChain))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,4 +196,180 @@ func TestKillDuringIngestion(t *testing.T) {
 		}
 		t.Logf("%d kills landed during ingestion; %d blocks intact", midway, tip+1)
 	})
+}
+
+// TestSIGTERMWhileWaiting runs `avaindex serve` against a node that does
+// not answer: it listens at once and says why it is not ready, and SIGTERM
+// then stops it with exit status 0.
+func TestSIGTERMWhileWaiting(t *testing.T) {
+	nodeURL := testnet.ClosedURL(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "serve", "--node-url", nodeURL,
+		"--db", "sqlite:"+filepath.Join(t.TempDir(), "avaindex.db"), "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), asMain+"=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu      sync.Mutex
+		log     strings.Builder
+		scanned = make(chan struct{})
+		urls    = make(chan string, 1)
+	)
+	logText := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.String()
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("avaindex stderr:\n%s", logText())
+		}
+	}()
+	// The log names the listener's URL.
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case urls <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	var base string
+	select {
+	case base = <-urls:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-scanned
+		_ = cmd.Wait()
+		t.Fatal("avaindex did not log its listener within 20s while its node was down")
+	}
+
+	if status, body := httpGet(t, base+"/healthz"); status != http.StatusOK {
+		t.Errorf("/healthz = %d %s", status, body)
+	}
+	if status, body := httpGet(t, base+"/readyz"); status != http.StatusServiceUnavailable || !strings.Contains(body, "waiting for the node at "+nodeURL) {
+		t.Errorf("/readyz = %d %s, want 503 waiting for the node at %s", status, body, nodeURL)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-scanned // all of stderr is read before Wait closes it
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("avaindex exited with status %d (%v) on SIGTERM while waiting, want 0", code, err)
+	}
+	if strings.Contains(logText(), "context canceled") {
+		t.Errorf("avaindex reported the requested stop as an error")
+	}
+}
+
+var servingRE = regexp.MustCompile(`msg=serving url=(http://\S+)`)
+
+func httpGet(t *testing.T, u string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+func TestVersionString(t *testing.T) {
+	settings := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i+1 < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{nil, "devel"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{&debug.BuildInfo{
+			Main:     debug.Module{Version: "v0.0.0-20260102030405-0123456789ab"},
+			Settings: settings("vcs", "git", "vcs.revision", "0123456789abcdef", "vcs.time", "2026-01-02T03:04:05Z", "vcs.modified", "false"),
+		}, "v0.0.0-20260102030405-0123456789ab (revision 0123456789abcdef of 2026-01-02T03:04:05Z)"},
+		{&debug.BuildInfo{
+			Main:     debug.Module{Version: "(devel)"},
+			Settings: settings("vcs.revision", "0123456789abcdef", "vcs.modified", "true"),
+		}, "devel (revision 0123456789abcdef, modified)"},
+	} {
+		if got := versionString(tc.bi); got != tc.want {
+			t.Errorf("versionString(%+v) = %q, want %q", tc.bi, got, tc.want)
+		}
+	}
+}
+
+// TestVersionStamped builds avaindex as `make build` does and checks that
+// `avaindex version` names the commit checked out, when the go command can
+// read it from git.
+func TestVersionStamped(t *testing.T) {
+	bin := buildBinary(t)
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatalf("avaindex version: %v", err)
+	}
+	got := strings.TrimSpace(string(out))
+	// What the go command stamped, read by the go command.
+	info, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatalf("go version -m: %v", err)
+	}
+	stamped := regexp.MustCompile(`(?m)^\s*build\s+vcs\.revision=(\S+)$`).FindSubmatch(info)
+	head, gitErr := exec.Command("git", "rev-parse", "HEAD").Output()
+	switch {
+	case stamped != nil:
+		if gitErr == nil && string(stamped[1]) != strings.TrimSpace(string(head)) {
+			t.Errorf("the binary is stamped with revision %s, git HEAD is %s", stamped[1], head)
+		}
+		if !strings.Contains(got, "revision "+string(stamped[1])) {
+			t.Errorf("avaindex version = %q, want it to name revision %s", got, stamped[1])
+		}
+	case gitErr == nil && isDir(filepath.Join(strings.TrimSpace(gitTop(t)), ".git")):
+		t.Errorf("a build in a git clone carries no VCS revision:\n%s", info)
+	default:
+		// A git worktree (.git is a file, which the go command does not
+		// read) or no git: nothing to stamp.
+		t.Logf("no VCS information to stamp; avaindex version = %q", got)
+		if got != "devel" {
+			t.Errorf("avaindex version = %q without VCS information, want devel", got)
+		}
+	}
+}
+
+func gitTop(t *testing.T) string {
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse --show-toplevel: %v", err)
+	}
+	return string(out)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

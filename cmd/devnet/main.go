@@ -1,8 +1,10 @@
 // Command devnet starts a real single-node avalanchego local network and
 // avaindex indexing it on embedded SQLite, then prints the URLs to try.
-// Everything listens on loopback; Ctrl-C stops both.
+// Everything listens on loopback; Ctrl-C stops both. The node's and the
+// store's data go to a temporary directory, removed on exit, unless
+// --data-dir names one to keep.
 //
-//	go run ./cmd/devnet [--dir DIR] [--listen 127.0.0.1:8080]
+//	go run ./cmd/devnet [--data-dir DIR] [--listen 127.0.0.1:8080]
 package main
 
 import (
@@ -14,6 +16,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+
+	"github.com/ava-labs/avalanchego/genesis"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
 
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/localnet"
@@ -29,17 +35,25 @@ func main() {
 
 func run() error {
 	fs := flag.NewFlagSet("devnet", flag.ContinueOnError)
-	dir := fs.String("dir", "", "directory for the node and the SQLite store (default: a new temporary directory)")
+	dir := fs.String("data-dir", "", "directory for the node and the SQLite store, kept on exit (default: a temporary directory, removed on exit)")
+	fs.StringVar(dir, "dir", "", "the same as --data-dir")
 	listen := fs.String("listen", "127.0.0.1:8080", "address avaindex listens on")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
-	if *dir == "" {
+	keep := *dir != ""
+	if !keep {
 		d, err := os.MkdirTemp("", "devnet-")
 		if err != nil {
-			return err
+			return fmt.Errorf("creating a temporary directory: %w", err)
 		}
 		*dir = d
+		// Deferred first, so it runs last: after the node and avaindex stopped.
+		defer func() {
+			if err := os.RemoveAll(d); err != nil {
+				fmt.Fprintln(os.Stderr, "devnet: removing the temporary directory:", err)
+			}
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -62,6 +76,16 @@ func run() error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// The local genesis funds one key (ewoq) on all three chains.
+	key := genesis.EWOQKey
+	funded, err := address.FormatBech32(constants.GetHRP(constants.LocalID), key.Address().Bytes())
+	if err != nil {
+		return fmt.Errorf("formatting the funded address: %w", err)
+	}
+	data := *dir
+	if !keep {
+		data += " (removed on exit; --data-dir keeps it)"
+	}
 	ready := func(addr string) {
 		base := "http://" + addr
 		fmt.Printf(`
@@ -70,16 +94,20 @@ avaindex is indexing a local Avalanche network.
   node (avalanchego)  %[1]s
   avaindex            %[2]s
   data                %[3]s
+  funded key          %[4]s
+                      (P-%[5]s, X-%[5]s, C-chain %[6]s)
 
 Try:
   curl -s '%[2]s/v1/networks/testnet/blockchains/p-chain/blocks?pageSize=3'
   curl -s -X POST -H 'content-type: application/json' %[2]s/ext/bc/P \
        -d '{"jsonrpc":"2.0","id":1,"method":"platform.getBlockByHeight","params":{"height":0,"encoding":"json"}}'
+  curl -s -X POST -H 'content-type: application/json' %[2]s/ext/bc/P \
+       -d '{"jsonrpc":"2.0","id":1,"method":"platform.getBalance","params":{"addresses":["P-%[5]s"]}}'
   curl -s %[2]s/readyz
   curl -s %[2]s/metrics | grep avaindex_
 
 Ctrl-C stops both.
-`, node.URL, base, *dir)
+`, node.URL, base, data, key, funded, key.EthAddress().Hex())
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- service.Run(ctx, cfg, log, ready) }()

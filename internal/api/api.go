@@ -20,10 +20,19 @@ import (
 // indexer owns. An endpoint that needs a new read adds it here; store.Store
 // satisfies it.
 type DataSource interface {
-	PBlockSummaries(ctx context.Context, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
-	PBlockSummaryByID(ctx context.Context, id ids.ID) (*store.BlockSummary, error)
-	// The signature aggregator's: L1 txs and their validators.
-	PTxByID(ctx context.Context, id ids.ID) (*internal.PTx, error)
+	BlockSummaries(ctx context.Context, chain internal.Chain, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
+	BlockSummaryByID(ctx context.Context, chain internal.Chain, id ids.ID) (*store.BlockSummary, error)
+	BlockSummaryByHeight(ctx context.Context, chain internal.Chain, height uint64) (*store.BlockSummary, error)
+
+	PTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
+	XTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
+	CTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
+	TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.ID) (*store.TxUTXOs, error)
+	L1ValidatorEvents(ctx context.Context, txID ids.ID) (map[ids.ID][]pchain.L1Event, error)
+	Staker(ctx context.Context, txID ids.ID) (*store.StakerRecord, error)
+	XAssetTxs(ctx context.Context, q store.AssetTxQuery) ([]*store.TxRecord, error)
+	ActiveStakers(ctx context.Context, q store.ActiveStakerQuery) ([]*store.StakerRecord, error)
+	// The signature aggregator's: the L1 validators of L1 txs.
 	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)
 }
 
@@ -46,7 +55,11 @@ type API struct {
 	network  *internal.Network
 	networks *Networks
 	tokens   *Tokens
-	signer   SignatureAggregator
+	// assets and genesis cache what never changes once indexed.
+	assets  assets
+	genesis genesisValidators
+	// signer serves the signature aggregator endpoints.
+	signer SignatureAggregator
 }
 
 // Route is one http.ServeMux pattern and its handler.
@@ -75,6 +88,9 @@ func (a *API) Routes() []Route {
 	routes := []Route{
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", a.handle(a.listBlocks)},
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", a.handle(a.getBlock)},
+		{"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", a.handle(a.getTx)},
+		{"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking", a.handle(a.listStaking)},
+		{"GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions", a.handle(a.listAssetTxs)},
 		{"POST /v1/signatureAggregator/{network}/aggregateSignatures", a.handle(a.aggregateSignatures)},
 		{"GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", a.handle(a.getAggregatedSignatures)},
 	}
@@ -118,10 +134,4 @@ func (a *API) blockchain(r *http.Request, allowed ...internal.Chain) (internal.C
 		accepted = append(accepted, chainNames[c], ids[c])
 	}
 	return "", derrors.Invalid("blockchainId must be one of %s, got %s", strings.Join(accepted, ", "), got(v))
-}
-
-// notIndexed is the answer for a chain whose records avaindex does not
-// index yet.
-func notIndexed(what string, c internal.Chain) error {
-	return derrors.Missing("%s of the %s are not indexed by this avaindex version", what, chainNames[c])
 }

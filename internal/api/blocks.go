@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"encoding/hex"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
 
@@ -32,16 +34,11 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 	spec := listSpec{Op: "listLatestPrimaryNetworkBlocks", Filters: []string{string(chain)}}
 	blocks, next, err := listPage(a, r, spec,
 		func(ctx context.Context, after *blockCursor, limit int) ([]*store.BlockSummary, error) {
-			// Here rather than before listPage, so that a bad pageSize or
-			// pageToken is answered first on every chain.
-			if chain != internal.PChain {
-				return nil, notIndexed("blocks", chain)
-			}
 			var h *uint64
 			if after != nil {
 				h = &after.Height
 			}
-			return a.store.PBlockSummaries(ctx, h, limit, true)
+			return a.store.BlockSummaries(ctx, chain, h, limit, true)
 		},
 		func(b *store.BlockSummary) blockCursor { return blockCursor{Height: b.Height} })
 	if err != nil {
@@ -52,7 +49,7 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 		ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
 	}
 	for _, b := range blocks {
-		resp.Blocks = append(resp.Blocks, wireBlock(b))
+		resp.Blocks = append(resp.Blocks, wireBlock(chain, b))
 	}
 	WriteJSON(w, http.StatusOK, resp)
 	return nil
@@ -68,25 +65,52 @@ func (a *API) getBlock(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := r.PathValue("blockId")
-	id, err := ids.FromString(v)
-	if err != nil {
-		return derrors.Invalid("blockId must be a cb58 block id, got %s", got(v))
+	var b *store.BlockSummary
+	if h, ok := parseInt(v); ok && h >= 0 {
+		b, err = a.store.BlockSummaryByHeight(r.Context(), chain, uint64(h))
+	} else {
+		var id ids.ID
+		if id, err = parseBlockID(chain, v); err != nil {
+			return err
+		}
+		b, err = a.store.BlockSummaryByID(r.Context(), chain, id)
 	}
-	if chain != internal.PChain {
-		return notIndexed("blocks", chain)
-	}
-	b, err := a.store.PBlockSummaryByID(r.Context(), id)
 	if err != nil {
 		if derrors.ToStatus(err) == http.StatusNotFound {
-			return derrors.Missing("block %s not found on the %s", id, chainNames[chain])
+			return derrors.Missing("block %s not found on the %s", v, chainNames[chain])
 		}
 		return err
 	}
-	WriteJSON(w, http.StatusOK, wireBlock(b))
+	WriteJSON(w, http.StatusOK, wireBlock(chain, b))
 	return nil
 }
 
-func wireBlock(b *store.BlockSummary) PrimaryNetworkBlock {
+// parseBlockID parses a block hash of chain: cb58 on the P- and X-chains,
+// 0x-hex (the EVM's) on the C-chain.
+func parseBlockID(chain internal.Chain, v string) (ids.ID, error) {
+	if chain == internal.CChain {
+		h, ok := strings.CutPrefix(v, "0x")
+		b, err := hex.DecodeString(h)
+		if !ok || err != nil || len(b) != len(ids.Empty) {
+			return ids.Empty, derrors.Invalid("blockId must be a block number or a 0x-hex block hash, got %s", got(v))
+		}
+		return ids.ID(b), nil
+	}
+	id, err := ids.FromString(v)
+	if err != nil {
+		return ids.Empty, derrors.Invalid("blockId must be a block number or a cb58 block id, got %s", got(v))
+	}
+	return id, nil
+}
+
+// wireBlock renders a block summary of chain.
+//
+// avaindex keeps of C-chain blocks only those with atomic txs, and of them
+// their number, hash, time and atomic txs (store.ChainBlockStore): the
+// C-chain's lists hold those blocks only, with their atomic txs as
+// transactions, and the fields nothing tells (parentHash, blockType) empty
+// and blockSizeBytes 0. Its hashes are the EVM's, 0x-hex.
+func wireBlock(chain internal.Chain, b *store.BlockSummary) PrimaryNetworkBlock {
 	wb := PrimaryNetworkBlock{
 		BlockNumber:    strconv.FormatUint(b.Height, 10),
 		BlockHash:      b.ID.String(),
@@ -94,6 +118,9 @@ func wireBlock(b *store.BlockSummary) PrimaryNetworkBlock {
 		BlockType:      b.Type,
 		TxCount:        len(b.TxIDs),
 		BlockSizeBytes: b.Size,
+	}
+	if chain == internal.CChain {
+		wb.BlockHash, wb.ParentHash = hex0x(b.ID[:]), ""
 	}
 	if !b.Timestamp.IsZero() {
 		wb.BlockTimestamp = b.Timestamp.Unix()

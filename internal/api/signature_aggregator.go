@@ -27,11 +27,6 @@ type SignatureAggregator interface {
 	Aggregate(ctx context.Context, req warpagg.Request) (*warpagg.Result, error)
 }
 
-// SignatureAggregationResponse is the body of both operations' 201.
-type SignatureAggregationResponse struct {
-	SignedMessage string `json:"signedMessage"`
-}
-
 // Response headers that say what was signed, for operators; clients may
 // ignore them.
 const (
@@ -267,7 +262,7 @@ func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64)
 type storeTxSource struct{ store DataSource }
 
 func (s storeTxSource) PTx(ctx context.Context, id ids.ID) (*txs.Tx, error) {
-	stored, err := s.store.PTxByID(ctx, id)
+	stored, err := s.store.PTx(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
 	"github.com/avaindex/avaindex/internal/warpagg"
 )
@@ -64,7 +65,7 @@ type fakeTxStore struct {
 	vals map[ids.ID]*pchain.L1Validator
 }
 
-func (s *fakeTxStore) PTxByID(_ context.Context, id ids.ID) (*internal.PTx, error) {
+func (s *fakeTxStore) PTx(_ context.Context, id ids.ID) (*store.TxRecord, error) {
 	tx, ok := s.txs[id]
 	if !ok {
 		return nil, fmt.Errorf("tx %s: %w", id, derrors.NotFound)
@@ -73,7 +74,7 @@ func (s *fakeTxStore) PTxByID(_ context.Context, id ids.ID) (*internal.PTx, erro
 	if err != nil {
 		return nil, err
 	}
-	return &internal.PTx{ID: id, Type: fmt.Sprintf("%T", tx.Unsigned), Bytes: b}, nil
+	return &store.TxRecord{ID: id, Type: fmt.Sprintf("%T", tx.Unsigned), Bytes: b}, nil
 }
 
 func (s *fakeTxStore) L1Validator(_ context.Context, id ids.ID) (*pchain.L1Validator, error) {

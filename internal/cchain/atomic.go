@@ -1,6 +1,6 @@
 // Package cchain decodes what avaindex keeps of C-chain blocks: the atomic
 // import and export transactions in their extra data, parsed with coreth's
-// atomic codec.
+// atomic codec, with what each does to shared memory.
 package cchain
 
 import (
@@ -8,15 +8,46 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm/atomic"
+	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/upgrade"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/utxo"
 )
+
+// KindExported is the kind of the UTXOs a C-chain ExportTx puts into
+// another chain's shared memory.
+const KindExported = "exported"
+
+// Block is what avaindex keeps of one accepted C-chain block: its identity
+// and its atomic transactions, decoded.
+type Block struct {
+	Height    uint64
+	Hash      ids.ID // the EVM block hash
+	Parent    ids.ID
+	Timestamp time.Time
+	AtomicTxs []*AtomicTx
+}
+
+// AtomicTx is an atomic tx of a C-chain block: as stored, and what it does
+// to shared memory.
+type AtomicTx struct {
+	internal.CAtomicTx
+	// Exported are an ExportTx's outputs as the UTXOs they become in the
+	// destination chain's shared memory: output i of tx t is the UTXO
+	// (t, i), as coreth's AtomicOps makes it, encoded with coreth's atomic
+	// codec.
+	Exported []*utxo.Output
+	// Imported are the UTXOs an ImportTx takes from its source chain's
+	// shared memory.
+	Imported []utxo.Input
+}
 
 // AtomicTxs parses the extra data of a C-chain block of the network with id
 // networkID, produced at time t. Before Apricot Phase 5 a block carried at
 // most one atomic tx; since then, a batch.
-func AtomicTxs(networkID uint32, t time.Time, extData []byte) ([]internal.CAtomicTx, error) {
+func AtomicTxs(networkID uint32, t time.Time, extData []byte) ([]*AtomicTx, error) {
 	if len(extData) == 0 {
 		return nil, nil
 	}
@@ -25,18 +56,49 @@ func AtomicTxs(networkID uint32, t time.Time, extData []byte) ([]internal.CAtomi
 	if err != nil {
 		return nil, fmt.Errorf("parsing C-chain atomic txs: %w", err)
 	}
-	out := make([]internal.CAtomicTx, 0, len(txs))
+	out := make([]*AtomicTx, 0, len(txs))
 	for _, tx := range txs {
-		var typ string
-		switch tx.UnsignedAtomicTx.(type) {
-		case *atomic.UnsignedImportTx:
-			typ = "ImportTx"
-		case *atomic.UnsignedExportTx:
-			typ = "ExportTx"
-		default:
-			return nil, fmt.Errorf("atomic tx %s has unknown type %T", tx.ID(), tx.UnsignedAtomicTx)
+		a, err := NewAtomicTx(tx)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, internal.CAtomicTx{ID: tx.ID(), Type: typ, Bytes: tx.SignedBytes()})
+		out = append(out, a)
 	}
 	return out, nil
+}
+
+// NewAtomicTx decodes what the parsed atomic tx does to shared memory.
+func NewAtomicTx(tx *atomic.Tx) (*AtomicTx, error) {
+	txID := tx.ID()
+	a := &AtomicTx{CAtomicTx: internal.CAtomicTx{ID: txID, Bytes: tx.SignedBytes()}}
+	switch u := tx.UnsignedAtomicTx.(type) {
+	case *atomic.UnsignedExportTx:
+		a.Type = "ExportTx"
+		for i, o := range u.ExportedOutputs {
+			if o == nil || o.Out == nil {
+				return nil, fmt.Errorf("C-chain export %s output %d is nil", txID, i)
+			}
+			utx := &avax.UTXO{
+				UTXOID: avax.UTXOID{TxID: txID, OutputIndex: uint32(i)},
+				Asset:  avax.Asset{ID: o.AssetID()},
+				Out:    o.Out,
+			}
+			b, err := atomic.Codec.Marshal(atomic.CodecVersion, utx)
+			if err != nil {
+				return nil, fmt.Errorf("encoding C-chain export %s output %d: %w", txID, i, err)
+			}
+			e := utxo.New(utx, b, KindExported)
+			e.PeerChain = u.DestinationChain
+			a.Exported = append(a.Exported, e)
+		}
+	case *atomic.UnsignedImportTx:
+		a.Type = "ImportTx"
+		var err error
+		if a.Imported, err = utxo.AppendInputs(nil, u.ImportedInputs, u.SourceChain); err != nil {
+			return nil, fmt.Errorf("C-chain import %s: %w", txID, err)
+		}
+	default:
+		return nil, fmt.Errorf("atomic tx %s has unknown type %T", txID, tx.UnsignedAtomicTx)
+	}
+	return a, nil
 }

@@ -90,7 +90,7 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	fs.StringVar(&c.NodeURL, "node-url", "http://127.0.0.1:9650", "URL of the avalanchego node to index")
 	fs.StringVar(&c.DB, "db", "", "store: sqlite:PATH or postgres://... (default sqlite:<data-dir>/avaindex.db)")
 	fs.StringVar(&c.DataDir, "data-dir", "./data", "directory of the embedded SQLite store")
-	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address of the HTTP listener (Data API, Metrics API, node API)")
+	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address of the HTTP listener (Data API, node API, health and metrics)")
 	fs.Var((*stringList)(&c.NetworkAliases), "network-alias", "extra {network} name for the indexed network, e.g. testnet (repeatable)")
 	fs.DurationVar(&c.PollInterval, "poll-interval", 250*time.Millisecond, "how often to ask the node for new blocks")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")

@@ -119,14 +119,14 @@ func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
 
 func BenchmarkIngestP(b *testing.B) {
 	benchIngest(b, pChain,
-		func(h uint64, raw []byte) (*internal.PBlock, int, error) {
+		func(h uint64, raw []byte) (*pchain.Block, int, error) {
 			blk, err := pchain.Decode(h, raw)
 			if err != nil {
 				return nil, 0, err
 			}
 			return blk, len(blk.Txs), nil
 		},
-		func(ctx context.Context, st store.Store, bs []*internal.PBlock) error {
+		func(ctx context.Context, st store.Store, bs []*pchain.Block) error {
 			return st.ApplyPBlocks(ctx, bs)
 		},
 		applyLocalGenesis)
@@ -168,19 +168,19 @@ func applyLocalGenesis(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	return st.ApplyPBlocks(ctx, []*internal.PBlock{pb})
+	return st.ApplyPBlocks(ctx, []*pchain.Block{pb})
 }
 
 func BenchmarkIngestX(b *testing.B) {
 	benchIngest(b, xChain,
-		func(h uint64, raw []byte) (*internal.XBlock, int, error) {
-			blk, err := xchain.Decode(h, raw)
+		func(h uint64, raw []byte) (*xchain.Block, int, error) {
+			blk, err := xchain.Decode(h, raw, nil)
 			if err != nil {
 				return nil, 0, err
 			}
 			return blk, len(blk.Txs), nil
 		},
-		func(ctx context.Context, st store.Store, bs []*internal.XBlock) error {
+		func(ctx context.Context, st store.Store, bs []*xchain.Block) error {
 			return st.ApplyXBlocks(ctx, bs)
 		}, nil)
 }
@@ -255,7 +255,7 @@ func TestXChainFixture(t *testing.T) {
 	raw := xChain(t, 3)
 	var parent ids.ID
 	for i, b := range raw {
-		xb, err := xchain.Decode(uint64(i+1), b)
+		xb, err := xchain.Decode(uint64(i+1), b, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +277,7 @@ func TestPBenchReplays(t *testing.T) {
 	if err := applyLocalGenesis(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	var blocks []*internal.PBlock
+	var blocks []*pchain.Block
 	for i, raw := range pChain(t, 3) {
 		pb, err := pchain.Decode(uint64(i+1), raw)
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -63,15 +62,15 @@ func (ix *Indexer) stepIndex(ctx context.Context, name string, src *store.IndexS
 	if newSrc == store.SourceNone {
 		return false, err
 	}
-	chain := internal.Chain(store.IndexCursor(name))
+	key := store.IndexCursor(name)
 	next := uint64(0)
-	cur, ok, err := ix.store.Cursor(ctx, chain)
+	cur, ok, err := ix.store.Cursor(ctx, key)
 	if err != nil {
 		return false, err
 	}
 	if ok {
 		next = cur + 1
-		ix.setHeights(chain, cur, max(tip, cur))
+		ix.setHeights(key, cur, max(tip, cur))
 	}
 	if !nonEmpty || next > tip {
 		return true, nil
@@ -94,7 +93,7 @@ func (ix *Indexer) stepIndex(ctx context.Context, name string, src *store.IndexS
 		}
 		end := next + uint64(len(cs)) - 1
 		tip = max(tip, end)
-		ix.setHeights(chain, end, tip)
+		ix.setHeights(key, end, tip)
 		next = end + 1
 		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
 			rate := float64(next-progressFrom) / since.Seconds()

@@ -215,7 +215,7 @@ func TestRunFollowsIndexes(t *testing.T) {
 	go func() { done <- ix.Run(ctx) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if c, ok, _ := st.Cursor(ctx, internal.Chain(store.IndexCursor("C/block"))); ok && c == 2 {
+		if c, ok, _ := st.Cursor(ctx, store.IndexCursor("C/block")); ok && c == 2 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -225,7 +225,7 @@ func TestRunFollowsIndexes(t *testing.T) {
 	}
 	fake.add("C/block", testContainers("c", 3, 4)...)
 	for {
-		if c, _, _ := st.Cursor(ctx, internal.Chain(store.IndexCursor("C/block"))); c == 3 {
+		if c, _, _ := st.Cursor(ctx, store.IndexCursor("C/block")); c == 3 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/store"
 )
 
 // follower is how one linear chain is followed: B is the chain's decoded
@@ -77,7 +78,7 @@ func (ix *Indexer) loop(ctx context.Context, what string, step func(context.Cont
 // reports whether it was already caught up.
 func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bool, err error) {
 	next := uint64(0)
-	cur, ok, err := ix.store.Cursor(ctx, f.chain)
+	cur, ok, err := ix.store.Cursor(ctx, store.ChainCursor(f.chain))
 	if err != nil {
 		return false, err
 	}
@@ -89,7 +90,7 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 		return false, err
 	}
 	if ok {
-		ix.setHeights(f.chain, cur, tip)
+		ix.setHeights(store.ChainCursor(f.chain), cur, tip)
 	}
 	if next > tip {
 		return true, nil
@@ -118,7 +119,7 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 		if err := f.apply(ctx, blocks); err != nil {
 			return false, fmt.Errorf("storing %s-chain blocks %d-%d: %w", f.chain, next, end, err)
 		}
-		ix.setHeights(f.chain, end, tip)
+		ix.setHeights(store.ChainCursor(f.chain), end, tip)
 		next = end + 1
 		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
 			rate := float64(next-progressFrom) / since.Seconds()

@@ -18,6 +18,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/node"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -57,6 +58,11 @@ type Indexer struct {
 	store   store.Store
 	log     *slog.Logger
 	opts    Options
+
+	// lastP is the last P-chain block applied, for the proposal context of
+	// a next batch that starts with its option block. Only the P-chain's
+	// loop touches it.
+	lastP *pchain.Block
 
 	running atomic.Bool
 	mu      sync.Mutex
@@ -122,7 +128,13 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			}
 			return caughtUp, err
 		},
-		"X-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.xFollower()) },
+		"X-chain": func(ctx context.Context) (bool, error) {
+			g, err := ix.xGenesis()
+			if err != nil {
+				return false, err
+			}
+			return follow(ctx, ix, ix.xFollower(g))
+		},
 		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
 		// The X-chain's pre-Cortina txs, from the mirrored X/tx index.
 		"X-chain DAG": ix.stepXDAG,
@@ -150,12 +162,14 @@ func (ix *Indexer) setError(what string, err error) {
 	}
 }
 
-func (ix *Indexer) setHeights(chain internal.Chain, height, tip uint64) {
+// setHeights records how far what key follows is applied, and the tip it
+// is applied towards, for /readyz and the metrics.
+func (ix *Indexer) setHeights(key store.CursorKey, height, tip uint64) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.status.Heights[string(chain)] = height
-	ix.status.Tips[string(chain)] = tip
-	instrument.SetIndexedHeight(string(chain), height)
+	ix.status.Heights[string(key)] = height
+	ix.status.Tips[string(key)] = tip
+	instrument.SetIndexedHeight(string(key), height)
 }
 
 // observeSupply records the node's platform.getCurrentSupply answer for the
@@ -167,7 +181,7 @@ func (ix *Indexer) setHeights(chain internal.Chain, height, tip uint64) {
 // pchain.RewardState). Failures are logged only: the supply is retried at
 // the next height.
 func (ix *Indexer) observeSupply(ctx context.Context) {
-	cur, ok, err := ix.store.Cursor(ctx, internal.PChain)
+	cur, ok, err := ix.store.Cursor(ctx, store.ChainCursor(internal.PChain))
 	if err != nil || !ok {
 		return
 	}

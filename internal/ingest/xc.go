@@ -13,18 +13,28 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-func (ix *Indexer) xFollower() follower[*internal.XBlock] {
-	return follower[*internal.XBlock]{
+// xGenesis returns the genesis of the network's X-chain, nil when it is
+// not known (see xchain.GenesisFor): the X-chain then starts empty.
+func (ix *Indexer) xGenesis() (*xchain.Genesis, error) {
+	g, ok, err := xchain.GenesisFor(ix.network.XChainID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (ix *Indexer) xFollower(g *xchain.Genesis) follower[*xchain.Block] {
+	return follower[*xchain.Block]{
 		chain: internal.XChain,
 		tip:   ix.node.XHeight,
-		fetch: func(ctx context.Context, h uint64) (*internal.XBlock, error) {
+		fetch: func(ctx context.Context, h uint64) (*xchain.Block, error) {
 			b, err := ix.node.XBlockByHeight(ctx, h)
 			if err != nil {
 				return nil, err
 			}
-			return xchain.Decode(h, b)
+			return xchain.Decode(h, b, g)
 		},
-		link: func(b *internal.XBlock) (ids.ID, ids.ID) { return b.ID, b.ParentID },
+		link: func(b *xchain.Block) (ids.ID, ids.ID) { return b.ID, b.ParentID },
 		storedID: func(ctx context.Context, h uint64) (ids.ID, error) {
 			b, err := ix.store.XBlockByHeight(ctx, h)
 			if err != nil {
@@ -37,11 +47,11 @@ func (ix *Indexer) xFollower() follower[*internal.XBlock] {
 }
 
 // cFollower reads every C-chain block and keeps its atomic txs.
-func (ix *Indexer) cFollower() follower[*internal.CBlock] {
-	return follower[*internal.CBlock]{
+func (ix *Indexer) cFollower() follower[*cchain.Block] {
+	return follower[*cchain.Block]{
 		chain: internal.CChain,
 		tip:   ix.node.CHeight,
-		fetch: func(ctx context.Context, h uint64) (*internal.CBlock, error) {
+		fetch: func(ctx context.Context, h uint64) (*cchain.Block, error) {
 			hdr, err := ix.node.CBlockByNumber(ctx, h)
 			if err != nil {
 				return nil, err
@@ -50,20 +60,20 @@ func (ix *Indexer) cFollower() follower[*internal.CBlock] {
 			if err != nil {
 				return nil, err
 			}
-			return &internal.CBlock{Height: h, Hash: hdr.Hash, Parent: hdr.Parent, Timestamp: hdr.Timestamp, AtomicTxs: txs}, nil
+			return &cchain.Block{Height: h, Hash: hdr.Hash, Parent: hdr.Parent, Timestamp: hdr.Timestamp, AtomicTxs: txs}, nil
 		},
-		link: func(b *internal.CBlock) (ids.ID, ids.ID) { return b.Hash, b.Parent },
+		link: func(b *cchain.Block) (ids.ID, ids.ID) { return b.Hash, b.Parent },
 		// Only the cursor's block hash is kept of blocks without atomic txs.
 		storedID: func(ctx context.Context, _ uint64) (ids.ID, error) { return ix.store.CLastHash(ctx) },
 		apply:    ix.store.ApplyCBlocks,
 	}
 }
 
-func (ix *Indexer) pFollower() follower[*internal.PBlock] {
-	return follower[*internal.PBlock]{
+func (ix *Indexer) pFollower() follower[*pchain.Block] {
+	return follower[*pchain.Block]{
 		chain: internal.PChain,
 		tip:   ix.node.PHeight,
-		fetch: func(ctx context.Context, h uint64) (*internal.PBlock, error) {
+		fetch: func(ctx context.Context, h uint64) (*pchain.Block, error) {
 			b, err := ix.node.PBlockByHeight(ctx, h)
 			if err != nil {
 				return nil, err
@@ -73,12 +83,12 @@ func (ix *Indexer) pFollower() follower[*internal.PBlock] {
 				return nil, err
 			}
 			// The reward UTXOs of its RewardValidatorTxs (node/rewards.go).
-			if err := ix.node.AttachRewardUTXOs(ctx, []*internal.PBlock{pb}); err != nil {
+			if err := ix.node.AttachRewardUTXOs(ctx, []*pchain.Block{pb}); err != nil {
 				return nil, err
 			}
 			return pb, nil
 		},
-		link: func(b *internal.PBlock) (ids.ID, ids.ID) { return b.ID, b.ParentID },
+		link: func(b *pchain.Block) (ids.ID, ids.ID) { return b.ID, b.ParentID },
 		storedID: func(ctx context.Context, h uint64) (ids.ID, error) {
 			b, err := ix.store.PBlockByHeight(ctx, h)
 			if err != nil {
@@ -86,8 +96,35 @@ func (ix *Indexer) pFollower() follower[*internal.PBlock] {
 			}
 			return b.ID, nil
 		},
-		apply: ix.store.ApplyPBlocks,
+		apply: ix.applyPBlocks,
 	}
+}
+
+// applyPBlocks stores a batch of P-chain blocks, each option block linked
+// to the proposal block it decides: the block before it in the batch, or
+// for a batch that starts with an option block, the previous batch's last
+// block, kept from its apply, or after a restart the stored block, decoded.
+func (ix *Indexer) applyPBlocks(ctx context.Context, blocks []*pchain.Block) error {
+	err := pchain.LinkProposals(blocks, func(h uint64, id ids.ID) (*pchain.Block, error) {
+		if last := ix.lastP; last != nil && last.Height == h && last.ID == id {
+			return last, nil
+		}
+		stored, err := ix.store.PBlockByHeight(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		return pchain.Decode(h, stored.Bytes)
+	})
+	if err != nil {
+		return err
+	}
+	if err := ix.store.ApplyPBlocks(ctx, blocks); err != nil {
+		return err
+	}
+	if len(blocks) > 0 {
+		ix.lastP = blocks[len(blocks)-1]
+	}
+	return nil
 }
 
 // stepXDAG decodes the X/tx containers mirrored from the node (the
@@ -96,9 +133,13 @@ func (ix *Indexer) pFollower() follower[*internal.PBlock] {
 // long runs (mainnet has millions). It reports whether it was caught up
 // already.
 func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
+	g, err := ix.xGenesis()
+	if err != nil {
+		return false, err
+	}
 	progressAt, applied := time.Now(), 0
 	for first := true; ; first = false {
-		n, err := ix.store.ApplyXDAG(ctx, ix.opts.BatchSize)
+		n, err := ix.applyXDAG(ctx, g)
 		if err != nil || n == 0 {
 			return first && err == nil, err
 		}
@@ -107,7 +148,7 @@ func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		mirrored, _, err := ix.store.Cursor(ctx, internal.Chain(store.IndexCursor(store.XTxIndex)))
+		mirrored, _, err := ix.store.Cursor(ctx, store.IndexCursor(store.XTxIndex))
 		if err != nil {
 			return false, err
 		}
@@ -121,4 +162,24 @@ func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
 			return false, err
 		}
 	}
+}
+
+// applyXDAG decodes and applies the next batch of mirrored X/tx containers
+// beyond the DAG cursor; g is the X-chain's genesis, nil when unknown. It
+// returns how many it applied: 0 when caught up with the mirror.
+func (ix *Indexer) applyXDAG(ctx context.Context, g *xchain.Genesis) (int, error) {
+	cs, err := ix.store.XDAGContainers(ctx, ix.opts.BatchSize)
+	if err != nil || len(cs) == 0 {
+		return 0, err
+	}
+	dtxs := make([]*xchain.DAGTx, len(cs))
+	for i, c := range cs {
+		if dtxs[i], err = xchain.DecodeDAGTx(c.Index, c.ID, c.Bytes, c.Timestamp, g); err != nil {
+			return 0, err
+		}
+	}
+	if err := ix.store.ApplyXDAGTxs(ctx, dtxs); err != nil {
+		return 0, err
+	}
+	return len(cs), nil
 }

@@ -155,6 +155,8 @@ func nodeArgs(dir string, httpPort int, logLevel string, networkArgs []string) (
 		"eth-apis":           []string{"eth", "eth-filter", "net", "web3", "internal-eth", "internal-blockchain", "internal-transaction", "internal-debug", "debug-tracer"},
 		"log-level":          "warn",
 		"state-sync-enabled": false,
+		// Without it coreth makes a keystore under $TMPDIR and leaves it.
+		"keystore-directory": filepath.Join(dir, "coreth-keystore"),
 	}
 	b, err := json.Marshal(cConfig)
 	if err != nil {

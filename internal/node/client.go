@@ -63,7 +63,13 @@ func (e *RPCError) Error() string { return fmt.Sprintf("node error %d: %s", e.Co
 // object from the node is an *RPCError.
 func (c *Client) call(ctx context.Context, endpoint, method string, params, reply any) (err error) {
 	start := time.Now()
-	defer func() { instrument.ObserveUpstream(method, start, err) }()
+	defer func() {
+		failed := err
+		if isIndexAnswer(method, err) {
+			failed = nil
+		}
+		instrument.ObserveUpstream(method, start, failed)
+	}()
 
 	body, err := json.Marshal(struct {
 		JSONRPC string `json:"jsonrpc"`

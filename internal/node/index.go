@@ -76,6 +76,26 @@ func isNoneAccepted(err error) bool {
 	return errors.As(err, &re) && re.Message == "no containers have been accepted"
 }
 
+// isPastEnd reports whether err is the node's answer for a range that
+// starts after the index's last container.
+func isPastEnd(err error) bool {
+	var re *RPCError
+	return errors.As(err, &re) && strings.HasPrefix(re.Message, "start index (")
+}
+
+// isIndexAnswer reports whether err, from the index method, is one of the
+// node's normal answers that the index calls take as "nothing there": an
+// index with no container yet (every index of a new network), a range past
+// the end, or an index the node does not serve. It is not an upstream
+// failure, and is not counted as one.
+func isIndexAnswer(method string, err error) bool {
+	if err == nil || !strings.HasPrefix(method, "index.") {
+		return false
+	}
+	var he *HTTPError
+	return isNoneAccepted(err) || isPastEnd(err) || errors.As(err, &he) && he.StatusCode == http.StatusNotFound
+}
+
 // IndexLast returns the index of the last container of the node's index
 // name (e.g. "P/block"); ok is false when the index is empty. A node
 // without that index gives ErrNoIndex.
@@ -100,8 +120,7 @@ func (c *Client) IndexRange(ctx context.Context, name string, start uint64, n in
 	args := indexer.GetContainerRangeArgs{StartIndex: avajson.Uint64(start), NumToFetch: avajson.Uint64(n), Encoding: formatting.Hex}
 	err := c.call(ctx, indexEndpoint(name), "index.getContainerRange", args, &reply)
 	if err != nil {
-		var re *RPCError
-		if isNoneAccepted(err) || errors.As(err, &re) && strings.HasPrefix(re.Message, "start index (") {
+		if isNoneAccepted(err) || isPastEnd(err) {
 			return nil, nil
 		}
 		return nil, indexErr(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/ava-labs/avalanchego/utils/formatting"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 )
@@ -33,28 +32,22 @@ func (c *Client) RewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, 
 	return out, nil
 }
 
-// AttachRewardUTXOs sets RewardUTXOs on each block that holds a
-// RewardValidatorTx. A block is fetchable by height only once its whole
-// decision (a proposal block and its commit or abort option) is committed
-// by the node, with the reward UTXOs, so they are complete here.
-func (c *Client) AttachRewardUTXOs(ctx context.Context, blocks []*internal.PBlock) error {
+// AttachRewardUTXOs sets the reward UTXOs of each block that holds a
+// RewardValidatorTx (pchain.Block.Rewards). A block is fetchable by height
+// only once its whole decision (a proposal block and its commit or abort
+// option) is committed by the node, with the reward UTXOs, so they are
+// complete here.
+func (c *Client) AttachRewardUTXOs(ctx context.Context, blocks []*pchain.Block) error {
 	for _, b := range blocks {
-		stakers, err := pchain.RewardedStakers(b)
-		if err != nil {
-			return err
-		}
-		if len(stakers) == 0 {
-			continue
-		}
-		m := make(map[ids.ID][][]byte, len(stakers))
-		for _, s := range stakers {
+		for _, s := range b.RewardedStakers() {
 			utxos, err := c.RewardUTXOs(ctx, s)
 			if err != nil {
 				return fmt.Errorf("reward UTXOs of staker %s (block %d): %w", s, b.Height, err)
 			}
-			m[s] = utxos
+			if err := b.SetRewardUTXOs(s, utxos); err != nil {
+				return fmt.Errorf("platform.getRewardUTXOs(%s): %w: %w", s, derrors.BadGateway, err)
+			}
 		}
-		b.RewardUTXOs = m
 	}
 	return nil
 }

@@ -193,7 +193,7 @@ func (p *Platform) nodeChainStatus(ctx context.Context, chain string) status.Blo
 //
 // The supply is replayed from the genesis by the indexer (see
 // pchain.RewardState) and answered with the last indexed height. A store
-// whose replay is not complete (see store.PStateStore.Supply) answers the
+// whose replay is not complete (see store.SupplyStore.Supply) answers the
 // node's supply observed at an indexed height for the primary network, and
 // relays the node's answer otherwise.
 func (p *Platform) GetCurrentSupply(r *http.Request, args *platformvm.GetCurrentSupplyArgs, reply *platformvm.GetCurrentSupplyReply) error {

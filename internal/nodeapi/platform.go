@@ -53,7 +53,7 @@ func newServer(service any, name string) (http.Handler, error) {
 // PlatformSource is what the platform service reads from the store. It
 // holds reads only, so the node API cannot write what the indexer owns.
 type PlatformSource interface {
-	Cursor(ctx context.Context, chain internal.Chain) (height uint64, ok bool, err error)
+	Cursor(ctx context.Context, key store.CursorKey) (height uint64, ok bool, err error)
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
 	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
 	PUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*store.PUTXO, error)
@@ -95,7 +95,7 @@ type Platform struct {
 
 // GetHeight answers the height of the last P-chain block avaindex indexed.
 func (p *Platform) GetHeight(r *http.Request, _ *struct{}, reply *api.GetHeightResponse) error {
-	h, ok, err := p.store.Cursor(r.Context(), internal.PChain)
+	h, ok, err := p.store.Cursor(r.Context(), store.ChainCursor(internal.PChain))
 	if err != nil {
 		return storeError("couldn't get height", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/hashing"
-	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 )
 
 // The P-chain's genesis state (UTXOs, validators) is in no block: the
@@ -69,18 +68,4 @@ func RegisterGenesisFile(path string) error {
 	}
 	RegisterGenesis(b)
 	return nil
-}
-
-// GenesisSupply returns the initial supply and the timestamp of the genesis
-// whose hash is genesisID; ok is false when that genesis is not known.
-func GenesisSupply(genesisID ids.ID) (supply, timestamp uint64, ok bool, err error) {
-	b, ok, err := genesisBytes(genesisID)
-	if err != nil || !ok {
-		return 0, 0, false, err
-	}
-	g, err := pgenesis.Parse(b)
-	if err != nil {
-		return 0, 0, false, fmt.Errorf("genesis %s: %w", genesisID, err)
-	}
-	return g.InitialSupply, g.Timestamp, true, nil
 }

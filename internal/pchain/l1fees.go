@@ -8,11 +8,11 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/upgrade"
 	"github.com/ava-labs/avalanchego/utils/math"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/components/gas"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/platformvm/validators/fee"
-
-	"github.com/avaindex/avaindex/internal"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 )
 
 // L1 validators pay a continuous fee from their balance. The P-chain keeps
@@ -48,6 +48,8 @@ type L1Refund struct {
 	Index       int // the tx's position in its block
 	Amount      uint64
 	Owner       StakerOwner
+	// UTXO is the refund as the P-chain holds it: AVAX to the owner.
+	UTXO *UTXO
 }
 
 func (s *L1Fees) active() uint64 {
@@ -87,9 +89,9 @@ func (s *L1Fees) advance(cfg fee.Config, etna bool, t uint64) error {
 }
 
 // ApplyBlocks replays blocks (ascending heights from s.Next on) of the
-// network networkID with their L1 events (in chain order) and returns the
-// refunds they create.
-func (s *L1Fees) ApplyBlocks(networkID uint32, blocks []*internal.PBlock, events []L1Event) ([]L1Refund, error) {
+// network networkID, whose AVAX is avaxAssetID, with their L1 events (in
+// chain order) and returns the refunds they create.
+func (s *L1Fees) ApplyBlocks(networkID uint32, avaxAssetID ids.ID, blocks []*Block, events []L1Event) ([]L1Refund, error) {
 	cfg := genesis.GetTxFeeConfig(networkID).ValidatorFeeConfig
 	up := upgrade.GetConfig(networkID)
 	byHeight := map[uint64][]L1Event{}
@@ -108,7 +110,7 @@ func (s *L1Fees) ApplyBlocks(networkID uint32, blocks []*internal.PBlock, events
 			}
 		}
 		for _, e := range byHeight[b.Height] {
-			r, err := s.apply(b, e)
+			r, err := s.apply(b, e, avaxAssetID)
 			if err != nil {
 				return nil, fmt.Errorf("block %d tx %s: %w", b.Height, e.TxID, err)
 			}
@@ -121,7 +123,7 @@ func (s *L1Fees) ApplyBlocks(networkID uint32, blocks []*internal.PBlock, events
 	return refunds, nil
 }
 
-func (s *L1Fees) apply(b *internal.PBlock, e L1Event) (*L1Refund, error) {
+func (s *L1Fees) apply(b *Block, e L1Event, avaxAssetID ids.ID) (*L1Refund, error) {
 	if s.Validators == nil {
 		s.Validators = map[ids.ID]*L1FeeValidator{}
 	}
@@ -165,6 +167,15 @@ func (s *L1Fees) apply(b *internal.PBlock, e L1Event) (*L1Refund, error) {
 			}
 			refund = &L1Refund{TxID: e.TxID, OutputIndex: uint32(outs), Height: b.Height, Index: e.Index,
 				Amount: v.End - s.Accrued, Owner: v.Owner}
+			if refund.UTXO, err = NewUTXO(&avax.UTXO{
+				UTXOID: avax.UTXOID{TxID: e.TxID, OutputIndex: refund.OutputIndex},
+				Asset:  avax.Asset{ID: avaxAssetID},
+				Out: &secp256k1fx.TransferOutput{Amt: refund.Amount, OutputOwners: secp256k1fx.OutputOwners{
+					Locktime: v.Owner.Locktime, Threshold: v.Owner.Threshold, Addrs: v.Owner.Addresses,
+				}},
+			}, KindRegular); err != nil {
+				return nil, err
+			}
 		}
 		if e.Kind == L1Disable {
 			v.End = 0
@@ -177,14 +188,11 @@ func (s *L1Fees) apply(b *internal.PBlock, e L1Event) (*L1Refund, error) {
 }
 
 // txOuts returns how many outputs the tx of e has: the refund follows them.
-func txOuts(b *internal.PBlock, e L1Event) (int, error) {
+func txOuts(b *Block, e L1Event) (int, error) {
 	if e.Index < 0 || e.Index >= len(b.Txs) || b.Txs[e.Index].ID != e.TxID {
 		return 0, fmt.Errorf("tx %s is not at position %d of block %d", e.TxID, e.Index, b.Height)
 	}
-	tx, err := txs.Parse(txs.Codec, b.Txs[e.Index].Bytes)
-	if err != nil {
-		return 0, err
-	}
+	tx := b.Txs[e.Index].Tx
 	switch u := tx.Unsigned.(type) {
 	case *txs.DisableL1ValidatorTx:
 		return len(u.Outs), nil

@@ -9,11 +9,9 @@ import (
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
-
-	"github.com/avaindex/avaindex/internal"
 )
 
-func disableTx(t *testing.T, vid ids.ID, outs int) internal.PTx {
+func disableTx(t *testing.T, vid ids.ID, outs int) *Tx {
 	t.Helper()
 	owner := secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{{1}}}
 	var o []*avax.TransferableOutput
@@ -28,7 +26,11 @@ func disableTx(t *testing.T, vid ids.ID, outs int) internal.PTx {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return internal.PTx{ID: tx.ID(), Type: "DisableL1ValidatorTx", Bytes: tx.Bytes()}
+	d, err := NewTx(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // TestL1FeesReplay checks the replay on the local network's fee config,
@@ -37,16 +39,17 @@ func disableTx(t *testing.T, vid ids.ID, outs int) internal.PTx {
 // and the refund of a disable.
 func TestL1FeesReplay(t *testing.T) {
 	const T = 1_700_000_000
+	avaxID := ids.ID{0xaa}
 	a, b := ids.ID{0xa}, ids.ID{0xb}
 	owner := &StakerOwner{Threshold: 1, Addresses: []ids.ShortID{{7}}}
 	dis := disableTx(t, a, 2)
 	disB := disableTx(t, b, 0)
-	blocks := []*internal.PBlock{
+	blocks := []*Block{
 		{Height: 1, Timestamp: time.Unix(T, 0)},
 		{Height: 2, Timestamp: time.Unix(T+30, 0)},
 		{Height: 3, Timestamp: time.Unix(T+200, 0)},
 		{Height: 4, Timestamp: time.Unix(T+210, 0)},
-		{Height: 5, Timestamp: time.Unix(T+220, 0), Txs: []internal.PTx{dis, disB}},
+		{Height: 5, Timestamp: time.Unix(T+220, 0), Txs: []*Tx{dis, disB}},
 	}
 	events := []L1Event{
 		{Height: 1, Kind: L1Convert, ValidationID: a, Balance: 100, RemainingBalanceOwner: owner},
@@ -58,14 +61,14 @@ func TestL1FeesReplay(t *testing.T) {
 		{Height: 5, Index: 1, TxID: disB.ID, Kind: L1Disable, ValidationID: b}, // inactive: no refund
 	}
 	var s L1Fees
-	refunds, err := s.ApplyBlocks(constants.LocalID, blocks[:3], events)
+	refunds, err := s.ApplyBlocks(constants.LocalID, avaxID, blocks[:3], events)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Validators[a].End != 0 || s.Accrued != T+200 {
 		t.Fatalf("after T+200: a's end %d (want 0, deactivated), accrued %d (want %d)", s.Validators[a].End, s.Accrued, T+200)
 	}
-	more, err := s.ApplyBlocks(constants.LocalID, blocks, events) // 1..3 again are skipped
+	more, err := s.ApplyBlocks(constants.LocalID, avaxID, blocks, events) // 1..3 again are skipped
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +80,14 @@ func TestL1FeesReplay(t *testing.T) {
 	if r.Amount != 30 || r.TxID != dis.ID || r.OutputIndex != 2 || r.Height != 5 || r.Owner.Threshold != 1 || r.Owner.Addresses[0] != owner.Addresses[0] {
 		t.Errorf("refund = %+v, want 30 nAVAX to the owner at output 2 of %s", r, dis.ID)
 	}
+	if u := r.UTXO; u == nil || u.ID() != (&avax.UTXOID{TxID: dis.ID, OutputIndex: 2}).InputID() || u.Amount != 30 ||
+		u.AssetID != avaxID || u.Kind != KindRegular || u.Owners.Addrs[0] != owner.Addresses[0] {
+		t.Errorf("refund UTXO = %+v", u)
+	}
 	if s.Next != 6 || s.Validators[a].End != 0 {
 		t.Errorf("state after the batch: next %d, a's end %d", s.Next, s.Validators[a].End)
 	}
-	if again, err := s.ApplyBlocks(constants.LocalID, blocks, events); err != nil || len(again) != 0 {
+	if again, err := s.ApplyBlocks(constants.LocalID, avaxID, blocks, events); err != nil || len(again) != 0 {
 		t.Errorf("re-applying gave %v, %v; want nothing", again, err)
 	}
 }

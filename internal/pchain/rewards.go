@@ -13,8 +13,6 @@ import (
 	"github.com/ava-labs/avalanchego/utils/math"
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
-
-	"github.com/avaindex/avaindex/internal"
 )
 
 // Staking rewards are minted from a supply that no block holds: it starts
@@ -105,7 +103,7 @@ type rewardEvent struct {
 // network networkID, whose primary network rewards with primary, with the
 // staking changes ch derived from them. It returns the supplies that
 // changed, per block.
-func (s *RewardState) ApplyBlocks(networkID uint32, primary reward.Config, blocks []*internal.PBlock, ch *StakingChanges, book RewardBook) ([]SupplyChange, error) {
+func (s *RewardState) ApplyBlocks(networkID uint32, primary reward.Config, blocks []*Block, ch *StakingChanges, book RewardBook) ([]SupplyChange, error) {
 	if len(blocks) == 0 || !s.Complete {
 		return nil, nil
 	}
@@ -139,16 +137,12 @@ func (s *RewardState) ApplyBlocks(networkID uint32, primary reward.Config, block
 		}
 		r.changed = map[ids.ID]bool{}
 		if b.Height == 0 {
-			supply, ts, ok, err := GenesisSupply(b.ParentID)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				s.Complete = false
+			if b.Genesis == nil {
+				s.Complete = false // the genesis is not known
 				return nil, nil
 			}
-			s.Time = ts
-			s.Subnets[constants.PrimaryNetworkID] = &SubnetRewards{Supply: supply, Config: primary}
+			s.Time = b.Genesis.Timestamp
+			s.Subnets[constants.PrimaryNetworkID] = &SubnetRewards{Supply: b.Genesis.InitialSupply, Config: primary}
 			r.changed[constants.PrimaryNetworkID] = true
 		} else if !b.Timestamp.IsZero() {
 			if err := r.advance(uint64(b.Timestamp.Unix()), b.Height); err != nil {

@@ -9,10 +9,9 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/hashing"
+	"github.com/ava-labs/avalanchego/vms/platformvm/block"
 	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
-
-	"github.com/avaindex/avaindex/internal"
 )
 
 // memBook is a RewardBook over a map, as the store keeps it.
@@ -97,8 +96,22 @@ func (b *memBook) AddDelegateeReward(txID ids.ID, r uint64) error {
 	return nil
 }
 
-func rwBlock(h uint64, t time.Time) *internal.PBlock {
-	return &internal.PBlock{Height: h, ID: ids.GenerateTestID(), Type: "BanffStandardBlock", Timestamp: t}
+func rwBlock(h uint64, t time.Time) *Block {
+	return &Block{Height: h, ID: ids.GenerateTestID(), Type: "BanffStandardBlock", Timestamp: t}
+}
+
+// rwGenesisBlock decodes a height-0 block whose parent is genesisID.
+func rwGenesisBlock(t *testing.T, genesisID ids.ID) *Block {
+	t.Helper()
+	blk, err := block.NewApricotCommitBlock(genesisID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode(0, blk.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func rwStaker(kind StakerKind, txType string, node ids.NodeID, weight, start, end, height uint64) Staker {
@@ -130,8 +143,8 @@ func TestRewardsFromGenesis(t *testing.T) {
 
 	// Genesis: every genesis validator is promised its reward in genesis
 	// order, each from the supply grown by the ones before.
-	b0 := &internal.PBlock{Height: 0, ID: ids.GenerateTestID(), Type: "ApricotCommitBlock", ParentID: hashing.ComputeHash256Array(gb)}
-	ch0, err := DeriveStaking([]*internal.PBlock{b0}, nil)
+	b0 := rwGenesisBlock(t, hashing.ComputeHash256Array(gb))
+	ch0, err := DeriveStaking([]*Block{b0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +152,7 @@ func TestRewardsFromGenesis(t *testing.T) {
 		t.Fatalf("%d genesis stakers, genesis has %d validators", len(ch0.Stakers), len(g.Validators))
 	}
 	book.add(ch0)
-	changes, err := state.ApplyBlocks(constants.LocalID, cfg, []*internal.PBlock{b0}, ch0, book)
+	changes, err := state.ApplyBlocks(constants.LocalID, cfg, []*Block{b0}, ch0, book)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +178,7 @@ func TestRewardsFromGenesis(t *testing.T) {
 	node := ids.GenerateTestNodeID()
 	vdr := rwStaker(KindValidator, "AddPermissionlessValidatorTx", node, 2_000_000_000_000, uint64(t1.Unix()), uint64(t1.Unix())+400*24*3600, 1)
 	del := rwStaker(KindDelegator, "AddPermissionlessDelegatorTx", node, 25_000_000_000, uint64(t1.Unix())+10, uint64(t1.Unix())+90*24*3600, 2)
-	blocks := []*internal.PBlock{rwBlock(1, t1), rwBlock(2, t1.Add(10*time.Second)), rwBlock(3, t1.Add(20*time.Second)), rwBlock(4, t1.Add(20*time.Second))}
+	blocks := []*Block{rwBlock(1, t1), rwBlock(2, t1.Add(10*time.Second)), rwBlock(3, t1.Add(20*time.Second)), rwBlock(4, t1.Add(20*time.Second))}
 	ch := &StakingChanges{
 		Stakers: []Staker{vdr, del},
 		Ends: []StakerEnd{
@@ -238,7 +251,7 @@ func TestRewardsPendingPromotion(t *testing.T) {
 		Advances: []TimeAdvance{{Height: 13, Time: start + 7200}},
 	}
 	book.add(ch)
-	blocks := []*internal.PBlock{
+	blocks := []*Block{
 		rwBlock(10, preDurango.Add(time.Minute)),
 		rwBlock(11, preDurango.Add(2*time.Minute)),
 		// Reaching vdr's and del's start promotes both.
@@ -284,15 +297,15 @@ func TestRewardsPendingPromotion(t *testing.T) {
 func TestRewardsIncomplete(t *testing.T) {
 	cfg := DefaultRewardConfig(constants.LocalID)
 	s := NewRewardState()
-	if _, err := s.ApplyBlocks(constants.LocalID, cfg, []*internal.PBlock{rwBlock(5, time.Now())}, &StakingChanges{}, newMemBook()); err != nil {
+	if _, err := s.ApplyBlocks(constants.LocalID, cfg, []*Block{rwBlock(5, time.Now())}, &StakingChanges{}, newMemBook()); err != nil {
 		t.Fatal(err)
 	}
 	if s.Complete {
 		t.Error("replay starting at block 5 is complete")
 	}
 	s = NewRewardState()
-	b0 := &internal.PBlock{Height: 0, ID: ids.GenerateTestID(), ParentID: ids.GenerateTestID()}
-	if _, err := s.ApplyBlocks(constants.LocalID, cfg, []*internal.PBlock{b0}, &StakingChanges{}, newMemBook()); err != nil {
+	b0 := rwGenesisBlock(t, ids.GenerateTestID())
+	if _, err := s.ApplyBlocks(constants.LocalID, cfg, []*Block{b0}, &StakingChanges{}, newMemBook()); err != nil {
 		t.Fatal(err)
 	}
 	if s.Complete {

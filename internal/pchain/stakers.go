@@ -8,15 +8,12 @@ import (
 	"github.com/ava-labs/avalanchego/upgrade"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/platformvm/fx"
-	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
-
-	"github.com/avaindex/avaindex/internal"
 )
 
 // StakerKind says what a staker of the permissionless/permissioned staker
@@ -166,41 +163,25 @@ type StakingChanges struct {
 	Transforms     []SubnetTransform
 }
 
-// BlockLookup returns the accepted block at height (used for the proposal
-// block a commit or abort block decides, which may precede the batch).
-type BlockLookup func(height uint64) (*internal.PBlock, error)
-
-// DeriveStaking derives staker changes from blocks (consecutive, ascending).
-// A proposal block's proposal tx takes effect with the commit or abort block
-// that follows it; lookup finds the proposal block when it is not in blocks.
-// The height-0 block brings the genesis stakers when the genesis is one
-// avalanchego knows (see GenesisStakers).
-func DeriveStaking(blocks []*internal.PBlock, lookup BlockLookup) (*StakingChanges, error) {
+// DeriveStaking derives staker changes from blocks (consecutive,
+// ascending). A proposal block's proposal tx takes effect with the commit or
+// abort block that follows it, whose Proposal must be linked (see
+// LinkProposals). The height-0 block brings the genesis stakers when it
+// carries the genesis.
+func DeriveStaking(blocks []*Block) (*StakingChanges, error) {
 	out := &StakingChanges{}
-	byHeight := make(map[uint64]*internal.PBlock, len(blocks))
-	for _, b := range blocks {
-		byHeight[b.Height] = b
-	}
 	for _, b := range blocks {
 		if b.Height == 0 {
-			stakers, ok, err := GenesisStakers(b.ParentID)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				out.Stakers = append(out.Stakers, stakers...)
+			if b.Genesis != nil {
+				out.Stakers = append(out.Stakers, b.Genesis.Stakers...)
 			}
 			continue
 		}
 		switch b.Type {
 		case "BanffCommitBlock", "ApricotCommitBlock", "BanffAbortBlock", "ApricotAbortBlock":
-			committed := b.Type == "BanffCommitBlock" || b.Type == "ApricotCommitBlock"
-			prop := byHeight[b.Height-1]
+			prop := b.Proposal
 			if prop == nil {
-				var err error
-				if prop, err = lookup(b.Height - 1); err != nil {
-					return nil, fmt.Errorf("proposal block %d decided by %s %s: %w", b.Height-1, b.Type, b.ID, err)
-				}
+				return nil, fmt.Errorf("%s %s at height %d: its proposal block is not linked", b.Type, b.ID, b.Height)
 			}
 			if len(prop.Txs) == 0 {
 				return nil, fmt.Errorf("block %d decided by %s %s has no proposal tx", prop.Height, b.Type, b.ID)
@@ -208,7 +189,7 @@ func DeriveStaking(blocks []*internal.PBlock, lookup BlockLookup) (*StakingChang
 			i := len(prop.Txs) - 1
 			// The decided tx takes effect at the decision block, at the
 			// proposal block's chain time.
-			if err := out.addTx(prop.Txs[i], b.Height, i, prop.Timestamp, committed, true); err != nil {
+			if err := out.addTx(prop.Txs[i], b.Height, i, prop.Timestamp, b.Committed(), true); err != nil {
 				return nil, err
 			}
 		case "BanffProposalBlock", "ApricotProposalBlock":
@@ -230,26 +211,10 @@ func DeriveStaking(blocks []*internal.PBlock, lookup BlockLookup) (*StakingChang
 	return out, nil
 }
 
-// stakingTxTypes are the tx types that change staker sets.
-var stakingTxTypes = map[string]bool{
-	"AddValidatorTx": true, "AddDelegatorTx": true, "AddSubnetValidatorTx": true,
-	"AddPermissionlessValidatorTx": true, "AddPermissionlessDelegatorTx": true,
-	"RewardValidatorTx": true, "RemoveSubnetValidatorTx": true,
-	"ConvertSubnetToL1Tx": true, "RegisterL1ValidatorTx": true, "SetL1ValidatorWeightTx": true,
-	"IncreaseL1ValidatorBalanceTx": true, "DisableL1ValidatorTx": true,
-	"AdvanceTimeTx": true, "TransformSubnetTx": true,
-}
-
 // addTx derives the changes of one accepted tx. committed is false only for
 // the proposal tx of a proposal block that was aborted.
-func (c *StakingChanges) addTx(ptx internal.PTx, height uint64, idx int, blockTime time.Time, committed, proposal bool) error {
-	if !stakingTxTypes[ptx.Type] {
-		return nil // only staking txs are parsed
-	}
-	tx, err := txs.Parse(txs.Codec, ptx.Bytes)
-	if err != nil {
-		return fmt.Errorf("parsing tx %s of block %d: %w", ptx.ID, height, err)
-	}
+func (c *StakingChanges) addTx(t *Tx, height uint64, idx int, blockTime time.Time, committed, proposal bool) error {
+	tx := t.Tx
 	chainTime := uint64(0)
 	if !blockTime.IsZero() {
 		chainTime = uint64(blockTime.Unix())
@@ -458,41 +423,6 @@ func networkIDOf(tx *txs.Tx) uint32 {
 		return u.NetworkID
 	}
 	return constants.UnitTestID
-}
-
-// GenesisStakers returns the validators of the genesis whose hash is
-// genesisID (the parent id of the P-chain's height-0 block), and false when
-// that genesis is not one avaindex can rebuild.
-func GenesisStakers(genesisID ids.ID) ([]Staker, bool, error) {
-	b, ok, err := genesisBytes(genesisID)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	stakers, err := stakersOfGenesis(b)
-	if err != nil {
-		return nil, false, fmt.Errorf("genesis %s: %w", genesisID, err)
-	}
-	return stakers, true, nil
-}
-
-func stakersOfGenesis(b []byte) ([]Staker, error) {
-	g, err := pgenesis.Parse(b)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Unix(int64(g.Timestamp), 0)
-	out := make([]Staker, 0, len(g.Validators))
-	for i, tx := range g.Validators {
-		s, err := StakerFromTx(tx, time.Time{})
-		if err != nil {
-			return nil, err
-		}
-		// Genesis stakers are current from the genesis time.
-		s.StartTime = uint64(start.Unix())
-		s.Height, s.Index = 0, i
-		out = append(out, *s)
-	}
-	return out, nil
 }
 
 func durango(networkID uint32, t time.Time) bool {

@@ -15,17 +15,19 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
-
-	"github.com/avaindex/avaindex/internal"
 )
 
-func stkTx(t *testing.T, u txs.UnsignedTx) internal.PTx {
+func stkTx(t *testing.T, u txs.UnsignedTx) *Tx {
 	t.Helper()
 	tx, err := txs.NewSigned(u, txs.Codec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return internal.PTx{ID: tx.ID(), Type: typeName(u), Bytes: tx.Bytes()}
+	d, err := NewTx(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func stkBaseTx() txs.BaseTx {
@@ -66,7 +68,17 @@ func stkWarp(t *testing.T, msg []byte) []byte {
 	return m.Bytes()
 }
 
-func stkNoLookup(h uint64) (*internal.PBlock, error) { return nil, errors.New("no lookup expected") }
+func stkNoLookup(uint64, ids.ID) (*Block, error) { return nil, errors.New("no lookup expected") }
+
+// stkDerive links blocks' option blocks to their proposals, found with
+// lookup before the batch, and derives the staking changes.
+func stkDerive(t *testing.T, blocks []*Block, lookup func(uint64, ids.ID) (*Block, error)) (*StakingChanges, error) {
+	t.Helper()
+	if err := LinkProposals(blocks, lookup); err != nil {
+		t.Fatal(err)
+	}
+	return DeriveStaking(blocks)
+}
 
 func TestDeriveStakingPrimary(t *testing.T) {
 	nodeID := ids.GenerateTestNodeID()
@@ -98,13 +110,13 @@ func TestDeriveStakingPrimary(t *testing.T) {
 	rewardD := stkTx(t, &txs.RewardValidatorTx{TxID: dtx.ID})
 	rewardV := stkTx(t, &txs.RewardValidatorTx{TxID: vid})
 
-	blocks := []*internal.PBlock{
-		{Height: 5, Type: "BanffStandardBlock", Timestamp: now, Txs: []internal.PTx{vtx, dtx, stx}},
-		{Height: 6, Type: "BanffStandardBlock", Timestamp: now.Add(time.Second), Txs: []internal.PTx{rtx}},
-		{Height: 7, Type: "BanffProposalBlock", Timestamp: now.Add(time.Hour), Txs: []internal.PTx{rewardD}},
+	blocks := []*Block{
+		{Height: 5, Type: "BanffStandardBlock", Timestamp: now, Txs: []*Tx{vtx, dtx, stx}},
+		{Height: 6, Type: "BanffStandardBlock", Timestamp: now.Add(time.Second), Txs: []*Tx{rtx}},
+		{Height: 7, Type: "BanffProposalBlock", Timestamp: now.Add(time.Hour), Txs: []*Tx{rewardD}},
 		{Height: 8, Type: "BanffAbortBlock", Timestamp: now.Add(time.Hour)},
 	}
-	ch, err := DeriveStaking(blocks, stkNoLookup)
+	ch, err := stkDerive(t, blocks, stkNoLookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +150,10 @@ func TestDeriveStakingPrimary(t *testing.T) {
 	}
 
 	// The proposal block precedes the batch: it is looked up.
-	prop := &internal.PBlock{Height: 9, Type: "BanffProposalBlock", Timestamp: now.Add(time.Hour), Txs: []internal.PTx{rewardV}}
-	ch, err = DeriveStaking([]*internal.PBlock{{Height: 10, Type: "BanffCommitBlock"}}, func(h uint64) (*internal.PBlock, error) {
-		if h != 9 {
-			t.Fatalf("lookup(%d)", h)
+	prop := &Block{Height: 9, ID: ids.ID{9}, Type: "BanffProposalBlock", Timestamp: now.Add(time.Hour), Txs: []*Tx{rewardV}}
+	ch, err = stkDerive(t, []*Block{{Height: 10, ParentID: prop.ID, Type: "BanffCommitBlock"}}, func(h uint64, id ids.ID) (*Block, error) {
+		if h != 9 || id != prop.ID {
+			t.Fatalf("lookup(%d, %s)", h, id)
 		}
 		return prop, nil
 	})
@@ -159,8 +171,8 @@ func TestDeriveStakingPrimary(t *testing.T) {
 		RewardsOwner:     stkOwner(4),
 		DelegationShares: 20000,
 	})
-	ch, err = DeriveStaking([]*internal.PBlock{
-		{Height: 1, Type: "ApricotProposalBlock", Txs: []internal.PTx{atx}},
+	ch, err = stkDerive(t, []*Block{
+		{Height: 1, Type: "ApricotProposalBlock", Txs: []*Tx{atx}},
 		{Height: 2, Type: "ApricotCommitBlock"},
 	}, stkNoLookup)
 	if err != nil {
@@ -171,8 +183,8 @@ func TestDeriveStakingPrimary(t *testing.T) {
 		t.Errorf("apricot validator %+v", ch.Stakers)
 	}
 	// Aborted: nothing added.
-	ch, err = DeriveStaking([]*internal.PBlock{
-		{Height: 1, Type: "ApricotProposalBlock", Txs: []internal.PTx{atx}},
+	ch, err = stkDerive(t, []*Block{
+		{Height: 1, Type: "ApricotProposalBlock", Txs: []*Tx{atx}},
 		{Height: 2, Type: "ApricotAbortBlock"},
 	}, stkNoLookup)
 	if err != nil {
@@ -219,10 +231,10 @@ func TestDeriveStakingL1(t *testing.T) {
 	disTx := stkTx(t, &txs.DisableL1ValidatorTx{BaseTx: stkBaseTx(), ValidationID: v0, DisableAuth: &secp256k1fx.Input{}})
 
 	now := time.Unix(1_800_000_000, 0)
-	ch, err := DeriveStaking([]*internal.PBlock{
-		{Height: 20, Type: "BanffStandardBlock", Timestamp: now, Txs: []internal.PTx{conv}},
-		{Height: 21, Type: "BanffStandardBlock", Timestamp: now.Add(time.Second), Txs: []internal.PTx{regTx, setTx}},
-		{Height: 22, Type: "BanffStandardBlock", Timestamp: now.Add(2 * time.Second), Txs: []internal.PTx{incTx, disTx, rmTx}},
+	ch, err := stkDerive(t, []*Block{
+		{Height: 20, Type: "BanffStandardBlock", Timestamp: now, Txs: []*Tx{conv}},
+		{Height: 21, Type: "BanffStandardBlock", Timestamp: now.Add(time.Second), Txs: []*Tx{regTx, setTx}},
+		{Height: 22, Type: "BanffStandardBlock", Timestamp: now.Add(2 * time.Second), Txs: []*Tx{incTx, disTx, rmTx}},
 	}, stkNoLookup)
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +272,7 @@ func TestDeriveStakingL1(t *testing.T) {
 
 func TestGenesisStakersLocal(t *testing.T) {
 	// An unknown genesis has no stakers.
-	if s, ok, err := GenesisStakers(ids.GenerateTestID()); err != nil || ok || s != nil {
-		t.Fatalf("unknown genesis: %v %v %v", s, ok, err)
+	if g, ok, err := GenesisFor(ids.GenerateTestID()); err != nil || ok || g != nil {
+		t.Fatalf("unknown genesis: %v %v %v", g, ok, err)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
-
-	"github.com/avaindex/avaindex/internal"
 )
 
 // SubnetOwner is a P-chain owner: Threshold of Addresses may spend (or, for a
@@ -110,34 +108,17 @@ func (c *StateChanges) Empty() bool {
 	return len(c.Subnets)+len(c.Chains)+len(c.Owners)+len(c.Conversions)+len(c.Transforms) == 0
 }
 
-// stateTxTypes are the tx types (as in PTx.Type) that change subnets or
-// blockchains; only these are parsed.
-var stateTxTypes = map[string]bool{
-	"CreateSubnetTx":            true,
-	"CreateChainTx":             true,
-	"TransferSubnetOwnershipTx": true,
-	"ConvertSubnetToL1Tx":       true,
-	"TransformSubnetTx":         true,
-}
-
 // ExtractState returns the subnet and blockchain changes that the
 // accepted blocks make. All of these transactions are decision
 // (standard) transactions: an accepted block that holds one applies it,
 // whether it is a standard block or the decision part of a Banff proposal
 // block.
-func ExtractState(blocks []*internal.PBlock) (*StateChanges, error) {
+func ExtractState(blocks []*Block) (*StateChanges, error) {
 	out := &StateChanges{}
 	for _, b := range blocks {
 		for i, t := range b.Txs {
-			if !stateTxTypes[t.Type] {
-				continue
-			}
-			tx, err := txs.Parse(txs.Codec, t.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("parsing tx %s of P-chain block %d: %w", t.ID, b.Height, err)
-			}
 			at := Pos{Height: b.Height, Index: i, Time: b.Timestamp}
-			if err := out.add(tx, at); err != nil {
+			if err := out.add(t.Tx, at); err != nil {
 				return nil, fmt.Errorf("tx %s of P-chain block %d: %w", t.ID, b.Height, err)
 			}
 		}

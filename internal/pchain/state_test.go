@@ -9,8 +9,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
-
-	"github.com/avaindex/avaindex/internal"
 )
 
 func TestExtractState(t *testing.T) {
@@ -32,10 +30,14 @@ func TestExtractState(t *testing.T) {
 		SubnetAuth: &secp256k1fx.Input{}})
 	plain := signed(&txs.BaseTx{BaseTx: avax.BaseTx{NetworkID: constants.UnitTestID, BlockchainID: constants.PlatformChainID}})
 	ts := time.Unix(1_700_000_000, 0).UTC()
-	ptx := func(tx *txs.Tx, typ string) internal.PTx {
-		return internal.PTx{ID: tx.ID(), Type: typ, Bytes: tx.Bytes()}
+	ptx := func(tx *txs.Tx, typ string) *Tx {
+		d, err := NewTx(tx)
+		if err != nil || d.Type != typ {
+			t.Fatalf("NewTx = %+v, %v; want a %s", d, err, typ)
+		}
+		return d
 	}
-	blocks := []*internal.PBlock{{Height: 4, Timestamp: ts, Txs: []internal.PTx{
+	blocks := []*Block{{Height: 4, Timestamp: ts, Txs: []*Tx{
 		ptx(plain, "BaseTx"), ptx(create, "CreateSubnetTx"), ptx(chain, "CreateChainTx"), ptx(transform, "TransformSubnetTx"),
 	}}}
 	ch, err := ExtractState(blocks)
@@ -56,7 +58,7 @@ func TestExtractState(t *testing.T) {
 	if len(ch.Owners)+len(ch.Conversions) != 0 {
 		t.Errorf("unexpected changes %+v", ch)
 	}
-	if empty, err := ExtractState([]*internal.PBlock{{Height: 1, Txs: []internal.PTx{ptx(plain, "BaseTx")}}}); err != nil || !empty.Empty() {
+	if empty, err := ExtractState([]*Block{{Height: 1, Txs: []*Tx{ptx(plain, "BaseTx")}}}); err != nil || !empty.Empty() {
 		t.Errorf("a block without state txs: %+v, %v", empty, err)
 	}
 }

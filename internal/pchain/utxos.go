@@ -1,17 +1,15 @@
 package pchain
 
 import (
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
-	"github.com/ava-labs/avalanchego/vms/platformvm/stakeable"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
-	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
-	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // Kinds of P-chain UTXOs, as the store records them.
@@ -29,44 +27,25 @@ const (
 	KindExported = "exported"
 )
 
-// UTXO is one output as the P-chain (or shared memory) holds it, with the
-// fields the store indexes decoded from it.
-type UTXO struct {
-	UTXO *avax.UTXO
-	// Bytes is the UTXO in the node's encoding (txs.Codec), as served by
-	// platform.getUTXOs and platform.getRewardUTXOs.
-	Bytes []byte
-	Kind  string
-	// PeerChain is the destination chain of an exported output.
-	PeerChain ids.ID
-
-	AssetID ids.ID
-	Amount  uint64
-	// Owners are the output's owners (threshold, addresses, locktime).
-	Owners secp256k1fx.OutputOwners
-	// StakeableLocktime is the stakeable.LockOut locktime; 0 when the
-	// output is not stakeable-locked.
-	StakeableLocktime uint64
-}
-
-// ID is avalanchego's key of the UTXO: its tx id prefixed with its output
-// index (avax.UTXOID.InputID).
-func (u *UTXO) ID() ids.ID { return u.UTXO.InputID() }
+// UTXO is one output as the P-chain (or shared memory) holds it: Bytes in
+// the node's encoding (txs.Codec), as served by platform.getUTXOs and
+// platform.getRewardUTXOs, Kind one of the kinds above.
+type UTXO = utxo.Output
 
 // TxUTXOs is what one P-chain tx does to the UTXO set.
 type TxUTXOs struct {
 	TxID ids.ID
 	// Consumed are the P-chain UTXOs the tx spends.
-	Consumed []internal.UTXOInput
+	Consumed []utxo.Input
 	// Imported are the other chain's UTXOs an ImportTx spends.
-	Imported []internal.UTXOInput
+	Imported []utxo.Input
 	// Produced are the outputs it creates: regular outputs, then stake
 	// outputs (staked) or exported outputs, with output indices continuing
 	// after the regular ones as the node numbers them.
 	Produced []*UTXO
 	// RewardedStaker is, for a RewardValidatorTx, the staker tx whose stake
 	// outputs enter the UTXO set; its reward UTXOs come from the node
-	// (internal.PBlock.RewardUTXOs).
+	// (Block.Rewards).
 	RewardedStaker ids.ID
 	// HasStake reports a staker tx with stake outputs.
 	HasStake bool
@@ -90,16 +69,18 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 	case *txs.AdvanceTimeTx:
 		return out, nil
 	case *txs.ImportTx:
-		if err := addInputs(&out.Consumed, u.Ins, ids.Empty); err != nil {
-			return nil, err
+		var err error
+		if out.Consumed, err = utxo.AppendInputs(nil, u.Ins, ids.Empty); err != nil {
+			return nil, fmt.Errorf("tx %s: %w", txID, err)
 		}
-		if err := addInputs(&out.Imported, u.ImportedInputs, u.SourceChain); err != nil {
-			return nil, err
+		if out.Imported, err = utxo.AppendInputs(nil, u.ImportedInputs, u.SourceChain); err != nil {
+			return nil, fmt.Errorf("tx %s: imported: %w", txID, err)
 		}
 		outs = u.Outs
 	case *txs.ExportTx:
-		if err := addInputs(&out.Consumed, u.Ins, ids.Empty); err != nil {
-			return nil, err
+		var err error
+		if out.Consumed, err = utxo.AppendInputs(nil, u.Ins, ids.Empty); err != nil {
+			return nil, fmt.Errorf("tx %s: %w", txID, err)
 		}
 		outs = u.Outs
 		for i, o := range u.ExportedOutputs {
@@ -119,8 +100,9 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 		}
 		outs = b.Outputs()
 		if bt, ok := baseTx(tx.Unsigned); ok {
-			if err := addInputs(&out.Consumed, bt.Ins, ids.Empty); err != nil {
-				return nil, err
+			var err error
+			if out.Consumed, err = utxo.AppendInputs(nil, bt.Ins, ids.Empty); err != nil {
+				return nil, fmt.Errorf("tx %s: %w", txID, err)
 			}
 		} else {
 			return nil, fmt.Errorf("tx %s: %T has no base tx", txID, tx.Unsigned)
@@ -187,23 +169,6 @@ func baseTx(u txs.UnsignedTx) (*avax.BaseTx, bool) {
 	return nil, false
 }
 
-func addInputs(dst *[]internal.UTXOInput, ins []*avax.TransferableInput, chain ids.ID) error {
-	for _, in := range ins {
-		if in == nil || in.In == nil {
-			return errors.New("nil input")
-		}
-		id := in.UTXOID
-		*dst = append(*dst, internal.UTXOInput{
-			UTXOID:      avax.UTXOID{TxID: id.TxID, OutputIndex: id.OutputIndex},
-			ID:          id.InputID(),
-			AssetID:     in.AssetID(),
-			Amount:      in.In.Amount(),
-			SourceChain: chain,
-		})
-	}
-	return nil
-}
-
 func newOutput(txID ids.ID, index uint32, o *avax.TransferableOutput, kind string) (*UTXO, error) {
 	if o == nil || o.Out == nil {
 		return nil, fmt.Errorf("tx %s output %d is nil", txID, index)
@@ -215,29 +180,13 @@ func newOutput(txID ids.ID, index uint32, o *avax.TransferableOutput, kind strin
 	}, kind)
 }
 
-// NewUTXO encodes u as the node does and decodes its indexed fields.
+// NewUTXO encodes u as the node does and reads its indexed fields.
 func NewUTXO(u *avax.UTXO, kind string) (*UTXO, error) {
 	b, err := txs.Codec.Marshal(txs.CodecVersion, u)
 	if err != nil {
 		return nil, fmt.Errorf("encoding UTXO %s: %w", &u.UTXOID, err)
 	}
-	r := &UTXO{UTXO: u, Bytes: b, Kind: kind, AssetID: u.AssetID()}
-	out := u.Out
-	if lo, ok := out.(*stakeable.LockOut); ok {
-		r.StakeableLocktime = lo.Locktime
-		out = lo.TransferableOut
-	}
-	switch o := out.(type) {
-	case *secp256k1fx.TransferOutput:
-		r.Amount = o.Amt
-		r.Owners = o.OutputOwners
-	default:
-		// Not an output getBalance counts; keep what can be read.
-		if a, ok := out.(avax.Amounter); ok {
-			r.Amount = a.Amount()
-		}
-	}
-	return r, nil
+	return utxo.New(u, b, kind), nil
 }
 
 // ParseUTXO decodes a UTXO in the node's encoding.
@@ -254,36 +203,20 @@ func ParseUTXO(b []byte) (*UTXO, error) {
 	return r, nil
 }
 
-// RewardedStakers returns the staker tx ids that the RewardValidatorTxs of
-// b reward, in block order.
-func RewardedStakers(b *internal.PBlock) ([]ids.ID, error) {
-	var out []ids.ID
-	for _, t := range b.Txs {
-		if t.Type != "RewardValidatorTx" {
-			continue
-		}
-		tx, err := ParseTx(t.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
-		}
-		r, ok := tx.Unsigned.(*txs.RewardValidatorTx)
-		if !ok {
-			return nil, fmt.Errorf("block %d tx %s: %T is not a RewardValidatorTx", b.Height, t.ID, tx.Unsigned)
-		}
-		out = append(out, r.TxID)
-	}
-	return out, nil
-}
-
-// Genesis is the UTXO state the P-chain starts from.
+// Genesis is the P-chain's state before its first block.
 type Genesis struct {
 	// Timestamp is the genesis time, unix seconds.
 	Timestamp uint64
+	// InitialSupply is the primary network's supply at the genesis.
+	InitialSupply uint64
 	// UTXOs are the genesis allocations (tx id ids.Empty).
 	UTXOs []*UTXO
 	// Validators are the genesis validator txs, whose stake outputs are
-	// staked from genesis.
+	// staked from genesis; Stakes is what each does to the UTXO set, and
+	// Stakers what each is as a staker.
 	Validators []*txs.Tx
+	Stakes     []*TxUTXOs
+	Stakers    []Staker
 }
 
 // GenesisFor returns the genesis whose hash is genesisID: the parent id of
@@ -298,7 +231,7 @@ func GenesisFor(genesisID ids.ID) (_ *Genesis, ok bool, _ error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("parsing the P-chain genesis: %w", err)
 	}
-	out := &Genesis{Timestamp: g.Timestamp, Validators: g.Validators}
+	out := &Genesis{Timestamp: g.Timestamp, InitialSupply: g.InitialSupply, Validators: g.Validators}
 	for _, u := range g.UTXOs {
 		utxo := u.UTXO
 		r, err := NewUTXO(&utxo, KindRegular)
@@ -306,6 +239,21 @@ func GenesisFor(genesisID ids.ID) (_ *Genesis, ok bool, _ error) {
 			return nil, false, err
 		}
 		out.UTXOs = append(out.UTXOs, r)
+	}
+	for i, tx := range g.Validators {
+		eff, err := UTXOsOfTx(tx)
+		if err != nil {
+			return nil, false, fmt.Errorf("genesis validator %s: %w", tx.ID(), err)
+		}
+		out.Stakes = append(out.Stakes, eff)
+		s, err := StakerFromTx(tx, time.Time{})
+		if err != nil {
+			return nil, false, fmt.Errorf("genesis validator %s: %w", tx.ID(), err)
+		}
+		// Genesis stakers are current from the genesis time.
+		s.StartTime = g.Timestamp
+		s.Height, s.Index = 0, i
+		out.Stakers = append(out.Stakers, *s)
 	}
 	return out, true, nil
 }

@@ -1,7 +1,7 @@
 // Package server composes avaindex's one HTTP handler: the Data API under
-// /v1, the Metrics API at /v1/avg_tps, the node API under /ext, health at
-// /healthz and /readyz, and the service's own metrics at /metrics. Every
-// route is instrumented by its pattern.
+// /v1, the node API under /ext, health at /healthz and /readyz, and the
+// service's own metrics at /metrics. Every route is instrumented by its
+// pattern, and a node API route also by its JSON-RPC method.
 package server
 
 import (
@@ -13,21 +13,39 @@ import (
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/instrument"
-	"github.com/avaindex/avaindex/internal/store"
 )
 
 // Route is one pattern of http.ServeMux and its handler.
 type Route struct {
 	Pattern string
 	Handler http.Handler
+	// RPCMethods, for a JSON-RPC route, are the methods it serves (see
+	// RPCMethods): each request is instrumented as "Pattern method", and
+	// any other as "Pattern unknown", so that the labels stay bounded.
+	RPCMethods []string
+}
+
+// Pinger is what /readyz asks of the store.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// StatusReporter is what /readyz asks of the indexer.
+type StatusReporter interface {
+	Status() ingest.Status
 }
 
 // Deps are what the server serves from.
 type Deps struct {
-	Store   store.Store
-	Indexer *ingest.Indexer
+	Store Pinger
+	// Indexer is nil while Waiting.
+	Indexer StatusReporter
 	// Routes are the API surfaces' routes.
 	Routes []Route
+	// Waiting, when set, says why the API surfaces cannot answer yet (the
+	// network is not known): /readyz answers 503 with it, and so does
+	// every request under /v1/ and /ext/, in its surface's error body.
+	Waiting string
 }
 
 // New returns the handler of all surfaces.
@@ -43,7 +61,15 @@ func New(d Deps) http.Handler {
 	handle("GET /readyz", readyz(d))
 	handle("GET /metrics", instrument.Handler())
 	for _, r := range d.Routes {
+		if len(r.RPCMethods) > 0 {
+			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, r.Handler))
+			continue
+		}
 		handle(r.Pattern, r.Handler)
+	}
+	if d.Waiting != "" {
+		handle("/v1/", dataAPIUnavailable(d.Waiting))
+		handle("/ext/", nodeAPIUnavailable(d.Waiting))
 	}
 	handle("/", api.NotFoundHandler())
 	return mux
@@ -51,7 +77,9 @@ func New(d Deps) http.Handler {
 
 // readiness is the body of /readyz.
 type readiness struct {
-	Ready   bool          `json:"ready"`
+	Ready bool `json:"ready"`
+	// Reason says why the service is not ready.
+	Reason  string        `json:"reason,omitempty"`
 	Store   string        `json:"store"`
 	Indexer ingest.Status `json:"indexer"`
 }
@@ -61,11 +89,21 @@ func readyz(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		res := readiness{Store: "ok", Indexer: d.Indexer.Status()}
+		res := readiness{Store: "ok", Reason: d.Waiting}
+		if d.Indexer != nil {
+			res.Indexer = d.Indexer.Status()
+		}
 		if err := d.Store.Ping(ctx); err != nil {
 			res.Store = "unreachable"
 		}
-		res.Ready = res.Store == "ok" && res.Indexer.Running
+		switch {
+		case res.Reason != "":
+		case res.Store != "ok":
+			res.Reason = "the store does not answer"
+		case !res.Indexer.Running:
+			res.Reason = "the indexer is not running"
+		}
+		res.Ready = res.Reason == ""
 		status := http.StatusOK
 		if !res.Ready {
 			status = http.StatusServiceUnavailable

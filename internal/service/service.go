@@ -16,7 +16,10 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
@@ -46,8 +49,12 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 	return store.Open(ctx, cfg.DB)
 }
 
-// Run serves until ctx is done. ready, when non-nil, receives the
-// listener's address once the HTTP server accepts connections.
+// Run serves until ctx is done; a stop requested through ctx is not an
+// error. ready, when non-nil, receives the listener's address once the HTTP
+// server accepts connections, which is before the node is first asked
+// anything: until the node tells its network, /healthz and /metrics answer,
+// /readyz and the API surfaces say 503 "waiting for the node at URL"; a
+// store that holds a network serves it at once.
 func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(addr string)) error {
 	st, err := OpenStore(ctx, cfg)
 	if err != nil {
@@ -61,12 +68,10 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		}
 	}
 	client := node.New(cfg.NodeURL)
-	network, err := resolveNetwork(ctx, client, st, cfg.Rewards, log)
+	known, err := storedNetwork(ctx, st, cfg.Rewards)
 	if err != nil {
 		return err
 	}
-	log.Info("indexing network", "name", network.Name, "id", network.ID, "node", cfg.NodeURL)
-
 	tokenKey, err := settingOrCreate(ctx, st, tokenKeyName, func() ([]byte, error) {
 		k := make([]byte, 32)
 		_, err := rand.Read(k)
@@ -75,42 +80,23 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	if err != nil {
 		return err
 	}
-	formatter, err := pchain.NewFormatter(network.ID)
-	if err != nil {
-		return err
-	}
-	platform, err := nodeapi.NewPlatformHandler(st, formatter, network, client)
-	if err != nil {
-		return err
-	}
-	routes := []server.Route{
-		{Pattern: "/ext/bc/P", Handler: platform},
-		{Pattern: "/ext/P", Handler: platform},
-		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform},
-	}
-	for _, name := range store.IndexNames {
-		h, err := nodeapi.NewIndexHandler(st, name)
+
+	// What the store holds is served at once, while the node is asked;
+	// without it, the API surfaces wait for the node.
+	handler := &swappable{}
+	var indexer *ingest.Indexer
+	stopSurfaces := func() {}
+	defer func() { stopSurfaces() }()
+	if known != nil {
+		h, ix, stop, err := surfaces(st, client, known, cfg, tokenKey, log)
 		if err != nil {
 			return err
 		}
-		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: h})
+		handler.set(h)
+		indexer, stopSurfaces = ix, stop
+	} else {
+		handler.set(server.New(server.Deps{Store: st, Waiting: "waiting for the node at " + client.URL()}))
 	}
-	aggregator, stopAggregator, err := newAggregator(network, client, log.With("component", "warp"))
-	if err != nil {
-		return err
-	}
-	defer stopAggregator()
-	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator})
-	if err != nil {
-		return err
-	}
-	for _, r := range dataAPI.Routes() {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
-	}
-
-	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval, BatchSize: cfg.IngestBatchSize})
-	handler := server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes})
-
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
@@ -126,86 +112,182 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_ = indexer.Run(ctx)
-	}()
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() {
+		serveErr <- srv.Serve(ln)
+		cancel()
+	}()
 	log.Info("serving", "url", "http://"+ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
 
-	select {
-	case <-ctx.Done():
-	case err = <-serveErr:
+	var wg sync.WaitGroup
+	err = func() error {
+		network, err := resolveNetwork(ctx, client, st, known, cfg.Rewards, log)
+		if err != nil {
+			return err
+		}
+		if indexer == nil {
+			h, ix, stop, err := surfaces(st, client, network, cfg, tokenKey, log)
+			if err != nil {
+				return err
+			}
+			handler.set(h)
+			indexer, stopSurfaces = ix, stop
+		}
+		log.Info("indexing network", "name", network.Name, "id", network.ID, "node", cfg.NodeURL)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = indexer.Run(ctx)
+		}()
+		<-ctx.Done()
+		return nil
+	}()
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = nil // stopped while waiting for the node
 	}
 	cancel()
 	shutdownCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 	defer stop()
 	_ = srv.Shutdown(shutdownCtx)
 	wg.Wait()
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
+	if e := <-serveErr; err == nil && !errors.Is(e, http.ErrServerClosed) {
+		err = e
 	}
 	return err
 }
 
-// resolveNetwork learns the node's network and remembers it in the store,
-// so that avaindex still serves what it indexed while the node is down. A
-// store that indexed another network is refused.
-func resolveNetwork(ctx context.Context, client *node.Client, st store.Store, rewards config.RewardOverrides, log *slog.Logger) (*internal.Network, error) {
+// swappable is an http.Handler whose handler can be replaced while it
+// serves: the waiting one until the network is known, then the surfaces.
+type swappable struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swappable) set(h http.Handler) { s.h.Store(&h) }
+
+func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
+
+// surfaces returns the handler of every surface of network and the
+// indexer it reports on (not yet running), and what stops the signature
+// aggregator's peer.
+func surfaces(st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, log *slog.Logger) (_ http.Handler, _ *ingest.Indexer, stop func(), err error) {
+	formatter, err := pchain.NewFormatter(network.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	platform, err := nodeapi.NewPlatformHandler(st, formatter, network, client)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	platformMethods := server.RPCMethods("platform", (*nodeapi.Platform)(nil))
+	routes := []server.Route{
+		{Pattern: "/ext/bc/P", Handler: platform, RPCMethods: platformMethods},
+		{Pattern: "/ext/P", Handler: platform, RPCMethods: platformMethods},
+		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform, RPCMethods: platformMethods},
+	}
+	indexMethods := server.RPCMethods("index", (*nodeapi.Index)(nil))
+	for _, name := range store.IndexNames {
+		h, err := nodeapi.NewIndexHandler(st, name)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: h, RPCMethods: indexMethods})
+	}
+	aggregator, stop, err := newAggregator(network, client, log.With("component", "warp"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, r := range dataAPI.Routes() {
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
+	}
+
+	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval, BatchSize: cfg.IngestBatchSize})
+	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes}), indexer, stop, nil
+}
+
+// storedNetwork returns the network the store indexed, nil if none yet. A
+// store indexed with another reward configuration than the --stake-* flags
+// give is refused: its replayed rewards would mix two histories.
+func storedNetwork(ctx context.Context, st store.Store, rewards config.RewardOverrides) (*internal.Network, error) {
 	stored, ok, err := st.Setting(ctx, networkKey)
+	if err != nil || !ok {
+		return nil, err
+	}
+	known := new(internal.Network)
+	if err := json.Unmarshal(stored, known); err != nil {
+		return nil, fmt.Errorf("decoding the stored network: %w", err)
+	}
+	want, err := rewardConfig(known.ID, rewards)
 	if err != nil {
 		return nil, err
 	}
-	var known *internal.Network
-	if ok {
-		known = new(internal.Network)
-		if err := json.Unmarshal(stored, known); err != nil {
-			return nil, fmt.Errorf("decoding the stored network: %w", err)
-		}
+	if !reflect.DeepEqual(known.RewardConfig, want) {
+		return nil, fmt.Errorf("the store was indexed with the reward configuration %s, not %s given by the --stake-* flags; use the same flags or another --db",
+			describeRewards(known.RewardConfig), describeRewards(want))
 	}
+	return known, nil
+}
+
+// rewardConfig returns the network's reward configuration under the
+// --stake-* flags, nil for the network's default.
+func rewardConfig(networkID uint32, rewards config.RewardOverrides) (*reward.Config, error) {
+	if rewards == (config.RewardOverrides{}) {
+		return nil, nil
+	}
+	rc := rewards.Apply(pchain.DefaultRewardConfig(networkID))
+	if rc.MinConsumptionRate > rc.MaxConsumptionRate {
+		return nil, fmt.Errorf("--stake-min-consumption-rate %d is above --stake-max-consumption-rate %d",
+			rc.MinConsumptionRate, rc.MaxConsumptionRate)
+	}
+	if rc == pchain.DefaultRewardConfig(networkID) {
+		return nil, nil
+	}
+	return &rc, nil
+}
+
+// resolveNetwork learns the node's network and remembers it in the store,
+// so that avaindex still serves what it indexed while the node is down.
+// known is the network the store already holds: a node on another network
+// is refused, and a node that does not answer leaves known in use (the
+// indexer retries). Without known, it waits for the node until ctx is done.
+func resolveNetwork(ctx context.Context, client *node.Client, st store.Store, known *internal.Network, rewards config.RewardOverrides, log *slog.Logger) (*internal.Network, error) {
 	for attempt := 0; ; attempt++ {
 		n, err := client.Discover(ctx)
 		if err == nil {
-			if known != nil && (known.ID != n.ID || known.XChainID != n.XChainID || known.CChainID != n.CChainID) {
-				return nil, fmt.Errorf("the store holds network %s (%d) but the node at %s is on %s (%d); use another --db",
-					known.Name, known.ID, client.URL(), n.Name, n.ID)
+			if known != nil {
+				if known.ID != n.ID || known.XChainID != n.XChainID || known.CChainID != n.CChainID {
+					return nil, fmt.Errorf("the store holds network %s (%d) but the node at %s is on %s (%d); use another --db",
+						known.Name, known.ID, client.URL(), n.Name, n.ID)
+				}
+				return known, nil
 			}
-			if rewards != (config.RewardOverrides{}) {
-				rc := rewards.Apply(pchain.DefaultRewardConfig(n.ID))
-				if rc.MinConsumptionRate > rc.MaxConsumptionRate {
-					return nil, fmt.Errorf("--stake-min-consumption-rate %d is above --stake-max-consumption-rate %d",
-						rc.MinConsumptionRate, rc.MaxConsumptionRate)
-				}
-				if rc != pchain.DefaultRewardConfig(n.ID) {
-					n.RewardConfig = &rc
-				}
+			if n.RewardConfig, err = rewardConfig(n.ID, rewards); err != nil {
+				return nil, err
 			}
-			// Rewards already replayed were computed with the stored
-			// configuration: another one would mix two histories.
-			if known != nil && !reflect.DeepEqual(known.RewardConfig, n.RewardConfig) {
-				return nil, fmt.Errorf("the store was indexed with the reward configuration %s, not %s given by the --stake-* flags; use the same flags or another --db",
-					describeRewards(known), describeRewards(n))
+			b, err := json.Marshal(n)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the network: %w", err)
 			}
-			if known == nil {
-				b, err := json.Marshal(n)
-				if err != nil {
-					return nil, err
-				}
-				if err := st.PutSettingIfAbsent(ctx, networkKey, b); err != nil {
-					return nil, err
-				}
+			if err := st.PutSettingIfAbsent(ctx, networkKey, b); err != nil {
+				return nil, err
 			}
 			return n, nil
 		}
 		if known != nil {
 			log.Warn("node unreachable; serving the stored network while the indexer retries", "err", err)
 			return known, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		if attempt%10 == 0 {
 			log.Warn("waiting for the node to answer", "url", client.URL(), "err", err)
@@ -218,11 +300,10 @@ func resolveNetwork(ctx context.Context, client *node.Client, st store.Store, re
 	}
 }
 
-func describeRewards(n *internal.Network) string {
-	if n.RewardConfig == nil {
+func describeRewards(c *reward.Config) string {
+	if c == nil {
 		return "of the network's default"
 	}
-	c := n.RewardConfig
 	return fmt.Sprintf("{max consumption rate %d, min consumption rate %d, minting period %s, supply cap %d}",
 		c.MaxConsumptionRate, c.MinConsumptionRate, c.MintingPeriod, c.SupplyCap)
 }

@@ -3,17 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm/atomic"
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/utils/hashing"
-	"github.com/ava-labs/avalanchego/vms/components/avax"
-	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -86,19 +82,15 @@ type atomicImport struct {
 	pos position
 }
 
-// atomicLockKey names PostgreSQL's transaction-level advisory lock that
-// serializes the matching of exports and imports between the chains'
-// concurrent transactions (SQLite runs one write transaction at a time).
+// atomicLockKey names the lock (database.LockTx) that serializes the
+// matching of exports and imports between the chains' concurrent
+// transactions.
 // Each side writes its own rows first and matches under the lock, so
 // whichever of an export and its import commits second sees the other.
 const atomicLockKey = 0x61766169_61746f6d
 
 func lockAtomic(ctx context.Context, tx *database.DB) error {
-	if tx.Dialect() != database.Postgres {
-		return nil
-	}
-	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(?)", int64(atomicLockKey))
-	return err
+	return tx.LockTx(ctx, atomicLockKey)
 }
 
 // matchAtomic marks consumed the exports that imports consume, and the
@@ -170,32 +162,18 @@ func storedImports(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) ([]at
 
 // applyPAtomic matches the P-chain's ImportTxs and ExportTxs of a batch
 // with the other chains' exports and imports (applyPUTXOs stored them).
-func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
 	var (
 		imports  []atomicImport
 		exported []ids.ID
 	)
 	for _, b := range blocks {
 		for j, t := range b.Txs {
-			if t.Type != "ImportTx" && t.Type != "ExportTx" {
-				continue
-			}
-			if hashing.ComputeHash256Array(t.Bytes) != t.ID {
-				continue // not a platformvm tx's bytes (synthetic test blocks)
-			}
-			ptx, err := pchain.ParseTx(t.Bytes)
-			if err != nil {
-				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
-			}
-			eff, err := pchain.UTXOsOfTx(ptx)
-			if err != nil {
-				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
-			}
 			pos := position{txID: t.ID, height: b.Height, idx: j, time: unixSeconds(b.Timestamp)}
-			for _, in := range eff.Imported {
+			for _, in := range t.UTXOs.Imported {
 				imports = append(imports, atomicImport{id: in.ID, pos: pos})
 			}
-			for _, p := range eff.Produced {
+			for _, p := range t.UTXOs.Produced {
 				if p.Kind == pchain.KindExported {
 					exported = append(exported, p.ID())
 				}
@@ -212,11 +190,11 @@ var (
 		"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
 )
 
-// applyCAtomic derives from a batch of C-chain blocks the UTXOs their
-// ExportTxs put into shared memory (output i of export tx t is the UTXO
-// (t, i), as coreth's AtomicOps makes it) and the UTXOs their ImportTxs
-// consume, and matches both with the other chains' imports and exports.
-func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBlock) error {
+// applyCAtomic stores the UTXOs a batch of C-chain blocks' ExportTxs put
+// into shared memory and the UTXOs their ImportTxs consume (see
+// cchain.AtomicTx), and matches both with the other chains' imports and
+// exports.
+func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*cchain.Block) error {
 	var (
 		utxoRows, addrRows [][]any
 		sp                 spends
@@ -226,58 +204,19 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBloc
 	for _, b := range blocks {
 		ts := unixSeconds(b.Timestamp)
 		for j, t := range b.AtomicTxs {
-			if hashing.ComputeHash256Array(t.Bytes) != t.ID {
-				continue // not an atomic tx's bytes (synthetic test blocks)
-			}
-			atx, err := atomic.ExtractAtomicTx(t.Bytes, atomic.Codec)
-			if err != nil {
-				return fmt.Errorf("C-chain block %d atomic tx %s: %w", b.Height, t.ID, err)
-			}
 			pos := position{txID: t.ID, height: b.Height, idx: j, time: ts}
-			switch u := atx.UnsignedAtomicTx.(type) {
-			case *atomic.UnsignedExportTx:
-				for i, o := range u.ExportedOutputs {
-					if o == nil || o.Out == nil {
-						return fmt.Errorf("C-chain export %s output %d is nil", t.ID, i)
-					}
-					utxo := &avax.UTXO{
-						UTXOID: avax.UTXOID{TxID: t.ID, OutputIndex: uint32(i)},
-						Asset:  avax.Asset{ID: o.AssetID()},
-						Out:    o.Out,
-					}
-					ub, err := atomic.Codec.Marshal(atomic.CodecVersion, utxo)
-					if err != nil {
-						return fmt.Errorf("encoding C-chain export %s output %d: %w", t.ID, i, err)
-					}
-					var owners secp256k1fx.OutputOwners
-					var amount uint64
-					if to, ok := o.Out.(*secp256k1fx.TransferOutput); ok {
-						owners, amount = to.OutputOwners, to.Amt
-					} else if a, ok := o.Out.(avax.Amounter); ok {
-						amount = a.Amount()
-					}
-					id := utxo.InputID()
-					asset := o.AssetID()
-					utxoRows = append(utxoRows, []any{id[:], t.ID[:], int64(i), u.DestinationChain[:], asset[:], int64(amount),
-						int64(owners.Locktime), int64(owners.Threshold), ub, t.ID[:], int64(b.Height), j, ts})
-					for _, a := range owners.Addrs {
-						addrRows = append(addrRows, []any{a[:], id[:]})
-					}
-					exported = append(exported, id)
+			for _, e := range t.Exported {
+				id := e.ID()
+				utxoRows = append(utxoRows, []any{id[:], e.UTXO.TxID[:], int64(e.UTXO.OutputIndex), e.PeerChain[:], e.AssetID[:],
+					int64(e.Amount), int64(e.Owners.Locktime), int64(e.Owners.Threshold), e.Bytes, t.ID[:], int64(b.Height), j, ts})
+				for _, a := range e.Owners.Addrs {
+					addrRows = append(addrRows, []any{a[:], id[:]})
 				}
-			case *atomic.UnsignedImportTx:
-				for i, in := range u.ImportedInputs {
-					if in == nil || in.In == nil {
-						return fmt.Errorf("C-chain import %s input %d is nil", t.ID, i)
-					}
-					id := in.InputID()
-					asset := in.AssetID()
-					sp.add(pos, nil, []internal.UTXOInput{{UTXOID: in.UTXOID, ID: id, AssetID: asset,
-						Amount: in.In.Amount(), SourceChain: u.SourceChain}})
-					imports = append(imports, atomicImport{id: id, pos: pos})
-				}
-			default:
-				return fmt.Errorf("C-chain atomic tx %s has unknown type %T", t.ID, atx.UnsignedAtomicTx)
+				exported = append(exported, id)
+			}
+			sp.add(pos, nil, t.Imported)
+			for _, in := range t.Imported {
+				imports = append(imports, atomicImport{id: in.ID, pos: pos})
 			}
 		}
 	}

@@ -13,7 +13,10 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 var (
@@ -22,25 +25,26 @@ var (
 	aCChain = ids.ID{'c'}
 )
 
-func cTx(t testing.TB, u atomic.UnsignedAtomicTx) (internal.CAtomicTx, ids.ID) {
+// cTx builds an atomic tx as C-chain blocks carry it, decoded by cchain.
+func cTx(t testing.TB, u atomic.UnsignedAtomicTx) (*cchain.AtomicTx, ids.ID) {
 	t.Helper()
 	tx := &atomic.Tx{UnsignedAtomicTx: u}
 	if err := tx.Sign(atomic.Codec, nil); err != nil {
 		t.Fatal(err)
 	}
-	typ := "ImportTx"
-	if _, ok := u.(*atomic.UnsignedExportTx); ok {
-		typ = "ExportTx"
+	a, err := cchain.NewAtomicTx(tx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return internal.CAtomicTx{ID: tx.ID(), Type: typ, Bytes: tx.SignedBytes()}, tx.ID()
+	return a, tx.ID()
 }
 
 // atomicScenario has every atomic movement between P, X and C: each chain
 // exports to each other chain it can, and each export is imported.
 type atomicScenario struct {
-	p []*internal.PBlock
-	x []*internal.XBlock
-	c []*internal.CBlock
+	p []*pchain.Block
+	x []*xchain.Block
+	c []*cchain.Block
 	// imported maps each export's UTXO id to its import and the import's
 	// height on the destination chain.
 	imported map[ids.ID]struct {
@@ -95,21 +99,16 @@ func newAtomicScenario(t testing.TB) *atomicScenario {
 	cFromX, cFromXID := cTx(t, &atomic.UnsignedImportTx{NetworkID: 12345, BlockchainID: aCChain, SourceChain: aXChain,
 		ImportedInputs: []*avax.TransferableInput{ein(xToC.ID, 0, 15)}, Outs: evmOut})
 
-	pb := func(h uint64, tt ...*ptxs.Tx) *internal.PBlock {
-		b := &internal.PBlock{Height: h, ID: testID("ap", h), ParentID: testID("ap", h-1), Type: "BanffStandardBlock",
-			Timestamp: time.Unix(1_700_000_000+int64(h), 0), Bytes: []byte{byte(h)}}
-		for _, tx := range tt {
-			b.Txs = append(b.Txs, uPTx(tx))
-		}
-		return b
+	pb := func(h uint64, tt ...*ptxs.Tx) pSpec {
+		return pSpec{typ: "BanffStandardBlock", time: time.Unix(1_700_000_000+int64(h), 0), txs: tt}
 	}
-	sc.p = []*internal.PBlock{pb(0), pb(1, pToX, pToC), pb(2, pFromX), pb(3, pFromC)}
-	sc.x = xBlocks("ax", nil, []internal.XTx{xToP, xToC}, []internal.XTx{xFromP}, []internal.XTx{xFromC})
-	cb := func(h uint64, tt ...internal.CAtomicTx) *internal.CBlock {
-		return &internal.CBlock{Height: h, Hash: testID("ac", h), Parent: testID("ac", h-1),
+	sc.p = pChain(t, 0, testID("ap"), pb(0), pb(1, pToX, pToC), pb(2, pFromX), pb(3, pFromC))
+	sc.x = xBlocks(t, "ax", nil, nil, []*xchain.Tx{xToP, xToC}, []*xchain.Tx{xFromP}, []*xchain.Tx{xFromC})
+	cb := func(h uint64, tt ...*cchain.AtomicTx) *cchain.Block {
+		return &cchain.Block{Height: h, Hash: testID("ac", h), Parent: testID("ac", h-1),
 			Timestamp: time.Unix(1_700_000_000+int64(h), 0), AtomicTxs: tt}
 	}
-	sc.c = []*internal.CBlock{cb(0), cb(1, cToP, cToX), cb(2), cb(3, cFromX, cFromP)}
+	sc.c = []*cchain.Block{cb(0), cb(1, cToP, cToX), cb(2), cb(3, cFromX, cFromP)}
 
 	imp(utxoKey(pToX.ID(), 1), xFromP.ID, 2)
 	imp(utxoKey(pToC.ID(), 1), cFromPID, 3)

@@ -7,32 +7,49 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/platformvm/block"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
-	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
 // benchBatch is the batch size the ingester applies.
 const benchBatch = 256
 
-// benchBlocks returns n synthetic blocks from height from: ~300 bytes and
-// one tx each, random ids, like P-chain standard blocks.
-func benchBlocks(rng *rand.ChaCha8, from uint64, n int) []*internal.PBlock {
-	bs := make([]*internal.PBlock, n)
+// benchBlocks returns n blocks from height from, like P-chain standard
+// blocks: ~300 bytes and one AddPermissionlessDelegatorTx each, random
+// node ids, built with avalanchego's constructors and decoded by pchain.
+func benchBlocks(tb testing.TB, rng *rand.ChaCha8, from uint64, n int) []*pchain.Block {
+	bs := make([]*pchain.Block, n)
+	owner := &secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{{1}}}
 	for i := range bs {
-		b := &internal.PBlock{
-			Height:    from + uint64(i),
-			Type:      "BanffStandardBlock",
-			Timestamp: time.Unix(1_700_000_000+int64(from)+int64(i), 0),
-			Bytes:     make([]byte, 300),
+		h := from + uint64(i)
+		var node ids.NodeID
+		var parent ids.ID
+		rng.Read(node[:])
+		rng.Read(parent[:])
+		ts := time.Unix(1_700_000_000+int64(h), 0)
+		tx, err := txs.NewSigned(&txs.AddPermissionlessDelegatorTx{
+			BaseTx: txs.BaseTx{BaseTx: avax.BaseTx{NetworkID: constants.UnitTestID, BlockchainID: constants.PlatformChainID,
+				Memo: make([]byte, 64)}},
+			Validator:              txs.Validator{NodeID: node, End: uint64(ts.Unix()) + 3600, Wght: 1},
+			Subnet:                 constants.PrimaryNetworkID,
+			DelegationRewardsOwner: owner,
+		}, txs.Codec, nil)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		rng.Read(b.ID[:])
-		rng.Read(b.ParentID[:])
-		rng.Read(b.Bytes)
-		var txID ids.ID
-		rng.Read(txID[:])
-		b.Txs = []internal.PTx{{ID: txID, Type: "AddPermissionlessDelegatorTx", Bytes: b.Bytes[50:]}}
-		bs[i] = b
+		blk, err := block.NewBanffStandardBlock(ts, parent, h, []*txs.Tx{tx})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if bs[i], err = pchain.Decode(h, blk.Bytes()); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	return bs
 }
@@ -48,7 +65,7 @@ func BenchmarkApplyPBlocks(b *testing.B) {
 		blocks := 0
 		for b.Loop() {
 			b.StopTimer()
-			bs := benchBlocks(rng, next, benchBatch)
+			bs := benchBlocks(b, rng, next, benchBatch)
 			b.StartTimer()
 			if err := s.ApplyPBlocks(ctx, bs); err != nil {
 				b.Fatal(err)

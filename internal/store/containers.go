@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -93,9 +92,6 @@ type ContainerStore interface {
 
 var containerColumns = []string{"index_name", "idx", "id", "timestamp", "bytes"}
 
-// IndexCursor is the cursors row of index.
-func IndexCursor(index string) string { return "index:" + index }
-
 func indexSourceKey(index string) string { return "index-source:" + index }
 
 func (s *sqlStore) ApplyContainers(ctx context.Context, index string, cs []Container) (err error) {
@@ -128,17 +124,14 @@ func (s *sqlStore) ApplyContainers(ctx context.Context, index string, cs []Conta
 	}
 	cursorKey := IndexCursor(index)
 	return s.db.Transact(ctx, func(tx *database.DB) error {
-		var cur int64
-		err := tx.QueryRow(ctx, "SELECT height FROM cursors WHERE chain = ?", cursorKey).Scan(&cur)
+		cur, ok, err := cursor(ctx, tx, cursorKey)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			if first != 0 {
-				return fmt.Errorf("batch starts at %d but nothing is stored: indices 0..%d would be missing: %w",
-					first, first-1, derrors.InvalidArgument)
-			}
 		case err != nil:
 			return err
-		case first > uint64(cur)+1:
+		case !ok && first != 0:
+			return fmt.Errorf("batch starts at %d but nothing is stored: indices 0..%d would be missing: %w",
+				first, first-1, derrors.InvalidArgument)
+		case ok && first > cur+1:
 			return fmt.Errorf("batch starts at %d but the cursor is at %d: indices %d..%d would be missing: %w",
 				first, cur, cur+1, first-1, derrors.InvalidArgument)
 		}
@@ -154,7 +147,7 @@ func (s *sqlStore) ApplyContainers(ctx context.Context, index string, cs []Conta
 		_, err = tx.Exec(ctx, `INSERT INTO cursors (chain, height) VALUES (?, ?)
 			ON CONFLICT (chain) DO UPDATE SET height = excluded.height
 			WHERE excluded.height > cursors.height`,
-			cursorKey, int64(last))
+			string(cursorKey), int64(last))
 		return err
 	})
 }
@@ -163,21 +156,8 @@ func (s *sqlStore) ApplyContainers(ctx context.Context, index string, cs []Conta
 // of cs are cs.
 func checkStoredContainers(ctx context.Context, tx *database.DB, index string, cs []Container) error {
 	first, last := cs[0].Index, cs[len(cs)-1].Index
-	stored := make(map[uint64]ids.ID, len(cs))
-	err := tx.RunQuery(ctx, "SELECT idx, id FROM containers WHERE index_name = ? AND idx BETWEEN ? AND ?",
-		func(rows *sql.Rows) error {
-			var i int64
-			var id []byte
-			if err := rows.Scan(&i, &id); err != nil {
-				return err
-			}
-			v, err := ids.ToID(id)
-			if err != nil {
-				return fmt.Errorf("stored container %d: %w", i, err)
-			}
-			stored[uint64(i)] = v
-			return nil
-		}, index, int64(first), int64(last))
+	stored, err := storedIDs(ctx, tx, "container", "SELECT idx, id FROM containers WHERE index_name = ? AND idx BETWEEN ? AND ?",
+		index, int64(first), int64(last))
 	if err != nil {
 		return err
 	}
@@ -209,7 +189,7 @@ func (s *sqlStore) IndexState(ctx context.Context, index string) (_ IndexState, 
 		(SELECT value FROM settings WHERE key = ?),
 		(SELECT height FROM cursors WHERE chain = ?),
 		(SELECT height FROM cursors WHERE chain = ?)`,
-		indexSourceKey(index), IndexCursor(index), "P").Scan(&src, &last, &p)
+		indexSourceKey(index), string(IndexCursor(index)), "P").Scan(&src, &last, &p)
 	if err != nil {
 		return st, err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -124,7 +123,7 @@ func TestApplyContainersIdempotentAndRejects(t *testing.T) {
 		if n := containerCount(t, s, "P/block"); n != 40 {
 			t.Fatalf("%d containers stored, want 40", n)
 		}
-		if c, ok, _ := s.Cursor(ctx, internal.Chain(IndexCursor("P/block"))); !ok || c != 39 {
+		if c, ok, _ := s.Cursor(ctx, IndexCursor("P/block")); !ok || c != 39 {
 			t.Fatalf("cursor = %d, %t", c, ok)
 		}
 		bad := []struct {
@@ -143,7 +142,7 @@ func TestApplyContainersIdempotentAndRejects(t *testing.T) {
 			if n := containerCount(t, s, "P/block"); n != 40 {
 				t.Fatalf("%s: %d containers stored after a failed batch, want 40", b.name, n)
 			}
-			if c, _, _ := s.Cursor(ctx, internal.Chain(IndexCursor("P/block"))); c != 39 {
+			if c, _, _ := s.Cursor(ctx, IndexCursor("P/block")); c != 39 {
 				t.Fatalf("%s: cursor moved to %d", b.name, c)
 			}
 		}
@@ -156,7 +155,7 @@ func TestPBlockContainers(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		bs := makeBlocks("p", 0, 10)
+		bs := makeBlocks(t, "p", 0, 10)
 		mustApply(t, s, bs)
 		st, err := s.IndexState(ctx, PBlockIndex)
 		if err != nil || !st.HasPHeight || st.PHeight != 9 || st.HasLast {

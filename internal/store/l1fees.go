@@ -7,9 +7,7 @@ import (
 	"slices"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/components/gas"
-	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
@@ -21,7 +19,7 @@ import (
 // n, whose staking changes are ch, and writes the refund UTXOs of disabled
 // or removed validators. A store that holds no network (n nil: store
 // tests) keeps no fee state.
-func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, blocks []*internal.PBlock, ch *pchain.StakingChanges) error {
+func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, blocks []*pchain.Block, ch *pchain.StakingChanges) error {
 	if n == nil {
 		return nil
 	}
@@ -33,7 +31,7 @@ func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, bloc
 		return nil // the whole batch was applied already
 	}
 	before := cloneFeeValidators(state.Validators)
-	refunds, err := state.ApplyBlocks(n.ID, blocks, ch.L1Events)
+	refunds, err := state.ApplyBlocks(n.ID, n.AVAXAssetID, blocks, ch.L1Events)
 	if err != nil {
 		return err
 	}
@@ -49,19 +47,8 @@ func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, bloc
 	}
 	var u utxoBatch
 	for _, r := range refunds {
-		utxo := &avax.UTXO{
-			UTXOID: avax.UTXOID{TxID: r.TxID, OutputIndex: r.OutputIndex},
-			Asset:  avax.Asset{ID: n.AVAXAssetID},
-			Out: &secp256k1fx.TransferOutput{Amt: r.Amount, OutputOwners: secp256k1fx.OutputOwners{
-				Locktime: r.Owner.Locktime, Threshold: r.Owner.Threshold, Addrs: r.Owner.Addresses,
-			}},
-		}
-		p, err := pchain.NewUTXO(utxo, pchain.KindRegular)
-		if err != nil {
-			return err
-		}
 		spendable := r.Height
-		u.produce(p, position{txID: r.TxID, height: r.Height, idx: r.Index, time: times[r.Height]}, false, &spendable)
+		u.produce(r.UTXO, position{txID: r.TxID, height: r.Height, idx: r.Index, time: times[r.Height]}, false, &spendable)
 	}
 	return u.write(ctx, tx)
 }

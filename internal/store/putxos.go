@@ -9,12 +9,11 @@ import (
 	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/utils/hashing"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // PUTXOStore keeps the P-chain UTXO set and its history.
@@ -77,7 +76,7 @@ type spends struct {
 }
 
 // add records the UTXOs the tx at pos consumes and imports.
-func (s *spends) add(pos position, consumed, imported []internal.UTXOInput) {
+func (s *spends) add(pos position, consumed, imported []utxo.Input) {
 	if len(consumed) > 0 {
 		c := consumption{pos: pos}
 		for _, in := range consumed {
@@ -126,95 +125,58 @@ func (u *utxoBatch) produce(p *pchain.UTXO, pos position, staked bool, spendable
 	}
 }
 
-// applyPUTXOs derives UTXO changes from a batch of P-chain blocks: what each
-// tx consumes and produces (see pchain.UTXOsOfTx), stake outputs released
-// by RewardValidatorTxs and by aborted pre-Banff staker proposals, the
-// reward UTXOs the node reported (PBlock.RewardUTXOs) and, at height 0,
-// the genesis allocations and genesis validators' stake. Every write is an
-// insert that skips existing rows or an update to the same values, so
-// re-applying a batch changes nothing.
-func applyPUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+// applyPUTXOs writes the UTXO changes of a batch of P-chain blocks: what
+// each tx consumes and produces (see pchain.UTXOsOfTx), stake outputs
+// released by RewardValidatorTxs and by aborted pre-Banff staker
+// proposals, the reward UTXOs the node reported (pchain.Block.Rewards) and,
+// at height 0, the genesis allocations and genesis validators' stake.
+// Every write is an insert that skips existing rows or an update to the
+// same values, so re-applying a batch changes nothing.
+func applyPUTXOs(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
 	var u utxoBatch
-	// The last tx of each block of the batch: an option block's proposal.
-	lastTx := map[uint64]*pchain.TxUTXOs{}
 	for _, b := range blocks {
-		ts := int64(0)
-		if !b.Timestamp.IsZero() {
-			ts = b.Timestamp.Unix()
-		}
-		if b.Height == 0 {
-			if err := u.genesis(b); err != nil {
-				return err
-			}
+		ts := unixSeconds(b.Timestamp)
+		if b.Genesis != nil {
+			u.genesis(b.Genesis)
 		}
 		for j, t := range b.Txs {
-			if hashing.ComputeHash256Array(t.Bytes) != t.ID {
-				// A tx id is the hash of its bytes: these are not a
-				// platformvm tx's (synthetic test blocks carry such).
-				continue
-			}
-			ptx, err := pchain.ParseTx(t.Bytes)
-			if err != nil {
-				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
-			}
-			eff, err := pchain.UTXOsOfTx(ptx)
-			if err != nil {
-				return fmt.Errorf("block %d tx %s: %w", b.Height, t.ID, err)
-			}
-			if j == len(b.Txs)-1 {
-				lastTx[b.Height] = eff
-			}
 			pos := position{txID: t.ID, height: b.Height, idx: j, time: ts}
-			if err := u.tx(eff, pos, b); err != nil {
+			if err := u.tx(t.UTXOs, pos, b); err != nil {
 				return err
 			}
 		}
-		if b.Type == "ApricotAbortBlock" || b.Type == "BanffAbortBlock" {
-			if b.Height == 0 {
-				continue
-			}
-			prop, ok := lastTx[b.Height-1]
-			if !ok {
-				var err error
-				if prop, err = storedLastTx(ctx, tx, b.Height-1); err != nil {
-					return err
-				}
+		if b.Height > 0 && (b.Type == "ApricotAbortBlock" || b.Type == "BanffAbortBlock") {
+			prop := b.Proposal
+			if prop == nil {
+				return fmt.Errorf("%s %s at height %d: its proposal block is not linked", b.Type, b.ID, b.Height)
 			}
 			// An aborted pre-Banff staker proposal returns its stake at
 			// once; a RewardValidatorTx returned it already either way.
-			if prop != nil && prop.HasStake {
-				u.released = append(u.released, release{stakerTxID: prop.TxID, by: prop.TxID, height: b.Height})
+			if n := len(prop.Txs); n > 0 && prop.Txs[n-1].UTXOs.HasStake {
+				last := prop.Txs[n-1]
+				u.released = append(u.released, release{stakerTxID: last.ID, by: last.ID, height: b.Height})
 			}
 		}
 	}
 	return u.write(ctx, tx)
 }
 
-// genesis adds the genesis UTXOs and the genesis validators' stake. A
-// network whose genesis is not known (see pchain.GenesisFor) starts empty.
-func (u *utxoBatch) genesis(b *internal.PBlock) error {
-	g, ok, err := pchain.GenesisFor(b.ParentID)
-	if err != nil || !ok {
-		return err
-	}
+// genesis adds the genesis UTXOs and the genesis validators' stake.
+func (u *utxoBatch) genesis(g *pchain.Genesis) {
 	ts := int64(g.Timestamp)
 	zero := uint64(0)
 	for _, p := range g.UTXOs {
 		u.produce(p, position{txID: ids.Empty, height: 0, idx: -1, time: ts}, false, &zero)
 	}
-	for _, v := range g.Validators {
-		eff, err := pchain.UTXOsOfTx(v)
-		if err != nil {
-			return fmt.Errorf("genesis validator %s: %w", v.ID(), err)
-		}
-		if err := u.tx(eff, position{txID: v.ID(), height: 0, idx: -1, time: ts}, b); err != nil {
-			return err
-		}
+	for _, eff := range g.Stakes {
+		// Genesis validators reward no one: no reward UTXOs to look for.
+		u.effects(eff, position{txID: eff.TxID, height: 0, idx: -1, time: ts})
 	}
-	return nil
 }
 
-func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *internal.PBlock) error {
+// effects adds what a tx at pos does to the UTXO set, but for the reward
+// UTXOs of a RewardValidatorTx (see tx).
+func (u *utxoBatch) effects(eff *pchain.TxUTXOs, pos position) {
 	h := pos.height
 	for _, p := range eff.Produced {
 		switch p.Kind {
@@ -228,102 +190,44 @@ func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *internal.PBlock) er
 	}
 	u.add(pos, eff.Consumed, eff.Imported)
 	if eff.RewardedStaker != ids.Empty {
-		staker := eff.RewardedStaker
-		u.released = append(u.released, release{stakerTxID: staker, by: pos.txID, height: h})
-		if b.RewardUTXOs != nil {
-			rewards, ok := b.RewardUTXOs[staker]
-			if !ok {
-				return fmt.Errorf("block %d: the reward UTXOs of staker %s were not fetched", h, staker)
-			}
-			for i, rb := range rewards {
-				p, err := pchain.ParseUTXO(rb)
-				if err != nil {
-					return fmt.Errorf("block %d: reward UTXO %d of staker %s: %w", h, i, staker, err)
-				}
-				if p.UTXO.TxID != staker {
-					return fmt.Errorf("block %d: reward UTXO %s is not of staker %s", h, &p.UTXO.UTXOID, staker)
-				}
-				u.produce(p, pos, false, &h)
-			}
-		}
+		u.released = append(u.released, release{stakerTxID: eff.RewardedStaker, by: pos.txID, height: h})
+	}
+}
+
+// tx adds what the tx at pos of block b does to the UTXO set, with the
+// reward UTXOs b carries for a RewardValidatorTx.
+func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *pchain.Block) error {
+	u.effects(eff, pos)
+	staker := eff.RewardedStaker
+	if staker == ids.Empty || b.Rewards == nil {
+		return nil
+	}
+	rewards, ok := b.Rewards[staker]
+	if !ok {
+		return fmt.Errorf("block %d: the reward UTXOs of staker %s were not fetched", b.Height, staker)
+	}
+	h := pos.height
+	for _, p := range rewards {
+		u.produce(p, pos, false, &h)
 	}
 	return nil
 }
 
-// storedLastTx returns what the last tx of the stored block at height does,
-// nil for a block without txs.
-func storedLastTx(ctx context.Context, tx *database.DB, height uint64) (*pchain.TxUTXOs, error) {
-	var b []byte
-	err := tx.QueryRow(ctx, "SELECT bytes FROM p_txs WHERE block_height = ? ORDER BY idx DESC LIMIT 1", int64(height)).Scan(&b)
-	if err == sql.ErrNoRows {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ptx, err := pchain.ParseTx(b)
-	if err != nil {
-		return nil, fmt.Errorf("stored proposal tx at height %d: %w", height, err)
-	}
-	return pchain.UTXOsOfTx(ptx)
-}
-
 // markConsumed records in table (p_utxos or x_utxos) where each consumed
 // UTXO was spent; cond restricts the rows (e.g. "kind <> 'exported'"), or
-// is empty. PostgreSQL gets one statement per chunk of the whole batch,
-// since every statement is a round trip; SQLite, in-process, one per
-// consuming tx.
+// is empty.
 func markConsumed(ctx context.Context, tx *database.DB, table, cond string, consumed []consumption) (marked int64, err error) {
-	and := ""
-	if cond != "" {
-		and = " AND " + cond
-	}
-	if tx.Dialect() == database.Postgres {
-		const perRow = 5
-		var args []any
-		flush := func() error {
-			if len(args) == 0 {
-				return nil
-			}
-			row := "(?::bytea, ?::bytea, ?::bigint, ?::bigint, ?::bigint)"
-			q := `UPDATE ` + table + ` AS u SET consumed_tx_id = v.tx, consumed_height = v.h, consumed_idx = v.i, consumed_time = v.t
-				FROM (VALUES ` + row + strings.Repeat(", "+row, len(args)/perRow-1) + `) AS v(id, tx, h, i, t)
-				WHERE u.id = v.id` + and
-			n, err := tx.Exec(ctx, q, args...)
-			marked += n
-			args = args[:0]
-			return err
-		}
-		for _, c := range consumed {
-			for _, id := range c.ids {
-				args = append(args, id[:], c.pos.txID[:], int64(c.pos.height), int64(c.pos.idx), c.pos.time)
-				if len(args) >= tx.MaxParams()-perRow {
-					if err := flush(); err != nil {
-						return marked, err
-					}
-				}
-			}
-		}
-		return marked, flush()
-	}
+	var rows [][]any
 	for _, c := range consumed {
-		for start := 0; start < len(c.ids); start += maxInList {
-			chunk := c.ids[start:min(len(c.ids), start+maxInList)]
-			args := []any{c.pos.txID[:], int64(c.pos.height), c.pos.idx, c.pos.time}
-			for _, id := range chunk {
-				args = append(args, id[:])
-			}
-			q := `UPDATE ` + table + ` SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
-				WHERE id IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)` + and
-			n, err := tx.Exec(ctx, q, args...)
-			if err != nil {
-				return marked, err
-			}
-			marked += n
+		for _, id := range c.ids {
+			rows = append(rows, []any{id[:], c.pos.txID[:], int64(c.pos.height), int64(c.pos.idx), c.pos.time})
 		}
 	}
-	return marked, nil
+	return tx.BulkUpdate(ctx, table, "id", consumedColumns, cond, rows)
 }
+
+// consumedColumns record where a UTXO was spent.
+var consumedColumns = []string{"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
 
 // maxInList bounds the ids of one IN (...) list.
 const maxInList = 500

@@ -18,7 +18,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -58,14 +57,9 @@ func uTx(t testing.TB, u txs.UnsignedTx) *txs.Tx {
 	return tx
 }
 
-func uPTx(tx *txs.Tx) internal.PTx {
-	name := fmt.Sprintf("%T", tx.Unsigned)
-	return internal.PTx{ID: tx.ID(), Type: name[strings.LastIndex(name, ".")+1:], Bytes: tx.Bytes()}
-}
-
 // utxoScenario is a small chain of real txs over a registered genesis.
 type utxoScenario struct {
-	blocks                                                []*internal.PBlock
+	blocks                                                []*pchain.Block
 	genVdr, baseTx, delegator, reward, export, apricotDel *txs.Tx
 	rewardUTXO                                            []byte
 }
@@ -138,39 +132,18 @@ func newUTXOScenario(t testing.TB) *utxoScenario {
 		DelegationRewardsOwner: &secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{uAddrA}},
 	})
 
-	type blk struct {
-		typ     string
-		txs     []*txs.Tx
-		rewards map[ids.ID][][]byte
-	}
-	for h, b := range []blk{
-		{typ: "ApricotCommitBlock"},
-		{typ: "BanffStandardBlock", txs: []*txs.Tx{sc.baseTx}},
-		{typ: "BanffStandardBlock", txs: []*txs.Tx{sc.delegator}},
-		{typ: "BanffProposalBlock", txs: []*txs.Tx{sc.reward}, rewards: map[ids.ID][][]byte{sc.delegator.ID(): {sc.rewardUTXO}}},
-		{typ: "BanffCommitBlock"},
-		{typ: "BanffStandardBlock", txs: []*txs.Tx{sc.export, imp}},
-		{typ: "ApricotProposalBlock", txs: []*txs.Tx{sc.apricotDel}},
-		{typ: "ApricotAbortBlock"},
-	} {
-		pb := &internal.PBlock{
-			Height:      uint64(h),
-			ID:          testID("utxo", t.Name(), "block", h),
-			ParentID:    testID("utxo", t.Name(), "block", h-1),
-			Type:        b.typ,
-			Timestamp:   time.Unix(1_700_000_000+int64(h), 0).UTC(),
-			Bytes:       []byte{byte(h)},
-			RewardUTXOs: b.rewards,
-		}
-		if h == 0 {
-			pb.ParentID = hashing.ComputeHash256Array(gb)
-			pb.Timestamp = time.Time{}
-		}
-		for _, tx := range b.txs {
-			pb.Txs = append(pb.Txs, uPTx(tx))
-		}
-		sc.blocks = append(sc.blocks, pb)
-	}
+	at := func(h int64) time.Time { return time.Unix(1_700_000_000+h, 0) }
+	sc.blocks = pChain(t, 0, hashing.ComputeHash256Array(gb),
+		pSpec{typ: "ApricotCommitBlock"},
+		pSpec{typ: "BanffStandardBlock", time: at(1), txs: []*txs.Tx{sc.baseTx}},
+		pSpec{typ: "BanffStandardBlock", time: at(2), txs: []*txs.Tx{sc.delegator}},
+		pSpec{typ: "BanffProposalBlock", time: at(3), txs: []*txs.Tx{sc.reward},
+			rewards: map[ids.ID][][]byte{sc.delegator.ID(): {sc.rewardUTXO}}},
+		pSpec{typ: "BanffCommitBlock", time: at(4)},
+		pSpec{typ: "BanffStandardBlock", time: at(5), txs: []*txs.Tx{sc.export, imp}},
+		pSpec{typ: "ApricotProposalBlock", txs: []*txs.Tx{sc.apricotDel}},
+		pSpec{typ: "ApricotAbortBlock"},
+	)
 	return sc
 }
 
@@ -323,7 +296,7 @@ func dbtestFresh(t *testing.T, dsn string) string {
 	return dbtest.Postgres(t)
 }
 
-// A batch whose RewardUTXOs map lacks a rewarded staker is refused: the
+// A batch whose Rewards map lacks a rewarded staker is refused: the
 // ingester always fetches them.
 func TestPUTXOMissingRewards(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
@@ -331,8 +304,8 @@ func TestPUTXOMissingRewards(t *testing.T) {
 		s := openStore(t, dsn)
 		mustApply(t, s, sc.blocks[:3])
 		b := *sc.blocks[3]
-		b.RewardUTXOs = map[ids.ID][][]byte{}
-		if err := s.ApplyPBlocks(context.Background(), []*internal.PBlock{&b}); err == nil {
+		b.Rewards = map[ids.ID][]*pchain.UTXO{}
+		if err := s.ApplyPBlocks(context.Background(), []*pchain.Block{&b}); err == nil {
 			t.Fatal("no error for a reward tx without its reward UTXOs")
 		}
 	})

@@ -19,7 +19,7 @@ import (
 // applyRewards replays the staking rewards over a batch of network n
 // whose staking changes are ch (already written). A store that holds no
 // network (n nil: store tests) keeps no reward state.
-func applyRewards(ctx context.Context, tx *database.DB, n *internal.Network, blocks []*internal.PBlock, ch *pchain.StakingChanges) error {
+func applyRewards(ctx context.Context, tx *database.DB, n *internal.Network, blocks []*pchain.Block, ch *pchain.StakingChanges) error {
 	if n == nil {
 		return nil
 	}

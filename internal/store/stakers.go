@@ -12,7 +12,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -90,10 +89,8 @@ const (
 // refund UTXOs may be spent in the batch, which applyPUTXOs, after it,
 // marks), the staking records, and the reward replay (which reads those
 // records).
-func applyPStaking(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
-	ch, err := pchain.DeriveStaking(blocks, func(h uint64) (*internal.PBlock, error) {
-		return storedBlockTxs(ctx, tx, h)
-	})
+func applyPStaking(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
+	ch, err := pchain.DeriveStaking(blocks)
 	if err != nil {
 		return err
 	}
@@ -242,40 +239,6 @@ func applyPStakers(ctx context.Context, tx *database.DB, ch *pchain.StakingChang
 		}
 	}
 	return nil
-}
-
-// storedBlockTxs reads the block at height with its txs, inside tx.
-func storedBlockTxs(ctx context.Context, tx *database.DB, height uint64) (*internal.PBlock, error) {
-	b := &internal.PBlock{Height: height}
-	var ts int64
-	var id []byte
-	err := tx.QueryRow(ctx, "SELECT id, type, timestamp FROM p_blocks WHERE height = ?", u64(height)).Scan(&id, &b.Type, &ts)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("block %d: %w", height, derrors.NotFound)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if b.ID, err = ids.ToID(id); err != nil {
-		return nil, err
-	}
-	if ts != 0 {
-		b.Timestamp = time.Unix(ts, 0).UTC()
-	}
-	err = tx.RunQuery(ctx, "SELECT id, type, bytes FROM p_txs WHERE block_height = ? ORDER BY idx", func(rows *sql.Rows) error {
-		var t internal.PTx
-		var tid []byte
-		if err := rows.Scan(&tid, &t.Type, &t.Bytes); err != nil {
-			return err
-		}
-		var err error
-		if t.ID, err = ids.ToID(tid); err != nil {
-			return err
-		}
-		b.Txs = append(b.Txs, t)
-		return nil
-	}, u64(height))
-	return b, err
 }
 
 func l1Events(ctx context.Context, db *database.DB, vid ids.ID) ([]pchain.L1Event, error) {

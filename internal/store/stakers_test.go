@@ -16,19 +16,31 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
-func stakerTx(t *testing.T, u txs.UnsignedTx, typ string) internal.PTx {
+func stakerTx(t *testing.T, u txs.UnsignedTx) *pchain.Tx {
 	t.Helper()
 	tx, err := txs.NewSigned(u, txs.Codec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return internal.PTx{ID: tx.ID(), Type: typ, Bytes: tx.Bytes()}
+	d, err := pchain.NewTx(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// parsed returns the parsed txs of ts.
+func parsed(ts ...*pchain.Tx) []*txs.Tx {
+	out := make([]*txs.Tx, len(ts))
+	for i, t := range ts {
+		out[i] = t.Tx
+	}
+	return out
 }
 
 func stakerBase(memo string) txs.BaseTx {
@@ -60,29 +72,29 @@ func TestStakers(t *testing.T) {
 	subnet, l1 := ids.ID{0x5}, ids.ID{0x11}
 	pop := &signer.ProofOfPossession{PublicKey: [48]byte{1}, ProofOfPossession: [96]byte{2}}
 
-	blocks := makeBlocks("stakers", 0, 12)
-	t0 := blocks[3].Timestamp
+	specs := makeSpecs(t, "stakers", 12)
+	t0 := specs[3].time
 	end := func(d time.Duration) uint64 { return uint64(t0.Add(d).Unix()) }
 	vA := stakerTx(t, &txs.AddPermissionlessValidatorTx{BaseTx: stakerBase("vA"),
 		Validator: txs.Validator{NodeID: nodeA, Start: 1, End: end(time.Hour), Wght: 2000},
 		Subnet:    constants.PrimaryNetworkID, Signer: pop, ValidatorRewardsOwner: own, DelegatorRewardsOwner: own,
-		DelegationShares: 100_000}, "AddPermissionlessValidatorTx")
+		DelegationShares: 100_000})
 	vB := stakerTx(t, &txs.AddPermissionlessValidatorTx{BaseTx: stakerBase("vB"),
 		Validator: txs.Validator{NodeID: nodeB, Start: 1, End: end(30 * time.Minute), Wght: 3000},
 		Subnet:    constants.PrimaryNetworkID, Signer: &signer.Empty{}, ValidatorRewardsOwner: own, DelegatorRewardsOwner: own,
-		DelegationShares: 20_000}, "AddPermissionlessValidatorTx")
+		DelegationShares: 20_000})
 	dA := stakerTx(t, &txs.AddPermissionlessDelegatorTx{BaseTx: stakerBase("dA"),
 		Validator: txs.Validator{NodeID: nodeA, Start: 1, End: end(time.Hour), Wght: 25},
-		Subnet:    constants.PrimaryNetworkID, DelegationRewardsOwner: own}, "AddPermissionlessDelegatorTx")
+		Subnet:    constants.PrimaryNetworkID, DelegationRewardsOwner: own})
 	poa1 := stakerTx(t, &txs.AddSubnetValidatorTx{BaseTx: stakerBase("p1"), SubnetValidator: txs.SubnetValidator{
 		Validator: txs.Validator{NodeID: nodeA, Start: 1, End: end(20 * time.Minute), Wght: 7}, Subnet: subnet},
-		SubnetAuth: &secp256k1fx.Input{}}, "AddSubnetValidatorTx")
+		SubnetAuth: &secp256k1fx.Input{}})
 	poa2 := stakerTx(t, &txs.AddSubnetValidatorTx{BaseTx: stakerBase("p2"), SubnetValidator: txs.SubnetValidator{
 		Validator: txs.Validator{NodeID: nodeB, Start: 1, End: end(20 * time.Minute), Wght: 8}, Subnet: subnet},
-		SubnetAuth: &secp256k1fx.Input{}}, "AddSubnetValidatorTx")
+		SubnetAuth: &secp256k1fx.Input{}})
 	rmPoa := stakerTx(t, &txs.RemoveSubnetValidatorTx{BaseTx: stakerBase("rm"), NodeID: nodeB, Subnet: subnet,
-		SubnetAuth: &secp256k1fx.Input{}}, "RemoveSubnetValidatorTx")
-	rewardB := stakerTx(t, &txs.RewardValidatorTx{TxID: vB.ID}, "RewardValidatorTx")
+		SubnetAuth: &secp256k1fx.Input{}})
+	rewardB := stakerTx(t, &txs.RewardValidatorTx{TxID: vB.ID})
 	conv := stakerTx(t, &txs.ConvertSubnetToL1Tx{BaseTx: stakerBase("c"), Subnet: l1, ChainID: ids.ID{9}, Address: []byte{1},
 		Validators: []*txs.ConvertSubnetToL1Validator{
 			{NodeID: nodeB.Bytes(), Weight: 10, Balance: 1000, Signer: *pop,
@@ -90,20 +102,21 @@ func TestStakers(t *testing.T) {
 				DeactivationOwner:     message.PChainOwner{Threshold: 1, Addresses: []ids.ShortID{addr}}},
 			{NodeID: nodeA.Bytes(), Weight: 20, Balance: 0, Signer: *pop},
 		},
-		SubnetAuth: &secp256k1fx.Input{}}, "ConvertSubnetToL1Tx")
+		SubnetAuth: &secp256k1fx.Input{}})
 	w, err := message.NewL1ValidatorWeight(l1.Append(1), 4, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	removeL1 := stakerTx(t, &txs.SetL1ValidatorWeightTx{BaseTx: stakerBase("w"), Message: stakerWarp(t, w.Bytes())}, "SetL1ValidatorWeightTx")
-	inc := stakerTx(t, &txs.IncreaseL1ValidatorBalanceTx{BaseTx: stakerBase("i"), ValidationID: l1.Append(0), Balance: 50}, "IncreaseL1ValidatorBalanceTx")
+	removeL1 := stakerTx(t, &txs.SetL1ValidatorWeightTx{BaseTx: stakerBase("w"), Message: stakerWarp(t, w.Bytes())})
+	inc := stakerTx(t, &txs.IncreaseL1ValidatorBalanceTx{BaseTx: stakerBase("i"), ValidationID: l1.Append(0), Balance: 50})
 
-	blocks[3].Txs = []internal.PTx{vA, vB, poa1}
-	blocks[4].Txs = []internal.PTx{dA, poa2, conv}
-	blocks[5].Txs = []internal.PTx{rmPoa}
-	blocks[6].Type, blocks[6].Txs = "BanffProposalBlock", []internal.PTx{rewardB}
-	blocks[7].Type, blocks[7].Txs = "BanffCommitBlock", nil
-	blocks[8].Txs = []internal.PTx{removeL1, inc}
+	specs[3].txs = parsed(vA, vB, poa1)
+	specs[4].txs = parsed(dA, poa2, conv)
+	specs[5].txs = parsed(rmPoa)
+	specs[6].typ, specs[6].txs = "BanffProposalBlock", parsed(rewardB)
+	specs[7].typ, specs[7].txs = "BanffCommitBlock", nil
+	specs[8].txs = parsed(removeL1, inc)
+	blocks := pChain(t, 0, testID("stakers"), specs...)
 
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		s := openStore(t, dsn)

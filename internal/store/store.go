@@ -5,10 +5,13 @@ package store
 
 import (
 	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"time"
 
-	"github.com/ava-labs/avalanchego/ids"
-
-	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
 )
 
 // Store is everything the ingester writes and the API handlers read.
@@ -18,7 +21,8 @@ import (
 type Store interface {
 	ContainerStore
 	PUTXOStore
-	PStateStore
+	SubnetStore
+	SupplyStore
 	StakerStore
 	XStore
 	L1FeeStore
@@ -27,35 +31,85 @@ type Store interface {
 	XDAGStore
 	AtomicStore
 	BlockSummaryStore
-	PTxStore
-
-	// ApplyPBlocks writes blocks (consecutive heights, ascending) with their
-	// transactions and moves the P-chain cursor to the last height, all in
-	// one database transaction. Re-applying a block already stored changes
-	// nothing, so a crash at any point resumes with nothing lost or doubled;
-	// the cursor never moves back. A batch that is not consecutive, or that
-	// would leave a gap after the cursor (first height > cursor+1), fails
-	// with derrors.InvalidArgument; one that disagrees with what is stored
-	// (another block at a stored height, a tx id stored for another block)
-	// fails whole. An empty batch does nothing.
-	ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) error
-
-	// Cursor returns the last height applied for chain; ok is false when
-	// nothing has been applied yet.
-	Cursor(ctx context.Context, chain internal.Chain) (height uint64, ok bool, err error)
-
-	// PBlockByHeight and PBlockByID return a stored P-chain block with its
-	// transactions.
-	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
-	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
-
-	// Setting and PutSettingIfAbsent keep small service state, such as the
-	// page-token key, that must survive restarts and be shared by every
-	// avaindex process using the same database.
-	Setting(ctx context.Context, key string) (value []byte, ok bool, err error)
-	PutSettingIfAbsent(ctx context.Context, key string, value []byte) error
+	PBlockStore
+	CursorStore
+	SettingStore
+	ChainBlockStore
+	TxStore
+	AssetTxStore
+	ActiveStakerStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	Close() error
+}
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the schema migrations, for database.DB.Migrate.
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded directory is always there
+	}
+	return sub
+}
+
+// Open opens the database named by dsn ("sqlite:PATH" or a PostgreSQL URL,
+// see database.Open), applies the migrations it lacks, and returns a Store
+// over it.
+func Open(ctx context.Context, dsn string) (Store, error) {
+	db, err := database.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.Migrate(ctx, Migrations()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return New(db), nil
+}
+
+// New returns a Store over db, which must be migrated already. The Store
+// owns db: its Close closes db.
+func New(db *database.DB) Store {
+	return &sqlStore{db: db}
+}
+
+type sqlStore struct {
+	db *database.DB
+
+	// beforeCursor, when set (by tests), runs inside ApplyPBlocks's
+	// transaction after the rows are written and before the cursor moves;
+	// an error from it aborts the transaction.
+	beforeCursor func(tx *database.DB) error
+}
+
+const onConflictDoNothing = "ON CONFLICT DO NOTHING"
+
+type scanner interface{ Scan(dest ...any) error }
+
+func (s *sqlStore) Ping(ctx context.Context) error {
+	if err := s.db.Ping(ctx); err != nil {
+		return fmt.Errorf("store.Ping: %w: %w", derrors.Unavailable, err)
+	}
+	return nil
+}
+
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+// unixSeconds is t in unix seconds, 0 for the zero time.
+func unixSeconds(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -12,10 +11,15 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/platformvm/block"
+	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -24,34 +28,127 @@ func testID(parts ...any) ids.ID {
 	return ids.ID(sha256.Sum256(fmt.Append(nil, parts...)))
 }
 
-// makeBlocks returns blocks from..to-1 of a synthetic chain named by salt.
-// Block h has h%4 transactions (so some have none), and blocks below 3 have
-// no timestamp, like pre-Banff blocks.
-func makeBlocks(salt string, from, to uint64) []*internal.PBlock {
-	var bs []*internal.PBlock
-	for h := from; h < to; h++ {
-		b := &internal.PBlock{
-			Height:   h,
-			ID:       testID(salt, "block", h),
-			ParentID: testID(salt, "block", h-1),
-			Type:     "BanffStandardBlock",
-			Bytes:    binary.BigEndian.AppendUint64([]byte(salt), h),
+// pSpec is one block of a test P-chain: its platformvm kind, its time (for
+// Banff blocks), its txs (a proposal block's proposal tx last) and, keyed
+// by staker, the reward UTXOs the node reports for its RewardValidatorTx.
+type pSpec struct {
+	typ     string
+	time    time.Time
+	txs     []*txs.Tx
+	rewards map[ids.ID][][]byte
+}
+
+// pChain builds the platformvm blocks of specs from height first on, the
+// first one's parent being parent (a known genesis's id makes block 0 bring
+// that genesis), with avalanchego's constructors, and decodes them with
+// pchain, as the ingester does: option blocks linked to their proposal
+// blocks, reward UTXOs attached.
+func pChain(t testing.TB, first uint64, parent ids.ID, specs ...pSpec) []*pchain.Block {
+	t.Helper()
+	var out []*pchain.Block
+	for i, sp := range specs {
+		h := first + uint64(i)
+		var (
+			blk block.Block
+			err error
+		)
+		switch sp.typ {
+		case "ApricotStandardBlock":
+			blk, err = block.NewApricotStandardBlock(parent, h, sp.txs)
+		case "BanffStandardBlock":
+			blk, err = block.NewBanffStandardBlock(sp.time, parent, h, sp.txs)
+		case "ApricotProposalBlock":
+			blk, err = block.NewApricotProposalBlock(parent, h, sp.txs[0])
+		case "BanffProposalBlock":
+			n := len(sp.txs) - 1
+			blk, err = block.NewBanffProposalBlock(sp.time, parent, h, sp.txs[n], sp.txs[:n])
+		case "ApricotCommitBlock":
+			blk, err = block.NewApricotCommitBlock(parent, h)
+		case "ApricotAbortBlock":
+			blk, err = block.NewApricotAbortBlock(parent, h)
+		case "BanffCommitBlock":
+			blk, err = block.NewBanffCommitBlock(sp.time, parent, h)
+		case "BanffAbortBlock":
+			blk, err = block.NewBanffAbortBlock(sp.time, parent, h)
+		default:
+			t.Fatalf("no block kind %q", sp.typ)
 		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := pchain.Decode(h, blk.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for staker, raw := range sp.rewards {
+			if err := b.SetRewardUTXOs(staker, raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, b)
+		parent = b.ID
+	}
+	if err := pchain.LinkProposals(out, func(h uint64, _ ids.ID) (*pchain.Block, error) {
+		return nil, fmt.Errorf("no block %d before the chain", h)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// plainTx is a real P-chain BaseTx that moves nothing, told apart by memo.
+func plainTx(t testing.TB, memo string) *txs.Tx {
+	t.Helper()
+	tx, err := txs.NewSigned(&txs.BaseTx{BaseTx: avax.BaseTx{NetworkID: constants.UnitTestID,
+		BlockchainID: constants.PlatformChainID, Memo: []byte(memo)}}, txs.Codec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// makeSpecs returns the specs of blocks 0..to-1 of a test chain named by
+// salt: block h has h%4 plain txs (so some have none), and blocks below 3
+// are pre-Banff standard blocks, without a timestamp.
+func makeSpecs(t testing.TB, salt string, to uint64) []pSpec {
+	t.Helper()
+	specs := make([]pSpec, to)
+	for h := range to {
+		sp := &specs[h]
+		sp.typ = "ApricotStandardBlock"
 		if h >= 3 {
-			b.Timestamp = time.Unix(1_700_000_000+int64(h), 0).UTC()
-		} else {
-			b.Type = "ApricotStandardBlock"
+			sp.typ, sp.time = "BanffStandardBlock", time.Unix(1_700_000_000+int64(h), 0).UTC()
 		}
 		for i := range h % 4 {
-			b.Txs = append(b.Txs, internal.PTx{
-				ID:    testID(salt, "tx", h, i),
-				Type:  "BaseTx",
-				Bytes: []byte(fmt.Sprintf("%s tx %d/%d", salt, h, i)),
-			})
+			sp.txs = append(sp.txs, plainTx(t, fmt.Sprintf("%s tx %d/%d", salt, h, i)))
 		}
-		bs = append(bs, b)
 	}
-	return bs
+	return specs
+}
+
+// makeBlocks returns blocks from..to-1 of the test chain named by salt
+// (see makeSpecs), whose genesis is not known.
+func makeBlocks(t testing.TB, salt string, from, to uint64) []*pchain.Block {
+	t.Helper()
+	return pChain(t, 0, testID(salt, "genesis"), makeSpecs(t, salt, to)...)[from:]
+}
+
+// storedForm returns b as the store keeps and serves it.
+func storedForm(b *pchain.Block) *internal.PBlock {
+	pb := &internal.PBlock{Height: b.Height, ID: b.ID, ParentID: b.ParentID, Type: b.Type, Timestamp: b.Timestamp, Bytes: b.Bytes}
+	for _, t := range b.Txs {
+		pb.Txs = append(pb.Txs, t.PTx)
+	}
+	return pb
+}
+
+// stored returns blocks as the store serves them.
+func stored(blocks []*pchain.Block) []*internal.PBlock {
+	out := make([]*internal.PBlock, len(blocks))
+	for i, b := range blocks {
+		out[i] = storedForm(b)
+	}
+	return out
 }
 
 func openStore(t testing.TB, dsn string) *sqlStore {
@@ -64,7 +161,7 @@ func openStore(t testing.TB, dsn string) *sqlStore {
 	return s.(*sqlStore)
 }
 
-func mustApply(t *testing.T, s Store, bs []*internal.PBlock) {
+func mustApply(t *testing.T, s Store, bs []*pchain.Block) {
 	t.Helper()
 	if err := s.ApplyPBlocks(context.Background(), bs); err != nil {
 		t.Fatal(err)
@@ -89,7 +186,7 @@ func getState(t *testing.T, s *sqlStore) state {
 		t.Fatal(err)
 	}
 	var err error
-	st.cursor, st.hasCursor, err = s.Cursor(ctx, internal.PChain)
+	st.cursor, st.hasCursor, err = s.Cursor(ctx, ChainCursor(internal.PChain))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,19 +213,20 @@ func TestApplyAndRead(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		if _, ok, err := s.Cursor(ctx, internal.PChain); err != nil || ok {
+		if _, ok, err := s.Cursor(ctx, ChainCursor(internal.PChain)); err != nil || ok {
 			t.Fatalf("Cursor of an empty store: ok=%t, err=%v", ok, err)
 		}
 		if err := s.ApplyPBlocks(ctx, nil); err != nil {
 			t.Fatalf("empty batch: %v", err)
 		}
-		bs := makeBlocks("a", 0, 10)
+		bs := makeBlocks(t, "a", 0, 10)
 		mustApply(t, s, bs)
 		wantState(t, s, state{blocks: 10, txs: txCount(0, 10), cursor: 9, hasCursor: true})
-		if _, ok, _ := s.Cursor(ctx, internal.XChain); ok {
+		want := stored(bs)
+		if _, ok, _ := s.Cursor(ctx, ChainCursor(internal.XChain)); ok {
 			t.Error("X-chain cursor set by P-chain blocks")
 		}
-		for _, want := range bs {
+		for _, want := range want {
 			got, err := s.PBlockByHeight(ctx, want.Height)
 			if err != nil {
 				t.Fatal(err)
@@ -155,9 +253,9 @@ func TestTimestampStoredAsSeconds(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		b := makeBlocks("ts", 0, 1)[0]
+		b := makeBlocks(t, "ts", 0, 1)[0]
 		b.Timestamp = time.Date(2024, 5, 6, 7, 8, 9, 999, time.FixedZone("x", 3600))
-		mustApply(t, s, []*internal.PBlock{b})
+		mustApply(t, s, []*pchain.Block{b})
 		got, err := s.PBlockByHeight(ctx, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -172,30 +270,30 @@ func TestApplyIdempotent(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		mustApply(t, s, makeBlocks("a", 0, 20))
+		mustApply(t, s, makeBlocks(t, "a", 0, 20))
 		want := state{blocks: 20, txs: txCount(0, 20), cursor: 19, hasCursor: true}
 		wantState(t, s, want)
 
 		// The same batch again.
-		mustApply(t, s, makeBlocks("a", 0, 20))
+		mustApply(t, s, makeBlocks(t, "a", 0, 20))
 		wantState(t, s, want)
 		// A batch inside what is stored: nothing changes, the cursor stays.
-		mustApply(t, s, makeBlocks("a", 5, 12))
+		mustApply(t, s, makeBlocks(t, "a", 5, 12))
 		wantState(t, s, want)
-		mustApply(t, s, makeBlocks("a", 19, 20))
+		mustApply(t, s, makeBlocks(t, "a", 19, 20))
 		wantState(t, s, want)
 		// An overlapping batch adds only the new blocks.
-		mustApply(t, s, makeBlocks("a", 15, 30))
+		mustApply(t, s, makeBlocks(t, "a", 15, 30))
 		wantState(t, s, state{blocks: 30, txs: txCount(0, 30), cursor: 29, hasCursor: true})
 		// An older batch after that still leaves the cursor alone.
-		mustApply(t, s, makeBlocks("a", 0, 3))
+		mustApply(t, s, makeBlocks(t, "a", 0, 3))
 		wantState(t, s, state{blocks: 30, txs: txCount(0, 30), cursor: 29, hasCursor: true})
 
 		b, err := s.PBlockByHeight(ctx, 17)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(b, makeBlocks("a", 17, 18)[0]) {
+		if !reflect.DeepEqual(b, storedForm(makeBlocks(t, "a", 17, 18)[0])) {
 			t.Errorf("block 17 changed: %+v", b)
 		}
 	})
@@ -205,19 +303,19 @@ func TestApplyRejects(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		mustApply(t, s, makeBlocks("a", 0, 10))
+		mustApply(t, s, makeBlocks(t, "a", 0, 10))
 		before := getState(t, s)
 
-		bs := makeBlocks("a", 10, 20)
-		gap := append(append([]*internal.PBlock{}, bs[:3]...), bs[4:]...)
-		desc := []*internal.PBlock{bs[1], bs[0]}
-		dup := []*internal.PBlock{bs[0], bs[0]}
-		for name, batch := range map[string][]*internal.PBlock{
+		bs := makeBlocks(t, "a", 10, 20)
+		gap := append(append([]*pchain.Block{}, bs[:3]...), bs[4:]...)
+		desc := []*pchain.Block{bs[1], bs[0]}
+		dup := []*pchain.Block{bs[0], bs[0]}
+		for name, batch := range map[string][]*pchain.Block{
 			"gap inside":        gap,
 			"descending":        desc,
 			"repeated height":   dup,
 			"nil block":         {bs[0], nil},
-			"gap after cursor":  makeBlocks("a", 11, 15),
+			"gap after cursor":  makeBlocks(t, "a", 11, 15),
 			"height > MaxInt64": {{Height: math.MaxInt64 + 1}},
 		} {
 			err := s.ApplyPBlocks(ctx, batch)
@@ -235,34 +333,35 @@ func TestApplyConflicts(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		mustApply(t, s, makeBlocks("a", 0, 10))
+		mustApply(t, s, makeBlocks(t, "a", 0, 10))
 		before := getState(t, s)
 
 		// Another chain's blocks at stored heights.
-		if err := s.ApplyPBlocks(ctx, makeBlocks("b", 5, 15)); err == nil {
+		if err := s.ApplyPBlocks(ctx, makeBlocks(t, "b", 5, 15)); err == nil {
 			t.Error("different blocks at stored heights: no error")
 		}
 		wantState(t, s, before)
 
 		// A duplicate tx id with different content later in the same batch:
 		// the first copy's rows are written before the clash is seen.
-		bs := makeBlocks("a", 10, 20)
-		bs[5].Txs[1] = internal.PTx{ID: bs[3].Txs[0].ID, Type: "Other", Bytes: []byte("other")}
+		bs := makeBlocks(t, "a", 10, 20)
+		bs[5].Txs[1] = &pchain.Tx{PTx: internal.PTx{ID: bs[3].Txs[0].ID, Type: "Other", Bytes: []byte("other")},
+			Tx: bs[5].Txs[1].Tx, UTXOs: bs[5].Txs[1].UTXOs}
 		if err := s.ApplyPBlocks(ctx, bs); err == nil {
 			t.Error("duplicate tx id in a batch: no error")
 		}
 		wantState(t, s, before)
 
 		// A tx id already stored in another block.
-		bs = makeBlocks("a", 10, 12)
-		bs[1].Txs[0].ID = testID("a", "tx", uint64(5), uint64(0))
+		bs = makeBlocks(t, "a", 10, 12)
+		bs[1].Txs[0].ID = makeBlocks(t, "a", 5, 6)[0].Txs[0].ID
 		if err := s.ApplyPBlocks(ctx, bs); err == nil {
 			t.Error("tx id stored in another block: no error")
 		}
 		wantState(t, s, before)
 
 		// A stored block re-applied with a tx missing.
-		bs = makeBlocks("a", 0, 10)
+		bs = makeBlocks(t, "a", 0, 10)
 		bs[7].Txs = bs[7].Txs[:1]
 		if err := s.ApplyPBlocks(ctx, bs); err == nil {
 			t.Error("stored block re-applied with fewer txs: no error")
@@ -270,7 +369,7 @@ func TestApplyConflicts(t *testing.T) {
 		wantState(t, s, before)
 
 		// The good batch still goes in.
-		mustApply(t, s, makeBlocks("a", 10, 20))
+		mustApply(t, s, makeBlocks(t, "a", 10, 20))
 		wantState(t, s, state{blocks: 20, txs: txCount(0, 20), cursor: 19, hasCursor: true})
 	})
 }
@@ -292,7 +391,7 @@ func TestApplyAtomic(t *testing.T) {
 			sawRows = n > 0
 			return errCrash
 		}
-		if err := s.ApplyPBlocks(ctx, makeBlocks("a", 0, 300)); !errors.Is(err, errCrash) {
+		if err := s.ApplyPBlocks(ctx, makeBlocks(t, "a", 0, 300)); !errors.Is(err, errCrash) {
 			t.Fatalf("err = %v, want errCrash", err)
 		}
 		if !sawRows {
@@ -301,12 +400,12 @@ func TestApplyAtomic(t *testing.T) {
 		wantState(t, s, state{})
 
 		s.beforeCursor = nil
-		mustApply(t, s, makeBlocks("a", 0, 300))
+		mustApply(t, s, makeBlocks(t, "a", 0, 300))
 		want := state{blocks: 300, txs: txCount(0, 300), cursor: 299, hasCursor: true}
 		wantState(t, s, want)
 
 		s.beforeCursor = func(*database.DB) error { return errCrash }
-		if err := s.ApplyPBlocks(ctx, makeBlocks("a", 250, 600)); !errors.Is(err, errCrash) {
+		if err := s.ApplyPBlocks(ctx, makeBlocks(t, "a", 250, 600)); !errors.Is(err, errCrash) {
 			t.Fatalf("err = %v, want errCrash", err)
 		}
 		wantState(t, s, want)
@@ -318,7 +417,7 @@ func TestApplyAtomic(t *testing.T) {
 		s.beforeCursor = nil
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if err := s.ApplyPBlocks(cctx, makeBlocks("a", 300, 400)); err == nil {
+		if err := s.ApplyPBlocks(cctx, makeBlocks(t, "a", 300, 400)); err == nil {
 			t.Error("cancelled context: no error")
 		}
 		wantState(t, s, want)
@@ -329,12 +428,13 @@ func TestNotFound(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		mustApply(t, s, makeBlocks("a", 0, 5))
+		mustApply(t, s, makeBlocks(t, "a", 0, 5))
+		txOfBlock1 := makeBlocks(t, "a", 1, 2)[0].Txs[0].ID
 		for name, f := range map[string]func() error{
 			"height":         func() error { _, err := s.PBlockByHeight(ctx, 5); return err },
 			"huge height":    func() error { _, err := s.PBlockByHeight(ctx, math.MaxUint64); return err },
 			"id":             func() error { _, err := s.PBlockByID(ctx, testID("nope")); return err },
-			"tx id as block": func() error { _, err := s.PBlockByID(ctx, testID("a", "tx", uint64(1), uint64(0))); return err },
+			"tx id as block": func() error { _, err := s.PBlockByID(ctx, txOfBlock1); return err },
 			"summary id":     func() error { _, err := s.PBlockSummaryByID(ctx, testID("nope")); return err },
 		} {
 			err := f()
@@ -372,13 +472,14 @@ func TestPBlockSummaries(t *testing.T) {
 		if bs, err := s.PBlockSummaries(ctx, nil, 10, true); err != nil || len(bs) != 0 {
 			t.Fatalf("empty store: %v, %v", heights(bs), err)
 		}
-		all := makeBlocks("a", 0, 25)
+		blocks := makeBlocks(t, "a", 0, 25)
 		// Bytes of several lengths, NULs included: the size is the byte
-		// length on both engines.
-		for i, b := range all {
+		// length on both engines (the store keeps what it is given).
+		for i, b := range blocks {
 			b.Bytes = append(b.Bytes, make([]byte, i*37)...)
 		}
-		mustApply(t, s, all)
+		mustApply(t, s, blocks)
+		all := stored(blocks)
 
 		for _, want := range all {
 			got, err := s.PBlockSummaryByID(ctx, want.ID)
@@ -549,11 +650,12 @@ func TestReadWhileIngesting(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		all := makeBlocks("a", 0, 2000)
+		blocks := makeBlocks(t, "a", 0, 2000)
+		all := stored(blocks)
 		done := make(chan error)
 		go func() {
-			for i := 0; i < len(all); i += 100 {
-				if err := s.ApplyPBlocks(ctx, all[i:i+100]); err != nil {
+			for i := 0; i < len(blocks); i += 100 {
+				if err := s.ApplyPBlocks(ctx, blocks[i:i+100]); err != nil {
 					done <- err
 					return
 				}
@@ -575,7 +677,7 @@ func TestReadWhileIngesting(t *testing.T) {
 			default:
 			}
 			reads++
-			h, ok, err := s.Cursor(ctx, internal.PChain)
+			h, ok, err := s.Cursor(ctx, ChainCursor(internal.PChain))
 			if err != nil {
 				t.Fatal(err)
 			}

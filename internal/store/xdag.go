@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/utils/hashing"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
@@ -22,21 +21,20 @@ import (
 // it holds the txs before Cortina's linearization and nothing after.
 const XTxIndex = "X/tx"
 
-// XDAGCursor is the cursors row of the DAG txs decoded: the index of the
-// last X/tx container applied by ApplyXDAG.
-const XDAGCursor internal.Chain = "X/dag"
-
 // XDAGStore keeps the X-chain's pre-Cortina (DAG) transactions, decoded
 // from the mirrored X/tx index (see ContainerStore).
 type XDAGStore interface {
-	// ApplyXDAG decodes up to max of the X/tx containers mirrored beyond
-	// XDAGCursor, stores them as DAG txs with what they do to the X-chain's
-	// UTXOs (the genesis UTXOs first, with container 0, on a chain that ran
-	// as a DAG), and moves the cursor to the last, in one transaction. It
-	// returns how many it applied: 0 when it is caught up with the mirror.
-	// A container whose bytes do not hash to its id is not an avm tx and is
-	// skipped. Re-applying changes nothing.
-	ApplyXDAG(ctx context.Context, max int) (int, error)
+	// XDAGContainers returns up to max of the X/tx containers mirrored
+	// beyond XDAGCursor, in index order: the next DAG txs to decode. None
+	// when the DAG txs are caught up with the mirror.
+	XDAGContainers(ctx context.Context, max int) ([]Container, error)
+	// ApplyXDAGTxs stores txs (consecutive X/tx indices, ascending) as DAG
+	// txs with what they do to the X-chain's UTXOs (the genesis UTXOs
+	// first, on a tx that carries them) and moves XDAGCursor to the last,
+	// in one transaction. A batch that would leave a gap after the cursor
+	// fails with derrors.InvalidArgument. Re-applying changes nothing; the
+	// cursor never moves back. An empty batch does nothing.
+	ApplyXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) error
 	// XDAGTx returns a stored DAG tx.
 	XDAGTx(ctx context.Context, id ids.ID) (*XDAGTx, error)
 }
@@ -52,80 +50,79 @@ type XDAGTx struct {
 
 var xDAGTxColumns = []string{"idx", "id", "type", "timestamp"}
 
-func (s *sqlStore) ApplyXDAG(ctx context.Context, max int) (n int, err error) {
-	defer derrors.Wrap(&err, "store.ApplyXDAG(%d)", max)
+func (s *sqlStore) XDAGContainers(ctx context.Context, max int) (_ []Container, err error) {
+	defer derrors.Wrap(&err, "store.XDAGContainers(%d)", max)
 	if max <= 0 {
-		return 0, derrors.Invalid("max must be positive")
+		return nil, derrors.Invalid("max must be positive")
 	}
-	// Read first, so that a caught-up call takes no write lock.
 	var done, mirrored sql.NullInt64
 	err = s.db.QueryRow(ctx, "SELECT (SELECT height FROM cursors WHERE chain = ?), (SELECT height FROM cursors WHERE chain = ?)",
-		string(XDAGCursor), IndexCursor(XTxIndex)).Scan(&done, &mirrored)
+		string(XDAGCursor), string(IndexCursor(XTxIndex))).Scan(&done, &mirrored)
 	if err != nil || !mirrored.Valid || done.Valid && done.Int64 >= mirrored.Int64 {
-		return 0, err
+		return nil, err
 	}
-	err = s.db.Transact(ctx, func(tx *database.DB) error {
-		n = 0
-		next := int64(0)
+	next := int64(0)
+	if done.Valid {
+		next = done.Int64 + 1
+	}
+	var cs []Container
+	err = s.db.RunQuery(ctx, `SELECT idx, id, timestamp, bytes FROM containers WHERE index_name = ? AND idx >= ?
+		ORDER BY idx LIMIT ?`, func(r *sql.Rows) error {
+		var (
+			c  Container
+			i  int64
+			id []byte
+		)
+		if err := r.Scan(&i, &id, &c.Timestamp, &c.Bytes); err != nil {
+			return err
+		}
+		c.Index = uint64(i)
+		var err error
+		c.ID, err = ids.ToID(id)
+		c.Bytes = nonNil(c.Bytes)
+		cs = append(cs, c)
+		return err
+	}, XTxIndex, next, max)
+	return cs, err
+}
+
+func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (err error) {
+	if len(dtxs) == 0 {
+		return nil
+	}
+	first, last := dtxs[0], dtxs[len(dtxs)-1]
+	if first == nil || last == nil {
+		return fmt.Errorf("store.ApplyXDAGTxs: nil tx: %w", derrors.InvalidArgument)
+	}
+	defer derrors.Wrap(&err, "store.ApplyXDAGTxs(%d..%d)", first.Index, last.Index)
+	var (
+		u    xUTXOBatch
+		rows [][]any
+	)
+	for i, t := range dtxs {
+		if t == nil {
+			return fmt.Errorf("tx %d of the batch is nil: %w", i, derrors.InvalidArgument)
+		}
+		if i > 0 && t.Index != dtxs[i-1].Index+1 {
+			return fmt.Errorf("indices not consecutive: %d follows %d: %w", t.Index, dtxs[i-1].Index, derrors.InvalidArgument)
+		}
+		if t.Index > math.MaxInt32 {
+			return fmt.Errorf("X/tx container %d: index beyond the positions x_utxos holds: %w", t.Index, derrors.InvalidArgument)
+		}
+		if t.Genesis != nil {
+			u.genesis(t.Genesis, int64(t.Genesis.Timestamp))
+		}
+		ts := t.Timestamp.Unix()
+		u.tx(t.UTXOs, position{txID: t.ID, height: 0, idx: int(t.Index), time: ts})
+		rows = append(rows, []any{int64(t.Index), t.ID[:], t.Type, ts})
+	}
+	return s.db.Transact(ctx, func(tx *database.DB) error {
 		cur, ok, err := cursor(ctx, tx, XDAGCursor)
 		if err != nil {
 			return err
 		}
-		if ok {
-			next = int64(cur) + 1
-		}
-		var cs []Container
-		err = tx.RunQuery(ctx, `SELECT idx, id, timestamp, bytes FROM containers WHERE index_name = ? AND idx >= ?
-			ORDER BY idx LIMIT ?`, func(r *sql.Rows) error {
-			var (
-				c  Container
-				i  int64
-				id []byte
-			)
-			if err := r.Scan(&i, &id, &c.Timestamp, &c.Bytes); err != nil {
-				return err
-			}
-			c.Index = uint64(i)
-			var err error
-			c.ID, err = ids.ToID(id)
-			cs = append(cs, c)
-			return err
-		}, XTxIndex, next, max)
-		if err != nil || len(cs) == 0 {
-			return err
-		}
-		var (
-			u    xUTXOBatch
-			rows [][]any
-		)
-		for _, c := range cs {
-			if c.Index == 0 {
-				g, ok, err := storedXGenesis(ctx, tx)
-				if err != nil {
-					return err
-				}
-				if ok && g.DAG {
-					u.genesis(g, int64(g.Timestamp))
-				}
-			}
-			if hashing.ComputeHash256Array(c.Bytes) != c.ID {
-				continue // not an avm tx's bytes (synthetic test containers)
-			}
-			if c.Index > math.MaxInt32 {
-				return fmt.Errorf("X/tx container %d: index beyond the positions x_utxos holds", c.Index)
-			}
-			ts, err := time.Parse(time.RFC3339Nano, c.Timestamp)
-			if err != nil {
-				return fmt.Errorf("X/tx container %d: timestamp: %w", c.Index, err)
-			}
-			xtx, err := xchain.ParseTx(c.Bytes)
-			if err != nil {
-				return fmt.Errorf("X/tx container %d (%s): %w", c.Index, c.ID, err)
-			}
-			if err := u.tx(xtx, position{txID: c.ID, height: 0, idx: int(c.Index), time: ts.Unix()}); err != nil {
-				return fmt.Errorf("X/tx container %d (%s): %w", c.Index, c.ID, err)
-			}
-			rows = append(rows, []any{int64(c.Index), c.ID[:], xchain.TxType(xtx), ts.Unix()})
+		if next := cur + 1; (ok && first.Index > next) || (!ok && first.Index > 0) {
+			return fmt.Errorf("batch starts at X/tx container %d, beyond the DAG cursor: %w", first.Index, derrors.InvalidArgument)
 		}
 		if _, err := tx.BulkInsert(ctx, "x_dag_txs", xDAGTxColumns, rows, onConflictDoNothing); err != nil {
 			return err
@@ -133,11 +130,8 @@ func (s *sqlStore) ApplyXDAG(ctx context.Context, max int) (n int, err error) {
 		if err := u.write(ctx, tx); err != nil {
 			return err
 		}
-		last := cs[len(cs)-1]
-		n = len(cs)
 		return moveCursor(ctx, tx, XDAGCursor, last.Index, last.ID)
 	})
-	return n, err
 }
 
 func (s *sqlStore) XDAGTx(ctx context.Context, id ids.ID) (_ *XDAGTx, err error) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/xchain"
 )
@@ -56,7 +57,7 @@ func TestXDAGHistory(t *testing.T) {
 		}}},
 	})
 	containers := []Container{}
-	for i, x := range []internal.XTx{base, create} {
+	for i, x := range []*xchain.Tx{base, create} {
 		containers = append(containers, Container{Index: uint64(i), ID: x.ID, Bytes: x.Bytes,
 			Timestamp: time.Unix(1_600_000_000+int64(i), 0).UTC().Format(time.RFC3339Nano)})
 	}
@@ -65,7 +66,7 @@ func TestXDAGHistory(t *testing.T) {
 	spend := xTx(t, &txs.BaseTx{BaseTx: xBase("blk", []*avax.TransferableInput{
 		xIn(base.ID, 0, avaxID, 5), xIn(create.ID, 1, create.ID, 1000),
 	}, xOut(avaxID, 4, uAddrB), xOut(create.ID, 1000, uAddrB)).BaseTx})
-	blocks := xBlocks("dag", nil, []internal.XTx{spend})
+	blocks := xBlocks(t, "dag", g, nil, []*xchain.Tx{spend})
 
 	for _, order := range []string{"dag first", "blocks first"} {
 		t.Run(order, func(t *testing.T) {
@@ -82,9 +83,8 @@ func TestXDAGHistory(t *testing.T) {
 					}
 					// One container per batch, then nothing left.
 					for i, want := range []int{1, 1, 0} {
-						n, err := s.ApplyXDAG(ctx, 1)
-						if err != nil || n != want {
-							t.Fatalf("ApplyXDAG call %d = %d, %v; want %d", i, n, err, want)
+						if n := applyXDAG(t, s, g, 1); n != want {
+							t.Fatalf("DAG batch %d applied %d, want %d", i, n, want)
 						}
 					}
 				}
@@ -156,13 +156,14 @@ func TestXDAGHistory(t *testing.T) {
 // its outputs, and P-chain blocks that export to it and import from it.
 type dagScenario struct {
 	network    internal.Network
+	genesis    *xchain.Genesis
 	containers []Container
-	dagTxs     []internal.XTx
-	x          []*internal.XBlock
-	p          []*internal.PBlock
+	dagTxs     []*xchain.Tx
+	x          []*xchain.Block
+	p          []*pchain.Block
 
 	gen, gen2, genOther                          *xchain.UTXO
-	create, base, export, op, imp, spend, spend2 internal.XTx
+	create, base, export, op, imp, spend, spend2 *xchain.Tx
 	pToX, pFromX                                 *ptxs.Tx
 }
 
@@ -182,7 +183,7 @@ func newDAGScenario(t testing.TB) *dagScenario {
 	if err != nil || !ok || !g.DAG || len(g.UTXOs) < 3 {
 		t.Fatalf("mainnet X genesis: %t, %v", ok, err)
 	}
-	sc := &dagScenario{network: internal.Network{ID: constants.MainnetID, XChainID: xChain.ID()},
+	sc := &dagScenario{network: internal.Network{ID: constants.MainnetID, XChainID: xChain.ID()}, genesis: g,
 		gen: g.UTXOs[0], gen2: g.UTXOs[1], genOther: g.UTXOs[2]}
 	in := func(u *xchain.UTXO) *avax.TransferableInput {
 		return xIn(u.UTXO.TxID, u.UTXO.OutputIndex, avaxID, u.Amount)
@@ -235,7 +236,7 @@ func newDAGScenario(t testing.TB) *dagScenario {
 	sc.pFromX = uTx(t, &ptxs.ImportTx{BaseTx: uBase(nil, uOut(49, uAddrA)), SourceChain: aXChain,
 		ImportedInputs: []*avax.TransferableInput{uIn(sc.export.ID, 1, 50)}})
 
-	sc.dagTxs = []internal.XTx{sc.create, sc.base, sc.export, sc.op, sc.imp}
+	sc.dagTxs = []*xchain.Tx{sc.create, sc.base, sc.export, sc.op, sc.imp}
 	for i, tx := range sc.dagTxs {
 		sc.containers = append(sc.containers, Container{Index: uint64(i), ID: tx.ID, Bytes: tx.Bytes,
 			Timestamp: time.Unix(dagTime+int64(i), 250_000_000).UTC().Format(time.RFC3339Nano)})
@@ -247,17 +248,12 @@ func newDAGScenario(t testing.TB) *dagScenario {
 		xOut(avaxID, 90, uAddrC), xOut(asset, 600, uAddrC)).BaseTx})
 	sc.spend2 = xTx(t, &txs.BaseTx{BaseTx: xBase("t",
 		[]*avax.TransferableInput{xIn(sc.imp.ID, 0, avaxID, 39)}, xOut(avaxID, 38, uAddrA)).BaseTx})
-	sc.x = xBlocks("dag", nil, []internal.XTx{sc.spend}, []internal.XTx{sc.spend2})
+	sc.x = xBlocks(t, "dag", g, nil, []*xchain.Tx{sc.spend}, []*xchain.Tx{sc.spend2})
 
-	pb := func(h uint64, tt ...*ptxs.Tx) *internal.PBlock {
-		b := &internal.PBlock{Height: h, ID: testID("dp", h), ParentID: testID("dp", h-1), Type: "BanffStandardBlock",
-			Timestamp: time.Unix(1_700_000_000+int64(h), 0), Bytes: []byte{byte(h)}}
-		for _, tx := range tt {
-			b.Txs = append(b.Txs, uPTx(tx))
-		}
-		return b
+	pb := func(h uint64, tt ...*ptxs.Tx) pSpec {
+		return pSpec{typ: "BanffStandardBlock", time: time.Unix(1_700_000_000+int64(h), 0), txs: tt}
 	}
-	sc.p = []*internal.PBlock{pb(0), pb(1, sc.pToX), pb(2, sc.pFromX)}
+	sc.p = pChain(t, 0, testID("dp"), pb(0), pb(1, sc.pToX), pb(2, sc.pFromX))
 	return sc
 }
 
@@ -269,15 +265,31 @@ func (sc *dagScenario) applyDAG(t *testing.T, s Store, from, to, max int) {
 	if err := s.ApplyContainers(ctx, XTxIndex, sc.containers[from:to]); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		n, err := s.ApplyXDAG(ctx, max)
+	for applyXDAG(t, s, sc.genesis, max) > 0 {
+	}
+}
+
+// applyXDAG decodes and applies the next max mirrored X/tx containers, as
+// the ingester does, with the X-chain's genesis g; it returns how many.
+func applyXDAG(t *testing.T, s Store, g *xchain.Genesis, max int) int {
+	t.Helper()
+	ctx := context.Background()
+	cs, err := s.XDAGContainers(ctx, max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dtxs []*xchain.DAGTx
+	for _, c := range cs {
+		d, err := xchain.DecodeDAGTx(c.Index, c.ID, c.Bytes, c.Timestamp, g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
-			return
-		}
+		dtxs = append(dtxs, d)
 	}
+	if err := s.ApplyXDAGTxs(ctx, dtxs); err != nil {
+		t.Fatal(err)
+	}
+	return len(cs)
 }
 
 func (sc *dagScenario) applyBlocks(t *testing.T, s Store) {

@@ -4,17 +4,11 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/utils/hashing"
-	"github.com/ava-labs/avalanchego/vms/avm/txs"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -85,12 +79,8 @@ func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
 	}
 }
 
-// tx records what the avm tx at pos consumes, imports and produces.
-func (u *xUTXOBatch) tx(xtx *txs.Tx, pos position) error {
-	eff, err := xchain.UTXOsOfTx(xtx)
-	if err != nil {
-		return err
-	}
+// tx records what the tx at pos consumes, imports and produces.
+func (u *xUTXOBatch) tx(eff *xchain.TxUTXOs, pos position) {
 	for _, p := range eff.Produced {
 		u.produce(p, pos)
 	}
@@ -98,82 +88,28 @@ func (u *xUTXOBatch) tx(xtx *txs.Tx, pos position) error {
 	for _, in := range eff.Imported {
 		u.imports = append(u.imports, atomicImport{id: in.ID, pos: pos})
 	}
-	return nil
 }
 
-// applyXUTXOs derives the X-chain's UTXO changes from a batch of blocks,
-// as the avm's executor makes them (see xchain.UTXOsOfTx): inputs and
+// applyXUTXOs writes the X-chain's UTXO changes of a batch of blocks, as
+// the avm's executor makes them (see xchain.UTXOsOfTx): inputs and
 // operation inputs consumed, outputs, initial states and operation outputs
 // produced, exported outputs stored as 'exported', imported inputs
 // recorded and matched with the exporting chain's rows (see AtomicStore).
-// At height 0 it adds the genesis assets' UTXOs when xchain.GenesisFor
-// knows the X-chain and it was linear from genesis (a DAG chain's genesis
-// goes with its DAG txs, xdag.go). Re-applying a batch changes nothing.
-func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.XBlock) error {
+// Block 0 of a chain linear from its genesis brings the genesis UTXOs (a
+// DAG chain's genesis goes with its DAG txs, xdag.go). Re-applying a batch
+// changes nothing.
+func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*xchain.Block) error {
 	var u xUTXOBatch
 	for _, b := range blocks {
 		ts := unixSeconds(b.Timestamp)
-		if b.Height == 0 {
-			g, ok, err := storedXGenesis(ctx, tx)
-			if err != nil {
-				return err
-			}
-			if ok && !g.DAG {
-				u.genesis(g, ts)
-			}
+		if b.Genesis != nil {
+			u.genesis(b.Genesis, ts)
 		}
 		for j, t := range b.Txs {
-			if hashing.ComputeHash256Array(t.Bytes) != t.ID {
-				continue // not an avm tx's bytes (synthetic test blocks)
-			}
-			xtx, err := xchain.ParseTx(t.Bytes)
-			if err != nil {
-				return fmt.Errorf("X-chain block %d tx %s: %w", b.Height, t.ID, err)
-			}
-			if err := u.tx(xtx, position{txID: t.ID, height: b.Height, idx: j, time: ts}); err != nil {
-				return fmt.Errorf("X-chain block %d tx %s: %w", b.Height, t.ID, err)
-			}
+			u.tx(t.UTXOs, position{txID: t.ID, height: b.Height, idx: j, time: ts})
 		}
 	}
 	return u.write(ctx, tx)
-}
-
-// NetworkSetting is the setting under which the service keeps the indexed
-// network (internal.Network as JSON); appliers that need the network's ids
-// read it with storedNetwork.
-const NetworkSetting = "network"
-
-// storedNetwork returns the network the service stored; ok is false in a
-// store without one (e.g. in store tests).
-func storedNetwork(ctx context.Context, tx *database.DB) (_ *internal.Network, ok bool, _ error) {
-	var v []byte
-	err := tx.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", NetworkSetting).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	var n internal.Network
-	if err := json.Unmarshal(v, &n); err != nil {
-		return nil, false, fmt.Errorf("decoding the stored network: %w", err)
-	}
-	return &n, true, nil
-}
-
-// storedXGenesis returns the genesis of the X-chain of the network the
-// service stored; ok is false in a store without one (store tests) or for
-// an X-chain whose genesis is not known.
-func storedXGenesis(ctx context.Context, tx *database.DB) (*xchain.Genesis, bool, error) {
-	n, ok, err := storedNetwork(ctx, tx)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	g, ok, err := xchain.GenesisFor(n.XChainID)
-	if err != nil {
-		return nil, false, fmt.Errorf("the X-chain genesis: %w", err)
-	}
-	return g, ok, nil
 }
 
 // genesis adds the X-chain's genesis UTXOs, created by the genesis
@@ -201,7 +137,7 @@ func (u *xUTXOBatch) write(ctx context.Context, tx *database.DB) error {
 	return matchAtomic(ctx, tx, u.imports, u.exported)
 }
 
-// xSpendLockKey names PostgreSQL's transaction-level advisory lock that
+// xSpendLockKey names the lock (database.LockTx) that
 // serializes the matching of X-chain spends with the UTXOs they spend
 // between the concurrent transactions of the X-chain's blocks and of its
 // DAG txs (see matchXSpends).
@@ -224,10 +160,8 @@ func matchXSpends(ctx context.Context, tx *database.DB, consumed []consumption, 
 	if len(consumed) == 0 && len(produced) == 0 {
 		return nil
 	}
-	if tx.Dialect() == database.Postgres {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(?)", int64(xSpendLockKey)); err != nil {
-			return err
-		}
+	if err := tx.LockTx(ctx, xSpendLockKey); err != nil {
+		return err
 	}
 	marked, err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", consumed)
 	if err != nil {

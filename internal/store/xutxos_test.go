@@ -3,14 +3,13 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ava-labs/avalanchego/genesis"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	avmblock "github.com/ava-labs/avalanchego/vms/avm/block"
 	"github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/components/verify"
@@ -22,15 +21,23 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-// xTx builds a signed-less avm tx as the X-chain's blocks carry it.
-func xTx(t testing.TB, u txs.UnsignedTx) internal.XTx {
+// xTx builds a signed-less avm tx as the X-chain's blocks carry it,
+// decoded by xchain.
+func xTx(t testing.TB, u txs.UnsignedTx) *xchain.Tx {
 	t.Helper()
 	tx := &txs.Tx{Unsigned: u}
 	if err := tx.Initialize(builder.Parser.Codec()); err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("%T", tx.Unsigned)
-	return internal.XTx{ID: tx.ID(), Type: name[strings.LastIndex(name, ".")+1:], Bytes: tx.Bytes()}
+	parsed, err := xchain.ParseTx(tx.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := xchain.NewTx(parsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
 
 func xBase(memo string, ins []*avax.TransferableInput, outs ...*avax.TransferableOutput) txs.BaseTx {
@@ -47,13 +54,28 @@ func xOut(asset ids.ID, amount uint64, addrs ...ids.ShortID) *avax.TransferableO
 		Out: &secp256k1fx.TransferOutput{Amt: amount, OutputOwners: uOwners(addrs...)}}
 }
 
-func xBlocks(salt string, txsPerBlock ...[]internal.XTx) []*internal.XBlock {
-	var bs []*internal.XBlock
-	for h, ts := range txsPerBlock {
-		bs = append(bs, &internal.XBlock{
-			Height: uint64(h), ID: testID(salt, h), ParentID: testID(salt, h-1),
-			Timestamp: time.Unix(1_700_000_000+int64(h), 0), Bytes: []byte{byte(h)}, Txs: ts,
-		})
+// xBlocks builds the avm blocks from height 0 of a chain named by salt,
+// block h holding txsPerBlock[h], decoded by xchain with the chain's
+// genesis g (nil: not known).
+func xBlocks(t testing.TB, salt string, g *xchain.Genesis, txsPerBlock ...[]*xchain.Tx) []*xchain.Block {
+	t.Helper()
+	var bs []*xchain.Block
+	parent := testID(salt)
+	for h, xs := range txsPerBlock {
+		var ts []*txs.Tx
+		for _, x := range xs {
+			ts = append(ts, x.Tx)
+		}
+		blk, err := avmblock.NewStandardBlock(parent, uint64(h), time.Unix(1_700_000_000+int64(h), 0), ts, builder.Parser.Codec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := xchain.Decode(uint64(h), blk.Bytes(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs = append(bs, b)
+		parent = b.ID
 	}
 	return bs
 }
@@ -90,7 +112,7 @@ func TestXUTXOLife(t *testing.T) {
 			&secp256k1fx.MintOutput{OutputOwners: uOwners(holder)},
 		}}},
 	})
-	bs := xBlocks("xl", nil, []internal.XTx{base}, []internal.XTx{create})
+	bs := xBlocks(t, "xl", g, nil, []*xchain.Tx{base}, []*xchain.Tx{create})
 
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -99,7 +121,7 @@ func TestXUTXOLife(t *testing.T) {
 		if err := s.PutSettingIfAbsent(ctx, NetworkSetting, nb); err != nil {
 			t.Fatal(err)
 		}
-		for _, batch := range [][]*internal.XBlock{bs[:2], bs[:2], bs[1:], bs} {
+		for _, batch := range [][]*xchain.Block{bs[:2], bs[:2], bs[1:], bs} {
 			if err := s.ApplyXBlocks(ctx, batch); err != nil {
 				t.Fatal(err)
 			}

@@ -13,16 +13,14 @@ import (
 	"github.com/ava-labs/avalanchego/vms/avm"
 	"github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
-	"github.com/ava-labs/avalanchego/vms/nftfx"
-	"github.com/ava-labs/avalanchego/vms/propertyfx"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // Kinds of X-chain UTXOs, as the store records them.
@@ -38,25 +36,10 @@ const (
 	KindExported = "exported"
 )
 
-// UTXO is one X-chain output (or one the X-chain exported), with the fields
-// the store indexes decoded from it.
-type UTXO struct {
-	UTXO *avax.UTXO
-	// Bytes is the UTXO in the avm's encoding (the parser's codec), as
-	// avm.getUTXOs serves it and as an ExportTx puts it into shared memory.
-	Bytes []byte
-	Kind  string
-	// PeerChain is the destination chain of an exported output.
-	PeerChain ids.ID
-
-	AssetID ids.ID
-	Amount  uint64
-	// Owners are the output's owners; zero for outputs without any.
-	Owners secp256k1fx.OutputOwners
-}
-
-// ID is avalanchego's key of the UTXO (avax.UTXOID.InputID).
-func (u *UTXO) ID() ids.ID { return u.UTXO.InputID() }
+// UTXO is one X-chain output (or one the X-chain exported): Bytes in the
+// avm's encoding (the parser's codec), as avm.getUTXOs serves it and as an
+// ExportTx puts it into shared memory, Kind one of the kinds above.
+type UTXO = utxo.Output
 
 // TxUTXOs is what one X-chain tx does to the UTXO set, as the avm's
 // executor does it (vms/avm/txs/executor).
@@ -64,9 +47,9 @@ type TxUTXOs struct {
 	TxID ids.ID
 	// Consumed are the X-chain UTXOs the tx spends: its inputs and, for an
 	// OperationTx, the UTXOs its operations consume.
-	Consumed []internal.UTXOInput
+	Consumed []utxo.Input
 	// Imported are the other chain's UTXOs an ImportTx spends.
-	Imported []internal.UTXOInput
+	Imported []utxo.Input
 	// Produced are the outputs it creates, in output index order: the
 	// outputs, a CreateAssetTx's initial states or an OperationTx's
 	// operations' outputs, then an ExportTx's exported outputs.
@@ -95,7 +78,7 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 				return nil, errors.New("nil operation")
 			}
 			for _, id := range op.UTXOIDs {
-				out.Consumed = append(out.Consumed, internal.UTXOInput{
+				out.Consumed = append(out.Consumed, utxo.Input{
 					UTXOID:  avax.UTXOID{TxID: id.TxID, OutputIndex: id.OutputIndex},
 					ID:      id.InputID(),
 					AssetID: op.AssetID(),
@@ -104,8 +87,9 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 		}
 	case *txs.ImportTx:
 		base = &u.BaseTx
-		if err := addInputs(&out.Imported, u.ImportedIns, u.SourceChain); err != nil {
-			return nil, err
+		var err error
+		if out.Imported, err = utxo.AppendInputs(nil, u.ImportedIns, u.SourceChain); err != nil {
+			return nil, fmt.Errorf("tx %s: imported: %w", txID, err)
 		}
 	case *txs.ExportTx:
 		base = &u.BaseTx
@@ -114,9 +98,9 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 	}
 	// The base tx's inputs come first in the executor; an OperationTx's
 	// consumed UTXOs were added above, order does not matter to the set.
-	var ins []internal.UTXOInput
-	if err := addInputs(&ins, base.Ins, ids.Empty); err != nil {
-		return nil, err
+	ins, err := utxo.AppendInputs(nil, base.Ins, ids.Empty)
+	if err != nil {
+		return nil, fmt.Errorf("tx %s: %w", txID, err)
 	}
 	out.Consumed = append(ins, out.Consumed...)
 
@@ -150,23 +134,7 @@ func UTXOsOfTx(tx *txs.Tx) (*TxUTXOs, error) {
 	return out, nil
 }
 
-func addInputs(dst *[]internal.UTXOInput, ins []*avax.TransferableInput, chain ids.ID) error {
-	for _, in := range ins {
-		if in == nil || in.In == nil {
-			return errors.New("nil input")
-		}
-		*dst = append(*dst, internal.UTXOInput{
-			UTXOID:      avax.UTXOID{TxID: in.TxID, OutputIndex: in.OutputIndex},
-			ID:          in.InputID(),
-			AssetID:     in.AssetID(),
-			Amount:      in.In.Amount(),
-			SourceChain: chain,
-		})
-	}
-	return nil
-}
-
-// NewUTXO encodes u as the avm does and decodes its indexed fields; its
+// NewUTXO encodes u as the avm does and reads its indexed fields; its
 // kind is KindRegular or KindOther.
 func NewUTXO(u *avax.UTXO) (*UTXO, error) {
 	if u.Out == nil {
@@ -176,28 +144,11 @@ func NewUTXO(u *avax.UTXO) (*UTXO, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding UTXO %s: %w", &u.UTXOID, err)
 	}
-	r := &UTXO{UTXO: u, Bytes: b, Kind: KindOther, AssetID: u.AssetID()}
-	switch o := u.Out.(type) {
-	case *secp256k1fx.TransferOutput:
-		r.Kind = KindRegular
-		r.Amount = o.Amt
-		r.Owners = o.OutputOwners
-	case *secp256k1fx.MintOutput:
-		r.Owners = o.OutputOwners
-	case *nftfx.MintOutput:
-		r.Owners = o.OutputOwners
-	case *nftfx.TransferOutput:
-		r.Owners = o.OutputOwners
-	case *propertyfx.MintOutput:
-		r.Owners = o.OutputOwners
-	case *propertyfx.OwnedOutput:
-		r.Owners = o.OutputOwners
-	default:
-		if a, ok := u.Out.(avax.Amounter); ok {
-			r.Amount = a.Amount()
-		}
+	kind := KindOther
+	if _, ok := u.Out.(*secp256k1fx.TransferOutput); ok {
+		kind = KindRegular
 	}
-	return r, nil
+	return utxo.New(u, b, kind), nil
 }
 
 // ParseUTXO decodes a UTXO in the avm's encoding.

@@ -1,5 +1,6 @@
-// Package openapitest validates Data API responses in tests against the
-// reference OpenAPI 3.1 document of the real service.
+// Package openapitest validates Data API (and Metrics API) responses in
+// tests against the reference OpenAPI 3.1 documents of the real services,
+// embedded in reduced form.
 //
 // The validator is as strict as the generated zod client of
 // @avalanche-sdk/chainkit: a missing required property, a value of the wrong
@@ -22,6 +23,7 @@ package openapitest
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,10 +39,22 @@ import (
 	"testing"
 )
 
-// DefaultFile is the file name of the Data API reference document.
+// The reference documents tests validate against are embedded: reduced
+// copies of the full documents in ../shared/reference, made by `go
+// generate` (see Reduce), so the tests need nothing outside the repository.
+//
+//go:generate go run ./reduce
+//go:embed testdata/*.json
+var embedded embed.FS
+
+// DefaultFile is the embedded Data API reference document.
 const DefaultFile = "data-api-openapi.json"
 
-// EnvReferenceDir overrides the directory of the reference documents.
+// MetricsFile is the embedded Metrics API reference document.
+const MetricsFile = "metrics-api-openapi.json"
+
+// EnvReferenceDir overrides the directory of the full reference documents
+// the embedded copies are made from.
 const EnvReferenceDir = "AVAINDEX_REFERENCE_DIR"
 
 // Doc is a loaded OpenAPI document. It is immutable and safe for concurrent
@@ -55,41 +69,54 @@ var (
 	cache   = map[string]*Doc{}
 )
 
-// ReferenceDir returns the directory of the reference documents: $AVAINDEX_REFERENCE_DIR
-// when set, otherwise ../shared/reference relative to the repository root
-// (the nearest directory above the working directory holding go.mod).
+// ReferenceDir returns the directory of the full reference documents (see
+// LocateReferenceDir); it fails the test when there is no go.mod to start
+// from. The directory need not exist.
 func ReferenceDir(t testing.TB) string {
 	t.Helper()
-	dir, err := referenceDir()
+	dir, err := LocateReferenceDir()
 	if err != nil {
 		t.Fatalf("openapitest: %v", err)
 	}
 	return dir
 }
 
-func referenceDir() (string, error) {
+// LocateReferenceDir returns $AVAINDEX_REFERENCE_DIR when set, otherwise
+// ../shared/reference relative to the repository root.
+func LocateReferenceDir() (string, error) {
 	if d := os.Getenv(EnvReferenceDir); d != "" {
 		return d, nil
 	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", fmt.Errorf("%w; set %s to the directory holding %s", err, EnvReferenceDir, Sources[DefaultFile])
+	}
+	return filepath.Join(root, "..", "shared", "reference"), nil
+}
+
+// RepoRoot returns the nearest directory above the working directory that
+// holds go.mod.
+func RepoRoot() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("finding the repository root: %w", err)
 	}
 	for dir := wd; ; {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "reference"), nil
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("no go.mod above %s; set %s to the directory holding %s", wd, EnvReferenceDir, DefaultFile)
+			return "", fmt.Errorf("no go.mod above %s", wd)
 		}
 		dir = parent
 	}
 }
 
-// Load returns the OpenAPI document at path: "" means DefaultFile; a
-// relative path is resolved against ReferenceDir. A missing or malformed
-// document fails the test. Documents are cached per process.
+// Load returns an OpenAPI document: "" means DefaultFile; DefaultFile and
+// MetricsFile are the embedded reference documents; any other path is a
+// JSON file on disk. A missing or malformed document fails the test.
+// Documents are cached per process.
 func Load(t testing.TB, path string) *Doc {
 	t.Helper()
 	d, err := load(path)
@@ -105,30 +132,40 @@ func Default(t testing.TB) *Doc {
 	return Load(t, "")
 }
 
+// Metrics returns the Metrics API reference document.
+func Metrics(t testing.TB) *Doc {
+	t.Helper()
+	return Load(t, MetricsFile)
+}
+
+// embeddedName is the name under which an embedded document is cached; no
+// file path looks like it.
+func embeddedName(name string) string { return "embedded:" + name }
+
 func load(path string) (*Doc, error) {
 	if path == "" {
 		path = DefaultFile
 	}
-	if !filepath.IsAbs(path) {
-		dir, err := referenceDir()
-		if err != nil {
-			return nil, err
-		}
-		path = filepath.Join(dir, path)
+	read := func() ([]byte, error) { return os.ReadFile(path) }
+	if _, ok := Sources[path]; ok {
+		name := path
+		path = embeddedName(name)
+		read = func() ([]byte, error) { return embedded.ReadFile("testdata/" + name) }
+	} else {
+		path = filepath.Clean(path)
 	}
-	path = filepath.Clean(path)
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
 	if d, ok := cache[path]; ok {
 		return d, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := read()
 	if err != nil {
-		return nil, fmt.Errorf("reference OpenAPI document missing: %v (set %s to the directory holding %s)", err, EnvReferenceDir, DefaultFile)
+		return nil, fmt.Errorf("reading the OpenAPI document: %w", err)
 	}
 	d, err := Parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	d.path = path
 	cache[path] = d
@@ -151,7 +188,8 @@ func Parse(b []byte) (*Doc, error) {
 	return &Doc{root: root}, nil
 }
 
-// Path returns the file the document was loaded from ("" when parsed).
+// Path returns the file the document was loaded from ("embedded:NAME" for
+// an embedded document, "" when parsed).
 func (d *Doc) Path() string { return d.path }
 
 // decodeJSON decodes exactly one JSON value, keeping numbers exact.

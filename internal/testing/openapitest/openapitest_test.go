@@ -1,12 +1,16 @@
 package openapitest
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -279,9 +283,14 @@ func TestKeywords(t *testing.T) {
 }
 
 // TestDocumentKeywords proves the validator understands every keyword the
-// reference document uses in a schema position.
+// reference documents use in a schema position.
 func TestDocumentKeywords(t *testing.T) {
-	d := Default(t)
+	for _, name := range []string{DefaultFile, MetricsFile} {
+		t.Run(name, func(t *testing.T) { documentKeywords(t, Load(t, name)) })
+	}
+}
+
+func documentKeywords(t *testing.T, d *Doc) {
 	var walk func(s any, at string)
 	walk = func(s any, at string) {
 		m, ok := s.(map[string]any)
@@ -331,27 +340,201 @@ func TestDocumentKeywords(t *testing.T) {
 	}
 }
 
-func TestLoadErrors(t *testing.T) {
+func TestLoad(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(EnvReferenceDir, dir)
-	if _, err := load(""); err == nil || !strings.Contains(err.Error(), EnvReferenceDir) {
-		t.Errorf("load of a missing document: %v, want an error naming %s", err, EnvReferenceDir)
+	if _, err := load(filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("load of a missing document: %v, want an error naming it", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`[1]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := load("bad.json"); err == nil {
+	if _, err := load(filepath.Join(dir, "bad.json")); err == nil {
 		t.Error("load of a non-object document succeeded")
 	}
-	if err := os.WriteFile(filepath.Join(dir, "ok.json"), []byte(`{"paths":{}}`), 0o644); err != nil {
+	ok := filepath.Join(dir, "ok.json")
+	if err := os.WriteFile(ok, []byte(`{"paths":{}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d1, err := load("ok.json")
+	d1, err := load(ok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, _ := load(filepath.Join(dir, "ok.json"))
+	d2, _ := load(filepath.Join(dir, ".", "ok.json"))
 	if d1 != d2 {
 		t.Error("documents are not cached by path")
+	}
+
+	// The embedded documents load whatever the working directory and
+	// whatever lies beside the repository.
+	t.Chdir(dir)
+	t.Setenv(EnvReferenceDir, filepath.Join(dir, "nowhere"))
+	for name, want := range map[string]string{"": "listLatestPrimaryNetworkBlocks", DefaultFile: "listLatestPrimaryNetworkBlocks", MetricsFile: "getAvgTps"} {
+		d, err := load(name)
+		if err != nil {
+			t.Errorf("load(%q): %v", name, err)
+			continue
+		}
+		if _, _, ok := d.OperationPath(want); !ok {
+			t.Errorf("load(%q) = %s, which has no operation %s", name, d.Path(), want)
+		}
+	}
+}
+
+func TestReduce(t *testing.T) {
+	const full = `{
+  "openapi": "3.1.0",
+  "info": {"title": "T", "version": "1"},
+  "servers": [{"url": "https://example.com"}],
+  "tags": [{"name": "t"}],
+  "x-speakeasy-retries": {"strategy": "backoff"},
+  "paths": {
+    "/v1/things/{id}": {
+      "summary": "things",
+      "get": {
+        "operationId": "getThing", "summary": "s", "description": "d", "tags": ["t"],
+        "x-codeSamples": [{"lang": "js"}],
+        "parameters": [{"name": "id", "in": "path", "required": true, "description": "d",
+                        "schema": {"type": "string", "example": "x"}, "examples": {"a": {"value": "y"}}}],
+        "responses": {
+          "200": {"description": "ok", "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Thing"}, "example": {"description": "kept?"}}}},
+          "400": {"description": "bad", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BadRequest"}}}}
+        }
+      }
+    }
+  },
+  "components": {
+    "securitySchemes": {"key": {"type": "apiKey"}},
+    "examples": {"e": {"value": 1}},
+    "schemas": {
+      "Thing": {
+        "type": "object", "title": "Thing", "description": "a thing",
+        "properties": {
+          "description": {"type": "string", "description": "a property named description"},
+          "example": {"type": "integer", "minimum": 0},
+          "x-custom": {"type": "boolean"},
+          "kind": {"type": "string", "enum": ["description", "example"], "default": "example"}
+        },
+        "required": ["description", "example"],
+        "additionalProperties": false,
+        "x-speakeasy-name-override": "T"
+      },
+      "BadRequest": {"type": "object", "properties": {"message": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string", "description": "d"}}]}},
+                     "discriminator": {"propertyName": "message", "mapping": {"description": "#/components/schemas/Thing"}}}
+    }
+  }
+}`
+	const want = `{
+  "openapi": "3.1.0",
+  "paths": {"/v1/things/{id}": {"get": {
+    "operationId": "getThing",
+    "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+    "responses": {
+      "200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}},
+      "400": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/BadRequest"}}}}
+    }
+  }}},
+  "components": {"schemas": {
+    "Thing": {
+      "type": "object",
+      "properties": {
+        "description": {"type": "string"},
+        "example": {"type": "integer", "minimum": 0},
+        "x-custom": {"type": "boolean"},
+        "kind": {"type": "string", "enum": ["description", "example"], "default": "example"}
+      },
+      "required": ["description", "example"],
+      "additionalProperties": false
+    },
+    "BadRequest": {"type": "object", "properties": {"message": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}},
+                   "discriminator": {"propertyName": "message", "mapping": {"description": "#/components/schemas/Thing"}}}
+  }}
+}`
+	got, err := Reduce("doc.json", []byte(full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("reduced document is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("Reduce =\n%s\nwant the equivalent of\n%s", got, want)
+	}
+	again, err := Reduce("doc.json", []byte(full))
+	if err != nil || !bytes.Equal(again, got) {
+		t.Errorf("Reduce is not deterministic: %v", err)
+	}
+
+	// The same document in YAML reduces to the same bytes: status codes are
+	// strings, numbers keep their value.
+	const yamlDoc = `
+openapi: 3.1.0
+paths:
+  /v1/n:
+    get:
+      operationId: n
+      description: gone
+      responses:
+        200:
+          content:
+            application/json:
+              schema:
+                type: integer
+                minimum: 0
+                maximum: 1.5
+                enum: [1, 0x10]
+                nullable: true
+`
+	const yamlWant = `{"openapi": "3.1.0", "paths": {"/v1/n": {"get": {"operationId": "n", "responses": {"200": {"content": {"application/json": {"schema": {"type": "integer", "minimum": 0, "maximum": 1.5, "enum": [1, 16], "nullable": true}}}}}}}}}`
+	got, err = Reduce("doc.yml", []byte(yamlDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, w = nil, nil
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(yamlWant), &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("Reduce of YAML =\n%s\nwant the equivalent of\n%s", got, yamlWant)
+	}
+	if _, err := Reduce("doc.yml", []byte("a: .inf\n")); err == nil {
+		t.Error("Reduce accepted a number JSON cannot hold")
+	}
+}
+
+// TestReducedCopiesAreCurrent regenerates the embedded documents from the
+// full reference documents, when they are beside the repository, and
+// requires the committed copies to be the same bytes.
+func TestReducedCopiesAreCurrent(t *testing.T) {
+	dir := ReferenceDir(t)
+	for name, src := range Sources {
+		full, err := os.ReadFile(filepath.Join(dir, src))
+		if errors.Is(err, fs.ErrNotExist) {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is missing under CI=true, where ../shared/reference must be present", filepath.Join(dir, src))
+			}
+			t.Skipf("SKIP: %s is not here (a clone without ../shared): the embedded copies cannot be compared with it", filepath.Join(dir, src))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Reduce(src, full)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		got, err := embedded.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("testdata/%s is not the reduction of %s: run go generate ./internal/testing/openapitest", name, filepath.Join(dir, src))
+		}
 	}
 }

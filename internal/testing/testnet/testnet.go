@@ -341,3 +341,16 @@ func describe(ctx context.Context, uri string, wantID uint32) (*Network, error) 
 	n.EVMChainID = chainID.Uint64()
 	return n, nil
 }
+
+// ClosedURL returns the URL of a loopback port nothing listens on: a node
+// that does not answer.
+func ClosedURL(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}

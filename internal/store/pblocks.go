@@ -3,75 +3,72 @@ package store
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 )
 
-//go:embed migrations/*.sql
-var migrationFiles embed.FS
+// PBlockStore keeps the P-chain's blocks and transactions.
+type PBlockStore interface {
+	// ApplyPBlocks writes blocks (consecutive heights, ascending, decoded
+	// by pchain, option blocks linked to their proposal blocks: see
+	// pchain.LinkProposals) with their transactions and the state derived
+	// from them, and moves the P-chain cursor to the last height, all in
+	// one database transaction. Re-applying a block already stored changes
+	// nothing, so a crash at any point resumes with nothing lost or doubled;
+	// the cursor never moves back. A batch that is not consecutive, or that
+	// would leave a gap after the cursor (first height > cursor+1), fails
+	// with derrors.InvalidArgument; one that disagrees with what is stored
+	// (another block at a stored height, a tx id stored for another block)
+	// fails whole. An empty batch does nothing.
+	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
 
-// Migrations returns the schema migrations, for database.DB.Migrate.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory is always there
-	}
-	return sub
+	// PBlockByHeight and PBlockByID return a stored P-chain block with its
+	// transactions.
+	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
+	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
 }
-
-// Open opens the database named by dsn ("sqlite:PATH" or a PostgreSQL URL,
-// see database.Open), applies the migrations it lacks, and returns a Store
-// over it.
-func Open(ctx context.Context, dsn string) (Store, error) {
-	db, err := database.Open(ctx, dsn)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := db.Migrate(ctx, Migrations()); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return New(db), nil
-}
-
-// New returns a Store over db, which must be migrated already. The Store
-// owns db: its Close closes db.
-func New(db *database.DB) Store {
-	return &sqlStore{db: db}
-}
-
-type sqlStore struct {
-	db *database.DB
-
-	// beforeCursor, when set (by tests), runs inside ApplyPBlocks's
-	// transaction after the rows are written and before the cursor moves;
-	// an error from it aborts the transaction.
-	beforeCursor func(tx *database.DB) error
-}
-
-const onConflictDoNothing = "ON CONFLICT DO NOTHING"
 
 // pApplier writes state derived from a batch of P-chain blocks inside
 // ApplyPBlocks's transaction. Appliers must be idempotent: a batch may be
 // applied again after a crash.
-type pApplier func(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error
+type pApplier func(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error
 
 // pAppliers run in order for every batch: applyPStaking writes L1 refund
 // UTXOs that applyPUTXOs may see spent; applyPAtomic needs the exports and
 // imports applyPUTXOs stores.
 var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPAtomic, applyPState}
 
-func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) (err error) {
+func scanPBlock(r scanner) (*internal.PBlock, error) {
+	var (
+		h, ts      int64
+		id, parent []byte
+		b          internal.PBlock
+		err        error
+	)
+	if err := r.Scan(&h, &id, &parent, &b.Type, &ts, &b.Bytes); err != nil {
+		return nil, err
+	}
+	b.Height = uint64(h)
+	if b.ID, err = ids.ToID(id); err != nil {
+		return nil, fmt.Errorf("stored block %d: id: %w", h, err)
+	}
+	if b.ParentID, err = ids.ToID(parent); err != nil {
+		return nil, fmt.Errorf("stored block %d: parent id: %w", h, err)
+	}
+	b.Timestamp = fromUnixSeconds(ts)
+	b.Bytes = nonNil(b.Bytes)
+	return &b, nil
+}
+
+func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -99,23 +96,6 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*internal.PBlock) 
 		}
 		return nil
 	})
-}
-
-func (s *sqlStore) Cursor(ctx context.Context, chain internal.Chain) (_ uint64, _ bool, err error) {
-	defer derrors.Wrap(&err, "store.Cursor(%s)", chain)
-	return cursor(ctx, s.db, chain)
-}
-
-func cursor(ctx context.Context, db *database.DB, chain internal.Chain) (uint64, bool, error) {
-	var h int64
-	err := db.QueryRow(ctx, "SELECT height FROM cursors WHERE chain = ?", string(chain)).Scan(&h)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return 0, false, nil
-	case err != nil:
-		return 0, false, err
-	}
-	return uint64(h), true, nil
 }
 
 const pBlockSelect = "SELECT height, id, parent_id, type, timestamp, bytes FROM p_blocks"
@@ -184,78 +164,11 @@ func (s *sqlStore) attachTxs(ctx context.Context, blocks []*internal.PBlock) err
 		}, int64(lo), int64(hi))
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
-func scanPBlock(r scanner) (*internal.PBlock, error) {
-	var (
-		h, ts      int64
-		id, parent []byte
-		b          internal.PBlock
-		err        error
-	)
-	if err := r.Scan(&h, &id, &parent, &b.Type, &ts, &b.Bytes); err != nil {
-		return nil, err
-	}
-	b.Height = uint64(h)
-	if b.ID, err = ids.ToID(id); err != nil {
-		return nil, fmt.Errorf("stored block %d: id: %w", h, err)
-	}
-	if b.ParentID, err = ids.ToID(parent); err != nil {
-		return nil, fmt.Errorf("stored block %d: parent id: %w", h, err)
-	}
-	b.Timestamp = fromUnixSeconds(ts)
-	b.Bytes = nonNil(b.Bytes)
-	return &b, nil
-}
-
-func (s *sqlStore) Setting(ctx context.Context, key string) (_ []byte, _ bool, err error) {
-	defer derrors.Wrap(&err, "store.Setting(%q)", key)
-	var v []byte
-	err = s.db.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, false, nil
-	case err != nil:
-		return nil, false, err
-	}
-	return nonNil(v), true, nil
-}
-
-func (s *sqlStore) PutSettingIfAbsent(ctx context.Context, key string, value []byte) (err error) {
-	defer derrors.Wrap(&err, "store.PutSettingIfAbsent(%q)", key)
-	_, err = s.db.Exec(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", key, nonNil(value))
-	return err
-}
-
-func (s *sqlStore) Ping(ctx context.Context) error {
-	if err := s.db.Ping(ctx); err != nil {
-		return fmt.Errorf("store.Ping: %w: %w", derrors.Unavailable, err)
-	}
-	return nil
-}
-
-func (s *sqlStore) Close() error { return s.db.Close() }
-
 // batchLabel names a batch for errors: its first and last heights.
-func batchLabel(blocks []*internal.PBlock) string {
+func batchLabel(blocks []*pchain.Block) string {
 	first, last := blocks[0], blocks[len(blocks)-1]
 	if first == nil || last == nil {
 		return fmt.Sprintf("%d blocks", len(blocks))
 	}
 	return fmt.Sprintf("%d..%d", first.Height, last.Height)
-}
-
-// unixSeconds is t in unix seconds, 0 for the zero time.
-func unixSeconds(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.Unix()
-}
-
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }

@@ -5,21 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 )
 
-// PStateStore keeps P-chain state derived from transactions: subnets and
-// blockchains, and the primary network's supply.
-type PStateStore interface {
+// SubnetStore keeps the subnets and blockchains P-chain transactions
+// created, with their owners, conversions and transformations.
+type SubnetStore interface {
 	// Subnets returns every subnet, in creation order (height, then
 	// position in the block).
 	Subnets(ctx context.Context) ([]*pchain.Subnet, error)
@@ -31,31 +28,13 @@ type PStateStore interface {
 	Blockchains(ctx context.Context) ([]*pchain.Blockchain, error)
 	// Blockchain returns one blockchain created by a CreateChainTx.
 	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
-
-	// PutSupply records supply as the supply of subnetID at P-chain
-	// height, unless a later height is recorded already. height must be
-	// indexed (at most the P-chain cursor): the supply is an observation
-	// of the node's state at a height avaindex serves.
-	PutSupply(ctx context.Context, subnetID ids.ID, height, supply uint64) error
-	// Supply returns the supply of subnetID: replayed from the genesis
-	// (see pchain.RewardState) after the last indexed block when the
-	// replay is complete, or else the latest supply recorded by PutSupply.
-	Supply(ctx context.Context, subnetID ids.ID) (*Supply, error)
-}
-
-// Supply is a subnet's supply at a P-chain height.
-type Supply struct {
-	Supply, Height uint64
-	// Replayed is true when avaindex computed it, false when it was the
-	// node's answer recorded by PutSupply.
-	Replayed bool
 }
 
 // applyPState derives subnets and blockchains from a batch of P-chain
 // blocks. Every write is idempotent: creations are inserted with ON
 // CONFLICT DO NOTHING, an owner change applies only over an owner set
 // earlier in the chain, and conversions and transformations are set once.
-func applyPState(ctx context.Context, tx *database.DB, blocks []*internal.PBlock) error {
+func applyPState(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
 	ch, err := pchain.ExtractState(blocks)
 	if err != nil {
 		return err
@@ -69,7 +48,7 @@ func applyPState(ctx context.Context, tx *database.DB, blocks []*internal.PBlock
 			 owner_threshold, owner_locktime, owner_addresses, owner_height, owner_idx)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 			s.ID[:], int64(s.Created.Height), s.Created.Index, unixSeconds(s.Created.Time),
-			int64(s.Owner.Threshold), int64(s.Owner.Locktime), psJoinShortIDs(s.Owner.Addresses),
+			int64(s.Owner.Threshold), int64(s.Owner.Locktime), packAddrs(s.Owner.Addresses),
 			int64(s.OwnerPos.Height), s.OwnerPos.Index)
 		if err != nil {
 			return fmt.Errorf("storing subnet %s: %w", s.ID, err)
@@ -90,7 +69,7 @@ func applyPState(ctx context.Context, tx *database.DB, blocks []*internal.PBlock
 		_, err := tx.Exec(ctx, `UPDATE p_subnets
 			SET owner_threshold = ?, owner_locktime = ?, owner_addresses = ?, owner_height = ?, owner_idx = ?
 			WHERE id = ? AND (owner_height < ? OR (owner_height = ? AND owner_idx < ?))`,
-			int64(o.Owner.Threshold), int64(o.Owner.Locktime), psJoinShortIDs(o.Owner.Addresses), h, o.At.Index,
+			int64(o.Owner.Threshold), int64(o.Owner.Locktime), packAddrs(o.Owner.Addresses), h, o.At.Index,
 			o.SubnetID[:], h, h, o.At.Index)
 		if err != nil {
 			return fmt.Errorf("storing the owner of subnet %s: %w", o.SubnetID, err)
@@ -169,7 +148,7 @@ func scanSubnet(r scanner) (*pchain.Subnet, error) {
 	sn.Created = psPos(ch, ci, ct)
 	sn.OwnerPos = psPos(oh, oi, 0)
 	sn.Owner = pchain.SubnetOwner{Threshold: uint32(thr), Locktime: uint64(lock)}
-	if sn.Owner.Addresses, err = psSplitShortIDs(addrs); err != nil {
+	if sn.Owner.Addresses, err = unpackAddrs(addrs); err != nil {
 		return nil, fmt.Errorf("stored subnet %s: %w", sn.ID, err)
 	}
 	if convID != nil {
@@ -246,83 +225,12 @@ func scanBlockchain(r scanner) (*pchain.Blockchain, error) {
 	return &c, nil
 }
 
-func (s *sqlStore) PutSupply(ctx context.Context, subnetID ids.ID, height, supply uint64) (err error) {
-	defer derrors.Wrap(&err, "store.PutSupply(%s, %d)", subnetID, height)
-	if height > math.MaxInt64 {
-		return fmt.Errorf("height out of range: %w", derrors.InvalidArgument)
-	}
-	return s.db.Transact(ctx, func(tx *database.DB) error {
-		cur, ok, err := cursor(ctx, tx, internal.PChain)
-		if err != nil {
-			return err
-		}
-		if !ok || height > cur {
-			return fmt.Errorf("height %d is not indexed: %w", height, derrors.InvalidArgument)
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO p_supply (subnet_id, height, supply) VALUES (?, ?, ?)
-			ON CONFLICT (subnet_id) DO UPDATE SET height = excluded.height, supply = excluded.supply
-			WHERE excluded.height > p_supply.height`,
-			subnetID[:], int64(height), strconv.FormatUint(supply, 10))
-		return err
-	})
-}
-
-func (s *sqlStore) Supply(ctx context.Context, subnetID ids.ID) (_ *Supply, err error) {
-	defer derrors.Wrap(&err, "store.Supply(%s)", subnetID)
-	v, ok, err := replayedSupply(ctx, s.db, subnetID)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		h, _, err := cursor(ctx, s.db, internal.PChain)
-		if err != nil {
-			return nil, err
-		}
-		return &Supply{Supply: v, Height: h, Replayed: true}, nil
-	}
-	var (
-		h   int64
-		sup string
-	)
-	err = s.db.QueryRow(ctx, "SELECT height, supply FROM p_supply WHERE subnet_id = ?", subnetID[:]).Scan(&h, &sup)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, derrors.NotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	observed, err := strconv.ParseUint(sup, 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("stored supply %q: %w", sup, err)
-	}
-	return &Supply{Supply: observed, Height: uint64(h)}, nil
-}
-
 func psPos(h, i, t int64) pchain.Pos {
 	p := pchain.Pos{Height: uint64(h), Index: int(i)}
 	if t != 0 {
 		p.Time = time.Unix(t, 0).UTC()
 	}
 	return p
-}
-
-func psJoinShortIDs(a []ids.ShortID) []byte {
-	b := make([]byte, 0, len(a)*ids.ShortIDLen)
-	for _, id := range a {
-		b = append(b, id[:]...)
-	}
-	return b
-}
-
-func psSplitShortIDs(b []byte) ([]ids.ShortID, error) {
-	if len(b)%ids.ShortIDLen != 0 {
-		return nil, fmt.Errorf("address list of %d bytes", len(b))
-	}
-	out := make([]ids.ShortID, len(b)/ids.ShortIDLen)
-	for i := range out {
-		copy(out[i][:], b[i*ids.ShortIDLen:])
-	}
-	return out, nil
 }
 
 func psJoinIDs(a []ids.ID) []byte {

@@ -74,7 +74,7 @@ func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []bl
 	first, last := blocks[0].height, blocks[len(blocks)-1].height
 
 	return s.db.Transact(ctx, func(tx *database.DB) error {
-		cur, ok, err := cursor(ctx, tx, lt.chain)
+		cur, ok, err := cursor(ctx, tx, ChainCursor(lt.chain))
 		if err != nil {
 			return err
 		}
@@ -102,38 +102,15 @@ func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []bl
 				return err
 			}
 		}
-		return moveCursor(ctx, tx, lt.chain, last, blocks[len(blocks)-1].id)
+		return moveCursor(ctx, tx, ChainCursor(lt.chain), last, blocks[len(blocks)-1].id)
 	})
-}
-
-// moveCursor sets chain's cursor to height, whose block is id, never
-// moving it back.
-func moveCursor(ctx context.Context, tx *database.DB, chain internal.Chain, height uint64, id ids.ID) error {
-	_, err := tx.Exec(ctx, `INSERT INTO cursors (chain, height, block_id) VALUES (?, ?, ?)
-		ON CONFLICT (chain) DO UPDATE SET height = excluded.height, block_id = excluded.block_id
-		WHERE excluded.height > cursors.height`,
-		string(chain), int64(height), id[:])
-	return err
 }
 
 // checkStored verifies that the stored blocks first..last and their
 // transactions are those of blocks. Ids are hashes of the bytes, so equal
 // ids mean equal contents.
 func checkStored(ctx context.Context, tx *database.DB, lt linearTables, blocks []blockRow, first, last uint64) error {
-	stored := make(map[uint64]ids.ID, len(blocks))
-	err := tx.RunQuery(ctx, "SELECT height, id FROM "+lt.blocks+" WHERE height BETWEEN ? AND ?", func(rows *sql.Rows) error {
-		var h int64
-		var id []byte
-		if err := rows.Scan(&h, &id); err != nil {
-			return err
-		}
-		v, err := ids.ToID(id)
-		if err != nil {
-			return fmt.Errorf("stored block %d: %w", h, err)
-		}
-		stored[uint64(h)] = v
-		return nil
-	}, int64(first), int64(last))
+	stored, err := storedIDs(ctx, tx, "block", "SELECT height, id FROM "+lt.blocks+" WHERE height BETWEEN ? AND ?", int64(first), int64(last))
 	if err != nil {
 		return err
 	}
@@ -188,4 +165,25 @@ func fromUnixSeconds(ts int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(ts, 0).UTC()
+}
+
+// storedIDs runs query, which selects (position, id) rows of what is
+// stored (blocks by height, containers by index), and returns the ids by
+// position.
+func storedIDs(ctx context.Context, tx *database.DB, what, query string, args ...any) (map[uint64]ids.ID, error) {
+	stored := map[uint64]ids.ID{}
+	err := tx.RunQuery(ctx, query, func(rows *sql.Rows) error {
+		var pos int64
+		var id []byte
+		if err := rows.Scan(&pos, &id); err != nil {
+			return err
+		}
+		v, err := ids.ToID(id)
+		if err != nil {
+			return fmt.Errorf("stored %s %d: %w", what, pos, err)
+		}
+		stored[uint64(pos)] = v
+		return nil
+	}, args...)
+	return stored, err
 }

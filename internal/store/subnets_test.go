@@ -13,7 +13,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -32,48 +31,49 @@ func pstateOwner(threshold uint32, addrs ...ids.ShortID) *secp256k1fx.OutputOwne
 }
 
 // pstateTx signs nothing: parsing does not check credentials.
-func pstateTx(t *testing.T, u txs.UnsignedTx, typ string) (internal.PTx, ids.ID) {
+func pstateTx(t *testing.T, u txs.UnsignedTx) (*txs.Tx, ids.ID) {
 	t.Helper()
 	tx, err := txs.NewSigned(u, txs.Codec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return internal.PTx{ID: tx.ID(), Type: typ, Bytes: tx.Bytes()}, tx.ID()
+	return tx, tx.ID()
 }
 
 func TestPStateSubnetsAndChains(t *testing.T) {
 	addr1, addr2, addr3 := ids.ShortID{1}, ids.ShortID{2}, ids.ShortID{3}
-	createA, subnetA := pstateTx(t, &txs.CreateSubnetTx{BaseTx: pstateBase("a"), Owner: pstateOwner(1, addr1)}, "CreateSubnetTx")
-	createB, subnetB := pstateTx(t, &txs.CreateSubnetTx{BaseTx: pstateBase("b"), Owner: pstateOwner(2, addr1, addr2)}, "CreateSubnetTx")
-	chain := func(subnet ids.ID, name string) (internal.PTx, ids.ID) {
+	createA, subnetA := pstateTx(t, &txs.CreateSubnetTx{BaseTx: pstateBase("a"), Owner: pstateOwner(1, addr1)})
+	createB, subnetB := pstateTx(t, &txs.CreateSubnetTx{BaseTx: pstateBase("b"), Owner: pstateOwner(2, addr1, addr2)})
+	chain := func(subnet ids.ID, name string) (*txs.Tx, ids.ID) {
 		return pstateTx(t, &txs.CreateChainTx{
 			BaseTx: pstateBase(name), SubnetID: subnet, ChainName: name, VMID: ids.ID{9},
 			FxIDs: []ids.ID{{5}, {6}}, GenesisData: []byte("genesis of " + name), SubnetAuth: &secp256k1fx.Input{},
-		}, "CreateChainTx")
+		})
 	}
 	a1, a1ID := chain(subnetA, "a1")
 	b1, b1ID := chain(subnetB, "b1")
 	a2, a2ID := chain(subnetA, "a2")
 	transferA, _ := pstateTx(t, &txs.TransferSubnetOwnershipTx{BaseTx: pstateBase("ta"), Subnet: subnetA,
-		SubnetAuth: &secp256k1fx.Input{}, Owner: pstateOwner(1, addr3)}, "TransferSubnetOwnershipTx")
+		SubnetAuth: &secp256k1fx.Input{}, Owner: pstateOwner(1, addr3)})
 	transferB, _ := pstateTx(t, &txs.TransferSubnetOwnershipTx{BaseTx: pstateBase("tb"), Subnet: subnetB,
-		SubnetAuth: &secp256k1fx.Input{}, Owner: pstateOwner(1, addr2)}, "TransferSubnetOwnershipTx")
+		SubnetAuth: &secp256k1fx.Input{}, Owner: pstateOwner(1, addr2)})
 	convert := &txs.ConvertSubnetToL1Tx{BaseTx: pstateBase("c"), Subnet: subnetA, ChainID: a1ID, Address: []byte{0xde, 0xad},
 		Validators: []*txs.ConvertSubnetToL1Validator{{NodeID: make([]byte, 20), Weight: 3,
 			Signer: signer.ProofOfPossession{PublicKey: [48]byte{1}}}},
 		SubnetAuth: &secp256k1fx.Input{}}
-	convertTx, convertID := pstateTx(t, convert, "ConvertSubnetToL1Tx")
+	convertTx, convertID := pstateTx(t, convert)
 	conversionID, err := pchain.ConversionID(convert)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	blocks := makeBlocks("pstate", 0, 6)
-	blocks[1].Txs = []internal.PTx{createA, createB}
-	blocks[2].Txs = []internal.PTx{a1, b1}
-	blocks[3].Txs = []internal.PTx{transferA, a2}
-	blocks[4].Txs = []internal.PTx{convertTx, transferB}
-	blocks[5].Txs = nil
+	specs := makeSpecs(t, "pstate", 6)
+	specs[1].txs = []*txs.Tx{createA, createB}
+	specs[2].txs = []*txs.Tx{a1, b1}
+	specs[3].txs = []*txs.Tx{transferA, a2}
+	specs[4].txs = []*txs.Tx{convertTx, transferB}
+	specs[5].txs = nil
+	blocks := pChain(t, 0, testID("pstate"), specs...)
 	at := func(h uint64, i int) pchain.Pos {
 		return pchain.Pos{Height: h, Index: i, Time: blocks[h].Timestamp}
 	}
@@ -143,19 +143,10 @@ func TestPStateSubnetsAndChains(t *testing.T) {
 	})
 }
 
-// pstateNoTxs drops the blocks' synthetic txs, which are not real txs
-// that other appliers could parse.
-func pstateNoTxs(bs []*internal.PBlock) []*internal.PBlock {
-	for _, b := range bs {
-		b.Txs = nil
-	}
-	return bs
-}
-
 func TestPStateNoChanges(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		s := openStore(t, dsn)
-		mustApply(t, s, pstateNoTxs(makeBlocks("plain", 0, 8)))
+		mustApply(t, s, makeBlocks(t, "plain", 0, 8))
 		subnets, err := s.Subnets(context.Background())
 		if err != nil || len(subnets) != 0 {
 			t.Errorf("Subnets = %v, %v; want none", subnets, err)
@@ -178,7 +169,7 @@ func TestPStateSupply(t *testing.T) {
 		if err := s.PutSupply(ctx, primaryID, 0, 1); !errors.Is(err, derrors.InvalidArgument) {
 			t.Fatalf("PutSupply with nothing indexed: %v, want InvalidArgument", err)
 		}
-		mustApply(t, s, pstateNoTxs(makeBlocks("supply", 0, 5)))
+		mustApply(t, s, makeBlocks(t, "supply", 0, 5))
 		if err := s.PutSupply(ctx, primaryID, 5, 1); !errors.Is(err, derrors.InvalidArgument) {
 			t.Fatalf("PutSupply above the cursor: %v, want InvalidArgument", err)
 		}

@@ -10,79 +10,10 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
-
-// XStore keeps X-chain blocks and transactions.
-type XStore interface {
-	// ApplyXBlocks is ApplyPBlocks for the X-chain.
-	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlock) error
-	// XBlockByHeight returns a stored X-chain block with its transactions.
-	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
-}
-
-func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlock) (err error) {
-	if len(blocks) == 0 {
-		return nil
-	}
-	defer derrors.Wrap(&err, "store.ApplyXBlocks(%d..%d)", blocks[0].Height, blocks[len(blocks)-1].Height)
-	rows := make([]blockRow, len(blocks))
-	for i, b := range blocks {
-		rows[i] = blockRow{height: b.Height, id: b.ID, parent: b.ParentID, typ: "StandardBlock", ts: b.Timestamp, bytes: b.Bytes}
-		for _, t := range b.Txs {
-			rows[i].txs = append(rows[i].txs, txRow{id: t.ID, typ: t.Type, bytes: t.Bytes})
-		}
-	}
-	return s.applyBlocks(ctx, xTables, rows, func(tx *database.DB) error {
-		return applyXUTXOs(ctx, tx, blocks)
-	})
-}
-
-func (s *sqlStore) XBlockByHeight(ctx context.Context, height uint64) (_ *internal.XBlock, err error) {
-	defer derrors.Wrap(&err, "store.XBlockByHeight(%d)", height)
-	if height > math.MaxInt64 {
-		return nil, derrors.NotFound
-	}
-	var (
-		id, parent, data []byte
-		typ              string
-		ts               int64
-	)
-	err = s.db.QueryRow(ctx, "SELECT id, parent_id, type, timestamp, bytes FROM x_blocks WHERE height = ?", int64(height)).
-		Scan(&id, &parent, &typ, &ts, &data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, derrors.NotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	b := &internal.XBlock{Height: height, Timestamp: fromUnixSeconds(ts), Bytes: nonNil(data)}
-	if b.ID, err = ids.ToID(id); err != nil {
-		return nil, err
-	}
-	if b.ParentID, err = ids.ToID(parent); err != nil {
-		return nil, err
-	}
-	err = s.db.RunQuery(ctx, "SELECT id, type, bytes FROM x_txs WHERE block_height = ? ORDER BY idx", func(rows *sql.Rows) error {
-		var t internal.XTx
-		var tid []byte
-		if err := rows.Scan(&tid, &t.Type, &t.Bytes); err != nil {
-			return err
-		}
-		var err error
-		if t.ID, err = ids.ToID(tid); err != nil {
-			return err
-		}
-		t.Bytes = nonNil(t.Bytes)
-		b.Txs = append(b.Txs, t)
-		return nil
-	}, int64(height))
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
 
 // CStore keeps the atomic transactions of C-chain blocks.
 type CStore interface {
@@ -90,7 +21,7 @@ type CStore interface {
 	// ascending; blocks without atomic txs included, so that the cursor
 	// moves past them) and moves the C-chain cursor to the last height, in
 	// one transaction. Re-applying changes nothing.
-	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) error
+	ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) error
 	// CLastHash returns the hash of the C-chain block at the cursor.
 	CLastHash(ctx context.Context) (ids.ID, error)
 	// CAtomicTxs returns the atomic txs stored for blocks from..to, in
@@ -100,7 +31,7 @@ type CStore interface {
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
 
-func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) (err error) {
+func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -116,7 +47,7 @@ func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) 
 		}
 	}
 	return s.db.Transact(ctx, func(tx *database.DB) error {
-		cur, ok, err := cursor(ctx, tx, internal.CChain)
+		cur, ok, err := cursor(ctx, tx, ChainCursor(internal.CChain))
 		if err != nil {
 			return err
 		}
@@ -142,7 +73,7 @@ func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlock) 
 		if err := applyCAtomic(ctx, tx, blocks); err != nil {
 			return err
 		}
-		return moveCursor(ctx, tx, internal.CChain, last, blocks[len(blocks)-1].Hash)
+		return moveCursor(ctx, tx, ChainCursor(internal.CChain), last, blocks[len(blocks)-1].Hash)
 	})
 }
 

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/instrument"
+)
+
+// rpcPeekBytes bounds what is read of a JSON-RPC request to find its
+// method: clients put "method" before "params", and a method named past
+// this prefix is only labelled "unknown".
+const rpcPeekBytes = 64 << 10
+
+// unknownMethod labels a request whose JSON-RPC method the route does not
+// serve, or that has none (a malformed body, a GET).
+const unknownMethod = "unknown"
+
+var (
+	requestType = reflect.TypeFor[*http.Request]()
+	errorType   = reflect.TypeFor[error]()
+)
+
+// RPCMethods returns the JSON-RPC methods that gorilla/rpc serves for
+// receiver registered as service: each exported method of the form
+// func(*http.Request, *Args, *Reply) error, named as clients call it
+// ("platform.getBlock").
+func RPCMethods(service string, receiver any) []string {
+	t := reflect.TypeOf(receiver)
+	var out []string
+	for i := 0; i < t.NumMethod(); i++ {
+		m := t.Method(i)
+		mt := m.Type // the receiver is its first argument
+		if mt.NumIn() != 4 || mt.In(1) != requestType || mt.In(2).Kind() != reflect.Pointer ||
+			mt.In(3).Kind() != reflect.Pointer || mt.NumOut() != 1 || mt.Out(0) != errorType {
+			continue
+		}
+		out = append(out, service+"."+lowerFirst(m.Name))
+	}
+	return out
+}
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// instrumentedRPC records each request under "pattern method", where method
+// is one of methods or unknownMethod.
+func instrumentedRPC(pattern string, methods []string, h http.Handler) http.Handler {
+	labels := make(map[string]string, len(methods))
+	for _, m := range methods {
+		labels[m] = pattern + " " + m
+	}
+	unknown := pattern + " " + unknownMethod
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		label := unknown
+		if r.Method == http.MethodPost && r.Body != nil {
+			peek, err := io.ReadAll(io.LimitReader(r.Body, rpcPeekBytes))
+			// The handler reads the whole body again, as sent.
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(peek), errReader{err}, r.Body), r.Body}
+			if l, ok := labels[canonicalMethod(rpcMethod(peek))]; ok {
+				label = l
+			}
+		}
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		instrument.ObserveRequest(label, sw.status, start)
+	})
+}
+
+// errReader returns err, when reading the body failed, where the rest of
+// the body would have been.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
+}
+
+// rpcMethod returns the "method" member of a JSON-RPC request object, or
+// "" when b does not start with one.
+func rpcMethod(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			return ""
+		}
+		// Member names match case-insensitively, as the node's decoder does.
+		if strings.EqualFold(key, "method") {
+			var m string
+			if err := dec.Decode(&m); err != nil {
+				return ""
+			}
+			return m
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// canonicalMethod is the name gorilla/rpc dispatches m to: the node's codec
+// upper-cases the first letter of the method, so "platform.GetBlock" is
+// "platform.getBlock".
+func canonicalMethod(m string) string {
+	service, method, ok := strings.Cut(m, ".")
+	if !ok || method == "" || strings.Contains(method, ".") {
+		return ""
+	}
+	return service + "." + lowerFirst(method)
+}
+
+// dataAPIUnavailable answers with the Data API's 503 error body.
+func dataAPIUnavailable(reason string) http.Handler {
+	body := api.ErrorBody{Message: reason, StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable)}
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		api.WriteJSON(w, http.StatusServiceUnavailable, body)
+	})
+}
+
+// rpcUnavailableCode is JSON-RPC's "server error" code, which the node
+// also answers with.
+const rpcUnavailableCode = -32000
+
+// nodeAPIUnavailable answers with HTTP 503 and a JSON-RPC error object.
+func nodeAPIUnavailable(reason string) http.Handler {
+	type rpcError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	body := struct {
+		JSONRPC string   `json:"jsonrpc"`
+		Error   rpcError `json:"error"`
+		ID      any      `json:"id"`
+	}{"2.0", rpcError{rpcUnavailableCode, reason}, nil}
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		api.WriteJSON(w, http.StatusServiceUnavailable, body)
+	})
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/avaindex/avaindex/internal/ingest"
+)
+
+type args struct{ X int }
+
+// svc has two methods gorilla/rpc would serve and three it would not.
+type svc struct{}
+
+func (*svc) GetThing(*http.Request, *args, *args) error   { return nil }
+func (*svc) ListThings(*http.Request, *args, *args) error { return nil }
+func (*svc) Helper(context.Context, *args, *args) error   { return nil }
+func (*svc) NoError(*http.Request, *args, *args) int      { return 0 }
+func (*svc) ByValue(*http.Request, args, *args) error     { return nil }
+
+func TestRPCMethods(t *testing.T) {
+	got := RPCMethods("thing", (*svc)(nil))
+	slices.Sort(got)
+	if want := []string{"thing.getThing", "thing.listThings"}; !slices.Equal(got, want) {
+		t.Errorf("RPCMethods = %q, want %q", got, want)
+	}
+}
+
+type pinger struct{ err error }
+
+func (p pinger) Ping(context.Context) error { return p.err }
+
+type status ingest.Status
+
+func (s status) Status() ingest.Status { return ingest.Status(s) }
+
+// sample returns the value of the requests counter for route and code in
+// the served metrics, "" when absent.
+func sample(t *testing.T, h http.Handler, route, code string) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	prefix := `avaindex_http_requests_total{route="` + route + `",status="` + code + `"} `
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestRPCRouteLabels: a JSON-RPC route is counted per method it serves,
+// anything else as unknown, and its handler still reads the body as sent.
+func TestRPCRouteLabels(t *testing.T) {
+	var bodies []string
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("reading the body: %v", err)
+		}
+		bodies = append(bodies, string(b))
+		w.WriteHeader(http.StatusAccepted)
+	})
+	h := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: []Route{
+		{Pattern: "/ext/test", Handler: echo, RPCMethods: []string{"thing.getThing"}},
+	}})
+	big := `{"params":{"pad":"` + strings.Repeat("x", rpcPeekBytes) + `"},"method":"thing.getThing"}`
+	for _, tc := range []struct {
+		method, body, label string
+	}{
+		{http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"thing.getThing","params":{}}`, "/ext/test thing.getThing"},
+		{http.MethodPost, `{"params":{"a":[1,{"b":2}]},"Method":"thing.GetThing"}`, "/ext/test thing.getThing"},
+		{http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"thing.other","params":{}}`, "/ext/test unknown"},
+		{http.MethodPost, `{"method":"thing.getThing.x"}`, "/ext/test unknown"},
+		{http.MethodPost, `[{"method":"thing.getThing"}]`, "/ext/test unknown"},
+		{http.MethodPost, `{"method":`, "/ext/test unknown"},
+		{http.MethodPost, big, "/ext/test unknown"},
+		{http.MethodGet, "", "/ext/test unknown"},
+	} {
+		before := sample(t, h, tc.label, "202")
+		bodies = nil
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tc.method, "/ext/test", strings.NewReader(tc.body)))
+		if len(bodies) != 1 || bodies[0] != tc.body {
+			t.Errorf("%s %.40q: the handler read %d bodies, not the one sent", tc.method, tc.body, len(bodies))
+		}
+		if after := sample(t, h, tc.label, "202"); after == before {
+			t.Errorf("%s %.40q: not counted under %q (still %q)", tc.method, tc.body, tc.label, after)
+		}
+	}
+}
+
+// TestWaiting: while the network is unknown, health answers, readiness
+// and the API surfaces say why not.
+func TestWaiting(t *testing.T) {
+	const reason = "waiting for the node at http://127.0.0.1:1"
+	h := New(Deps{Store: pinger{}, Waiting: reason})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		want         string
+	}{
+		{http.MethodGet, "/healthz", 200, "ok"},
+		{http.MethodGet, "/readyz", 503, `"reason":"` + reason + `"`},
+		{http.MethodGet, "/v1/networks/local/blockchains/p-chain/blocks", 503, `{"message":"` + reason + `","statusCode":503,"error":"Service Unavailable"}`},
+		{http.MethodPost, "/ext/bc/P", 503, `"error":{"code":-32000,"message":"` + reason + `"}`},
+		{http.MethodGet, "/elsewhere", 404, `"statusCode":404`},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, strings.NewReader("{}")))
+		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("%s %s = %d %s, want %d with %s", tc.method, tc.path, rec.Code, rec.Body, tc.status, tc.want)
+		}
+	}
+
+	// Ready: the store answers and the indexer runs; each failing part is
+	// the reason.
+	for _, tc := range []struct {
+		d      Deps
+		status int
+		want   string
+	}{
+		{Deps{Store: pinger{}, Indexer: status{Running: true}}, 200, `"ready":true`},
+		{Deps{Store: pinger{errors.New("down")}, Indexer: status{Running: true}}, 503, `"reason":"the store does not answer"`},
+		{Deps{Store: pinger{}, Indexer: status{}}, 503, `"reason":"the indexer is not running"`},
+	} {
+		rec := httptest.NewRecorder()
+		New(tc.d).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("/readyz = %d %s, want %d with %s", rec.Code, rec.Body, tc.status, tc.want)
+		}
+	}
+}
