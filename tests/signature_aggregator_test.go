@@ -178,6 +178,36 @@ func indexedNow(t *testing.T, n *testnet.Network, base string) {
 	waitIndexed(t, base, tip, time.Minute)
 }
 
+// conversionMessage builds, as the P-chain does, the SubnetToL1Conversion
+// warp message of l1, converted with the validators specs.
+func conversionMessage(t *testing.T, n *testnet.Network, l1 *testnet.L1, specs []testnet.L1ValidatorSpec) *warp.UnsignedMessage {
+	t.Helper()
+	// The P-chain lists a conversion's validators sorted by node id.
+	specs = slices.Clone(specs)
+	slices.SortFunc(specs, func(a, b testnet.L1ValidatorSpec) int { return bytes.Compare(a.NodeID[:], b.NodeID[:]) })
+	conversion := message.SubnetToL1ConversionData{SubnetID: l1.SubnetID, ManagerChainID: l1.ManagerChainID, ManagerAddress: l1.ManagerAddress}
+	for _, s := range specs {
+		conversion.Validators = append(conversion.Validators, message.SubnetToL1ConversionValidatorData{NodeID: s.NodeID.Bytes(), BLSPublicKey: s.PoP.PublicKey, Weight: s.Weight})
+	}
+	conversionID, err := message.SubnetToL1ConversionID(conversion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1Msg, err := message.NewSubnetToL1Conversion(conversionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, err := payload.NewAddressedCall(nil, l1Msg.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := warp.NewUnsignedMessage(n.NetworkID, constants.PlatformChainID, call.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestSignatureAggregatorL1 converts a subnet to an L1 whose validator is
 // the node itself (its NodeID and proof of possession from info.getNodeID),
 // so that the node's P-chain signs the L1's messages over ACP-118, and gets
@@ -326,30 +356,7 @@ func TestSignatureAggregatorFailures(t *testing.T) {
 		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
 		indexedNow(t, n, base)
 
-		// The conversion's message, built here from the L1's validators as
-		// the P-chain builds it.
-		// The P-chain lists a conversion's validators sorted by node id.
-		slices.SortFunc(specs, func(a, b testnet.L1ValidatorSpec) int { return bytes.Compare(a.NodeID[:], b.NodeID[:]) })
-		conversion := message.SubnetToL1ConversionData{SubnetID: l1.SubnetID, ManagerChainID: l1.ManagerChainID, ManagerAddress: l1.ManagerAddress}
-		for _, s := range specs {
-			conversion.Validators = append(conversion.Validators, message.SubnetToL1ConversionValidatorData{NodeID: s.NodeID.Bytes(), BLSPublicKey: s.PoP.PublicKey, Weight: s.Weight})
-		}
-		conversionID, err := message.SubnetToL1ConversionID(conversion)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l1Msg, err := message.NewSubnetToL1Conversion(conversionID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		call, err := payload.NewAddressedCall(nil, l1Msg.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := warp.NewUnsignedMessage(n.NetworkID, constants.PlatformChainID, call.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := conversionMessage(t, n, l1, specs)
 		unsigned := hex.EncodeToString(want.Bytes())
 
 		// A bad justification: malformed, refused up front; well-formed but
