@@ -261,6 +261,8 @@ func BenchmarkCached(b *testing.B) {
 	})
 }
 
+var throughputOps atomic.Int64
+
 // BenchmarkThroughput aggregates, per op, 1,000 new messages with 100
 // concurrent requests with each aggregator in turn (alternating which goes
 // first, so that both see the same machine), and reports each one's
@@ -312,7 +314,9 @@ func BenchmarkThroughput(b *testing.B) {
 	var ours, theirs time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if i%2 == 0 {
+		// Counted across runs too: with -benchtime 1x -count 5 the order
+		// alternates from run to run.
+		if throughputOps.Add(1)%2 == 1 {
 			ours += run(e.aggregateOurs)
 			theirs += run(e.aggregateTheirs)
 		} else {
