@@ -368,6 +368,34 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 	return nil
 }
 
+// ReadTx runs fn in a read-only transaction, so that the several queries
+// of one answer see one snapshot while writers commit: on SQLite a
+// deferred transaction on a reader connection (its snapshot is taken by
+// the first read), on PostgreSQL REPEATABLE READ READ ONLY. fn must do all
+// its work through the *DB it is handed; it must not write.
+func (db *DB) ReadTx(ctx context.Context, fn func(*DB) error) (err error) {
+	if db.tx != nil {
+		return errors.New("database.ReadTx: already in a transaction")
+	}
+	var opts *sql.TxOptions
+	if db.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	tx, err := db.r.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("database.ReadTx: begin: %w", err)
+	}
+	// Nothing was written: rolling back ends it as well as a commit would.
+	defer func() {
+		if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) && err == nil {
+			err = fmt.Errorf("database.ReadTx: %w", rerr)
+		}
+	}()
+	tdb := *db
+	tdb.tx = tx
+	return fn(&tdb)
+}
+
 // queryError adds the start of the query to err.
 func queryError(err error, query string) error {
 	q := strings.Join(strings.Fields(query), " ")

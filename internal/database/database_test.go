@@ -480,3 +480,37 @@ func TestReadDuringWrite(t *testing.T) {
 		}
 	})
 }
+
+// TestReadTx checks that the queries of one ReadTx see one snapshot while
+// another connection commits, and that it cannot write.
+func TestReadTx(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := open(t, dsn)
+		mustExec(t, db, "CREATE TABLE t (a BIGINT)")
+		mustExec(t, db, "INSERT INTO t VALUES (1)")
+		err := db.ReadTx(ctx, func(tx *DB) error {
+			if n := count(t, tx, "t"); n != 1 {
+				t.Errorf("first read: %d rows, want 1", n)
+			}
+			mustExec(t, db, "INSERT INTO t VALUES (2)") // committed by the writer
+			if n := count(t, tx, "t"); n != 1 {
+				t.Errorf("second read in the same ReadTx: %d rows, want the snapshot's 1", n)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO t VALUES (3)"); err == nil {
+				t.Error("a write inside ReadTx succeeded")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "t"); n != 2 {
+			t.Errorf("after ReadTx: %d rows, want 2", n)
+		}
+		want := errors.New("from fn")
+		if err := db.ReadTx(ctx, func(*DB) error { return want }); !errors.Is(err, want) {
+			t.Errorf("ReadTx returned %v, want fn's error", err)
+		}
+	})
+}
