@@ -10,6 +10,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -62,6 +63,7 @@ type position struct {
 // utxoBatch accumulates the UTXO changes of a batch of blocks.
 type utxoBatch struct {
 	utxoRows, addrRows [][]any
+	listed             listedOutputs
 	spends
 	// released are stake outputs that leave the staked state.
 	released []release
@@ -123,6 +125,7 @@ func (u *utxoBatch) produce(p *pchain.UTXO, pos position, staked bool, spendable
 	for _, a := range p.Owners.Addrs {
 		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
 	}
+	u.listed.add(p, internal.PChain, pos.time)
 }
 
 // applyPUTXOs writes the UTXO changes of a batch of P-chain blocks: what
@@ -214,11 +217,18 @@ func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *pchain.Block) error
 }
 
 // markConsumed records in table (p_utxos or x_utxos) where each consumed
-// UTXO was spent; cond restricts the rows (e.g. "kind <> 'exported'"), or
-// is empty. PostgreSQL gets one statement per chunk of the whole batch,
+// UTXO was spent, and marks its list rows spent; cond restricts the rows
+// (e.g. "kind <> 'exported'"), or is empty. PostgreSQL gets one statement per chunk of the whole batch,
 // since every statement is a round trip; SQLite, in-process, one per
 // consuming tx.
 func markConsumed(ctx context.Context, tx *database.DB, table, cond string, consumed []consumption) (marked int64, err error) {
+	var all []ids.ID
+	for _, c := range consumed {
+		all = append(all, c.ids...)
+	}
+	if err := markListedSpent(ctx, tx, all); err != nil {
+		return 0, err
+	}
 	and := ""
 	if cond != "" {
 		and = " AND " + cond
@@ -278,6 +288,9 @@ func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "p_utxo_addresses", pUTXOAddressColumns, u.addrRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if err := u.listed.write(ctx, tx); err != nil {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "p_imported_utxos", pImportedUTXOColumns, u.importRows, onConflictDoNothing); err != nil {

@@ -28,6 +28,7 @@ type Store interface {
 	XDAGStore
 	AtomicStore
 	BlockSummaryStore
+	UTXOListStore
 
 	// ApplyPBlocks writes blocks (consecutive heights, ascending, decoded
 	// by pchain, option blocks linked to their proposal blocks: see

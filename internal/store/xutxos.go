@@ -9,6 +9,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -53,6 +54,7 @@ var xUTXOColumns = []string{"id", "tx_id", "output_index", "kind", "peer_chain_i
 // of DAG txs.
 type xUTXOBatch struct {
 	utxoRows, addrRows [][]any
+	listed             listedOutputs
 	spends
 	imports  []atomicImport
 	exported []ids.ID
@@ -77,6 +79,7 @@ func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
 	for _, a := range p.Owners.Addrs {
 		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
 	}
+	u.listed.add(p, internal.XChain, pos.time)
 }
 
 // tx records what the tx at pos consumes, imports and produces.
@@ -125,6 +128,9 @@ func (u *xUTXOBatch) write(ctx context.Context, tx *database.DB) error {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "x_utxo_addresses", addressColumns, u.addrRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if err := u.listed.write(ctx, tx); err != nil {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "x_imported_utxos", importedUTXOColumns, u.importRows, onConflictDoNothing); err != nil {
