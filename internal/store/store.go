@@ -29,6 +29,7 @@ type Store interface {
 	AtomicStore
 	BlockSummaryStore
 	UTXOListStore
+	HistoricalRewardStore
 
 	// ApplyPBlocks writes blocks (consecutive heights, ascending, decoded
 	// by pchain, option blocks linked to their proposal blocks: see
