@@ -30,6 +30,7 @@ type Store interface {
 	BlockSummaryStore
 	UTXOListStore
 	HistoricalRewardStore
+	XAssetStore
 
 	// ApplyPBlocks writes blocks (consecutive heights, ascending, decoded
 	// by pchain, option blocks linked to their proposal blocks: see

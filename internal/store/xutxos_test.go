@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/xchain"
 )
@@ -164,6 +167,13 @@ func TestXUTXOLife(t *testing.T) {
 		}
 		if _, err := s.XUTXO(ctx, ids.ID{9}); err == nil {
 			t.Error("XUTXO of an unknown id succeeded")
+		}
+		// The asset's creation, and no other tx, is found by asset id.
+		if b, err := s.XAssetCreation(ctx, create.ID); err != nil || !bytes.Equal(b, create.Bytes) {
+			t.Errorf("XAssetCreation(asset) = %x, %v; want the CreateAssetTx", b, err)
+		}
+		if _, err := s.XAssetCreation(ctx, base.ID); !errors.Is(err, derrors.NotFound) {
+			t.Errorf("XAssetCreation(a BaseTx) = %v, want NotFound", err)
 		}
 	})
 }

@@ -178,7 +178,9 @@ type Genesis struct {
 	// Assets are the genesis CreateAssetTxs' ids (the asset ids), in
 	// genesis order.
 	Assets []ids.ID
-	UTXOs  []*UTXO
+	// AssetMeta describes the genesis assets, by id.
+	AssetMeta map[ids.ID]AssetMeta
+	UTXOs     []*UTXO
 }
 
 // genesisCache holds the X-chain geneses read from network geneses. A miss
@@ -265,12 +267,14 @@ func genesisOf(networkGenesis []byte) (*Genesis, ids.ID, error) {
 		Timestamp: pg.Timestamp,
 		DAG:       upgrade.GetConfig(cc.NetworkID).CortinaXChainStopVertexID != ids.Empty,
 	}
+	created := map[ids.ID]*txs.Tx{}
 	for _, asset := range ag.Txs {
 		tx := &txs.Tx{Unsigned: &asset.CreateAssetTx}
 		if err := tx.Initialize(codec); err != nil {
 			return nil, ids.Empty, err
 		}
 		g.Assets = append(g.Assets, tx.ID())
+		created[tx.ID()] = tx
 		for _, u := range tx.UTXOs() {
 			p, err := NewUTXO(u)
 			if err != nil {
@@ -279,5 +283,6 @@ func genesisOf(networkGenesis []byte) (*Genesis, ids.ID, error) {
 			g.UTXOs = append(g.UTXOs, p)
 		}
 	}
+	g.AssetMeta = genesisAssetMeta(created)
 	return g, createChain.ID(), nil
 }

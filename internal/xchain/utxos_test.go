@@ -284,3 +284,23 @@ func TestGenesisForCustom(t *testing.T) {
 		}
 	}
 }
+
+// TestGenesisAssetMeta reads AVAX off the local network's X-chain genesis.
+func TestGenesisAssetMeta(t *testing.T) {
+	gb, avaxID, err := genesis.FromConfig(genesis.GetConfig(constants.LocalID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := genesis.VMGenesis(gb, constants.AVMID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok, err := GenesisFor(cc.ID())
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	want := AssetMeta{Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Type: "secp256k1"}
+	if got := g.AssetMeta[avaxID]; got != want || len(g.AssetMeta) != len(g.Assets) {
+		t.Errorf("AVAX = %+v (of %d), want %+v", got, len(g.AssetMeta), want)
+	}
+}
