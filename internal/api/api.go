@@ -21,6 +21,12 @@ import (
 type DataSource interface {
 	PBlockSummaries(ctx context.Context, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
 	PBlockSummaryByID(ctx context.Context, id ids.ID) (*store.BlockSummary, error)
+
+	// UTXO lists and historical rewards (utxos.go, rewards.go), and the
+	// assets of their amounts (assets.go).
+	ListUTXOs(ctx context.Context, q store.UTXOQuery, after *store.UTXOKey, limit int) ([]*store.ListedUTXO, error)
+	HistoricalRewards(ctx context.Context, q store.RewardQuery, after *store.RewardKey, limit int) ([]*store.HistoricalReward, error)
+	XAssetCreation(ctx context.Context, assetID ids.ID) ([]byte, error)
 }
 
 // Deps are what the Data API serves from.
@@ -31,6 +37,8 @@ type Deps struct {
 	Aliases []string
 	// TokenKey signs page tokens; at least MinTokenKeyLen bytes.
 	TokenKey []byte
+	// Prices tells historical prices; nil for NoPrices.
+	Prices PriceSource
 }
 
 // API is the Data API of one indexed network.
@@ -39,6 +47,8 @@ type API struct {
 	network  *internal.Network
 	networks *Networks
 	tokens   *Tokens
+	assets   *assetBook
+	prices   PriceSource
 }
 
 // Route is one http.ServeMux pattern and its handler.
@@ -53,11 +63,17 @@ func New(d Deps) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	prices := d.Prices
+	if prices == nil {
+		prices = NoPrices{}
+	}
 	return &API{
 		store:    d.Store,
 		network:  d.Network,
 		networks: NewNetworks(d.Network.Name, d.Aliases...),
 		tokens:   tokens,
+		assets:   newAssetBook(d.Store, d.Network),
+		prices:   prices,
 	}, nil
 }
 
@@ -66,6 +82,9 @@ func (a *API) Routes() []Route {
 	routes := []Route{
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", a.handle(a.listBlocks)},
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", a.handle(a.getBlock)},
+		{"GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOs)},
+		{"POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOsV2)},
+		{"GET /v1/networks/{network}/rewards", a.handle(a.listRewards)},
 	}
 	for i := range routes {
 		routes[i].Handler = Middleware(routes[i].Handler)

@@ -94,3 +94,178 @@ func (r ListPrimaryNetworkBlocksResponse) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(plain(r))
 }
+
+// ---- UTXO lists and historical rewards (utxos.go, rewards.go) ----
+
+// AssetAmount is an amount of an asset, with the asset's metadata (schema
+// AssetAmount).
+type AssetAmount struct {
+	AssetID      string `json:"assetId"`
+	Name         string `json:"name"`
+	Symbol       string `json:"symbol"`
+	Denomination int    `json:"denomination"`
+	// Type is "secp256k1" or "nft".
+	Type string `json:"type"`
+	// Amount is a decimal string.
+	Amount string `json:"amount"`
+}
+
+// Money is a value in a currency (schema Money).
+type Money struct {
+	CurrencyCode string  `json:"currencyCode"`
+	Value        float64 `json:"value"`
+}
+
+// AssetWithPriceInfo is an AssetAmount with the asset's price when it was
+// granted, when known (schema AssetWithPriceInfo).
+type AssetWithPriceInfo struct {
+	AssetAmount
+	HistoricalPrice *Money `json:"historicalPrice,omitempty"`
+}
+
+// PChainUtxo is one UTXO of the P-chain's list (schema PChainUtxo).
+type PChainUtxo struct {
+	// Addresses are the owners, bare bech32.
+	Addresses         []string    `json:"addresses"`
+	Asset             AssetAmount `json:"asset"`
+	ConsumedOnChainID string      `json:"consumedOnChainId"`
+	ConsumingTxHash   string      `json:"consumingTxHash,omitempty"`
+	CreatedOnChainID  string      `json:"createdOnChainId"`
+	UtxoID            string      `json:"utxoId"`
+	// UtxoBytes is the avax.UTXO in its chain's encoding, 0x-prefixed hex.
+	UtxoBytes string `json:"utxoBytes,omitempty"`
+	// Amount and AssetID repeat Asset's (deprecated, still required).
+	Amount                  string  `json:"amount"`
+	AssetID                 string  `json:"assetId"`
+	BlockNumber             string  `json:"blockNumber"`
+	BlockTimestamp          int64   `json:"blockTimestamp"`
+	ConsumingBlockNumber    string  `json:"consumingBlockNumber,omitempty"`
+	ConsumingBlockTimestamp *int64  `json:"consumingBlockTimestamp,omitempty"`
+	PlatformLocktime        *uint64 `json:"platformLocktime,omitempty"`
+	OutputIndex             uint32  `json:"outputIndex"`
+	StakeableLocktime       *uint64 `json:"stakeableLocktime,omitempty"`
+	Staked                  *bool   `json:"staked,omitempty"`
+	Threshold               *uint32 `json:"threshold,omitempty"`
+	// TxHash is the tx id the UTXO is referred to by (UTXOID.TxID).
+	TxHash             string  `json:"txHash"`
+	UtxoEndTimestamp   *uint64 `json:"utxoEndTimestamp,omitempty"`
+	UtxoStartTimestamp *uint64 `json:"utxoStartTimestamp,omitempty"`
+	// UtxoType is "STAKE" or "TRANSFER".
+	UtxoType string `json:"utxoType"`
+}
+
+// MarshalJSON sends a nil Addresses as [].
+func (u PChainUtxo) MarshalJSON() ([]byte, error) {
+	type plain PChainUtxo
+	if u.Addresses == nil {
+		u.Addresses = []string{}
+	}
+	return json.Marshal(plain(u))
+}
+
+// Utxo is one UTXO of the X- or C-chain's list (schema Utxo).
+type Utxo struct {
+	Addresses            []string    `json:"addresses"`
+	Asset                AssetAmount `json:"asset"`
+	ConsumedOnChainID    string      `json:"consumedOnChainId"`
+	ConsumingTxHash      string      `json:"consumingTxHash,omitempty"`
+	CreatedOnChainID     string      `json:"createdOnChainId"`
+	UtxoID               string      `json:"utxoId"`
+	UtxoBytes            string      `json:"utxoBytes,omitempty"`
+	ConsumingTxTimestamp *int64      `json:"consumingTxTimestamp,omitempty"`
+	CreationTxHash       string      `json:"creationTxHash"`
+	GroupID              *uint32     `json:"groupId,omitempty"`
+	Locktime             uint64      `json:"locktime"`
+	// OutputIndex is a decimal string.
+	OutputIndex string `json:"outputIndex"`
+	// Payload is an NFT output's, 0x-prefixed hex.
+	Payload   string `json:"payload,omitempty"`
+	Threshold uint32 `json:"threshold"`
+	Timestamp int64  `json:"timestamp"`
+	// UtxoType is "transfer" or "mint".
+	UtxoType string `json:"utxoType"`
+}
+
+// MarshalJSON sends a nil Addresses as [].
+func (u Utxo) MarshalJSON() ([]byte, error) {
+	type plain Utxo
+	if u.Addresses == nil {
+		u.Addresses = []string{}
+	}
+	return json.Marshal(plain(u))
+}
+
+// ListPChainUtxosResponse is a page of the P-chain's UTXO list.
+type ListPChainUtxosResponse struct {
+	NextPageToken string       `json:"nextPageToken,omitempty"`
+	Utxos         []PChainUtxo `json:"utxos"`
+	ChainInfo     ChainInfo    `json:"chainInfo"`
+}
+
+// MarshalJSON sends a nil Utxos as [].
+func (r ListPChainUtxosResponse) MarshalJSON() ([]byte, error) {
+	type plain ListPChainUtxosResponse
+	if r.Utxos == nil {
+		r.Utxos = []PChainUtxo{}
+	}
+	return json.Marshal(plain(r))
+}
+
+// ListUtxosResponse is a page of the X- or C-chain's UTXO list.
+type ListUtxosResponse struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	Utxos         []Utxo    `json:"utxos"`
+	ChainInfo     ChainInfo `json:"chainInfo"`
+}
+
+// MarshalJSON sends a nil Utxos as [].
+func (r ListUtxosResponse) MarshalJSON() ([]byte, error) {
+	type plain ListUtxosResponse
+	if r.Utxos == nil {
+		r.Utxos = []Utxo{}
+	}
+	return json.Marshal(plain(r))
+}
+
+// HistoricalReward is one reward UTXO and the staker it paid (schema
+// HistoricalReward).
+type HistoricalReward struct {
+	// Addresses are the reward UTXO's owners, bare bech32.
+	Addresses []string `json:"addresses"`
+	// TxHash is the staker's tx; RewardTxHash the RewardValidatorTx.
+	TxHash         string `json:"txHash"`
+	AmountStaked   string `json:"amountStaked"`
+	NodeID         string `json:"nodeId"`
+	StartTimestamp uint64 `json:"startTimestamp"`
+	EndTimestamp   uint64 `json:"endTimestamp"`
+	// RewardType is "VALIDATOR", "DELEGATOR" or "VALIDATOR_FEE".
+	RewardType   string             `json:"rewardType"`
+	UtxoID       string             `json:"utxoId"`
+	OutputIndex  uint32             `json:"outputIndex"`
+	Reward       AssetWithPriceInfo `json:"reward"`
+	RewardTxHash string             `json:"rewardTxHash"`
+}
+
+// MarshalJSON sends a nil Addresses as [].
+func (h HistoricalReward) MarshalJSON() ([]byte, error) {
+	type plain HistoricalReward
+	if h.Addresses == nil {
+		h.Addresses = []string{}
+	}
+	return json.Marshal(plain(h))
+}
+
+// ListHistoricalRewardsResponse is a page of historical rewards.
+type ListHistoricalRewardsResponse struct {
+	NextPageToken     string             `json:"nextPageToken,omitempty"`
+	HistoricalRewards []HistoricalReward `json:"historicalRewards"`
+}
+
+// MarshalJSON sends a nil HistoricalRewards as [].
+func (r ListHistoricalRewardsResponse) MarshalJSON() ([]byte, error) {
+	type plain ListHistoricalRewardsResponse
+	if r.HistoricalRewards == nil {
+		r.HistoricalRewards = []HistoricalReward{}
+	}
+	return json.Marshal(plain(r))
+}
