@@ -514,3 +514,52 @@ func TestReadTx(t *testing.T) {
 		}
 	})
 }
+
+// TestRunPrepared runs a query many times, in and out of transactions of
+// both kinds: the same rows every time.
+func TestRunPrepared(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := open(t, dsn)
+		mustExec(t, db, "CREATE TABLE t (a BIGINT)")
+		mustExec(t, db, "INSERT INTO t VALUES (1), (2), (3)")
+		sum := func(d *DB) int64 {
+			var s int64
+			err := d.RunPrepared(ctx, "SELECT a FROM t WHERE a >= ?", func(r *sql.Rows) error {
+				var a int64
+				err := r.Scan(&a)
+				s += a
+				return err
+			}, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		for range 3 {
+			if s := sum(db); s != 5 {
+				t.Errorf("sum = %d, want 5", s)
+			}
+			if err := db.ReadTx(ctx, func(tx *DB) error {
+				if s := sum(tx); s != 5 {
+					t.Errorf("sum in ReadTx = %d, want 5", s)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Transact(ctx, func(tx *DB) error {
+				mustExec(t, tx, "INSERT INTO t VALUES (0)")
+				if s := sum(tx); s != 5 {
+					t.Errorf("sum in Transact = %d, want 5", s)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.RunPrepared(ctx, "SELECT nope FROM t", func(*sql.Rows) error { return nil }); err == nil {
+			t.Error("a bad query succeeded")
+		}
+	})
+}
