@@ -15,6 +15,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/utxo"
 )
 
@@ -228,12 +229,11 @@ func backfillAddressUTXOs(ctx context.Context, tx *database.DB) error {
 // utxoTables are the tables that hold each origin's UTXOs, with the
 // expressions of the columns ListedUTXO reads that not all have.
 var utxoTables = map[internal.Chain]struct {
-	table, kind, stakeable, staked, stakers string
+	table, kind, stakeable, staked string
 }{
-	internal.PChain: {"p_utxos", "u.kind", "u.stakeable_locktime", "u.staked",
-		"LEFT JOIN p_stakers s ON u.kind = 'stake' AND s.tx_id = u.tx_id"},
-	internal.XChain: {"x_utxos", "u.kind", "NULL", "FALSE", ""},
-	internal.CChain: {"c_atomic_utxos", "'" + exportedKind + "'", "NULL", "FALSE", ""},
+	internal.PChain: {"p_utxos", "u.kind", "u.stakeable_locktime", "u.staked"},
+	internal.XChain: {"x_utxos", "u.kind", "NULL", "FALSE"},
+	internal.CChain: {"c_atomic_utxos", "'" + exportedKind + "'", "NULL", "FALSE"},
 }
 
 func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, limit int) (_ []*ListedUTXO, err error) {
@@ -272,30 +272,30 @@ func (q UTXOQuery) scan() *mergeScan {
 	scan := &mergeScan{table: "address_utxos", key: "created_time", id: "utxo_id", extra: "threshold", desc: q.Desc}
 	// The unary plus keeps SQLite from picking, for a filter, an index
 	// that does not give the order; PostgreSQL reads it as the identity.
-	amountCond := " AND +amount_key >= ?"
+	amountCond := "+amount_key >= ?"
 	if q.ByAmount {
 		scan.key = "amount_key"
-		amountCond = " AND amount_key >= ?"
+		amountCond = "amount_key >= ?"
 	}
 	// No UTXO needs more signers than were asked for: cheap to skip here.
-	scan.filter = " AND +threshold <= ?"
-	scan.filterArgs = []any{len(addrs)}
+	scan.filter = []string{"chain = ?", "+threshold <= ?"}
+	scan.filterArgs = []any{string(q.Chain), len(addrs)}
 	if q.MinAmount > 0 {
-		scan.filter += amountCond
+		scan.filter = append(scan.filter, amountCond)
 		scan.filterArgs = append(scan.filterArgs, amountKey(q.MinAmount))
 	}
 	if q.AssetID != nil {
-		scan.filter += " AND asset_id = ?"
+		scan.filter = append(scan.filter, "asset_id = ?")
 		scan.filterArgs = append(scan.filterArgs, q.AssetID[:])
 	}
-	states := []int{0}
+	states := []int64{0}
 	if q.IncludeSpent {
-		states = []int{0, 1}
+		states = []int64{0, 1}
 	}
+	scan.armCols, scan.armTypes = []string{"address", "spent"}, []string{"BYTEA", "INTEGER"}
 	for _, a := range addrs {
 		for _, spent := range states {
-			scan.arms = append(scan.arms, mergeArm{where: "chain = ? AND address = ? AND spent = ?",
-				args: []any{string(q.Chain), a[:], spent}})
+			scan.arms = append(scan.arms, []any{a[:], spent})
 		}
 	}
 	return scan
@@ -351,14 +351,9 @@ func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, key
 		t := utxoTables[origin]
 		q := `SELECT u.id, u.tx_id, u.output_index, ` + t.kind + `, u.peer_chain_id, u.asset_id, u.amount, u.locktime,
 			u.threshold, ` + t.stakeable + `, u.bytes, u.created_tx_id, u.created_height, u.created_time, ` + t.staked + `,
-			u.consumed_tx_id, u.consumed_height, u.consumed_time`
-		if t.stakers != "" {
-			q += `, s.start_time, s.end_time FROM ` + t.table + ` u ` + t.stakers
-		} else {
-			q += `, NULL, NULL FROM ` + t.table + ` u`
-		}
-		err := idChunks(missing, func(args []any, in string) error {
-			return tx.RunQuery(ctx, q+" WHERE u.id IN "+in, func(r *sql.Rows) error {
+			u.consumed_tx_id, u.consumed_height, u.consumed_time FROM ` + t.table + ` u`
+		err := idChunksOf(missing, readInList, func(args []any, in string) error {
+			return tx.RunPrepared(ctx, q+" WHERE u.id IN "+in, func(r *sql.Rows) error {
 				u, err := scanListedUTXO(r)
 				if err != nil {
 					return err
@@ -382,8 +377,11 @@ func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, key
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("listed UTXO %s is in no UTXO table", missing[0])
 	}
-	err := idChunks(want, func(args []any, in string) error {
-		return tx.RunQuery(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
+	if err := stakePeriods(ctx, tx, byID); err != nil {
+		return nil, err
+	}
+	err := idChunksOf(want, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
 			func(r *sql.Rows) error {
 				var id, addr []byte
 				if err := r.Scan(&id, &addr); err != nil {
@@ -415,15 +413,47 @@ func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, key
 	return out, nil
 }
 
+// stakePeriods sets the staking period of the P-chain stake outputs among
+// us, from their stakers. A join would do, but PostgreSQL may hash it over
+// every staker.
+func stakePeriods(ctx context.Context, tx *database.DB, us map[ids.ID]*ListedUTXO) error {
+	byStaker := map[ids.ID][]*ListedUTXO{}
+	var stakers []ids.ID
+	for _, u := range us {
+		if u.Origin == internal.PChain && u.Kind == pchain.KindStake {
+			if byStaker[u.TxID] == nil {
+				stakers = append(stakers, u.TxID)
+			}
+			byStaker[u.TxID] = append(byStaker[u.TxID], u)
+		}
+	}
+	return idChunksOf(stakers, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, "SELECT tx_id, start_time, end_time FROM p_stakers WHERE tx_id IN "+in, func(r *sql.Rows) error {
+			var (
+				id         []byte
+				start, end int64
+			)
+			if err := r.Scan(&id, &start, &end); err != nil {
+				return err
+			}
+			txID, err := ids.ToID(id)
+			for _, u := range byStaker[txID] {
+				u.StakeStart, u.StakeEnd = uint64(start), uint64(end)
+			}
+			return err
+		}, args...)
+	})
+}
+
 func scanListedUTXO(r *sql.Rows) (*ListedUTXO, error) {
 	var (
-		id, txID, peer, asset, created, consumed            []byte
-		oi, amount, locktime, threshold, height, createdAt  int64
-		stakeable, consumedHeight, consumedTime, start, end sql.NullInt64
-		u                                                   ListedUTXO
+		id, txID, peer, asset, created, consumed           []byte
+		oi, amount, locktime, threshold, height, createdAt int64
+		stakeable, consumedHeight, consumedTime            sql.NullInt64
+		u                                                  ListedUTXO
 	)
 	if err := r.Scan(&id, &txID, &oi, &u.Kind, &peer, &asset, &amount, &locktime, &threshold, &stakeable, &u.Bytes,
-		&created, &height, &createdAt, &u.Staked, &consumed, &consumedHeight, &consumedTime, &start, &end); err != nil {
+		&created, &height, &createdAt, &u.Staked, &consumed, &consumedHeight, &consumedTime); err != nil {
 		return nil, err
 	}
 	var err error
@@ -449,7 +479,6 @@ func scanListedUTXO(r *sql.Rows) (*ListedUTXO, error) {
 	u.OutputIndex, u.Amount, u.Locktime, u.Threshold = uint32(oi), uint64(amount), uint64(locktime), uint32(threshold)
 	u.StakeableLocktime = uint64(stakeable.Int64)
 	u.CreatedHeight, u.CreatedTime = uint64(height), createdAt
-	u.StakeStart, u.StakeEnd = uint64(start.Int64), uint64(end.Int64)
 	u.Bytes = nonNil(u.Bytes)
 	return &u, nil
 }

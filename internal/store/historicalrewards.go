@@ -89,7 +89,7 @@ func applyPRewardHistory(ctx context.Context, tx *database.DB, blocks []*pchain.
 		end  int64
 	}
 	known := map[ids.ID]stakerRow{}
-	err := idChunks(stakers, func(args []any, in string) error {
+	err := idChunksOf(stakers, readInList, func(args []any, in string) error {
 		return tx.RunQuery(ctx, "SELECT tx_id, node_id, end_time FROM p_stakers WHERE tx_id IN "+in, func(r *sql.Rows) error {
 			var (
 				id []byte
@@ -160,19 +160,21 @@ func (q RewardQuery) scan() *mergeScan {
 	slices.SortFunc(nodes, func(a, b ids.NodeID) int { return a.Compare(b) })
 	nodes = slices.Compact(nodes)
 	if len(q.Addresses) == 0 {
-		scan := &mergeScan{table: "p_historical_rewards", key: "end_time", id: "utxo_id", extra: "0", desc: q.Desc}
+		scan := &mergeScan{table: "p_historical_rewards", key: "end_time", id: "utxo_id", extra: "0", desc: q.Desc,
+			armCols: []string{"node_id"}, armTypes: []string{"BYTEA"}}
 		for _, n := range nodes {
-			scan.arms = append(scan.arms, mergeArm{where: "node_id = ?", args: []any{n[:]}})
+			scan.arms = append(scan.arms, []any{n[:]})
 		}
 		return scan
 	}
-	scan := &mergeScan{table: "p_historical_reward_owners", key: "end_time", id: "utxo_id", extra: "0", desc: q.Desc}
+	scan := &mergeScan{table: "p_historical_reward_owners", key: "end_time", id: "utxo_id", extra: "0", desc: q.Desc,
+		armCols: []string{"address"}, armTypes: []string{"BYTEA"}}
 	for _, a := range sortedAddresses(q.Addresses) {
-		scan.arms = append(scan.arms, mergeArm{where: "address = ?", args: []any{a[:]}})
+		scan.arms = append(scan.arms, []any{a[:]})
 	}
 	if len(nodes) > 0 {
-		scan.filter = ` AND EXISTS (SELECT 1 FROM p_historical_rewards r WHERE r.utxo_id = p_historical_reward_owners.utxo_id
-			AND r.node_id IN (?` + strings.Repeat(", ?", len(nodes)-1) + `))`
+		scan.filter = []string{`EXISTS (SELECT 1 FROM p_historical_rewards r WHERE r.utxo_id = p_historical_reward_owners.utxo_id
+			AND r.node_id IN (?` + strings.Repeat(", ?", len(nodes)-1) + `))`}
 		for _, n := range nodes {
 			scan.filterArgs = append(scan.filterArgs, n[:])
 		}
@@ -203,19 +205,17 @@ func historicalRewards(ctx context.Context, tx *database.DB, keys []mergedRow) (
 	}
 	byID := make(map[ids.ID]*HistoricalReward, len(keys))
 	stakers := map[ids.ID]*rewardStaker{}
-	err := idChunks(want, func(args []any, in string) error {
-		return tx.RunQuery(ctx, `SELECT u.id, u.tx_id, u.output_index, u.asset_id, u.amount, u.created_tx_id, u.created_time,
-				s.kind, s.subnet_id, s.node_id, s.weight, s.start_time, s.end_time, s.added_height, s.reward_committed, s.potential_reward
-			FROM p_utxos u JOIN p_stakers s ON s.tx_id = u.tx_id WHERE u.id IN `+in, func(r *sql.Rows) error {
+	// The reward UTXOs, then their stakers: a join would do, but
+	// PostgreSQL may hash it over every staker.
+	err := idChunksOf(want, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, `SELECT id, tx_id, output_index, asset_id, amount, created_tx_id, created_time
+			FROM p_utxos WHERE id IN `+in, func(r *sql.Rows) error {
 			var (
 				id, txID, asset, created []byte
 				oi, amount               int64
-				kind                     string
 				h                        HistoricalReward
-				st                       rewardStaker
 			)
-			if err := r.Scan(&id, &txID, &oi, &asset, &amount, &created, &h.Time, &kind, &st.subnet, &st.node,
-				&st.weight, &st.start, &st.end, &st.added, &st.committed, &st.potential); err != nil {
+			if err := r.Scan(&id, &txID, &oi, &asset, &amount, &created, &h.Time); err != nil {
 				return err
 			}
 			var err error
@@ -227,19 +227,53 @@ func historicalRewards(ctx context.Context, tx *database.DB, keys []mergedRow) (
 					return err
 				}
 			}
-			if h.NodeID, err = ids.ToNodeID(st.node); err != nil {
-				return err
-			}
 			h.OutputIndex, h.Amount = uint32(oi), uint64(amount)
-			h.Weight, h.StartTime, h.EndTime = uint64(st.weight), uint64(st.start), uint64(st.end)
-			st.kind = pchain.StakerKind(kind)
 			byID[h.UTXOID] = &h
-			stakers[h.StakerTxID] = &st
+			stakers[h.StakerTxID] = nil
 			return nil
 		}, args...)
 	})
 	if err != nil {
 		return nil, err
+	}
+	txIDs := make([]ids.ID, 0, len(stakers))
+	for id := range stakers {
+		txIDs = append(txIDs, id)
+	}
+	err = idChunksOf(txIDs, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, `SELECT tx_id, kind, subnet_id, node_id, weight, start_time, end_time, added_height,
+				reward_committed, potential_reward FROM p_stakers WHERE tx_id IN `+in, func(r *sql.Rows) error {
+			var (
+				id   []byte
+				kind string
+				st   rewardStaker
+			)
+			if err := r.Scan(&id, &kind, &st.subnet, &st.node, &st.weight, &st.start, &st.end, &st.added,
+				&st.committed, &st.potential); err != nil {
+				return err
+			}
+			txID, err := ids.ToID(id)
+			if err != nil {
+				return err
+			}
+			st.kind = pchain.StakerKind(kind)
+			stakers[txID] = &st
+			return nil
+		}, args...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range byID {
+		st := stakers[h.StakerTxID]
+		if st == nil {
+			return nil, fmt.Errorf("reward UTXO %s: its staker %s is not stored", h.UTXOID, h.StakerTxID)
+		}
+		var err error
+		if h.NodeID, err = ids.ToNodeID(st.node); err != nil {
+			return nil, err
+		}
+		h.Weight, h.StartTime, h.EndTime = uint64(st.weight), uint64(st.start), uint64(st.end)
 	}
 	if err := rewardSiblings(ctx, tx, stakers); err != nil {
 		return nil, err
@@ -247,8 +281,8 @@ func historicalRewards(ctx context.Context, tx *database.DB, keys []mergedRow) (
 	if err := delegationShares(ctx, tx, stakers); err != nil {
 		return nil, err
 	}
-	err = idChunks(want, func(args []any, in string) error {
-		return tx.RunQuery(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
+	err = idChunksOf(want, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
 			func(r *sql.Rows) error {
 				var id, addr []byte
 				if err := r.Scan(&id, &addr); err != nil {
@@ -306,8 +340,8 @@ func rewardSiblings(ctx context.Context, tx *database.DB, stakers map[ids.ID]*re
 	for id := range stakers {
 		txIDs = append(txIDs, id)
 	}
-	return idChunks(txIDs, func(args []any, in string) error {
-		return tx.RunQuery(ctx, "SELECT tx_id, id FROM p_utxos WHERE tx_id IN "+in+" AND kind = 'reward' ORDER BY tx_id, output_index",
+	return idChunksOf(txIDs, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, "SELECT tx_id, id FROM p_utxos WHERE tx_id IN "+in+" AND kind = 'reward' ORDER BY tx_id, output_index",
 			func(r *sql.Rows) error {
 				var txID, id []byte
 				if err := r.Scan(&txID, &id); err != nil {
@@ -353,7 +387,7 @@ func delegationShares(ctx context.Context, tx *database.DB, stakers map[ids.ID]*
 	var vs []validator
 	for start := 0; start < len(nodes); start += maxInList {
 		chunk := nodes[start:min(len(nodes), start+maxInList)]
-		err := tx.RunQuery(ctx, `SELECT subnet_id, node_id, added_height, delegation_shares FROM p_stakers
+		err := tx.RunPrepared(ctx, `SELECT subnet_id, node_id, added_height, delegation_shares FROM p_stakers
 			WHERE kind = ? AND node_id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, func(r *sql.Rows) error {
 			var v validator
 			if err := r.Scan(&v.subnet, &v.node, &v.added, &v.shares); err != nil {

@@ -14,28 +14,12 @@ import (
 // index range per requested address (or node), in (key, id) order.
 //
 // Each range ("arm") is one equality prefix of an index that orders its
-// rows by (key, id). One statement per up to maxMergeArms arms puts the
-// arms under UNION ALL with an outer ORDER BY and LIMIT: SQLite merges the
-// arms' ordered co-routines, PostgreSQL runs a Merge Append over the arms'
-// index scans, so a page reads about page size + arms index entries
-// however many rows each address holds, and no sort. An item that several
+// rows by (key, id); database.MergeQuery reads the arms merged in that
+// order, about as many index entries as the page needs however many rows
+// each address holds, and no sort of a whole range. An item that several
 // arms return (a UTXO owned by several of the addresses) comes once per
 // arm, its copies adjacent; they are counted and kept once, which is how
 // the UTXO lists check that the addresses meet the item's threshold.
-
-// maxMergeArms bounds the arms of one statement. SQLite's compound SELECT
-// takes at most 500 terms, but preparing (SQLite) and planning
-// (PostgreSQL) grow faster than the arms: on the machine of the README's
-// figures, 128 arms take about 2 ms on either, 250 up to 10 ms on SQLite
-// and 30 ms on PostgreSQL.
-const maxMergeArms = 128
-
-// mergeArm is one index range: conditions (with ? arguments) that select
-// an equality prefix of an index ordered by (key, id).
-type mergeArm struct {
-	where string
-	args  []any
-}
 
 // mergeScan is a merged keyset scan over table.
 type mergeScan struct {
@@ -45,12 +29,14 @@ type mergeScan struct {
 	// extra is one more integer expression carried to accept (the
 	// threshold), "0" for none.
 	extra string
-	// filter (with filterArgs) holds conditions every arm shares, each
-	// starting with " AND ".
-	filter     string
+	// filter (with filterArgs) holds conditions every arm shares.
+	filter     []string
 	filterArgs []any
-	arms       []mergeArm
-	desc       bool
+	// armCols (of SQL types armTypes) are the leading index columns whose
+	// values, one tuple per arm in arms, tell the ranges apart.
+	armCols, armTypes []string
+	arms              [][]any
+	desc              bool
 }
 
 // mergeKey is a position in the order.
@@ -102,8 +88,9 @@ func (m *mergeScan) run(ctx context.Context, db *database.DB, after *mergeKey, l
 			horizon *mergeKey
 			chunks  int
 		)
-		for start := 0; start < len(m.arms); start += maxMergeArms {
-			arms := m.arms[start:min(len(m.arms), start+maxMergeArms)]
+		per := db.MaxMergeArms()
+		for start := 0; start < len(m.arms); start += per {
+			arms := m.arms[start:min(len(m.arms), start+per)]
 			n := want + len(arms)
 			got, err := m.query(ctx, db, arms, cur, n)
 			if err != nil {
@@ -155,41 +142,40 @@ func (m *mergeScan) run(ctx context.Context, db *database.DB, after *mergeKey, l
 
 // query runs one statement over arms: up to n rows after cur, in order,
 // one per arm and item.
-func (m *mergeScan) query(ctx context.Context, db *database.DB, arms []mergeArm, cur *mergeKey, n int) ([]mergedRow, error) {
+func (m *mergeScan) query(ctx context.Context, db *database.DB, arms [][]any, cur *mergeKey, n int) ([]mergedRow, error) {
 	cmp, dir := ">", "ASC"
 	if m.desc {
 		cmp, dir = "<", "DESC"
 	}
-	var (
-		b    strings.Builder
-		args []any
-	)
-	for i, a := range arms {
-		if i > 0 {
-			b.WriteString(" UNION ALL ")
-		}
-		b.WriteString("SELECT " + m.key + " AS k, " + m.id + " AS i, " + m.extra + " AS x FROM " + m.table +
-			" WHERE " + a.where + m.filter)
-		args = append(args, a.args...)
-		args = append(args, m.filterArgs...)
-		if cur != nil {
-			// The first condition bounds the index range; the second
-			// skips the ties already seen.
-			b.WriteString(" AND " + m.key + " " + cmp + "= ? AND (" + m.key + " " + cmp + " ? OR " + m.id + " " + cmp + " ?)")
-			args = append(args, cur.key, cur.key, cur.id)
-		}
+	where := slices.Clone(m.filter)
+	args := slices.Clone(m.filterArgs)
+	if cur != nil {
+		// The first condition bounds the index range; the second skips
+		// the ties already seen.
+		where = append(where, m.key+" "+cmp+"= ?", "("+m.key+" "+cmp+" ? OR "+m.id+" "+cmp+" ?)")
+		args = append(args, cur.key, cur.key, cur.id)
 	}
-	b.WriteString(" ORDER BY k " + dir + ", i " + dir + " LIMIT ?")
-	args = append(args, n)
+	q, qargs, err := db.MergeQuery(database.MergeSpec{
+		From:     m.table,
+		Select:   m.key + " AS k, " + m.id + " AS i, " + m.extra + " AS x",
+		ArmCols:  m.armCols,
+		ArmTypes: m.armTypes,
+		Where:    strings.Join(where, " AND "),
+		Order:    m.key + " " + dir + ", " + m.id + " " + dir,
+		Merged:   "k " + dir + ", i " + dir,
+	}, arms, args, n)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]mergedRow, 0, min(n, 1024))
-	err := db.RunQuery(ctx, b.String(), func(r *sql.Rows) error {
+	err = db.RunPrepared(ctx, q, func(r *sql.Rows) error {
 		var row mergedRow
 		if err := r.Scan(&row.key, &row.id, &row.extra); err != nil {
 			return err
 		}
 		out = append(out, row)
 		return nil
-	}, args...)
+	}, qargs...)
 	return out, err
 }
 

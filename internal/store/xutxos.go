@@ -279,8 +279,18 @@ func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) e
 // idChunks calls f for each chunk of up to maxInList ids, with the ids as
 // arguments and the matching "(?, ...)" list.
 func idChunks(all []ids.ID, f func(args []any, in string) error) error {
-	for start := 0; start < len(all); start += maxInList {
-		chunk := all[start:min(len(all), start+maxInList)]
+	return idChunksOf(all, maxInList, f)
+}
+
+// readInList bounds the ids of one IN (...) list of the Data API's reads:
+// a page of 1024 items (and the one more that tells whether another page
+// exists) in one statement, one round trip.
+const readInList = 1025
+
+// idChunksOf is idChunks with chunks of up to n ids.
+func idChunksOf(all []ids.ID, n int, f func(args []any, in string) error) error {
+	for start := 0; start < len(all); start += n {
+		chunk := all[start:min(len(all), start+n)]
 		args := make([]any, len(chunk))
 		for i, id := range chunk {
 			args[i] = id[:]
