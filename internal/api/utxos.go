@@ -153,7 +153,7 @@ func (a *API) serveUTXOs(w http.ResponseWriter, r *http.Request, op, network str
 	}
 	info := ChainInfo{ChainName: chainNames[chain], Network: network}
 	if chain == internal.PChain {
-		resp := ListPChainUtxosResponse{NextPageToken: next, ChainInfo: info}
+		resp := ListPChainUtxosResponse{NextPageToken: next, ChainInfo: info, Utxos: make([]PChainUtxo, 0, len(utxos))}
 		for _, u := range utxos {
 			item, err := a.pUTXO(r.Context(), u)
 			if err != nil {
@@ -164,7 +164,7 @@ func (a *API) serveUTXOs(w http.ResponseWriter, r *http.Request, op, network str
 		WriteJSON(w, http.StatusOK, resp)
 		return nil
 	}
-	resp := ListUtxosResponse{NextPageToken: next, ChainInfo: info}
+	resp := ListUtxosResponse{NextPageToken: next, ChainInfo: info, Utxos: make([]Utxo, 0, len(utxos))}
 	for _, u := range utxos {
 		item, err := a.xcUTXO(r.Context(), u)
 		if err != nil {
@@ -189,24 +189,29 @@ func addressesKey(addrs []ids.ShortID) string {
 	return string(b)
 }
 
-// chainID returns the id of the primary-network chain c.
-func (a *API) chainID(c internal.Chain) ids.ID {
+// chainID returns the id (cb58) of the primary-network chain c.
+func (a *API) chainID(c internal.Chain) string {
 	switch c {
 	case internal.XChain:
-		return a.network.XChainID
+		return a.chainIDs[1]
 	case internal.CChain:
-		return a.network.CChainID
+		return a.chainIDs[2]
 	}
-	return a.network.PChainID
+	return a.chainIDs[0]
 }
 
 // consumedOn is the chain a UTXO is (or was) consumed on: the destination
 // of an export, else the chain that created it.
 func (a *API) consumedOn(u *store.ListedUTXO) string {
 	if u.Exported() {
+		for i, id := range []ids.ID{a.network.PChainID, a.network.XChainID, a.network.CChainID} {
+			if u.PeerChain == id {
+				return a.chainIDs[i]
+			}
+		}
 		return u.PeerChain.String()
 	}
-	return a.chainID(u.Origin).String()
+	return a.chainID(u.Origin)
 }
 
 // bech32s returns addrs in the network's bare bech32 form.
@@ -239,7 +244,7 @@ func (a *API) pUTXO(ctx context.Context, u *store.ListedUTXO) (PChainUtxo, error
 		Addresses:         owners,
 		Asset:             asset,
 		ConsumedOnChainID: a.consumedOn(u),
-		CreatedOnChainID:  a.chainID(u.Origin).String(),
+		CreatedOnChainID:  a.chainID(u.Origin),
 		UtxoID:            u.ID.String(),
 		UtxoBytes:         hex0x(u.Bytes),
 		Amount:            asset.Amount,
@@ -288,7 +293,7 @@ func (a *API) xcUTXO(ctx context.Context, u *store.ListedUTXO) (Utxo, error) {
 		Addresses:         owners,
 		Asset:             asset,
 		ConsumedOnChainID: a.consumedOn(u),
-		CreatedOnChainID:  a.chainID(u.Origin).String(),
+		CreatedOnChainID:  a.chainID(u.Origin),
 		UtxoID:            u.ID.String(),
 		UtxoBytes:         hex0x(u.Bytes),
 		CreationTxHash:    u.CreatedTxID.String(),
