@@ -19,7 +19,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -192,15 +191,32 @@ func TestUTXOListsAtomic(t *testing.T) {
 			} else if rows != first {
 				t.Errorf("order %s stored other list rows:\n%s\nwant\n%s", order, rows, first)
 			}
-			if _, err := s.db.Exec(context.Background(), "DELETE FROM address_utxos"); err != nil {
+			// As a store of an earlier version is backfilled when opened.
+			ctx := context.Background()
+			if _, err := s.db.Exec(ctx, "DELETE FROM address_utxos"); err != nil {
 				t.Fatal(err)
 			}
-			err := s.db.Transact(context.Background(), func(tx *database.DB) error { return backfillAddressUTXOs(context.Background(), tx) })
-			if err != nil {
+			if err := s.PutSettingIfAbsent(ctx, "backfill:address_utxos", nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := runBackfills(ctx, s.db); err != nil {
 				t.Fatal(err)
 			}
 			if got := dumpAddressUTXOs(t, s); got != rows {
 				t.Errorf("the backfill wrote\n%s\nthe appliers\n%s", got, rows)
+			}
+			if _, ok, err := s.Setting(ctx, "backfill:address_utxos"); ok || err != nil {
+				t.Errorf("the backfill is still asked for (%v)", err)
+			}
+			// Once done, it is not run again.
+			if _, err := s.db.Exec(ctx, "DELETE FROM address_utxos"); err != nil {
+				t.Fatal(err)
+			}
+			if err := runBackfills(ctx, s.db); err != nil {
+				t.Fatal(err)
+			}
+			if got := dumpAddressUTXOs(t, s); got != "" {
+				t.Errorf("a done backfill ran again: %s", got)
 			}
 		}
 	})
@@ -266,6 +282,13 @@ func TestUTXOListsPChain(t *testing.T) {
 					t.Errorf("height %d: %s's UTXOs %v not listed", i, addr, set)
 				}
 			}
+		}
+		// Re-applying changes no list row.
+		before := dumpAddressUTXOs(t, s)
+		mustApply(t, s, sc.blocks)
+		mustApply(t, s, sc.blocks[2:5])
+		if after := dumpAddressUTXOs(t, s); after != before || before == "" {
+			t.Errorf("re-applying changed the list rows:\n%s\nwas\n%s", after, before)
 		}
 		// The genesis validator's stake (C's) is staked, with its period.
 		us := listAll(t, s, UTXOQuery{Chain: internal.PChain, Addresses: []ids.ShortID{uAddrC}}, 10)
