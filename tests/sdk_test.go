@@ -2,19 +2,25 @@ package tests
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
 // sdkFacts is what the SDK tests (tests/sdk) compare the SDK's answers
@@ -25,6 +31,11 @@ type sdkFacts struct {
 		Height uint64      `json:"height"`
 		Blocks []sdkPBlock `json:"blocks"`
 	} `json:"pChain"`
+	// UTXOs are the unspent UTXO lists of two keys of the UTXO-list tests
+	// (issueUTXOExtras), which no other test touches.
+	UTXOs sdkUTXOFacts `json:"utxos"`
+	// Rewards are the rewards paid for the scenario's validator node.
+	Rewards sdkRewardFacts `json:"rewards"`
 	// Txs are transactions the test network issued, with the type the
 	// Data API names them by.
 	Txs []sdkTx `json:"txs"`
@@ -39,6 +50,28 @@ type sdkTx struct {
 	Chain string `json:"chain"` // "p-chain", "x-chain" or "c-chain"
 	ID    string `json:"id"`
 	Type  string `json:"type"`
+}
+
+type sdkUTXOFacts struct {
+	// Address is k1's bare bech32 address, Pair k1's and k2's, comma-separated.
+	Address string `json:"address"`
+	Pair    string `json:"pair"`
+	// Lists are, per chain alias, k1's unspent UTXOs by id; PairP is the
+	// P-chain list of k1 and k2 together.
+	Lists map[string]map[string]sdkUTXO `json:"lists"`
+	PairP map[string]sdkUTXO            `json:"pairP"`
+}
+
+type sdkUTXO struct {
+	Bytes            string `json:"bytes"` // 0x-prefixed hex
+	Amount           string `json:"amount"`
+	CreatedOnChainID string `json:"createdOnChainId"`
+	ConsumedOnChain  string `json:"consumedOnChainId"`
+}
+
+type sdkRewardFacts struct {
+	NodeID  string       `json:"nodeId"`
+	Rewards []wantReward `json:"rewards"` // newest first
 }
 
 type sdkPBlock struct {
@@ -139,6 +172,15 @@ func TestSDK(t *testing.T) {
 			}
 		}
 	}
+	facts.UTXOs = readSDKUTXOFacts(t, n, issued)
+	rewards, _ := nodeRewards(t, n)
+	facts.Rewards.NodeID = issued.Validator.NodeID.String()
+	for _, r := range rewards {
+		if r.NodeID == facts.Rewards.NodeID {
+			facts.Rewards.Rewards = append(facts.Rewards.Rewards, r)
+		}
+	}
+	sortRewards(facts.Rewards.Rewards, true)
 	factsFile := filepath.Join(t.TempDir(), "facts.json")
 	b, err := json.MarshalIndent(facts, "", "  ")
 	if err != nil {
@@ -148,8 +190,10 @@ func TestSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	base := startService(t, n.URL, dbtest.SQLite(t), "--network-alias", "testnet")
+	dsn := dbtest.SQLite(t)
+	base := startService(t, n.URL, dsn, "--network-alias", "testnet")
 	waitIndexed(t, base, tip, time.Minute)
+	waitAllIndexed(t, n, dsn)
 
 	run := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
 	run.Dir = dir
@@ -174,4 +218,41 @@ func lookTool(t *testing.T, name string) string {
 	}
 	t.Skipf("SKIP: %s is not installed (%v); CI fails here", name, err)
 	return ""
+}
+
+// readSDKUTXOFacts reads off the node the UTXO lists of the UTXO-list
+// tests' keys.
+func readSDKUTXOFacts(t *testing.T, n *testnet.Network, issued *testnet.Issued) sdkUTXOFacts {
+	t.Helper()
+	k1, k2 := issueUTXOExtras(t, n, issued)
+	nl := newNodeLists(t, n)
+	conv := func(m map[ids.ID]wantUTXO) map[string]sdkUTXO {
+		out := map[string]sdkUTXO{}
+		for id, w := range m {
+			made := internal.PChain
+			switch w.created {
+			case n.XChainID:
+				made = internal.XChain
+			case n.CChainID:
+				made = internal.CChain
+			}
+			u, err := decodeUTXO(made, w.bytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			amount := uint64(0)
+			if a, ok := u.Out.(avax.Amounter); ok {
+				amount = a.Amount()
+			}
+			out[id.String()] = sdkUTXO{Bytes: "0x" + hex.EncodeToString(w.bytes), Amount: strconv.FormatUint(amount, 10),
+				CreatedOnChainID: w.created.String(), ConsumedOnChain: w.consumed.String()}
+		}
+		return out
+	}
+	f := sdkUTXOFacts{Address: bech32Of(t, n, k1)[0], Pair: strings.Join(bech32Of(t, n, k1, k2), ","), Lists: map[string]map[string]sdkUTXO{}}
+	for c, alias := range chainAliases {
+		f.Lists[alias] = conv(nl.want(c, []ids.ShortID{k1}))
+	}
+	f.PairP = conv(nl.want(internal.PChain, []ids.ShortID{k1, k2}))
+	return f
 }

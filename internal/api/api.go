@@ -34,6 +34,10 @@ type DataSource interface {
 	ActiveStakers(ctx context.Context, q store.ActiveStakerQuery) ([]*store.StakerRecord, error)
 	// The signature aggregator's: the L1 validators of L1 txs.
 	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)
+
+	// UTXO lists and historical rewards (utxos.go, rewards.go).
+	ListUTXOs(ctx context.Context, q store.UTXOQuery, after *store.UTXOKey, limit int) ([]*store.ListedUTXO, error)
+	HistoricalRewards(ctx context.Context, q store.RewardQuery, after *store.RewardKey, limit int) ([]*store.HistoricalReward, error)
 }
 
 // Deps are what the Data API serves from.
@@ -47,6 +51,8 @@ type Deps struct {
 	// Aggregator serves the signature aggregator endpoints; they answer
 	// 503 when it is nil.
 	Aggregator SignatureAggregator
+	// Prices tells historical prices; nil for NoPrices.
+	Prices PriceSource
 }
 
 // API is the Data API of one indexed network.
@@ -60,6 +66,10 @@ type API struct {
 	genesis genesisValidators
 	// signer serves the signature aggregator endpoints.
 	signer SignatureAggregator
+	prices PriceSource
+	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
+	// names.
+	chainIDs [3]string
 }
 
 // Route is one http.ServeMux pattern and its handler.
@@ -74,12 +84,18 @@ func New(d Deps) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	prices := d.Prices
+	if prices == nil {
+		prices = NoPrices{}
+	}
 	return &API{
 		store:    d.Store,
 		network:  d.Network,
 		networks: NewNetworks(d.Network.Name, d.Aliases...),
 		tokens:   tokens,
 		signer:   d.Aggregator,
+		prices:   prices,
+		chainIDs: [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 	}, nil
 }
 
@@ -93,6 +109,9 @@ func (a *API) Routes() []Route {
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions", a.handle(a.listAssetTxs)},
 		{"POST /v1/signatureAggregator/{network}/aggregateSignatures", a.handle(a.aggregateSignatures)},
 		{"GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", a.handle(a.getAggregatedSignatures)},
+		{"GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOs)},
+		{"POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOsV2)},
+		{"GET /v1/networks/{network}/rewards", a.handle(a.listRewards)},
 	}
 	for i := range routes {
 		routes[i].Handler = Middleware(routes[i].Handler)

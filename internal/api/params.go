@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -426,3 +427,66 @@ func (n *Networks) Network(r *http.Request) (string, error) {
 
 // String lists the served names.
 func (n *Networks) String() string { return fmt.Sprint(n.names) }
+
+// Amount returns the query parameter name, a non-negative amount in the
+// asset's smallest unit (e.g. minUtxoAmount), and whether it is present.
+// The schema makes it a number: a fraction is accepted and rounded up,
+// since amounts are whole (at least 1.5 is at least 2).
+func Amount(r *http.Request, name string) (uint64, bool, error) {
+	v, ok, err := QueryValue(r, name)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	bad := derrors.Invalid("%s must be a non-negative number of at most %d, got %s", name, uint64(math.MaxUint64), got(v))
+	whole, frac, hasFrac := strings.Cut(v, ".")
+	if whole == "" || !allDigits(whole) || (hasFrac && (frac == "" || !allDigits(frac))) {
+		return 0, false, bad
+	}
+	n, err := strconv.ParseUint(whole, 10, 64)
+	if err != nil {
+		return 0, false, bad
+	}
+	if strings.Trim(frac, "0") != "" {
+		if n == math.MaxUint64 {
+			return 0, false, bad
+		}
+		n++
+	}
+	return n, true, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// NodeIDs parses the comma-separated node ids ("NodeID-...") in the query
+// parameter name, at most max of them, duplicates dropped. It returns nil
+// when name is absent.
+func NodeIDs(r *http.Request, name string, max int) ([]ids.NodeID, error) {
+	v, ok, err := QueryValue(r, name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	items, err := splitList(name, v, max, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []ids.NodeID
+	seen := map[ids.NodeID]bool{}
+	for _, it := range items {
+		id, err := ids.NodeIDFromString(it)
+		if err != nil {
+			return nil, derrors.Invalid("%s: %s is not a node id (NodeID-...)", name, got(it))
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}

@@ -358,3 +358,57 @@ type ListXChainTransactionsResponse struct {
 type SignatureAggregationResponse struct {
 	SignedMessage string `json:"signedMessage"`
 }
+
+// ---- UTXO lists and historical rewards (utxos.go, rewards.go) ----
+
+// Money is a value in a currency (schema Money).
+type Money struct {
+	CurrencyCode string  `json:"currencyCode"`
+	Value        float64 `json:"value"`
+}
+
+// AssetWithPriceInfo is an AssetAmount with the asset's price when it was
+// granted, when known (schema AssetWithPriceInfo).
+type AssetWithPriceInfo struct {
+	AssetAmount
+	HistoricalPrice *Money `json:"historicalPrice,omitempty"`
+}
+
+// HistoricalReward is one reward UTXO and the staker it paid (schema
+// HistoricalReward).
+type HistoricalReward struct {
+	// Addresses are the reward UTXO's owners, bare bech32.
+	Addresses []string `json:"addresses"`
+	// TxHash is the staker's tx; RewardTxHash the RewardValidatorTx.
+	TxHash         string `json:"txHash"`
+	AmountStaked   string `json:"amountStaked"`
+	NodeID         string `json:"nodeId"`
+	StartTimestamp uint64 `json:"startTimestamp"`
+	EndTimestamp   uint64 `json:"endTimestamp"`
+	// RewardType is "VALIDATOR", "DELEGATOR" or "VALIDATOR_FEE".
+	RewardType   string             `json:"rewardType"`
+	UtxoID       string             `json:"utxoId"`
+	OutputIndex  uint32             `json:"outputIndex"`
+	Reward       AssetWithPriceInfo `json:"reward"`
+	RewardTxHash string             `json:"rewardTxHash"`
+}
+
+// ListHistoricalRewardsResponse is a page of historical rewards.
+type ListHistoricalRewardsResponse struct {
+	NextPageToken     string             `json:"nextPageToken,omitempty"`
+	HistoricalRewards []HistoricalReward `json:"historicalRewards"`
+}
+
+// ListPChainUtxosResponse is a page of the P-chain's UTXO list.
+type ListPChainUtxosResponse struct {
+	NextPageToken string       `json:"nextPageToken,omitempty"`
+	Utxos         []PChainUtxo `json:"utxos"`
+	ChainInfo     ChainInfo    `json:"chainInfo"`
+}
+
+// ListUtxosResponse is a page of the X- or C-chain's UTXO list.
+type ListUtxosResponse struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	Utxos         []Utxo    `json:"utxos"`
+	ChainInfo     ChainInfo `json:"chainInfo"`
+}

@@ -480,3 +480,86 @@ func TestReadDuringWrite(t *testing.T) {
 		}
 	})
 }
+
+// TestReadTx checks that the queries of one ReadTx see one snapshot while
+// another connection commits, and that it cannot write.
+func TestReadTx(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := open(t, dsn)
+		mustExec(t, db, "CREATE TABLE t (a BIGINT)")
+		mustExec(t, db, "INSERT INTO t VALUES (1)")
+		err := db.ReadTx(ctx, func(tx *DB) error {
+			if n := count(t, tx, "t"); n != 1 {
+				t.Errorf("first read: %d rows, want 1", n)
+			}
+			mustExec(t, db, "INSERT INTO t VALUES (2)") // committed by the writer
+			if n := count(t, tx, "t"); n != 1 {
+				t.Errorf("second read in the same ReadTx: %d rows, want the snapshot's 1", n)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO t VALUES (3)"); err == nil {
+				t.Error("a write inside ReadTx succeeded")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "t"); n != 2 {
+			t.Errorf("after ReadTx: %d rows, want 2", n)
+		}
+		want := errors.New("from fn")
+		if err := db.ReadTx(ctx, func(*DB) error { return want }); !errors.Is(err, want) {
+			t.Errorf("ReadTx returned %v, want fn's error", err)
+		}
+	})
+}
+
+// TestRunPrepared runs a query many times, in and out of transactions of
+// both kinds: the same rows every time.
+func TestRunPrepared(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := open(t, dsn)
+		mustExec(t, db, "CREATE TABLE t (a BIGINT)")
+		mustExec(t, db, "INSERT INTO t VALUES (1), (2), (3)")
+		sum := func(d *DB) int64 {
+			var s int64
+			err := d.RunPrepared(ctx, "SELECT a FROM t WHERE a >= ?", func(r *sql.Rows) error {
+				var a int64
+				err := r.Scan(&a)
+				s += a
+				return err
+			}, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		for range 3 {
+			if s := sum(db); s != 5 {
+				t.Errorf("sum = %d, want 5", s)
+			}
+			if err := db.ReadTx(ctx, func(tx *DB) error {
+				if s := sum(tx); s != 5 {
+					t.Errorf("sum in ReadTx = %d, want 5", s)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Transact(ctx, func(tx *DB) error {
+				mustExec(t, tx, "INSERT INTO t VALUES (0)")
+				if s := sum(tx); s != 5 {
+					t.Errorf("sum in Transact = %d, want 5", s)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.RunPrepared(ctx, "SELECT nope FROM t", func(*sql.Rows) error { return nil }); err == nil {
+			t.Error("a bad query succeeded")
+		}
+	})
+}

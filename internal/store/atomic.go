@@ -110,8 +110,15 @@ func matchAtomic(ctx context.Context, tx *database.DB, imports []atomicImport, e
 }
 
 // markImported sets the consumed_* columns of the exports that imps
-// consume, wherever they are stored.
+// consume, wherever they are stored, and marks their list rows spent.
 func markImported(ctx context.Context, tx *database.DB, imps []atomicImport) error {
+	spent := make([]ids.ID, len(imps))
+	for i, im := range imps {
+		spent[i] = im.id
+	}
+	if err := markListedSpent(ctx, tx, spent); err != nil {
+		return err
+	}
 	for _, im := range imps {
 		for _, t := range exportTables {
 			if _, err := tx.Exec(ctx, `UPDATE `+t.table+` SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
@@ -197,6 +204,7 @@ var (
 func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*cchain.Block) error {
 	var (
 		utxoRows, addrRows [][]any
+		listed             listedOutputs
 		sp                 spends
 		imports            []atomicImport
 		exported           []ids.ID
@@ -212,6 +220,7 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*cchain.Block) 
 				for _, a := range e.Owners.Addrs {
 					addrRows = append(addrRows, []any{a[:], id[:]})
 				}
+				listed.add(e, internal.CChain, ts)
 				exported = append(exported, id)
 			}
 			sp.add(pos, nil, t.Imported)
@@ -224,6 +233,9 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*cchain.Block) 
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "c_atomic_utxo_addresses", addressColumns, addrRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if err := listed.write(ctx, tx); err != nil {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing); err != nil {

@@ -42,9 +42,10 @@ type PBlockStore interface {
 type pApplier func(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error
 
 // pAppliers run in order for every batch: applyPStaking writes L1 refund
-// UTXOs that applyPUTXOs may see spent; applyPAtomic needs the exports and
-// imports applyPUTXOs stores.
-var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPAtomic, applyPState}
+// UTXOs that applyPUTXOs may see spent, and the stakers that
+// applyPRewardHistory reads; applyPAtomic needs the exports and imports
+// applyPUTXOs stores.
+var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPRewardHistory, applyPAtomic, applyPState}
 
 func scanPBlock(r scanner) (*internal.PBlock, error) {
 	var (

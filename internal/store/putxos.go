@@ -10,6 +10,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -62,6 +63,7 @@ type position struct {
 // utxoBatch accumulates the UTXO changes of a batch of blocks.
 type utxoBatch struct {
 	utxoRows, addrRows [][]any
+	listed             listedOutputs
 	spends
 	// released are stake outputs that leave the staked state.
 	released []release
@@ -123,6 +125,7 @@ func (u *utxoBatch) produce(p *pchain.UTXO, pos position, staked bool, spendable
 	for _, a := range p.Owners.Addrs {
 		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
 	}
+	u.listed.add(p, internal.PChain, pos.time)
 }
 
 // applyPUTXOs writes the UTXO changes of a batch of P-chain blocks: what
@@ -214,14 +217,21 @@ func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *pchain.Block) error
 }
 
 // markConsumed records in table (p_utxos or x_utxos) where each consumed
-// UTXO was spent; cond restricts the rows (e.g. "kind <> 'exported'"), or
-// is empty.
+// UTXO was spent, and marks its list rows spent (address_utxos); cond
+// restricts the rows (e.g. "kind <> 'exported'"), or is empty.
 func markConsumed(ctx context.Context, tx *database.DB, table, cond string, consumed []consumption) (marked int64, err error) {
-	var rows [][]any
+	var (
+		rows [][]any
+		all  []ids.ID
+	)
 	for _, c := range consumed {
 		for _, id := range c.ids {
 			rows = append(rows, []any{id[:], c.pos.txID[:], int64(c.pos.height), int64(c.pos.idx), c.pos.time})
+			all = append(all, id)
 		}
+	}
+	if err := markListedSpent(ctx, tx, all); err != nil {
+		return 0, err
 	}
 	return tx.BulkUpdate(ctx, table, "id", consumedColumns, cond, rows)
 }
@@ -237,6 +247,9 @@ func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "p_utxo_addresses", pUTXOAddressColumns, u.addrRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if err := u.listed.write(ctx, tx); err != nil {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "p_imported_utxos", pImportedUTXOColumns, u.importRows, onConflictDoNothing); err != nil {

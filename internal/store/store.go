@@ -38,6 +38,8 @@ type Store interface {
 	TxStore
 	AssetTxStore
 	ActiveStakerStore
+	UTXOListStore
+	HistoricalRewardStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
@@ -57,14 +59,18 @@ func Migrations() fs.FS {
 }
 
 // Open opens the database named by dsn ("sqlite:PATH" or a PostgreSQL URL,
-// see database.Open), applies the migrations it lacks, and returns a Store
-// over it.
+// see database.Open), applies the migrations it lacks and the backfills
+// they ask for, and returns a Store over it.
 func Open(ctx context.Context, dsn string) (Store, error) {
 	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := db.Migrate(ctx, Migrations()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := runBackfills(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}

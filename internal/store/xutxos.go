@@ -9,6 +9,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -53,6 +54,7 @@ var xUTXOColumns = []string{"id", "tx_id", "output_index", "kind", "peer_chain_i
 // of DAG txs.
 type xUTXOBatch struct {
 	utxoRows, addrRows [][]any
+	listed             listedOutputs
 	spends
 	imports  []atomicImport
 	exported []ids.ID
@@ -77,6 +79,7 @@ func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
 	for _, a := range p.Owners.Addrs {
 		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
 	}
+	u.listed.add(p, internal.XChain, pos.time)
 }
 
 // tx records what the tx at pos consumes, imports and produces.
@@ -125,6 +128,9 @@ func (u *xUTXOBatch) write(ctx context.Context, tx *database.DB) error {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "x_utxo_addresses", addressColumns, u.addrRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if err := u.listed.write(ctx, tx); err != nil {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "x_imported_utxos", importedUTXOColumns, u.importRows, onConflictDoNothing); err != nil {
@@ -271,8 +277,18 @@ func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) e
 // idChunks calls f for each chunk of up to maxInList ids, with the ids as
 // arguments and the matching "(?, ...)" list.
 func idChunks(all []ids.ID, f func(args []any, in string) error) error {
-	for start := 0; start < len(all); start += maxInList {
-		chunk := all[start:min(len(all), start+maxInList)]
+	return idChunksOf(all, maxInList, f)
+}
+
+// readInList bounds the ids of one IN (...) list of the Data API's reads:
+// a page of 1024 items (and the one more that tells whether another page
+// exists) in one statement, one round trip.
+const readInList = 1025
+
+// idChunksOf is idChunks with chunks of up to n ids.
+func idChunksOf(all []ids.ID, n int, f func(args []any, in string) error) error {
+	for start := 0; start < len(all); start += n {
+		chunk := all[start:min(len(all), start+n)]
 		args := make([]any, len(chunk))
 		for i, id := range chunk {
 			args[i] = id[:]

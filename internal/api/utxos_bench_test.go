@@ -1,0 +1,148 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
+
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/utxobench"
+)
+
+// BenchmarkUTXOLists measures the UTXO lists (GET and POST .../utxos) and
+// the historical rewards over a store of utxobench.DefaultUTXOs P-chain
+// UTXOs (AVAINDEX_BENCH_UTXOS for fewer), built once and cached: the time
+// of one request through the handler, JSON included, at the first page
+// and at a page 50,000 items deep (scaled with a smaller store), reported
+// as p50 and p99 in milliseconds.
+func BenchmarkUTXOLists(b *testing.B) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		b.Run(backend, func(b *testing.B) {
+			d := utxobench.Open(b, backend)
+			ctx := context.Background()
+			st, err := store.Open(ctx, d.DSN)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			a, err := New(Deps{Store: st, Network: d.Network, Aliases: []string{Testnet}, TokenKey: bytes.Repeat([]byte{1}, 32)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			mux := http.NewServeMux()
+			for _, r := range a.Routes() {
+				mux.Handle(r.Pattern, r.Handler)
+			}
+			bech := func(addrs ...ids.ShortID) string {
+				var out []string
+				for _, ad := range addrs {
+					s, err := address.FormatBech32(d.Network.HRP, ad[:])
+					if err != nil {
+						b.Fatal(err)
+					}
+					out = append(out, s)
+				}
+				return strings.Join(out, ",")
+			}
+			// The heavy address with the medium ones and others drawn at
+			// random, n in all.
+			some := func(n int) string {
+				addrs := append([]ids.ShortID{d.Heavy}, d.Medium...)
+				for i := 0; len(addrs) < n; i++ {
+					addrs = append(addrs, d.Normal(1000+i))
+				}
+				return bech(addrs...)
+			}
+			depth := 50_000 * d.UTXOs / utxobench.DefaultUTXOs
+			const list = "/v1/networks/testnet/blockchains/p-chain/utxos"
+			for _, sc := range []struct {
+				name, path, query, body string
+				items                   int // of a page
+			}{
+				{"A17/timestamp/1-address", list, "addresses=" + bech(d.Heavy), "", 100},
+				{"A17/amount/1-address", list, "sortBy=amount&addresses=" + bech(d.Heavy), "", 100},
+				{"A17/timestamp-asc/1-address", list, "sortOrder=asc&addresses=" + bech(d.Heavy), "", 100},
+				{"A17/timestamp/64-addresses", list, "addresses=" + some(64), "", 100},
+				{"A17/amount/64-addresses", list, "sortBy=amount&addresses=" + some(64), "", 100},
+				{"A17/timestamp-spent/64-addresses", list, "includeSpent=true&addresses=" + some(64), "", 100},
+				{"A18/timestamp/256-addresses", list, "", some(256), 1024},
+				{"A18/amount/256-addresses", list, "sortBy=amount", some(256), 1024},
+				{"A19/address", "/v1/networks/testnet/rewards", "addresses=" + bech(d.Heavy), "", 100},
+				{"A19/node", "/v1/networks/testnet/rewards", "nodeIds=" + d.HeavyNode.String(), "", 100},
+			} {
+				for _, deep := range []bool{false, true} {
+					name := sc.name + "/first"
+					if deep {
+						name = sc.name + fmt.Sprintf("/%d-deep", depth)
+					}
+					b.Run(name, func(b *testing.B) {
+						q, err := url.ParseQuery(sc.query)
+						if err != nil {
+							b.Fatal(err)
+						}
+						q.Set("pageSize", fmt.Sprint(sc.items))
+						do := func(q url.Values) (int, string) {
+							var req *http.Request
+							if sc.body != "" {
+								body, _ := json.Marshal(map[string]string{"addresses": sc.body})
+								req = httptest.NewRequest("POST", sc.path+"?"+q.Encode(), bytes.NewReader(body))
+							} else {
+								req = httptest.NewRequest("GET", sc.path+"?"+q.Encode(), nil)
+							}
+							rec := httptest.NewRecorder()
+							mux.ServeHTTP(rec, req)
+							if rec.Code != 200 {
+								b.Fatalf("%s: %d %s", name, rec.Code, rec.Body)
+							}
+							var page struct {
+								NextPageToken     string            `json:"nextPageToken"`
+								Utxos             []json.RawMessage `json:"utxos"`
+								HistoricalRewards []json.RawMessage `json:"historicalRewards"`
+							}
+							if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+								b.Fatal(err)
+							}
+							return len(page.Utxos) + len(page.HistoricalRewards), page.NextPageToken
+						}
+						// Page forward to the depth, with real tokens.
+						for seen := 0; deep && seen < depth; {
+							n, next := do(q)
+							if next == "" {
+								b.Fatalf("%s: the list ends after %d items", name, seen+n)
+							}
+							seen += n
+							q.Set("pageToken", next)
+						}
+						var lat []time.Duration
+						for b.Loop() {
+							start := time.Now()
+							n, _ := do(q)
+							lat = append(lat, time.Since(start))
+							if n != sc.items {
+								b.Fatalf("%s: %d items, want %d", name, n, sc.items)
+							}
+						}
+						slices.Sort(lat)
+						ms := func(p float64) float64 {
+							return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+						}
+						b.ReportMetric(ms(0.50), "p50-ms")
+						b.ReportMetric(ms(0.99), "p99-ms")
+						b.ReportMetric(0, "ns/op")
+					})
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,484 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/utxo"
+)
+
+// UTXOListStore reads the per-address UTXO lists of the Data API (table
+// address_utxos, migration 0012).
+type UTXOListStore interface {
+	// ListUTXOs returns up to limit UTXOs of q's list, in q's order,
+	// starting after the UTXO whose key is after (nil: at the first). The
+	// queries of one call see one snapshot.
+	ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, limit int) ([]*ListedUTXO, error)
+}
+
+// UTXOQuery selects and orders a UTXO list.
+type UTXOQuery struct {
+	// Chain is the list: the UTXOs created on the chain and the atomic
+	// UTXOs exported to it.
+	Chain internal.Chain
+	// Addresses are the queried addresses, at least one. A UTXO is listed
+	// when as many of them are among its owners as its threshold asks.
+	Addresses []ids.ShortID
+	// AssetID, when not nil, keeps the UTXOs of that asset only.
+	AssetID *ids.ID
+	// MinAmount keeps the UTXOs of at least that amount.
+	MinAmount uint64
+	// IncludeSpent lists consumed UTXOs too; otherwise only the unspent
+	// (staked ones included).
+	IncludeSpent bool
+	// ByAmount orders by amount, otherwise by creation time; ties by UTXO
+	// id, in the same direction.
+	ByAmount bool
+	Desc     bool
+}
+
+// UTXOKey is a UTXO's position in a list: its creation time (unix
+// seconds) or its amount, per UTXOQuery.ByAmount, and its id.
+type UTXOKey struct {
+	Key uint64
+	ID  ids.ID
+}
+
+// ListedUTXO is one UTXO of a list, as the chain that created it stored
+// it.
+type ListedUTXO struct {
+	ID          ids.ID
+	TxID        ids.ID // UTXOID.TxID
+	OutputIndex uint32
+	// Origin is the chain that created it; Kind its kind there
+	// (pchain.Kind*, xchain.Kind*, cchain.KindExported).
+	Origin internal.Chain
+	Kind   string
+	// PeerChain is an exported UTXO's destination chain.
+	PeerChain         ids.ID
+	AssetID           ids.ID
+	Amount            uint64
+	Locktime          uint64
+	Threshold         uint32
+	StakeableLocktime uint64 // a P-chain stakeable.LockOut's; 0 otherwise
+	// Owners are its owners' addresses, in byte order.
+	Owners []ids.ShortID
+	// Bytes is the avax.UTXO in the origin chain's encoding.
+	Bytes         []byte
+	CreatedTxID   ids.ID
+	CreatedHeight uint64 // on Origin
+	CreatedTime   int64
+	// Staked is true for a P-chain stake output while its staker is
+	// active; StakeStart and StakeEnd are a stake output's staking period.
+	Staked               bool
+	StakeStart, StakeEnd uint64
+	// ConsumedTxID is the tx that spent it (the import, on PeerChain, for
+	// an exported UTXO), ids.Empty while unspent; ConsumedHeight and
+	// ConsumedTime are that tx's block's on its chain.
+	ConsumedTxID   ids.ID
+	ConsumedHeight uint64
+	ConsumedTime   int64
+}
+
+// Exported reports whether the UTXO went to another chain's shared memory.
+func (u *ListedUTXO) Exported() bool { return u.Kind == exportedKind }
+
+// Spent reports whether the UTXO was consumed.
+func (u *ListedUTXO) Spent() bool { return u.ConsumedTxID != ids.Empty }
+
+// Key returns the UTXO's position in a list ordered by amount or by time.
+func (u *ListedUTXO) Key(byAmount bool) UTXOKey {
+	if byAmount {
+		return UTXOKey{Key: u.Amount, ID: u.ID}
+	}
+	return UTXOKey{Key: uint64(u.CreatedTime), ID: u.ID}
+}
+
+// exportedKind is the kind of exported UTXOs in every chain's table.
+const exportedKind = "exported"
+
+// amountKey is the address_utxos.amount_key of an amount: its top bit
+// flipped, so that BIGINT order is unsigned amount order.
+func amountKey(a uint64) int64 { return int64(a ^ (1 << 63)) }
+
+// amountKeySQL is amountKey in SQL over the stored int64 bits of an amount
+// (SQLite has no XOR operator); no step overflows.
+func amountKeySQL(col string) string {
+	return "CASE WHEN " + col + " >= 0 THEN " + col + " - 9223372036854775807 - 1 ELSE " + col + " + 9223372036854775807 + 1 END"
+}
+
+var addressUTXOColumns = []string{"utxo_id", "chain", "address", "origin", "created_time", "amount_key",
+	"asset_id", "threshold", "spent"}
+
+// listedOutputs accumulates the outputs a batch adds to the lists.
+type listedOutputs struct {
+	outs []listedOutput
+}
+
+type listedOutput struct {
+	o      *utxo.Output
+	origin internal.Chain
+	time   int64
+}
+
+// add lists o, created on origin at time t (unix seconds).
+func (l *listedOutputs) add(o *utxo.Output, origin internal.Chain, t int64) {
+	l.outs = append(l.outs, listedOutput{o: o, origin: origin, time: t})
+}
+
+// listChains maps chain ids to the lists of the chains they name: the
+// P-chain's always, the X- and C-chain's when the network is stored (in
+// store tests it may not be; exports to them are then listed on their
+// source chain only).
+func listChains(ctx context.Context, tx *database.DB) (map[ids.ID]internal.Chain, error) {
+	m := map[ids.ID]internal.Chain{constants.PlatformChainID: internal.PChain}
+	n, ok, err := storedNetwork(ctx, tx)
+	if err != nil || !ok {
+		return m, err
+	}
+	m[n.XChainID] = internal.XChain
+	m[n.CChainID] = internal.CChain
+	return m, nil
+}
+
+// write inserts the list rows of the outputs: one per owner on the
+// origin's list and, for an exported output, on its destination's.
+func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
+	if len(l.outs) == 0 {
+		return nil
+	}
+	chains, err := listChains(ctx, tx)
+	if err != nil {
+		return err
+	}
+	var rows [][]any
+	for _, lo := range l.outs {
+		o := lo.o
+		id := o.ID()
+		lists := []internal.Chain{lo.origin}
+		if o.Kind == exportedKind {
+			if dest, ok := chains[o.PeerChain]; ok && dest != lo.origin {
+				lists = append(lists, dest)
+			}
+		}
+		for _, c := range lists {
+			for _, a := range o.Owners.Addrs {
+				rows = append(rows, []any{id[:], string(c), a[:], string(lo.origin), lo.time, amountKey(o.Amount),
+					o.AssetID[:], int64(o.Owners.Threshold), 0})
+			}
+		}
+	}
+	_, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, onConflictDoNothing)
+	return err
+}
+
+// markListedSpent marks the list rows of the UTXOs utxoIDs consumed, on
+// every list.
+func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) error {
+	return idChunks(utxoIDs, func(args []any, in string) error {
+		_, err := tx.Exec(ctx, "UPDATE address_utxos SET spent = 1 WHERE spent = 0 AND utxo_id IN "+in, args...)
+		return err
+	})
+}
+
+// backfillAddressUTXOs writes the list rows of every stored UTXO; rows
+// already there are kept.
+func backfillAddressUTXOs(ctx context.Context, tx *database.DB) error {
+	chains, err := listChains(ctx, tx)
+	if err != nil {
+		return err
+	}
+	cols := strings.Join(addressUTXOColumns, ", ")
+	for _, t := range exportTables {
+		sel := func(list string) string {
+			return `INSERT INTO address_utxos (` + cols + `)
+				SELECT u.id, ` + list + `, a.address, '` + string(t.chain) + `', u.created_time, ` + amountKeySQL("u.amount") + `,
+					u.asset_id, u.threshold, CASE WHEN u.consumed_tx_id IS NULL THEN 0 ELSE 1 END
+				FROM ` + t.table + ` u JOIN ` + t.address + ` a ON a.utxo_id = u.id`
+		}
+		// Every UTXO on its origin's list (the WHERE keeps SQLite's parser
+		// from reading ON CONFLICT as a join's ON).
+		if _, err := tx.Exec(ctx, sel("'"+string(t.chain)+"'")+" WHERE 1 = 1 "+onConflictDoNothing); err != nil {
+			return fmt.Errorf("backfilling the %s-chain's list: %w", t.chain, err)
+		}
+		for id, dest := range chains {
+			if dest == t.chain {
+				continue
+			}
+			if _, err := tx.Exec(ctx, sel("CAST(? AS TEXT)")+" WHERE "+t.where+" AND u.peer_chain_id = ? "+onConflictDoNothing,
+				string(dest), id[:]); err != nil {
+				return fmt.Errorf("backfilling the %s-chain's exports to the %s-chain: %w", t.chain, dest, err)
+			}
+		}
+	}
+	return nil
+}
+
+// listedUTXOTables are the tables that hold each origin's UTXOs, with the
+// expressions of the columns ListedUTXO reads that not all have.
+var listedUTXOTables = map[internal.Chain]struct {
+	table, kind, stakeable, staked string
+}{
+	internal.PChain: {"p_utxos", "u.kind", "u.stakeable_locktime", "u.staked"},
+	internal.XChain: {"x_utxos", "u.kind", "NULL", "FALSE"},
+	internal.CChain: {"c_atomic_utxos", "'" + exportedKind + "'", "NULL", "FALSE"},
+}
+
+func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, limit int) (_ []*ListedUTXO, err error) {
+	defer derrors.Wrap(&err, "store.ListUTXOs(%s, %d addresses)", q.Chain, len(q.Addresses))
+	if _, ok := listedUTXOTables[q.Chain]; !ok {
+		return nil, derrors.Invalid("no UTXO list of chain %q", q.Chain)
+	}
+	if len(q.Addresses) == 0 || limit <= 0 {
+		return nil, derrors.Invalid("a UTXO list needs addresses and a positive limit")
+	}
+	scan := q.scan()
+	from, err := q.from(after)
+	if err != nil {
+		return nil, err
+	}
+	var out []*ListedUTXO
+	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		keys, err := scan.run(ctx, tx, from, limit, meetsThreshold)
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		out, err = listedUTXOs(ctx, tx, q.Chain, keys)
+		return err
+	})
+	return out, err
+}
+
+// meetsThreshold accepts a UTXO that as many of the queried addresses own
+// (one row each) as its threshold (extra) asks.
+func meetsThreshold(r mergedRow) bool { return int64(r.count) >= r.extra }
+
+// scan is q's merged scan: one arm per address (and spent state) over the
+// index of q's order.
+func (q UTXOQuery) scan() *mergeScan {
+	addrs := sortedAddresses(q.Addresses)
+	scan := &mergeScan{table: "address_utxos", key: "created_time", id: "utxo_id", extra: "threshold", desc: q.Desc}
+	// The unary plus keeps SQLite from picking, for a filter, an index
+	// that does not give the order; PostgreSQL reads it as the identity.
+	amountCond := "+amount_key >= ?"
+	if q.ByAmount {
+		scan.key = "amount_key"
+		amountCond = "amount_key >= ?"
+	}
+	// No UTXO needs more signers than were asked for: cheap to skip here.
+	scan.filter = []string{"chain = ?", "+threshold <= ?"}
+	scan.filterArgs = []any{string(q.Chain), len(addrs)}
+	if q.MinAmount > 0 {
+		scan.filter = append(scan.filter, amountCond)
+		scan.filterArgs = append(scan.filterArgs, amountKey(q.MinAmount))
+	}
+	if q.AssetID != nil {
+		scan.filter = append(scan.filter, "asset_id = ?")
+		scan.filterArgs = append(scan.filterArgs, q.AssetID[:])
+	}
+	states := []int64{0}
+	if q.IncludeSpent {
+		states = []int64{0, 1}
+	}
+	scan.armCols, scan.armTypes = []string{"address", "spent"}, []string{"BYTEA", "INTEGER"}
+	for _, a := range addrs {
+		for _, spent := range states {
+			scan.arms = append(scan.arms, []any{a[:], spent})
+		}
+	}
+	return scan
+}
+
+// from is the scan position of after, nil for nil.
+func (q UTXOQuery) from(after *UTXOKey) (*mergeKey, error) {
+	if after == nil {
+		return nil, nil
+	}
+	k := mergeKey{id: after.ID[:]}
+	switch {
+	case q.ByAmount:
+		k.key = amountKey(after.Key)
+	case after.Key > math.MaxInt64:
+		return nil, derrors.Invalid("UTXO list key %d out of range", after.Key)
+	default:
+		k.key = int64(after.Key)
+	}
+	return &k, nil
+}
+
+// sortedAddresses returns addrs in byte order, without repeats.
+func sortedAddresses(addrs []ids.ShortID) []ids.ShortID {
+	out := slices.Clone(addrs)
+	slices.SortFunc(out, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
+	return slices.Compact(out)
+}
+
+// listedUTXOs reads the UTXOs of keys, on list chain, in keys' order.
+func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, keys []mergedRow) ([]*ListedUTXO, error) {
+	byID := make(map[ids.ID]*ListedUTXO, len(keys))
+	want := make([]ids.ID, len(keys))
+	for i, k := range keys {
+		id, err := ids.ToID(k.id)
+		if err != nil {
+			return nil, err
+		}
+		want[i] = id
+	}
+	// Most of a list was created on its own chain: look there first.
+	origins := []internal.Chain{chain}
+	for _, c := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
+		if c != chain {
+			origins = append(origins, c)
+		}
+	}
+	missing := want
+	for _, origin := range origins {
+		if len(missing) == 0 {
+			break
+		}
+		t := listedUTXOTables[origin]
+		q := `SELECT u.id, u.tx_id, u.output_index, ` + t.kind + `, u.peer_chain_id, u.asset_id, u.amount, u.locktime,
+			u.threshold, ` + t.stakeable + `, u.bytes, u.created_tx_id, u.created_height, u.created_time, ` + t.staked + `,
+			u.consumed_tx_id, u.consumed_height, u.consumed_time FROM ` + t.table + ` u`
+		err := idChunksOf(missing, readInList, func(args []any, in string) error {
+			return tx.RunPrepared(ctx, q+" WHERE u.id IN "+in, func(r *sql.Rows) error {
+				u, err := scanListedUTXO(r)
+				if err != nil {
+					return err
+				}
+				u.Origin = origin
+				byID[u.ID] = u
+				return nil
+			}, args...)
+		})
+		if err != nil {
+			return nil, err
+		}
+		var still []ids.ID
+		for _, id := range missing {
+			if byID[id] == nil {
+				still = append(still, id)
+			}
+		}
+		missing = still
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("listed UTXO %s is in no UTXO table", missing[0])
+	}
+	if err := stakePeriods(ctx, tx, byID); err != nil {
+		return nil, err
+	}
+	err := idChunksOf(want, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
+			func(r *sql.Rows) error {
+				var id, addr []byte
+				if err := r.Scan(&id, &addr); err != nil {
+					return err
+				}
+				uid, err := ids.ToID(id)
+				if err != nil {
+					return err
+				}
+				a, err := ids.ToShortID(addr)
+				if err != nil {
+					return err
+				}
+				if u := byID[uid]; u != nil {
+					u.Owners = append(u.Owners, a)
+				}
+				return nil
+			}, append(args, string(chain))...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*ListedUTXO, len(want))
+	for i, id := range want {
+		u := byID[id]
+		slices.SortFunc(u.Owners, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
+		out[i] = u
+	}
+	return out, nil
+}
+
+// stakePeriods sets the staking period of the P-chain stake outputs among
+// us, from their stakers. A join would do, but PostgreSQL may hash it over
+// every staker.
+func stakePeriods(ctx context.Context, tx *database.DB, us map[ids.ID]*ListedUTXO) error {
+	byStaker := map[ids.ID][]*ListedUTXO{}
+	var stakers []ids.ID
+	for _, u := range us {
+		if u.Origin == internal.PChain && u.Kind == pchain.KindStake {
+			if byStaker[u.TxID] == nil {
+				stakers = append(stakers, u.TxID)
+			}
+			byStaker[u.TxID] = append(byStaker[u.TxID], u)
+		}
+	}
+	return idChunksOf(stakers, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, "SELECT tx_id, start_time, end_time FROM p_stakers WHERE tx_id IN "+in, func(r *sql.Rows) error {
+			var (
+				id         []byte
+				start, end int64
+			)
+			if err := r.Scan(&id, &start, &end); err != nil {
+				return err
+			}
+			txID, err := ids.ToID(id)
+			for _, u := range byStaker[txID] {
+				u.StakeStart, u.StakeEnd = uint64(start), uint64(end)
+			}
+			return err
+		}, args...)
+	})
+}
+
+func scanListedUTXO(r *sql.Rows) (*ListedUTXO, error) {
+	var (
+		id, txID, peer, asset, created, consumed           []byte
+		oi, amount, locktime, threshold, height, createdAt int64
+		stakeable, consumedHeight, consumedTime            sql.NullInt64
+		u                                                  ListedUTXO
+	)
+	if err := r.Scan(&id, &txID, &oi, &u.Kind, &peer, &asset, &amount, &locktime, &threshold, &stakeable, &u.Bytes,
+		&created, &height, &createdAt, &u.Staked, &consumed, &consumedHeight, &consumedTime); err != nil {
+		return nil, err
+	}
+	var err error
+	for _, f := range []struct {
+		dst *ids.ID
+		src []byte
+	}{{&u.ID, id}, {&u.TxID, txID}, {&u.AssetID, asset}, {&u.CreatedTxID, created}} {
+		if *f.dst, err = ids.ToID(f.src); err != nil {
+			return nil, err
+		}
+	}
+	if peer != nil {
+		if u.PeerChain, err = ids.ToID(peer); err != nil {
+			return nil, err
+		}
+	}
+	if consumed != nil {
+		if u.ConsumedTxID, err = ids.ToID(consumed); err != nil {
+			return nil, err
+		}
+		u.ConsumedHeight, u.ConsumedTime = uint64(consumedHeight.Int64), consumedTime.Int64
+	}
+	u.OutputIndex, u.Amount, u.Locktime, u.Threshold = uint32(oi), uint64(amount), uint64(locktime), uint32(threshold)
+	u.StakeableLocktime = uint64(stakeable.Int64)
+	u.CreatedHeight, u.CreatedTime = uint64(height), createdAt
+	u.Bytes = nonNil(u.Bytes)
+	return &u, nil
+}
