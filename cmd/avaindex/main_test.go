@@ -94,9 +94,10 @@ func TestKillDuringIngestion(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		start := func() *exec.Cmd {
-			cmd := exec.Command(bin, "serve", "--node-url", n.URL, "--db", dsn, "--listen", "127.0.0.1:0",
-				"--ingest-batch-size", "1", "--poll-interval", "20ms", "--log-level", "warn")
+		start := func(extra ...string) *exec.Cmd {
+			args := append([]string{"serve", "--node-url", n.URL, "--db", dsn, "--listen", "127.0.0.1:0",
+				"--ingest-batch-size", "1", "--poll-interval", "20ms", "--log-level", "warn"}, extra...)
+			cmd := exec.Command(bin, args...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -149,15 +150,23 @@ func TestKillDuringIngestion(t *testing.T) {
 			t.Fatal("no kill landed during ingestion; the test proved nothing")
 		}
 
-		// A last run catches up and stops cleanly on SIGTERM.
-		cmd := start()
+		// A last run catches up and stops cleanly on SIGTERM. It listens
+		// where the test can see it: the store may be caught up already,
+		// and a SIGTERM sent before the process handles signals (which it
+		// does before it listens) would kill it instead.
+		addr := strings.TrimPrefix(testnet.ClosedURL(t), "http://")
+		cmd := start("--listen", addr)
 		deadline := time.Now().Add(time.Minute)
 		for {
-			if h, ok := cursor(); ok && h >= tip {
+			resp, err := http.Get("http://" + addr + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+			}
+			if h, ok := cursor(); err == nil && ok && h >= tip {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("final run did not catch up to %d", tip)
+				t.Fatalf("final run did not listen and catch up to %d (%v)", tip, err)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
