@@ -1,0 +1,184 @@
+package internal
+
+import (
+	"math/big"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/libevm/common"
+)
+
+// EVMChain is one EVM chain avaindex follows: the C-chain of the served
+// network, or an Avalanche L1 (or any EVM) added by configuration.
+type EVMChain struct {
+	// ChainID is the EVM chain id (eth_chainId), the key of everything
+	// stored for the chain.
+	ChainID uint64
+	// BlockchainID, SubnetID and VMID are the chain's ids on the P-chain;
+	// empty for an EVM that is not an Avalanche chain.
+	BlockchainID ids.ID
+	SubnetID     ids.ID
+	VMID         ids.ID
+	// RPCURL is the chain's JSON-RPC endpoint; WSURL its optional websocket.
+	RPCURL string
+	WSURL  string
+	// IsCChain marks the served network's C-chain, whose blocks also carry
+	// atomic txs (balance changes from shared memory).
+	IsCChain bool
+}
+
+// ERCType is the token standard of a contract or transfer, spelled as the
+// Data API spells it.
+type ERCType string
+
+const (
+	ERC20      ERCType = "ERC-20"
+	ERC721     ERCType = "ERC-721"
+	ERC1155    ERCType = "ERC-1155"
+	ERCUnknown ERCType = "UNKNOWN"
+)
+
+// EVMBlock is one accepted block of an EVM chain.
+type EVMBlock struct {
+	Number     uint64
+	Hash       common.Hash
+	ParentHash common.Hash
+	Timestamp  time.Time
+	Miner      common.Address
+	GasLimit   uint64
+	GasUsed    uint64
+	// BaseFee is nil before the chain's London-equivalent upgrade.
+	BaseFee *big.Int
+	Size    uint64
+	TxCount int
+}
+
+// EVMTx is one transaction with what its receipt says.
+type EVMTx struct {
+	Hash        common.Hash
+	BlockNumber uint64
+	BlockHash   common.Hash
+	Timestamp   time.Time
+	// Index is the tx's position in its block.
+	Index uint32
+	From  common.Address
+	// To is nil for a contract creation.
+	To       *common.Address
+	Value    *big.Int
+	Nonce    uint64
+	Type     uint8
+	GasLimit uint64
+	// GasPrice is the effective gas price the sender paid (receipt).
+	GasPrice *big.Int
+	// MaxFeePerGas and MaxPriorityFeePerGas are nil for legacy txs.
+	MaxFeePerGas         *big.Int
+	MaxPriorityFeePerGas *big.Int
+	GasUsed              uint64
+	// Status is the receipt status: 1 success, 0 failure.
+	Status uint8
+	Input  []byte
+	// ContractAddress is the contract a creation tx made (receipt).
+	ContractAddress *common.Address
+}
+
+// EVMInternalTx is one call frame below a transaction's top-level call, in
+// depth-first order (from the call tracer).
+type EVMInternalTx struct {
+	TxHash      common.Hash
+	BlockNumber uint64
+	// Index is the frame's depth-first position in its tx, from 0.
+	Index uint32
+	From  common.Address
+	To    common.Address
+	Value *big.Int
+	// CallType is the tracer's frame type: CALL, CREATE, CREATE2,
+	// DELEGATECALL, STATICCALL, CALLCODE, SELFDESTRUCT...
+	CallType string
+	Gas      uint64
+	GasUsed  uint64
+	Reverted bool
+}
+
+// EVMTransfer is one token transfer decoded from a Transfer,
+// TransferSingle or TransferBatch log.
+type EVMTransfer struct {
+	BlockNumber uint64
+	BlockHash   common.Hash
+	Timestamp   time.Time
+	TxHash      common.Hash
+	LogIndex    uint32
+	// BatchIndex is the position within a TransferBatch; 0 otherwise.
+	BatchIndex uint32
+	Token      common.Address
+	Type       ERCType
+	// Operator is the ERC-1155 operator; zero otherwise.
+	Operator common.Address
+	From     common.Address
+	To       common.Address
+	// Value is the amount moved: ERC-20 and ERC-1155 amounts, 1 for an
+	// ERC-721 token.
+	Value *big.Int
+	// TokenID is nil for ERC-20.
+	TokenID *big.Int
+}
+
+// EVMContract is a contract and how it was deployed, with what eth_call
+// told of it.
+type EVMContract struct {
+	Address common.Address
+	// Deployer is the sender of the deploying tx.
+	Deployer common.Address
+	// DeployerContract is the contract whose CREATE or CREATE2 made it;
+	// nil for a top-level deployment.
+	DeployerContract *common.Address
+	TxHash           common.Hash
+	BlockNumber      uint64
+	Timestamp        time.Time
+	// Index orders deployments within a block: the tx index times 2^16
+	// plus the frame index within the tx (0 for top level).
+	Index uint64
+	// CreateType is "CREATE" (and top-level creations) or "CREATE2".
+	CreateType string
+	Type       ERCType
+	Name       string
+	Symbol     string
+	// Decimals is set for ERC-20 tokens that answer decimals().
+	Decimals *uint8
+}
+
+// EVMBalance is an address's native balance after a block.
+type EVMBalance struct {
+	Address     common.Address
+	BlockNumber uint64
+	Balance     *big.Int
+}
+
+// TeleporterDirection says which end of a Teleporter message a tx is.
+type TeleporterDirection string
+
+const (
+	TeleporterSource      TeleporterDirection = "SOURCE_TRANSACTION"
+	TeleporterDestination TeleporterDirection = "DESTINATION_TRANSACTION"
+)
+
+// TeleporterMessage is a SendCrossChainMessage or ReceiveCrossChainMessage
+// event of the TeleporterMessenger.
+type TeleporterMessage struct {
+	TxHash      common.Hash
+	BlockNumber uint64
+	LogIndex    uint32
+	Direction   TeleporterDirection
+	MessageID   common.Hash
+	// SourceBlockchainID and DestinationBlockchainID are the message's two
+	// chains (the local chain's id on the side the event does not name).
+	SourceBlockchainID      ids.ID
+	DestinationBlockchainID ids.ID
+}
+
+// EVMTxDetails is a tx with everything it did that avaindex keeps.
+type EVMTxDetails struct {
+	Tx          EVMTx
+	InternalTxs []EVMInternalTx
+	Transfers   []EVMTransfer
+	Teleporter  *TeleporterMessage
+}

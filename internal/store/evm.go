@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"math/big"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+)
+
+// EVMCursor is the cursor of an EVM chain's blocks, by EVM chain id.
+func EVMCursor(chainID uint64) CursorKey {
+	return CursorKey("evm:" + new(big.Int).SetUint64(chainID).String())
+}
+
+// BlockRange is a range of block numbers: From inclusive, To exclusive;
+// nil ends are open.
+type BlockRange struct {
+	From *uint64
+	To   *uint64
+}
+
+// EVMTransferKey is a transfer's position in the lists' order (most
+// recent first): block, log, and position within a TransferBatch.
+type EVMTransferKey struct {
+	BlockNumber uint64
+	LogIndex    uint32
+	BatchIndex  uint32
+}
+
+// EVMContractKey is a deployment's position in the deployer's list (most
+// recent first).
+type EVMContractKey struct {
+	BlockNumber uint64
+	Index       uint64
+}
+
+// EVMReader is what the EVM Data API reads of the EVM chains. Every method
+// takes the EVM chain id; lists return at most limit items strictly after
+// the key after (nil: from the start), most recent first.
+type EVMReader interface {
+	// EVMHead returns the last indexed block of the chain; NotFound when
+	// none is.
+	EVMHead(ctx context.Context, chainID uint64) (*internal.EVMBlock, error)
+	// EVMTxDetails returns a tx with its internal txs, transfers and
+	// Teleporter message; NotFound when not indexed.
+	EVMTxDetails(ctx context.Context, chainID uint64, hash common.Hash) (*internal.EVMTxDetails, error)
+	// EVMContract returns a deployed contract; NotFound when the address
+	// is not a contract deployed on the indexed chain.
+	EVMContract(ctx context.Context, chainID uint64, addr common.Address) (*internal.EVMContract, error)
+	// EVMContractsByDeployer lists the contracts whose Deployer or
+	// DeployerContract is deployer.
+	EVMContractsByDeployer(ctx context.Context, chainID uint64, deployer common.Address, after *EVMContractKey, limit int) ([]internal.EVMContract, error)
+	// EVMAddressTransfers lists the transfers of tokens of type typ from
+	// or to addr within r.
+	EVMAddressTransfers(ctx context.Context, chainID uint64, addr common.Address, typ internal.ERCType, r BlockRange, after *EVMTransferKey, limit int) ([]internal.EVMTransfer, error)
+	// EVMTokenTransfers lists the transfers of one token contract within r.
+	EVMTokenTransfers(ctx context.Context, chainID uint64, token common.Address, r BlockRange, after *EVMTransferKey, limit int) ([]internal.EVMTransfer, error)
+	// EVMNativeBalance returns addr's balance after block number (zero
+	// when it never held any); ok is false when the chain's balances are
+	// not indexed (no tracer: ask the node).
+	EVMNativeBalance(ctx context.Context, chainID uint64, addr common.Address, number uint64) (balance *big.Int, ok bool, err error)
+}
