@@ -46,6 +46,20 @@ type Config struct {
 	// Rewards overrides the primary network's staking reward configuration,
 	// for a node that runs with avalanchego's --stake-* reward flags.
 	Rewards RewardOverrides
+
+	// EVMChains are the EVM chains served beside the node's C-chain: the
+	// config file's evm-chains list, then one entry per --evm-rpc-url.
+	EVMChains []EVMChain
+	// CChain is the C-chain's metadata (config file key c-chain); its RPC
+	// is always the node's.
+	CChain EVMChain
+	// TeleporterMessenger is the TeleporterMessenger contract whose
+	// messages are indexed on every EVM chain.
+	TeleporterMessenger string
+	// ContractMetadataFiles are token-list style files of curated contract
+	// metadata (logos, descriptions, links), served by the contract
+	// metadata endpoints.
+	ContractMetadataFiles []string
 }
 
 // RewardOverrides are avalanchego's reward flags; a zero field keeps the
@@ -101,6 +115,10 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	fs.Uint64Var(&c.Rewards.MinConsumptionRate, "stake-min-consumption-rate", 0, "the node's --stake-min-consumption-rate, if it sets one")
 	fs.DurationVar(&c.Rewards.MintingPeriod, "stake-minting-period", 0, "the node's --stake-minting-period, if it sets one")
 	fs.Uint64Var(&c.Rewards.SupplyCap, "stake-supply-cap", 0, "the node's --stake-supply-cap, if it sets one")
+	var evmRPCURLs stringList
+	fs.Var(&evmRPCURLs, "evm-rpc-url", "JSON-RPC URL of an EVM chain to serve beside the C-chain, metadata defaulted (repeatable; the config file's evm-chains sets it all)")
+	fs.StringVar(&c.TeleporterMessenger, "teleporter-messenger-address", DefaultTeleporterMessenger, "address of the TeleporterMessenger contract indexed on every EVM chain")
+	fs.Var((*stringList)(&c.ContractMetadataFiles), "contract-metadata-file", "token-list style JSON file of curated contract metadata (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -124,7 +142,14 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 		if err := yaml.Unmarshal(b, &fileValues); err != nil {
 			return nil, fmt.Errorf("parsing config file %s: %w", path, err)
 		}
+		// The structured keys (the EVM chains) are no flags.
+		if err := c.loadEVMChains(b); err != nil {
+			return nil, fmt.Errorf("config file %s: %w", path, err)
+		}
 		for k := range fileValues {
+			if structuredKeys[k] {
+				continue
+			}
 			if k == "config" || fs.Lookup(k) == nil {
 				return nil, fmt.Errorf("config file %s: unknown key %q", path, k)
 			}
@@ -155,6 +180,9 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	for _, u := range evmRPCURLs {
+		c.EVMChains = append(c.EVMChains, EVMChain{RPCURL: u})
 	}
 	return c, c.validate()
 }
@@ -192,7 +220,7 @@ func (c *Config) validate() error {
 			return fmt.Errorf("--network-alias %q is not a valid path segment", a)
 		}
 	}
-	return nil
+	return c.validateEVM()
 }
 
 // stringList is a repeatable flag.

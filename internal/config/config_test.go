@@ -28,6 +28,8 @@ func TestDefaults(t *testing.T) {
 		PollInterval:    250 * time.Millisecond,
 		LogLevel:        "info",
 		IngestBatchSize: 256,
+
+		TeleporterMessenger: DefaultTeleporterMessenger,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v, want %+v", c, want)
