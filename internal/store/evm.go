@@ -43,6 +43,9 @@ type EVMReader interface {
 	// EVMHead returns the last indexed block of the chain; NotFound when
 	// none is.
 	EVMHead(ctx context.Context, chainID uint64) (*internal.EVMBlock, error)
+	// EVMBlock returns the indexed block number of the chain (a tx's
+	// block, for its baseFeePerGas); NotFound when not indexed.
+	EVMBlock(ctx context.Context, chainID uint64, number uint64) (*internal.EVMBlock, error)
 	// EVMTxDetails returns a tx with its internal txs, transfers and
 	// Teleporter message; NotFound when not indexed.
 	EVMTxDetails(ctx context.Context, chainID uint64, hash common.Hash) (*internal.EVMTxDetails, error)
