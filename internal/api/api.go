@@ -4,13 +4,16 @@ package api
 
 import (
 	"context"
+	"math/big"
 	"net/http"
 	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/evmchains"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -40,9 +43,39 @@ type DataSource interface {
 	HistoricalRewards(ctx context.Context, q store.RewardQuery, after *store.RewardKey, limit int) ([]*store.HistoricalReward, error)
 }
 
+// EVMSource is what the EVM endpoints read from the store (the store's
+// EVM reads); store.Store satisfies it.
+type EVMSource interface {
+	store.EVMReader
+}
+
+// ChainRegistry is the set of EVM chains served (evmchains.Registry): the
+// chain endpoints list it, and every EVM endpoint finds its {chainId} in
+// it.
+type ChainRegistry interface {
+	// List returns the chains with their metadata and status.
+	List() []evmchains.Chain
+	ByChainID(id uint64) (evmchains.Chain, bool)
+	ByBlockchainID(id ids.ID) (evmchains.Chain, bool)
+	// NativeBalance asks the chain's RPC for addr's balance after block
+	// number (nil: the latest), for chains whose balances are not
+	// indexed.
+	NativeBalance(ctx context.Context, chainID uint64, addr common.Address, number *uint64) (*big.Int, error)
+}
+
+// ContractCatalog is the curated contract metadata (evmchains.Catalog).
+type ContractCatalog interface {
+	Contract(chainID uint64, addr common.Address) (evmchains.ContractInfo, bool)
+}
+
 // Deps are what the Data API serves from.
 type Deps struct {
-	Store   DataSource
+	Store DataSource
+	// EVM, Chains and Catalog serve the EVM endpoints; with a nil Chains
+	// no EVM chain is served (every {chainId} is unknown).
+	EVM     EVMSource
+	Chains  ChainRegistry
+	Catalog ContractCatalog
 	Network *internal.Network
 	// Aliases are extra {network} names for the indexed network.
 	Aliases []string
@@ -65,8 +98,11 @@ type API struct {
 	assets  assets
 	genesis genesisValidators
 	// signer serves the signature aggregator endpoints.
-	signer SignatureAggregator
-	prices PriceSource
+	signer  SignatureAggregator
+	prices  PriceSource
+	evm     EVMSource
+	chains  ChainRegistry
+	catalog ContractCatalog
 	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
 	// names.
 	chainIDs [3]string
@@ -88,7 +124,18 @@ func New(d Deps) (*API, error) {
 	if prices == nil {
 		prices = NoPrices{}
 	}
+	chains := d.Chains
+	if chains == nil {
+		chains = noChains{}
+	}
+	catalog := d.Catalog
+	if catalog == nil {
+		catalog = (*evmchains.Catalog)(nil)
+	}
 	return &API{
+		evm:      d.EVM,
+		chains:   chains,
+		catalog:  catalog,
 		store:    d.Store,
 		network:  d.Network,
 		networks: NewNetworks(d.Network.Name, d.Aliases...),
@@ -112,6 +159,15 @@ func (a *API) Routes() []Route {
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOs)},
 		{"POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOsV2)},
 		{"GET /v1/networks/{network}/rewards", a.handle(a.listRewards)},
+		{"GET /v1/chains", a.handle(a.listChains)},
+		{"GET /v1/chains/{chainId}", a.handle(a.getChain)},
+		{"GET /v1/chains/{chainId}/addresses/{address}", a.handle(a.getContractMetadata)},
+		{"GET /v1/chains/{chainId}/addresses/{address}/balances:getNative", a.handle(a.getNativeBalance)},
+		{"GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", a.handle(a.getDeployment)},
+		{"GET /v1/chains/{chainId}/contracts/{address}/deployments", a.handle(a.listDeployments)},
+		{"GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721", a.handle(a.listErc721)},
+		{"GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", a.handle(a.listErc1155)},
+		{"GET /v1/chains/{chainId}/tokens/{address}/transfers", a.handle(a.listTokenTransfers)},
 	}
 	for i := range routes {
 		routes[i].Handler = Middleware(routes[i].Handler)

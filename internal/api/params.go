@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -489,4 +491,49 @@ func NodeIDs(r *http.Request, name string, max int) ([]ids.NodeID, error) {
 		}
 	}
 	return out, nil
+}
+
+// EVMAddress parses the path parameter name: a 0x-prefixed 20-byte hex
+// address, in any case (the EIP-55 checksum is not enforced, so that
+// lowercase addresses work).
+func EVMAddress(r *http.Request, name string) (common.Address, error) {
+	v := r.PathValue(name)
+	if len(v) != 42 || (v[:2] != "0x" && v[:2] != "0X") {
+		return common.Address{}, derrors.Invalid("%s must be a 0x-prefixed 20-byte hex address, got %s", name, got(v))
+	}
+	b, err := hex.DecodeString(v[2:])
+	if err != nil {
+		return common.Address{}, derrors.Invalid("%s must be a 0x-prefixed 20-byte hex address, got %s", name, got(v))
+	}
+	return common.BytesToAddress(b), nil
+}
+
+// BlockNumber returns the optional query parameter name, a decimal block
+// number, or nil when absent.
+func BlockNumber(r *http.Request, name string) (*uint64, error) {
+	v, ok, err := QueryValue(r, name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || !allDigits(v) {
+		return nil, derrors.Invalid("%s must be a decimal block number, got %s", name, got(v))
+	}
+	return &n, nil
+}
+
+// BlockRange returns the block range of startBlock (inclusive; absent:
+// from the genesis) and endBlock (exclusive; absent: to the latest block).
+// An endBlock below startBlock is an error.
+func BlockRange(r *http.Request) (start, end *uint64, err error) {
+	if start, err = BlockNumber(r, "startBlock"); err != nil {
+		return nil, nil, err
+	}
+	if end, err = BlockNumber(r, "endBlock"); err != nil {
+		return nil, nil, err
+	}
+	if start != nil && end != nil && *end < *start {
+		return nil, nil, derrors.Invalid("endBlock (exclusive) must not be below startBlock (inclusive), got startBlock %d and endBlock %d", *start, *end)
+	}
+	return start, end, nil
 }

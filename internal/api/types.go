@@ -412,3 +412,365 @@ type ListUtxosResponse struct {
 	Utxos         []Utxo    `json:"utxos"`
 	ChainInfo     ChainInfo `json:"chainInfo"`
 }
+
+// ---- EVM chains (chains.go, contracts.go, balances.go, evmtransactions.go) ----
+//
+// EVM addresses are in EIP-55 mixed-case checksum encoding, hashes in
+// lowercase 0x-prefixed hex, block numbers and amounts decimal strings.
+
+// NetworkToken is an EVM chain's native token (schema NetworkToken).
+type NetworkToken struct {
+	Name        string `json:"name"`
+	Symbol      string `json:"symbol"`
+	Decimals    int    `json:"decimals"`
+	LogoURI     string `json:"logoUri,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// UtilityAddresses are contracts of an EVM chain (schema UtilityAddresses).
+type UtilityAddresses struct {
+	Multicall string `json:"multicall,omitempty"`
+}
+
+// EVMChainInfo is one EVM chain (schemas ChainInfo and GetChainResponse).
+type EVMChainInfo struct {
+	// ChainID is the EVM chain id, decimal.
+	ChainID string `json:"chainId"`
+	// Status is "OK" or "UNAVAILABLE".
+	Status      string `json:"status"`
+	ChainName   string `json:"chainName"`
+	Description string `json:"description"`
+	// PlatformChainID, SubnetID and VMID are the chain's P-chain ids in
+	// cb58, absent for an EVM that is no Avalanche chain.
+	PlatformChainID string `json:"platformChainId,omitempty"`
+	SubnetID        string `json:"subnetId,omitempty"`
+	VMID            string `json:"vmId,omitempty"`
+	// VMName is "EVM".
+	VMName           string            `json:"vmName"`
+	ExplorerURL      string            `json:"explorerUrl,omitempty"`
+	RPCURL           string            `json:"rpcUrl"`
+	WSURL            string            `json:"wsUrl,omitempty"`
+	IsTestnet        bool              `json:"isTestnet"`
+	UtilityAddresses *UtilityAddresses `json:"utilityAddresses,omitempty"`
+	NetworkToken     NetworkToken      `json:"networkToken"`
+	ChainLogoURI     string            `json:"chainLogoUri,omitempty"`
+	Private          bool              `json:"private"`
+	// EnabledFeatures are among "nftIndexing", "webhooks", "teleporter".
+	EnabledFeatures []string `json:"enabledFeatures"`
+}
+
+// ListChainsResponse is the list of EVM chains (schema ListChainsResponse).
+type ListChainsResponse struct {
+	Chains []EVMChainInfo `json:"chains"`
+}
+
+// ImageAsset is an image of a contract (schema ImageAsset).
+type ImageAsset struct {
+	AssetID  string `json:"assetId,omitempty"`
+	ImageURI string `json:"imageUri,omitempty"`
+}
+
+// ResourceLink is a link about a contract (schema ResourceLink); Type is
+// one of the schema's ResourceLinkType.
+type ResourceLink struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
+}
+
+// ContractDeploymentDetails tells how a contract was deployed (schema
+// ContractDeploymentDetails).
+type ContractDeploymentDetails struct {
+	TxHash          string `json:"txHash"`
+	DeployerAddress string `json:"deployerAddress"`
+	// DeployerContractAddress is the contract whose CREATE or CREATE2 made
+	// it, absent for a top-level deployment.
+	DeployerContractAddress string `json:"deployerContractAddress,omitempty"`
+}
+
+// PricingProviders names a token at price providers (schema
+// PricingProviders).
+type PricingProviders struct {
+	CoingeckoCoinID string `json:"coingeckoCoinId,omitempty"`
+}
+
+// ContractMetadata is the union Erc20Contract | Erc721Contract |
+// Erc1155Contract | UnknownContract, discriminated by ERCType. Fields a
+// variant lacks stay empty: Decimals is set for ERC-20 only (where it is
+// required), Symbol for all but UNKNOWN, PricingProviders for ERC-20 and
+// ERC-1155.
+type ContractMetadata struct {
+	Name              string                     `json:"name,omitempty"`
+	Description       string                     `json:"description,omitempty"`
+	OfficialSite      string                     `json:"officialSite,omitempty"`
+	Email             string                     `json:"email,omitempty"`
+	LogoAsset         *ImageAsset                `json:"logoAsset,omitempty"`
+	BannerAsset       *ImageAsset                `json:"bannerAsset,omitempty"`
+	Color             string                     `json:"color,omitempty"`
+	ResourceLinks     []ResourceLink             `json:"resourceLinks,omitempty"`
+	Tags              []string                   `json:"tags,omitempty"`
+	Address           string                     `json:"address"`
+	DeploymentDetails *ContractDeploymentDetails `json:"deploymentDetails,omitempty"`
+	// ERCType is "ERC-20", "ERC-721", "ERC-1155" or "UNKNOWN".
+	ERCType          string            `json:"ercType"`
+	Symbol           string            `json:"symbol,omitempty"`
+	Decimals         *int              `json:"decimals,omitempty"`
+	PricingProviders *PricingProviders `json:"pricingProviders,omitempty"`
+}
+
+// ListContractsResponse is a page of contracts (schema
+// ListContractsResponse).
+type ListContractsResponse struct {
+	NextPageToken string             `json:"nextPageToken,omitempty"`
+	Contracts     []ContractMetadata `json:"contracts"`
+}
+
+// NativeTokenBalance is an address's balance of the chain's native token
+// (schema NativeTokenBalance); Price and BalanceValue are absent while no
+// price is known.
+type NativeTokenBalance struct {
+	Name         string `json:"name"`
+	Symbol       string `json:"symbol"`
+	Decimals     int    `json:"decimals"`
+	LogoURI      string `json:"logoUri,omitempty"`
+	ChainID      string `json:"chainId"`
+	Price        *Money `json:"price,omitempty"`
+	Balance      string `json:"balance"`
+	BalanceValue *Money `json:"balanceValue,omitempty"`
+}
+
+// GetNativeBalanceResponse is the body of getNativeBalance.
+type GetNativeBalanceResponse struct {
+	NativeTokenBalance NativeTokenBalance `json:"nativeTokenBalance"`
+}
+
+// RichAddress is an address with what is known of the contract at it
+// (schema RichAddress).
+type RichAddress struct {
+	Name     string `json:"name,omitempty"`
+	Symbol   string `json:"symbol,omitempty"`
+	Decimals *int   `json:"decimals,omitempty"`
+	LogoURI  string `json:"logoUri,omitempty"`
+	Address  string `json:"address"`
+}
+
+// Method is what a tx calls (schema Method).
+type Method struct {
+	// CallType is "NATIVE_TRANSFER", "CONTRACT_CALL" or
+	// "CONTRACT_CREATION".
+	CallType string `json:"callType"`
+	// MethodHash is the 4-byte selector of a contract call, "" otherwise.
+	MethodHash string `json:"methodHash"`
+	MethodName string `json:"methodName,omitempty"`
+}
+
+// FullNativeTransactionDetails is an EVM tx with its receipt (schema
+// FullNativeTransactionDetails).
+type FullNativeTransactionDetails struct {
+	BlockNumber    string `json:"blockNumber"`
+	BlockTimestamp int64  `json:"blockTimestamp"`
+	BlockHash      string `json:"blockHash"`
+	ChainID        string `json:"chainId"`
+	// BlockIndex is the tx's position in its block.
+	BlockIndex uint32 `json:"blockIndex"`
+	TxHash     string `json:"txHash"`
+	// TxStatus is the receipt status, "1" (success) or "0".
+	TxStatus string      `json:"txStatus"`
+	TxType   int         `json:"txType"`
+	GasLimit string      `json:"gasLimit"`
+	GasUsed  string      `json:"gasUsed"`
+	GasPrice string      `json:"gasPrice"`
+	Nonce    string      `json:"nonce"`
+	From     RichAddress `json:"from"`
+	// To is the callee, or the contract a creation made.
+	To     RichAddress `json:"to"`
+	Method *Method     `json:"method,omitempty"`
+	Value  string      `json:"value"`
+	// Input is the tx's data in 0x-prefixed hex.
+	Input                string `json:"input"`
+	BaseFeePerGas        string `json:"baseFeePerGas"`
+	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
+	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
+}
+
+// InternalTransactionDetails is a call frame below a tx's top-level call
+// (schema InternalTransactionDetails).
+type InternalTransactionDetails struct {
+	From RichAddress `json:"from"`
+	To   RichAddress `json:"to"`
+	// InternalTxType is one of the schema's InternalTransactionOpCall.
+	InternalTxType string `json:"internalTxType"`
+	Value          string `json:"value"`
+	IsReverted     bool   `json:"isReverted"`
+	GasUsed        string `json:"gasUsed"`
+	GasLimit       string `json:"gasLimit"`
+}
+
+// Erc20Token is an ERC-20 token (schema Erc20Token).
+type Erc20Token struct {
+	Address  string `json:"address"`
+	Name     string `json:"name"`
+	Symbol   string `json:"symbol"`
+	Decimals int    `json:"decimals"`
+	LogoURI  string `json:"logoUri,omitempty"`
+	ERCType  string `json:"ercType"`
+	Price    *Money `json:"price,omitempty"`
+}
+
+// Erc721TokenMetadata is an ERC-721 token's metadata (schema
+// Erc721TokenMetadata); until NFT metadata is indexed only IndexStatus is
+// set.
+type Erc721TokenMetadata struct {
+	// IndexStatus is one of the schema's NftTokenMetadataStatus.
+	IndexStatus                  string `json:"indexStatus"`
+	MetadataLastUpdatedTimestamp *int64 `json:"metadataLastUpdatedTimestamp,omitempty"`
+	Name                         string `json:"name,omitempty"`
+	Symbol                       string `json:"symbol,omitempty"`
+	ImageURI                     string `json:"imageUri,omitempty"`
+	Description                  string `json:"description,omitempty"`
+	AnimationURI                 string `json:"animationUri,omitempty"`
+	ExternalURL                  string `json:"externalUrl,omitempty"`
+	Background                   string `json:"background,omitempty"`
+	Attributes                   string `json:"attributes,omitempty"`
+}
+
+// Erc1155TokenMetadata is an ERC-1155 token's metadata (schema
+// Erc1155TokenMetadata).
+type Erc1155TokenMetadata struct {
+	IndexStatus                  string `json:"indexStatus"`
+	MetadataLastUpdatedTimestamp *int64 `json:"metadataLastUpdatedTimestamp,omitempty"`
+	Name                         string `json:"name,omitempty"`
+	Symbol                       string `json:"symbol,omitempty"`
+	ImageURI                     string `json:"imageUri,omitempty"`
+	Description                  string `json:"description,omitempty"`
+	AnimationURI                 string `json:"animationUri,omitempty"`
+	ExternalURL                  string `json:"externalUrl,omitempty"`
+	Background                   string `json:"background,omitempty"`
+	Decimals                     *int   `json:"decimals,omitempty"`
+	Properties                   string `json:"properties,omitempty"`
+}
+
+// Erc721Token is one ERC-721 token (schema Erc721Token).
+type Erc721Token struct {
+	Address      string              `json:"address"`
+	Name         string              `json:"name"`
+	Symbol       string              `json:"symbol"`
+	ERCType      string              `json:"ercType"`
+	TokenID      string              `json:"tokenId"`
+	TokenURI     string              `json:"tokenUri"`
+	Metadata     Erc721TokenMetadata `json:"metadata"`
+	OwnerAddress string              `json:"ownerAddress,omitempty"`
+}
+
+// Erc1155Token is one ERC-1155 token (schema Erc1155Token).
+type Erc1155Token struct {
+	Address  string               `json:"address"`
+	ERCType  string               `json:"ercType"`
+	TokenID  string               `json:"tokenId"`
+	TokenURI string               `json:"tokenUri"`
+	Metadata Erc1155TokenMetadata `json:"metadata"`
+}
+
+// TransferEnds are the fields every token transfer has.
+type TransferEnds struct {
+	From     RichAddress `json:"from"`
+	To       RichAddress `json:"to"`
+	LogIndex uint32      `json:"logIndex"`
+}
+
+// Erc20TransferDetails, Erc721TransferDetails and Erc1155TransferDetails
+// are a tx's token transfers (schemas of the same names).
+type Erc20TransferDetails struct {
+	TransferEnds
+	Value      string     `json:"value"`
+	Erc20Token Erc20Token `json:"erc20Token"`
+}
+
+type Erc721TransferDetails struct {
+	TransferEnds
+	Erc721Token Erc721Token `json:"erc721Token"`
+}
+
+type Erc1155TransferDetails struct {
+	TransferEnds
+	Value        string       `json:"value"`
+	Erc1155Token Erc1155Token `json:"erc1155Token"`
+}
+
+// NetworkTokenDetails is the chain's native token with its prices, absent
+// while unknown (schema NetworkTokenDetails).
+type NetworkTokenDetails struct {
+	NetworkToken    NetworkToken `json:"networkToken"`
+	CurrentPrice    *Money       `json:"currentPrice,omitempty"`
+	HistoricalPrice *Money       `json:"historicalPrice,omitempty"`
+}
+
+// TeleporterMessageInfo tells which end of a Teleporter message a tx is
+// (schema TeleporterMessageInfo).
+type TeleporterMessageInfo struct {
+	// TeleporterMessageID is the message id in hex, without 0x.
+	TeleporterMessageID string `json:"teleporterMessageId"`
+	// Direction is "SOURCE_TRANSACTION" or "DESTINATION_TRANSACTION".
+	Direction string `json:"direction"`
+	// SourceChainID (of a destination tx) and DestinationChainID (of a
+	// source tx) are the other end's blockchain id in cb58.
+	SourceChainID      string `json:"sourceChainId,omitempty"`
+	DestinationChainID string `json:"destinationChainId,omitempty"`
+}
+
+// GetTransactionResponse is an EVM tx with everything it did (schema
+// GetTransactionResponse).
+type GetTransactionResponse struct {
+	Erc20Transfers        []Erc20TransferDetails       `json:"erc20Transfers"`
+	Erc721Transfers       []Erc721TransferDetails      `json:"erc721Transfers"`
+	Erc1155Transfers      []Erc1155TransferDetails     `json:"erc1155Transfers"`
+	InternalTransactions  []InternalTransactionDetails `json:"internalTransactions"`
+	NetworkTokenDetails   NetworkTokenDetails          `json:"networkTokenDetails"`
+	NativeTransaction     FullNativeTransactionDetails `json:"nativeTransaction"`
+	TeleporterMessageInfo *TeleporterMessageInfo       `json:"teleporterMessageInfo,omitempty"`
+}
+
+// TransferBlock is where a listed token transfer happened.
+type TransferBlock struct {
+	BlockNumber    string `json:"blockNumber"`
+	BlockTimestamp int64  `json:"blockTimestamp"`
+	BlockHash      string `json:"blockHash"`
+	TxHash         string `json:"txHash"`
+}
+
+// Erc20Transfer, Erc721Transfer and Erc1155Transfer are listed token
+// transfers (schemas of the same names).
+type Erc20Transfer struct {
+	TransferBlock
+	Erc20TransferDetails
+}
+
+type Erc721Transfer struct {
+	TransferBlock
+	Erc721TransferDetails
+}
+
+type Erc1155Transfer struct {
+	TransferBlock
+	Erc1155TransferDetails
+}
+
+// ListErc721TransactionsResponse is a page of an address's ERC-721
+// transfers.
+type ListErc721TransactionsResponse struct {
+	NextPageToken string           `json:"nextPageToken,omitempty"`
+	Transactions  []Erc721Transfer `json:"transactions"`
+}
+
+// ListErc1155TransactionsResponse is a page of an address's ERC-1155
+// transfers.
+type ListErc1155TransactionsResponse struct {
+	NextPageToken string            `json:"nextPageToken,omitempty"`
+	Transactions  []Erc1155Transfer `json:"transactions"`
+}
+
+// ListTransfersResponse is a page of a token's transfers; each is an
+// Erc20Transfer, Erc721Transfer or Erc1155Transfer after the token's type.
+type ListTransfersResponse struct {
+	NextPageToken string `json:"nextPageToken,omitempty"`
+	Transfers     []any  `json:"transfers"`
+}

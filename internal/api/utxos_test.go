@@ -337,7 +337,10 @@ func TestUTXOListsParams(t *testing.T) {
 }
 
 // recordingPrices knows one price and records what it was asked.
-type recordingPrices struct{ asked []string }
+type recordingPrices struct {
+	NoPrices
+	asked []string
+}
 
 func (p *recordingPrices) HistoricalPrice(_ context.Context, _ ids.ID, at time.Time, currency string) (float64, bool, error) {
 	p.asked = append(p.asked, currency)

@@ -202,7 +202,14 @@ func surfaces(st store.Store, client *node.Client, network *internal.Network, cf
 			stop()
 		}
 	}()
-	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator})
+	chains, catalog, stopChains, err := evmChains(st, client, network, cfg, log.With("component", "evmchains"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stopAggregator := stop
+	stop = func() { stopChains(); stopAggregator() }
+	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
+		Chains: chains, Catalog: catalog})
 	if err != nil {
 		return nil, nil, nil, err
 	}

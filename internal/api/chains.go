@@ -1,0 +1,149 @@
+package api
+
+import (
+	"context"
+	"math/big"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal/config"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/evmchains"
+)
+
+// The "EVM Chains" operations: the EVM chains served (the registry's), and
+// the {chainId} every EVM endpoint takes.
+
+// listChains serves supportedChains: every chain, or those of network
+// and with feature. All the chains are of the one network avaindex
+// indexes: another network of the schema's enum lists none.
+func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
+	network, hasNetwork, err := QueryValue(r, "network")
+	if err != nil {
+		return err
+	}
+	chains := a.chains.List()
+	if hasNetwork {
+		if _, err := a.networks.Parse(network); err != nil {
+			if !slices.Contains([]string{Mainnet, Fuji, Testnet}, network) {
+				names := append([]string{Mainnet, Fuji, Testnet}, a.networks.Names()...)
+				return derrors.Invalid("network must be one of %s, got %s", joinUnique(names), got(network))
+			}
+			chains = nil
+		}
+	}
+	feature, err := Enum(r, "feature", "", config.Features...)
+	if err != nil {
+		return err
+	}
+	resp := ListChainsResponse{Chains: make([]EVMChainInfo, 0, len(chains))}
+	for _, c := range chains {
+		if feature != "" && !slices.Contains(c.EnabledFeatures, feature) {
+			continue
+		}
+		resp.Chains = append(resp.Chains, chainInfo(c))
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// getChain serves getChainInfo.
+func (a *API) getChain(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.evmChain(r)
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, chainInfo(c))
+	return nil
+}
+
+// evmChain parses the {chainId} path segment: the EVM chain id (decimal)
+// or the P-chain blockchain id (cb58) of a served chain.
+func (a *API) evmChain(r *http.Request) (evmchains.Chain, error) {
+	v := r.PathValue("chainId")
+	if v != "" && allDigits(v) {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return evmchains.Chain{}, derrors.Invalid("chainId must be an EVM chain id (decimal) or a blockchain id (cb58), got %s", got(v))
+		}
+		c, ok := a.chains.ByChainID(n)
+		if !ok {
+			return evmchains.Chain{}, derrors.Missing("chainId %s is not a chain served here (GET /v1/chains lists them)", v)
+		}
+		return c, nil
+	}
+	id, err := ids.FromString(v)
+	if err != nil {
+		return evmchains.Chain{}, derrors.Invalid("chainId must be an EVM chain id (decimal) or a blockchain id (cb58), got %s", got(v))
+	}
+	c, ok := a.chains.ByBlockchainID(id)
+	if !ok {
+		return evmchains.Chain{}, derrors.Missing("chainId %s is not a chain served here (GET /v1/chains lists them)", v)
+	}
+	return c, nil
+}
+
+// chainInfo renders a chain.
+func chainInfo(c evmchains.Chain) EVMChainInfo {
+	out := EVMChainInfo{
+		ChainID:         strconv.FormatUint(c.ChainID, 10),
+		Status:          string(c.Status),
+		ChainName:       c.Name,
+		Description:     c.Description,
+		VMName:          "EVM",
+		ExplorerURL:     c.ExplorerURL,
+		RPCURL:          c.RPCURL,
+		WSURL:           c.WSURL,
+		IsTestnet:       c.IsTestnet,
+		NetworkToken:    networkToken(c.NetworkToken),
+		ChainLogoURI:    c.LogoURI,
+		Private:         c.Private,
+		EnabledFeatures: slices.Clone(c.EnabledFeatures),
+	}
+	if out.Status == "" {
+		out.Status = string(evmchains.Unavailable)
+	}
+	if out.EnabledFeatures == nil {
+		out.EnabledFeatures = []string{}
+	}
+	if c.BlockchainID != ids.Empty {
+		out.PlatformChainID = c.BlockchainID.String()
+		out.SubnetID = c.SubnetID.String()
+		if c.VMID != ids.Empty {
+			out.VMID = c.VMID.String()
+		}
+	}
+	if c.Multicall != nil {
+		out.UtilityAddresses = &UtilityAddresses{Multicall: c.Multicall.Hex()}
+	}
+	return out
+}
+
+func networkToken(t evmchains.NetworkToken) NetworkToken {
+	return NetworkToken{Name: t.Name, Symbol: t.Symbol, Decimals: int(t.Decimals), LogoURI: t.LogoURI, Description: t.Description}
+}
+
+func joinUnique(names []string) string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// noChains is the registry of a Data API that serves no EVM chain.
+type noChains struct{}
+
+func (noChains) List() []evmchains.Chain                       { return nil }
+func (noChains) ByChainID(uint64) (evmchains.Chain, bool)      { return evmchains.Chain{}, false }
+func (noChains) ByBlockchainID(ids.ID) (evmchains.Chain, bool) { return evmchains.Chain{}, false }
+func (noChains) NativeBalance(context.Context, uint64, common.Address, *uint64) (*big.Int, error) {
+	return nil, derrors.NotFound
+}

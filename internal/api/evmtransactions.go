@@ -1,0 +1,307 @@
+package api
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/evmchains"
+	"github.com/avaindex/avaindex/internal/store"
+)
+
+// The "EVM Transactions" operations: a contract's deployment transaction,
+// the contracts a deployer made, an address's ERC-721 and ERC-1155
+// transfers, and a token's transfers. Lists are most recent first.
+
+// notAContract is the 404 of an address no contract was deployed at.
+func notAContract(addr common.Address, chainID uint64) error {
+	return derrors.Missing("address %s is not a contract deployed on chain %d", addr.Hex(), chainID)
+}
+
+// getDeployment serves getDeploymentTransaction: the tx that deployed the
+// contract, with everything it did.
+func (a *API) getDeployment(w http.ResponseWriter, r *http.Request) error {
+	chain, err := a.evmChain(r)
+	if err != nil {
+		return err
+	}
+	addr, err := EVMAddress(r, "address")
+	if err != nil {
+		return err
+	}
+	currency, err := Currency(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	c := a.contracts(chain.ChainID)
+	v, err := c.get(ctx, addr)
+	if err != nil {
+		return err
+	}
+	if v.stored == nil {
+		return notAContract(addr, chain.ChainID)
+	}
+	d, err := a.evm.EVMTxDetails(ctx, chain.ChainID, v.stored.TxHash)
+	if errors.Is(err, derrors.NotFound) {
+		return derrors.Missing("the deployment transaction %s of %s is not indexed", v.stored.TxHash.Hex(), addr.Hex())
+	}
+	if err != nil {
+		return err
+	}
+	resp, err := a.txDetails(ctx, c, chain, d, currency)
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// txDetails renders a tx with its transfers, internal txs, the native
+// token's prices and its Teleporter message.
+func (a *API) txDetails(ctx context.Context, c *contracts, chain evmchains.Chain, d *internal.EVMTxDetails, currency string) (*GetTransactionResponse, error) {
+	block, err := a.evm.EVMBlock(ctx, chain.ChainID, d.Tx.BlockNumber)
+	if err != nil && !errors.Is(err, derrors.NotFound) {
+		return nil, err
+	}
+	native, err := c.nativeTx(ctx, &d.Tx, block)
+	if err != nil {
+		return nil, err
+	}
+	resp := &GetTransactionResponse{
+		Erc20Transfers:       []Erc20TransferDetails{},
+		Erc721Transfers:      []Erc721TransferDetails{},
+		Erc1155Transfers:     []Erc1155TransferDetails{},
+		InternalTransactions: make([]InternalTransactionDetails, 0, len(d.InternalTxs)),
+		NetworkTokenDetails:  NetworkTokenDetails{NetworkToken: networkToken(chain.NetworkToken)},
+		NativeTransaction:    native,
+	}
+	for i := range d.Transfers {
+		td, err := c.transferDetails(ctx, &d.Transfers[i], currency)
+		if err != nil {
+			return nil, err
+		}
+		switch td := td.(type) {
+		case Erc20TransferDetails:
+			resp.Erc20Transfers = append(resp.Erc20Transfers, td)
+		case Erc721TransferDetails:
+			resp.Erc721Transfers = append(resp.Erc721Transfers, td)
+		case Erc1155TransferDetails:
+			resp.Erc1155Transfers = append(resp.Erc1155Transfers, td)
+		}
+	}
+	for i := range d.InternalTxs {
+		it, err := c.internalTx(ctx, &d.InternalTxs[i])
+		if err != nil {
+			return nil, err
+		}
+		resp.InternalTransactions = append(resp.InternalTransactions, it)
+	}
+	for _, p := range []struct {
+		at  time.Time
+		dst **Money
+	}{{time.Time{}, &resp.NetworkTokenDetails.CurrentPrice}, {d.Tx.Timestamp, &resp.NetworkTokenDetails.HistoricalPrice}} {
+		v, ok, err := a.prices.TokenPrice(ctx, chain.ChainID, common.Address{}, p.at, currency)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			*p.dst = &Money{CurrencyCode: currency, Value: v}
+		}
+	}
+	if m := d.Teleporter; m != nil {
+		info := &TeleporterMessageInfo{TeleporterMessageID: hex.EncodeToString(m.MessageID[:]), Direction: string(m.Direction)}
+		if m.Direction == internal.TeleporterSource {
+			info.DestinationChainID = m.DestinationBlockchainID.String()
+		} else {
+			info.SourceChainID = m.SourceBlockchainID.String()
+		}
+		resp.TeleporterMessageInfo = info
+	}
+	return resp, nil
+}
+
+// contractCursor is the keyset of the deployments' page tokens.
+type contractCursor struct {
+	B uint64 `json:"b"`
+	I uint64 `json:"i"`
+}
+
+// listDeployments serves listContractDeployments: the contracts the
+// address deployed, by a tx it sent or as the contract whose CREATE made
+// them.
+func (a *API) listDeployments(w http.ResponseWriter, r *http.Request) error {
+	chain, err := a.evmChain(r)
+	if err != nil {
+		return err
+	}
+	addr, err := EVMAddress(r, "address")
+	if err != nil {
+		return err
+	}
+	spec := listSpec{Op: "listContractDeployments", Filters: []string{strconv.FormatUint(chain.ChainID, 10), addr.Hex()}}
+	items, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *contractCursor, limit int) ([]internal.EVMContract, error) {
+			var k *store.EVMContractKey
+			if after != nil {
+				k = &store.EVMContractKey{BlockNumber: after.B, Index: after.I}
+			}
+			return a.evm.EVMContractsByDeployer(ctx, chain.ChainID, addr, k, limit)
+		},
+		func(c internal.EVMContract) contractCursor { return contractCursor{B: c.BlockNumber, I: c.Index} })
+	if err != nil {
+		return err
+	}
+	resp := ListContractsResponse{NextPageToken: next, Contracts: make([]ContractMetadata, 0, len(items))}
+	for i := range items {
+		v := &contractView{addr: items[i].Address, stored: &items[i]}
+		v.curated, v.listed = a.catalog.Contract(chain.ChainID, v.addr)
+		resp.Contracts = append(resp.Contracts, contractMetadata(v))
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// transferCursor is the keyset of the transfer lists' page tokens.
+type transferCursor struct {
+	B uint64 `json:"b"`
+	L uint32 `json:"l"`
+	I uint32 `json:"i"`
+}
+
+func transferKey(t internal.EVMTransfer) transferCursor {
+	return transferCursor{B: t.BlockNumber, L: t.LogIndex, I: t.BatchIndex}
+}
+
+func (c *transferCursor) key() *store.EVMTransferKey {
+	if c == nil {
+		return nil
+	}
+	return &store.EVMTransferKey{BlockNumber: c.B, LogIndex: c.L, BatchIndex: c.I}
+}
+
+// transfersQuery is what the transfer lists share: the chain, the address
+// and the block range.
+type transfersQuery struct {
+	chain evmchains.Chain
+	addr  common.Address
+	r     store.BlockRange
+	// filters scope the page tokens.
+	filters []string
+}
+
+func (a *API) transfersQuery(r *http.Request) (*transfersQuery, error) {
+	chain, err := a.evmChain(r)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := EVMAddress(r, "address")
+	if err != nil {
+		return nil, err
+	}
+	start, end, err := BlockRange(r)
+	if err != nil {
+		return nil, err
+	}
+	opt := func(v *uint64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatUint(*v, 10)
+	}
+	return &transfersQuery{chain: chain, addr: addr, r: store.BlockRange{From: start, To: end},
+		filters: []string{strconv.FormatUint(chain.ChainID, 10), addr.Hex(), opt(start), opt(end)}}, nil
+}
+
+// addressTransfers lists q.addr's transfers of tokens of type typ.
+func (a *API) addressTransfers(r *http.Request, op string, typ internal.ERCType) (*transfersQuery, []internal.EVMTransfer, string, error) {
+	q, err := a.transfersQuery(r)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	items, next, err := listPage(a, r, listSpec{Op: op, Filters: q.filters},
+		func(ctx context.Context, after *transferCursor, limit int) ([]internal.EVMTransfer, error) {
+			return a.evm.EVMAddressTransfers(ctx, q.chain.ChainID, q.addr, typ, q.r, after.key(), limit)
+		}, transferKey)
+	return q, items, next, err
+}
+
+// listErc721 serves listErc721Transactions.
+func (a *API) listErc721(w http.ResponseWriter, r *http.Request) error {
+	q, items, next, err := a.addressTransfers(r, "listErc721Transactions", internal.ERC721)
+	if err != nil {
+		return err
+	}
+	c := a.contracts(q.chain.ChainID)
+	resp := ListErc721TransactionsResponse{NextPageToken: next, Transactions: make([]Erc721Transfer, 0, len(items))}
+	for i := range items {
+		t, err := c.listedTransfer(r.Context(), &items[i], Currencies[0])
+		if err != nil {
+			return err
+		}
+		item, ok := t.(Erc721Transfer)
+		if !ok {
+			return errors.New("listErc721Transactions: the store answered a transfer of type " + string(items[i].Type))
+		}
+		resp.Transactions = append(resp.Transactions, item)
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// listErc1155 serves listErc1155Transactions.
+func (a *API) listErc1155(w http.ResponseWriter, r *http.Request) error {
+	q, items, next, err := a.addressTransfers(r, "listErc1155Transactions", internal.ERC1155)
+	if err != nil {
+		return err
+	}
+	c := a.contracts(q.chain.ChainID)
+	resp := ListErc1155TransactionsResponse{NextPageToken: next, Transactions: make([]Erc1155Transfer, 0, len(items))}
+	for i := range items {
+		t, err := c.listedTransfer(r.Context(), &items[i], Currencies[0])
+		if err != nil {
+			return err
+		}
+		item, ok := t.(Erc1155Transfer)
+		if !ok {
+			return errors.New("listErc1155Transactions: the store answered a transfer of type " + string(items[i].Type))
+		}
+		resp.Transactions = append(resp.Transactions, item)
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// listTokenTransfers serves listTransfers: every transfer of one token
+// contract, each in the shape of the token's standard.
+func (a *API) listTokenTransfers(w http.ResponseWriter, r *http.Request) error {
+	q, err := a.transfersQuery(r)
+	if err != nil {
+		return err
+	}
+	items, next, err := listPage(a, r, listSpec{Op: "listTransfers", Filters: q.filters},
+		func(ctx context.Context, after *transferCursor, limit int) ([]internal.EVMTransfer, error) {
+			return a.evm.EVMTokenTransfers(ctx, q.chain.ChainID, q.addr, q.r, after.key(), limit)
+		}, transferKey)
+	if err != nil {
+		return err
+	}
+	c := a.contracts(q.chain.ChainID)
+	resp := ListTransfersResponse{NextPageToken: next, Transfers: make([]any, 0, len(items))}
+	for i := range items {
+		t, err := c.listedTransfer(r.Context(), &items[i], Currencies[0])
+		if err != nil {
+			return err
+		}
+		resp.Transfers = append(resp.Transfers, t)
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
