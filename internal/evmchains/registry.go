@@ -172,6 +172,7 @@ func New(ctx context.Context, opts Options) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.chain.Status = Unavailable
 	r.entries = append(r.entries, c)
 	for _, cfg := range opts.Chains {
 		e, err := r.resolve(ctx, cfg)
@@ -189,6 +190,7 @@ func New(ctx context.Context, opts Options) (*Registry, error) {
 
 // add adds a resolved chain, refusing a second chain with its id.
 func (r *Registry) add(e *entry) error {
+	e.chain.Status = Unavailable // until checked
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, o := range r.entries {
@@ -340,7 +342,7 @@ func (r *Registry) refresh(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, e := range entries {
-		if e.chain.Status != statuses[i] && e.chain.Status != "" {
+		if e.chain.Status != statuses[i] {
 			r.opts.Log.Info("EVM chain status", "chainId", e.chain.ChainID, "status", statuses[i])
 		}
 		e.chain.Status = statuses[i]
