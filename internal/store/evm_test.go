@@ -21,7 +21,9 @@ import (
 
 const testEVMChain = 43112
 
-func evmAddr(name string) common.Address { return common.BytesToAddress(crypto.Keccak256([]byte(name))) }
+func evmAddr(name string) common.Address {
+	return common.BytesToAddress(crypto.Keccak256([]byte(name)))
+}
 
 func evmHash(parts ...any) common.Hash { return crypto.Keccak256Hash(fmt.Append(nil, parts...)) }
 
@@ -72,7 +74,7 @@ func makeEVMBlocks(salt string, n uint64, untraced ...uint64) []*evm.Block {
 				From: token20, To: bob, Value: big.NewInt(int64(h)), CallType: "CALL", Gas: 30_000, GasUsed: 700})
 			b.Logs = append(b.Logs, evm.Log{TxIndex: uint32(i), Index: logIndex, Address: token20,
 				Topics: []common.Hash{evmHash("Transfer"), common.BytesToHash(alice[:]), common.BytesToHash(bob[:])},
-				Data: common.BigToHash(big.NewInt(int64(10*h + i))).Bytes()})
+				Data:   common.BigToHash(big.NewInt(int64(10*h + i))).Bytes()})
 			b.Transfers = append(b.Transfers, internal.EVMTransfer{BlockNumber: h, BlockHash: b.Hash, Timestamp: ts,
 				TxHash: tx.Hash, LogIndex: logIndex, Token: token20, Type: internal.ERC20, From: alice, To: bob,
 				Value: big.NewInt(int64(10*h + i))})
