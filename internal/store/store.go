@@ -40,6 +40,7 @@ type Store interface {
 	ActiveStakerStore
 	UTXOListStore
 	HistoricalRewardStore
+	EVMStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
