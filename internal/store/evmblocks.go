@@ -159,6 +159,19 @@ func (s *sqlStore) EVMHead(ctx context.Context, chainID uint64) (_ *internal.EVM
 	return b, err
 }
 
+func (s *sqlStore) EVMBlock(ctx context.Context, chainID, number uint64) (_ *internal.EVMBlock, err error) {
+	defer derrors.Wrap(&err, "store.EVMBlock(%d, %d)", chainID, number)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	if number > math.MaxInt64 {
+		return nil, derrors.NotFound
+	}
+	return scanEVMBlock(s.db.QueryRow(ctx, `SELECT number, hash, parent_hash, timestamp, miner, gas_limit, gas_used,
+		base_fee, size, tx_count FROM evm_blocks WHERE chain_id = ? AND number = ?`, cid, int64(number)))
+}
+
 func scanEVMBlock(row scanner) (*internal.EVMBlock, error) {
 	var (
 		b                               internal.EVMBlock
