@@ -4,6 +4,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"net/http"
 	"strings"
@@ -127,6 +128,8 @@ func New(d Deps) (*API, error) {
 	chains := d.Chains
 	if chains == nil {
 		chains = noChains{}
+	} else if d.EVM == nil {
+		return nil, errors.New("api.New: EVM chains without the store's EVM reads")
 	}
 	catalog := d.Catalog
 	if catalog == nil {

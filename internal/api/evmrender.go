@@ -61,6 +61,12 @@ func (v *contractView) decimals() *int {
 	return &n
 }
 
+// deployed is whether the contract's deployment is indexed (a contract
+// seen emitting transfers, e.g. a genesis allocation, has none).
+func (v *contractView) deployed() bool {
+	return v.stored != nil && v.stored.TxHash != (common.Hash{})
+}
+
 func (v *contractView) ercType() internal.ERCType {
 	if v.stored != nil && v.stored.Type != "" && v.stored.Type != internal.ERCUnknown {
 		return v.stored.Type
@@ -239,7 +245,7 @@ func contractMetadata(v *contractView) ContractMetadata {
 	for _, l := range cur.ResourceLinks {
 		out.ResourceLinks = append(out.ResourceLinks, ResourceLink{Type: l.Type, URL: l.URL})
 	}
-	if s := v.stored; s != nil {
+	if s := v.stored; v.deployed() {
 		out.DeploymentDetails = &ContractDeploymentDetails{TxHash: s.TxHash.Hex(), DeployerAddress: s.Deployer.Hex()}
 		if s.DeployerContract != nil {
 			out.DeploymentDetails.DeployerContractAddress = s.DeployerContract.Hex()

@@ -49,6 +49,9 @@ func (a *API) getDeployment(w http.ResponseWriter, r *http.Request) error {
 	if v.stored == nil {
 		return notAContract(addr, chain.ChainID)
 	}
+	if !v.deployed() {
+		return derrors.Missing("the contract %s was not deployed by an indexed transaction of chain %d (a genesis contract)", addr.Hex(), chain.ChainID)
+	}
 	d, err := a.evm.EVMTxDetails(ctx, chain.ChainID, v.stored.TxHash)
 	if errors.Is(err, derrors.NotFound) {
 		return derrors.Missing("the deployment transaction %s of %s is not indexed", v.stored.TxHash.Hex(), addr.Hex())

@@ -209,7 +209,7 @@ func surfaces(st store.Store, client *node.Client, network *internal.Network, cf
 	stopAggregator := stop
 	stop = func() { stopChains(); stopAggregator() }
 	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
-		Chains: chains, Catalog: catalog})
+		EVM: st, Chains: chains, Catalog: catalog})
 	if err != nil {
 		return nil, nil, nil, err
 	}
