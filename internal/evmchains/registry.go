@@ -145,7 +145,7 @@ type Registry struct {
 
 type entry struct {
 	chain Chain
-	rpc   *node.EVMRPC
+	rpc   *node.EVMClient
 }
 
 // New resolves the chains: a chain resolved by an earlier run is taken
@@ -253,7 +253,7 @@ func (r *Registry) find(match func(*Chain) bool) (Chain, bool) {
 	return Chain{}, false
 }
 
-func (r *Registry) rpcOf(chainID uint64) (*node.EVMRPC, bool) {
+func (r *Registry) rpcOf(chainID uint64) (*node.EVMClient, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, e := range r.entries {
@@ -265,7 +265,7 @@ func (r *Registry) rpcOf(chainID uint64) (*node.EVMRPC, bool) {
 }
 
 // NativeBalance asks the chain's RPC for addr's native balance after block
-// number, or at its last accepted block when number is nil
+// number, or after its last accepted block when number is nil
 // (eth_getBalance): for chains whose balances are not indexed.
 func (r *Registry) NativeBalance(ctx context.Context, chainID uint64, addr common.Address, number *uint64) (*big.Int, error) {
 	rpc, ok := r.rpcOf(chainID)
@@ -274,7 +274,21 @@ func (r *Registry) NativeBalance(ctx context.Context, chainID uint64, addr commo
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	return rpc.Balance(ctx, addr, number)
+	var n uint64
+	if number != nil {
+		n = *number
+	} else {
+		head, err := rpc.BlockNumber(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n = head
+	}
+	bals, err := rpc.Balances(ctx, []common.Address{addr}, n)
+	if err != nil {
+		return nil, fmt.Errorf("balance of %s at block %d: %w", addr.Hex(), n, err)
+	}
+	return bals[addr], nil
 }
 
 // Run checks the chains' status every Refresh and resolves the chains
@@ -380,7 +394,7 @@ var knownCChainIDs = map[uint32]uint64{
 // EVM chain id the node's eth_chainId.
 func (r *Registry) resolveCChain(ctx context.Context) (*entry, error) {
 	n := r.opts.Network
-	rpc := r.opts.Node.EVMRPC()
+	rpc := node.NewEVM(r.opts.Node.URL() + "/ext/bc/C/rpc")
 	id := identity{BlockchainID: n.CChainID, SubnetID: constants.PrimaryNetworkID, VMID: constants.EVMID}
 	const key = "evm-chain:C"
 	if rem, ok := r.remembered(ctx, key); ok {
@@ -435,7 +449,7 @@ type identity struct {
 
 // resolve makes the entry of a configured chain.
 func (r *Registry) resolve(ctx context.Context, cfg config.EVMChain) (*entry, error) {
-	rpc := node.NewEVMRPC(cfg.RPCURL)
+	rpc := node.NewEVM(cfg.RPCURL)
 	key := "evm-chain:" + cfg.RPCURL
 	id, ok := r.remembered(ctx, key)
 	if !ok {

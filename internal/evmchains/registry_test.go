@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/config"
@@ -40,8 +42,8 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // l1RPC stands in for the RPC of an L1 whose VM the local network cannot
-// run (it runs no subnet-evm): it answers eth_chainId and eth_blockNumber
-// as subnet-evm does, and counts the calls.
+// run (it runs no subnet-evm): it answers eth_chainId and eth_blockNumber,
+// alone or in a batch, as subnet-evm does, and counts the requests.
 type l1RPC struct {
 	*httptest.Server
 	chainID uint64
@@ -49,28 +51,52 @@ type l1RPC struct {
 	calls   atomic.Int64
 }
 
+type rpcRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+func (l *l1RPC) answer(req rpcRequest) map[string]any {
+	reply := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+	switch req.Method {
+	case "eth_chainId":
+		reply["result"] = "0x" + strconv.FormatUint(l.chainID, 16)
+	case "eth_blockNumber":
+		reply["result"] = "0x" + strconv.FormatUint(l.head.Load(), 16)
+	default:
+		reply["error"] = map[string]any{"code": -32601, "message": "the method " + req.Method + " does not exist/is not available"}
+	}
+	return reply
+}
+
 func newL1RPC(t *testing.T, chainID uint64) *l1RPC {
 	l := &l1RPC{chainID: chainID}
 	l.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l.calls.Add(1)
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		var raw json.RawMessage
+		if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		reply := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-		switch req.Method {
-		case "eth_chainId":
-			reply["result"] = "0x" + strconv.FormatUint(l.chainID, 16)
-		case "eth_blockNumber":
-			reply["result"] = "0x" + strconv.FormatUint(l.head.Load(), 16)
-		default:
-			reply["error"] = map[string]any{"code": -32601, "message": "the method " + req.Method + " does not exist/is not available"}
+		if strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
+			var reqs []rpcRequest
+			if err := json.Unmarshal(raw, &reqs); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			replies := make([]map[string]any, len(reqs))
+			for i, req := range reqs {
+				replies[i] = l.answer(req)
+			}
+			_ = json.NewEncoder(w).Encode(replies)
+			return
 		}
-		_ = json.NewEncoder(w).Encode(reply)
+		var req rpcRequest
+		if err := json.Unmarshal(raw, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(l.answer(req))
 	}))
 	t.Cleanup(l.Close)
 	return l
@@ -281,5 +307,77 @@ func TestRegistryResolvesLater(t *testing.T) {
 	// Avalanche chain.
 	if got.BlockchainID != ids.Empty || got.Name != "EVM chain 77777" || got.Status != evmchains.Unavailable {
 		t.Errorf("late chain = %+v", got)
+	}
+}
+
+// TestRegistryStatus follows the C-chain with the indexer: the chain is OK
+// once the index is within MaxLag blocks of the node's head, and
+// UNAVAILABLE when it falls further behind.
+func TestRegistryStatus(t *testing.T) {
+	n := testnet.Get(t)
+	ctx := testCtx(t, 5*time.Minute)
+	client := node.New(n.URL)
+	network, err := client.Discover(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, dbtest.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	reg, err := evmchains.New(ctx, evmchains.Options{Network: network, Node: client, PChain: st, Cursors: st, Settings: st, Log: quiet, MaxLag: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec, err := n.EthClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A block of the C-chain's own, so that there is one to index.
+	if _, err := n.SendEVM(ctx, common.Address{0xaa}, big.NewInt(1)); err != nil {
+		t.Fatal(err)
+	}
+	head, err := ec.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = ingest.New(client, network, st, quiet, ingest.Options{PollInterval: 50 * time.Millisecond, EVMChains: reg.Chains()}).Run(runCtx)
+	}()
+	for {
+		h, ok, err := st.Cursor(ctx, store.EVMCursor(testnet.CChainEVMID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && h >= head {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the C-chain was not indexed up to %d", head)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	cancel()
+	<-done
+	reg.Refresh(ctx)
+	if c, _ := reg.ByChainID(testnet.CChainEVMID); c.Status != evmchains.OK {
+		t.Errorf("caught up: status %s", c.Status)
+	}
+
+	// Two blocks more than MaxLag allows, not indexed.
+	for range 2 {
+		if _, err := n.SendEVM(ctx, common.Address{0xaa}, big.NewInt(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg.Refresh(ctx)
+	if c, _ := reg.ByChainID(testnet.CChainEVMID); c.Status != evmchains.Unavailable {
+		t.Errorf("2 blocks behind with MaxLag 1: status %s", c.Status)
 	}
 }

@@ -13,14 +13,15 @@ import (
 )
 
 // evmChains builds the registry of the EVM chains network serves (its
-// C-chain and the configured ones) and the curated contract metadata,
-// and starts the registry's status checks; stop ends them.
-func evmChains(st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, log *slog.Logger) (_ *evmchains.Registry, _ *evmchains.Catalog, stop func(), err error) {
+// C-chain and the configured ones), whose Chains() the indexer follows,
+// and the curated contract metadata, and starts the registry's status
+// checks until ctx is done or stop is called.
+func evmChains(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, log *slog.Logger) (_ *evmchains.Registry, _ *evmchains.Catalog, stop func(), err error) {
 	catalog, err := evmchains.LoadCatalog(cfg.ContractMetadataFiles...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	reg, err := evmchains.New(ctx, evmchains.Options{
 		Network:  network,
 		Node:     client,

@@ -14,13 +14,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
@@ -203,7 +203,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 			stop()
 		}
 	}()
-	chains, catalog, stopChains, err := evmChains(st, client, network, cfg, log.With("component", "evmchains"))
+	chains, catalog, stopChains, err := evmChains(ctx, st, client, network, cfg, log.With("component", "evmchains"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -218,35 +218,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
 	}
 
-	evmChains := cChainEVM(ctx, st, client, network, log)
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
-		BatchSize: cfg.IngestBatchSize, EVMChains: evmChains})
+		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger)})
 	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes}), indexer, stop, nil
-}
-
-// cChainEVM returns the EVM chains the indexer follows: the network's
-// C-chain, whose EVM chain id is the node's eth_chainId, remembered in the
-// store so that a store whose node is down at start follows it still.
-// Without either (a new store, the node down) it returns none, and says so.
-func cChainEVM(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, log *slog.Logger) []internal.EVMChain {
-	const key = "evm-chain-id:C"
-	rpc := client.URL() + "/ext/bc/C/rpc"
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var id uint64
-	if got, err := node.NewEVM(rpc).ChainID(ctx); err == nil {
-		id = got
-		if err := st.PutSettingIfAbsent(ctx, key, []byte(strconv.FormatUint(id, 10))); err != nil {
-			log.Warn("remembering the C-chain's EVM chain id", "err", err)
-		}
-	} else if v, ok, serr := st.Setting(ctx, key); serr == nil && ok {
-		id, _ = strconv.ParseUint(string(v), 10, 64)
-	}
-	if id == 0 {
-		log.Warn("the C-chain's EVM chain id is not known (the node does not answer eth_chainId): its EVM blocks are not followed until restart", "url", rpc)
-		return nil
-	}
-	return []internal.EVMChain{{ChainID: id, BlockchainID: network.CChainID, RPCURL: rpc, IsCChain: true}}
 }
 
 // storedNetwork returns the network the store indexed, nil if none yet. A
