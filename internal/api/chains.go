@@ -62,28 +62,23 @@ func (a *API) getChain(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// evmChain parses the {chainId} path segment: the EVM chain id (decimal)
-// or the P-chain blockchain id (cb58) of a served chain.
+// evmChain finds the served chain {chainId} names (see ChainIDParam).
 func (a *API) evmChain(r *http.Request) (evmchains.Chain, error) {
-	v := r.PathValue("chainId")
-	if v != "" && allDigits(v) {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return evmchains.Chain{}, derrors.Invalid("chainId must be an EVM chain id (decimal) or a blockchain id (cb58), got %s", got(v))
-		}
-		c, ok := a.chains.ByChainID(n)
-		if !ok {
-			return evmchains.Chain{}, derrors.Missing("chainId %s is not a chain served here (GET /v1/chains lists them)", v)
-		}
-		return c, nil
-	}
-	id, err := ids.FromString(v)
+	id, err := ChainIDParam(r)
 	if err != nil {
-		return evmchains.Chain{}, derrors.Invalid("chainId must be an EVM chain id (decimal) or a blockchain id (cb58), got %s", got(v))
+		return evmchains.Chain{}, err
 	}
-	c, ok := a.chains.ByBlockchainID(id)
+	var (
+		c  evmchains.Chain
+		ok bool
+	)
+	if id.IsEVM {
+		c, ok = a.chains.ByChainID(id.EVM)
+	} else {
+		c, ok = a.chains.ByBlockchainID(id.Blockchain)
+	}
 	if !ok {
-		return evmchains.Chain{}, derrors.Missing("chainId %s is not a chain served here (GET /v1/chains lists them)", v)
+		return evmchains.Chain{}, derrors.Missing("chainId %s is not a chain served here (GET /v1/chains lists them)", id.Text)
 	}
 	return c, nil
 }

@@ -537,3 +537,33 @@ func BlockRange(r *http.Request) (start, end *uint64, err error) {
 	}
 	return start, end, nil
 }
+
+// ChainID is the {chainId} of the EVM endpoints: an EVM chain id or a
+// P-chain blockchain id.
+type ChainID struct {
+	// IsEVM tells which of EVM and Blockchain is set.
+	IsEVM      bool
+	EVM        uint64
+	Blockchain ids.ID
+	// Text is the segment as given.
+	Text string
+}
+
+// ChainIDParam parses the {chainId} path segment: an EVM chain id
+// (decimal) or a blockchain id (cb58).
+func ChainIDParam(r *http.Request) (ChainID, error) {
+	v := r.PathValue("chainId")
+	bad := derrors.Invalid("chainId must be an EVM chain id (decimal) or a blockchain id (cb58), got %s", got(v))
+	if v != "" && allDigits(v) {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return ChainID{}, bad
+		}
+		return ChainID{IsEVM: true, EVM: n, Text: v}, nil
+	}
+	id, err := ids.FromString(v)
+	if err != nil {
+		return ChainID{}, bad
+	}
+	return ChainID{Blockchain: id, Text: v}, nil
+}
