@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
@@ -211,9 +212,16 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
 	}
 
+	var teleporter common.Address
+	if a := cfg.TeleporterAddress; a != "" {
+		if !common.IsHexAddress(a) {
+			return nil, nil, nil, fmt.Errorf("--teleporter-address %q is not an EVM address", a)
+		}
+		teleporter = common.HexToAddress(a)
+	}
 	evmChains := cChainEVM(ctx, st, client, network, log)
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
-		BatchSize: cfg.IngestBatchSize, EVMChains: evmChains})
+		BatchSize: cfg.IngestBatchSize, EVMChains: evmChains, Teleporter: teleporter})
 	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes}), indexer, stop, nil
 }
 
