@@ -117,7 +117,7 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	fs.Uint64Var(&c.Rewards.SupplyCap, "stake-supply-cap", 0, "the node's --stake-supply-cap, if it sets one")
 	var evmRPCURLs stringList
 	fs.Var(&evmRPCURLs, "evm-rpc-url", "JSON-RPC URL of an EVM chain to serve beside the C-chain, metadata defaulted (repeatable; the config file's evm-chains sets it all)")
-	fs.StringVar(&c.TeleporterMessenger, "teleporter-messenger-address", DefaultTeleporterMessenger, "address of the TeleporterMessenger contract indexed on every EVM chain")
+	fs.StringVar(&c.TeleporterMessenger, "teleporter-address", DefaultTeleporterMessenger, "address of the TeleporterMessenger whose messages are indexed on every EVM chain")
 	fs.Var((*stringList)(&c.ContractMetadataFiles), "contract-metadata-file", "token-list style JSON file of curated contract metadata (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

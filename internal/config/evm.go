@@ -94,7 +94,7 @@ var hexAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 // validateEVM checks the EVM chains' configuration.
 func (c *Config) validateEVM() error {
 	if !hexAddress.MatchString(c.TeleporterMessenger) {
-		return fmt.Errorf("--teleporter-messenger-address must be a 0x-prefixed 20-byte hex address, got %q", c.TeleporterMessenger)
+		return fmt.Errorf("--teleporter-address must be a 0x-prefixed 20-byte hex address, got %q", c.TeleporterMessenger)
 	}
 	if c.CChain.RPCURL != "" || c.CChain.WSURL != "" || c.CChain.BlockchainID != "" {
 		return fmt.Errorf("c-chain: rpcUrl, wsUrl and blockchainId are the node's; set only metadata there")

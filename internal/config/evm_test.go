@@ -64,7 +64,7 @@ c-chain:
 	}
 
 	c, err = Load("t", nil, env(map[string]string{"AVAINDEX_EVM_RPC_URL": "http://a/rpc,http://b/rpc",
-		"AVAINDEX_TELEPORTER_MESSENGER_ADDRESS": "0x0000000000000000000000000000000000000001"}), nil)
+		"AVAINDEX_TELEPORTER_ADDRESS": "0x0000000000000000000000000000000000000001"}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestEVMChainErrors(t *testing.T) {
 		{"c-chain:\n  rpcUrl: http://x/rpc\n", nil, "c-chain: rpcUrl"},
 		{"c-chain:\n  enabledFeatures: [x]\n", nil, "c-chain: enabledFeatures"},
 		{"evm-chain: []\n", nil, `unknown key "evm-chain"`},
-		{"", []string{"--teleporter-messenger-address", "0x1"}, "--teleporter-messenger-address"},
+		{"", []string{"--teleporter-address", "0x1"}, "--teleporter-address"},
 	} {
 		file := writeFile(t, "c.yaml", tc.file)
 		_, err := Load("t", append([]string{"--config", file}, tc.args...), env(nil), nil)

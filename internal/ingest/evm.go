@@ -91,12 +91,20 @@ func (e *evmFollower) probe(ctx context.Context) (ready bool, err error) {
 	if tip == 0 {
 		return false, nil
 	}
-	if _, err := e.client.Block(ctx, 1, nil, false); node.IsMethodNotFound(err) {
+	// Try the block to index next: a node that prunes old state may trace
+	// recent blocks and not the first ones.
+	try := uint64(1)
+	if cur, ok, err := e.ix.store.Cursor(ctx, e.key); err != nil {
+		return false, err
+	} else if ok {
+		try = max(1, min(cur+1, tip))
+	}
+	if _, err := e.client.Block(ctx, try, nil, false); node.IsMethodNotFound(err) {
 		e.perTxReceipts = true
 	} else if err != nil {
 		return false, err
 	}
-	r, err := e.client.Block(ctx, 1, evm.TraceConfig, e.perTxReceipts)
+	r, err := e.client.Block(ctx, try, evm.TraceConfig, e.perTxReceipts)
 	if err != nil {
 		return false, err
 	}

@@ -1,9 +1,14 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"log/slog"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -174,5 +179,102 @@ func TestFollowEVMParentCheck(t *testing.T) {
 	}
 	if h, _, _ := st.Cursor(ctx, store.EVMCursor(chain.ChainID)); h != 0 {
 		t.Errorf("the cursor moved to %d", h)
+	}
+}
+
+// noTracer serves the node's EVM JSON-RPC at rpc, except the debug
+// methods, which it answers as a node without the debug API does: the
+// local network always traces, and a node that does not is the case.
+func noTracer(t *testing.T, rpc string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var reqs []map[string]any
+		batch := json.Unmarshal(body, &reqs) == nil
+		if !batch {
+			var one map[string]any
+			if err := json.Unmarshal(body, &one); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			reqs = []map[string]any{one}
+		}
+		var forward []map[string]any
+		var replies []any
+		for _, q := range reqs {
+			if m, _ := q["method"].(string); strings.HasPrefix(m, "debug_") {
+				replies = append(replies, map[string]any{"jsonrpc": "2.0", "id": q["id"],
+					"error": map[string]any{"code": -32601, "message": "the method " + m + " does not exist/is not available"}})
+			} else {
+				forward = append(forward, q)
+			}
+		}
+		if len(forward) > 0 {
+			b, _ := json.Marshal(forward)
+			resp, err := http.Post(rpc, "application/json", bytes.NewReader(b))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			var got []any
+			if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			replies = append(replies, got...)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if batch {
+			json.NewEncoder(w).Encode(replies)
+		} else {
+			json.NewEncoder(w).Encode(replies[0])
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestFollowEVMWithoutTracer follows the C-chain through a node without
+// the debug API: blocks and txs are indexed, the tracer is reported off
+// with one log line, and balances are not indexed (the node answers them).
+func TestFollowEVMWithoutTracer(t *testing.T) {
+	n := testnet.Get(t)
+	ctx := context.Background()
+	if _, _, err := n.DeployContract(ctx); err != nil {
+		t.Fatal(err)
+	}
+	network, err := node.New(n.URL).Discover(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := noTracer(t, n.EthRPCURL())
+	chain := internal.EVMChain{ChainID: n.EVMChainID, BlockchainID: n.CChainID, RPCURL: proxy.URL, IsCChain: true}
+	st := openLocalStore(t, dbtest.SQLite(t))
+	var logged bytes.Buffer
+	ix := New(node.New(n.URL), network, st, slog.New(slog.NewTextHandler(&logged, nil)), Options{EVMChains: []internal.EVMChain{chain}})
+	followEVM(t, ctx, ix.newEVMFollower(chain))
+	tip, err := node.NewEVM(n.EthRPCURL()).BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok, err := st.Cursor(ctx, store.EVMCursor(chain.ChainID)); err != nil || !ok || h < tip {
+		t.Fatalf("cursor %d, %t, %v; want %d", h, ok, err, tip)
+	}
+	if on, ok := ix.Status().Tracers["evm:43112"]; !ok || on {
+		t.Errorf("tracer reported %t, %t; want off", on, ok)
+	}
+	if strings.Count(logged.String(), "does not trace") != 1 {
+		t.Errorf("log:\n%s\nwant one line saying the node does not trace", logged.String())
+	}
+	if _, ok, err := st.EVMNativeBalance(ctx, chain.ChainID, n.EthAddr, tip); err != nil || ok {
+		t.Errorf("balances: ok %t, %v; want not indexed", ok, err)
+	}
+	h, err := st.EVMHead(ctx, chain.ChainID)
+	if err != nil || h.Number != tip {
+		t.Errorf("head %+v, %v", h, err)
 	}
 }

@@ -102,13 +102,35 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 			return false, fmt.Errorf("reading the last indexed %s block: %w", f.name, err)
 		}
 	}
+	// The next batch is fetched (and decoded) while one is applied, so
+	// the node, the decoding and the store work at once.
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type fetched struct {
+		blocks []B
+		err    error
+	}
+	prefetch := func(from, to uint64) <-chan fetched {
+		ch := make(chan fetched, 1)
+		go func() {
+			blocks, err := fetchRange(fctx, ix.opts.Fetchers, from, to, f.fetch)
+			ch <- fetched{blocks, err}
+		}()
+		return ch
+	}
+	batchEnd := func(from uint64) uint64 { return min(tip, from+uint64(ix.opts.BatchSize)-1) }
+	pending := prefetch(next, batchEnd(next))
 	progressAt, progressFrom := time.Now(), next
 	for next <= tip {
-		end := min(tip, next+uint64(ix.opts.BatchSize)-1)
-		blocks, err := fetchRange(ctx, ix.opts.Fetchers, next, end, f.fetch)
-		if err != nil {
-			return false, err
+		end := batchEnd(next)
+		got := <-pending
+		if got.err != nil {
+			return false, got.err
 		}
+		if end < tip {
+			pending = prefetch(end+1, batchEnd(end+1))
+		}
+		blocks := got.blocks
 		for i, b := range blocks {
 			id, p := f.link(b)
 			if h := next + uint64(i); h > 0 && p != parent {
