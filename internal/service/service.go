@@ -226,22 +226,25 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 }
 
 // cChainEVM returns the EVM chains the indexer follows: the network's
-// C-chain, whose EVM chain id is the node's eth_chainId, remembered in the
-// store so that a store whose node is down at start follows it still.
-// Without either (a new store, the node down) it returns none, and says so.
+// C-chain, whose EVM chain id is the node's eth_chainId, asked once and
+// kept in the store (so that a later start, which listens before it asks
+// the node anything, does not wait for it). Without either it returns
+// none, and says so.
 func cChainEVM(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, log *slog.Logger) []internal.EVMChain {
 	const key = "evm-chain-id:C"
 	rpc := client.URL() + "/ext/bc/C/rpc"
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
 	var id uint64
-	if got, err := node.NewEVM(rpc).ChainID(ctx); err == nil {
-		id = got
-		if err := st.PutSettingIfAbsent(ctx, key, []byte(strconv.FormatUint(id, 10))); err != nil {
-			log.Warn("remembering the C-chain's EVM chain id", "err", err)
-		}
-	} else if v, ok, serr := st.Setting(ctx, key); serr == nil && ok {
+	if v, ok, err := st.Setting(ctx, key); err == nil && ok {
 		id, _ = strconv.ParseUint(string(v), 10, 64)
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if got, err := node.NewEVM(rpc).ChainID(ctx); err == nil {
+			id = got
+			if err := st.PutSettingIfAbsent(ctx, key, []byte(strconv.FormatUint(id, 10))); err != nil {
+				log.Warn("remembering the C-chain's EVM chain id", "err", err)
+			}
+		}
 	}
 	if id == 0 {
 		log.Warn("the C-chain's EVM chain id is not known (the node does not answer eth_chainId): its EVM blocks are not followed until restart", "url", rpc)
