@@ -116,7 +116,6 @@ func TestRecordCChain(t *testing.T) {
 		for _, bc := range dec.Balances {
 			touched[bc.Address] = true
 		}
-		touched[dec.Miner] = true
 	}
 	addrs := make([]common.Address, 0, len(touched))
 	for a := range touched {
