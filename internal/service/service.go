@@ -25,6 +25,7 @@ import (
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/metricsapi"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/nodeapi"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -207,6 +208,14 @@ func surfaces(st store.Store, client *node.Client, network *internal.Network, cf
 		return nil, nil, nil, err
 	}
 	for _, r := range dataAPI.Routes() {
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
+	}
+	// The EVM chains join EVMChains when they are indexed.
+	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, r := range metricsAPI.Routes() {
 		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
 	}
 
