@@ -314,3 +314,5 @@ func TestErrors(t *testing.T) {
 		}
 	})
 }
+
+func jsonDecode(b []byte, v any) error { return json.Unmarshal(b, v) }
