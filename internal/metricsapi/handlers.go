@@ -12,6 +12,8 @@ import (
 const (
 	defaultPageSize = 100
 	maxPageSize     = 2160
+	// maxTimestamp is 9999-12-31T23:59:59Z.
+	maxTimestamp = 253402300799
 )
 
 // pageQuery is what the v1 and v2 series share: the range, the interval
@@ -41,9 +43,11 @@ func rangeParams(r *http.Request, fromName, toName string) (from, to int64, err 
 	if err != nil {
 		return 0, 0, err
 	}
-	if !ok {
-		to = 1<<62 - 1
+	// Times past the year 9999 are no period's: the range stops there.
+	if !ok || to > maxTimestamp {
+		to = maxTimestamp
 	}
+	from = min(from, maxTimestamp)
 	if from > to {
 		return 0, 0, derrors.Invalid("%s (%d) is after %s (%d)", fromName, from, toName, to)
 	}

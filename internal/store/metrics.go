@@ -537,8 +537,11 @@ func catchUpMetrics(ctx context.Context, db *database.DB, log *slog.Logger) erro
 	const chunk = 512
 	for _, c := range chains {
 		cur, ok, err := cursor(ctx, db, ChainCursor(internal.Chain(c.key)))
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok {
+			continue // nothing indexed yet
 		}
 		st, _, err := metricChain(ctx, db, c.key)
 		if err != nil {
