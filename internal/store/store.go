@@ -42,6 +42,7 @@ type Store interface {
 	UTXOListStore
 	HistoricalRewardStore
 	MetricStore
+	EVMStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error

@@ -1,0 +1,64 @@
+// Package evm decodes the blocks of EVM chains (the C-chain and Avalanche
+// L1s) from the node's JSON-RPC answers: each block with its transactions
+// and receipts, its logs, the internal transactions and balance changes of
+// its traces, the token transfers and Teleporter messages of its logs, and
+// the contracts its transactions deployed. It is pure: no SQL, no HTTP; the
+// contract descriptions it needs (eth_call answers) are handed to it.
+package evm
+
+import (
+	"math/big"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+)
+
+// Block is one accepted EVM block, decoded once, carrying everything the
+// store's appliers write.
+type Block struct {
+	internal.EVMBlock
+	Txs  []internal.EVMTx
+	Logs []Log
+	// InternalTxs are the call frames below each tx's top-level call, in
+	// tx order then depth-first order; empty when not Traced.
+	InternalTxs []internal.EVMInternalTx
+	// Transfers are the token transfers of the logs, in log order.
+	Transfers []internal.EVMTransfer
+	// Contracts are the contracts the block's txs deployed (top level and
+	// internal CREATE/CREATE2 that were not reverted), described.
+	Contracts []internal.EVMContract
+	// Seen are contracts whose logs are transfers but that no indexed
+	// block deployed (a genesis allocation, or a deployment in an earlier
+	// block of the same batch), described; a deployment row wins over them.
+	Seen []internal.EVMContract
+	// Teleporter are the block's Teleporter messages, in log order.
+	Teleporter []internal.TeleporterMessage
+	// Balances are the native balance changes of the block, one per
+	// address, in address order.
+	Balances []BalanceChange
+	// Traced is true when internal txs and balances come from the node's
+	// tracers (and, for block 0, from a known genesis): the block's
+	// balances are exact.
+	Traced bool
+}
+
+// Log is one log of a block's receipts.
+type Log struct {
+	TxIndex uint32
+	// Index is the log's position in the block.
+	Index   uint32
+	Address common.Address
+	Topics  []common.Hash
+	Data    []byte
+}
+
+// BalanceChange is an address's native balance after a block: Balance
+// when the block tells it (a tx's trace, the genesis), otherwise Delta, to
+// add to the balance after the previous block (an atomic import or export
+// that no tx of the block touched). Exactly one of them is set.
+type BalanceChange struct {
+	Address common.Address
+	Balance *big.Int
+	Delta   *big.Int
+}
