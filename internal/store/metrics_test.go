@@ -208,3 +208,54 @@ func TestMetricsAddresses(t *testing.T) {
 		}
 	})
 }
+
+// An EVM chain's rollup, worked out from makeEVMBlocks: blocks 1..6, 2 s
+// apart from 1_700_000_002, in one hour; h%3+1 txs each of 50,000 gas at
+// 26 gwei; block h uses 21,000h gas.
+func TestMetricsEVM(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		bs := makeEVMBlocks("metrics", 7)
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:4]); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[2:]); err != nil {
+			t.Fatal(err)
+		}
+		day := chainmetrics.Day.Start(1_700_000_000)
+		rs, err := s.MetricRollups(ctx, EVMMetricKey(testEVMChain), chainmetrics.Day, day, day)
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("%d days, %v", len(rs), err)
+		}
+		r := &rs[0]
+		for _, c := range []struct {
+			m    chainmetrics.Metric
+			want float64
+		}{
+			{chainmetrics.TxCount, 12},          // 2+3+1+2+3+1
+			{chainmetrics.GasUsed, 21_000 * 21}, // 1+..+6
+			{chainmetrics.AvgGps, 21_000 * 21 / 10.0},
+			{chainmetrics.MaxGps, 21_000 * 6 / 2.0},
+			{chainmetrics.AvgTps, 12 / 10.0},
+			{chainmetrics.MaxTps, 2}, // block 1, the first after the genesis: 2 txs over 1 s
+			{chainmetrics.AvgGasPrice, 26e9},
+			{chainmetrics.MaxGasPrice, 26e9},
+			{chainmetrics.FeesPaid, 12 * 50_000 * 26e9},
+			// alice sends (txs, ERC-20, ERC-1155), bob sends (ERC-721);
+			// token20 and carol receive.
+			{chainmetrics.ActiveSenders, 2},
+			{chainmetrics.ActiveAddresses, 4},
+			{chainmetrics.Contracts, 2},
+			{chainmetrics.Deployers, 1},
+			{chainmetrics.CumulativeContracts, 2},
+			{chainmetrics.CumulativeDeployers, 1},
+			{chainmetrics.CumulativeAddresses, 4},
+			{chainmetrics.CumulativeTxCount, 12},
+		} {
+			if got := chainmetrics.Value(c.m, r, nil); got != c.want {
+				t.Errorf("%s = %v, want %v", c.m, got, c.want)
+			}
+		}
+	})
+}
