@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"math"
 	"math/big"
+	"math/bits"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -134,35 +136,18 @@ func metricChain(ctx context.Context, tx *database.DB, key string) (metricState,
 	return st, err == nil, err
 }
 
-// metricKinds of metric_active and metric_seen.
+// Roles of an address, the columns of metric_addresses.
 const (
-	kindAddress  = "a"
-	kindSender   = "s"
-	kindDeployer = "d"
+	roleAny = iota
+	roleSender
+	roleDeployer
 )
 
-// addrSet is a set of addresses, in the order first seen.
-type addrSet struct {
-	seen map[string]bool
-	list [][]byte
-}
-
-func (s *addrSet) add(addrs [][]byte) {
-	if s.seen == nil {
-		s.seen = map[string]bool{}
-	}
-	for _, a := range addrs {
-		if !s.seen[string(a)] {
-			s.seen[string(a)] = true
-			s.list = append(s.list, a)
-		}
-	}
-}
-
-// hourAddrs are the addresses of one hour's blocks, by kind.
-type hourAddrs struct {
-	start                 int64
-	any, sends, deployers addrSet
+// addrState is an address's row of metric_addresses: when it was last
+// seen in each role, -1 for never.
+type addrState struct {
+	last  [3]int64
+	dirty bool
 }
 
 var (
@@ -170,8 +155,8 @@ var (
 		"fees", "max_tps", "max_gps", "first_ts", "last_ts", "prev_ts", "addresses", "senders", "contracts", "deployers",
 		"cum_txs", "cum_addresses", "cum_contracts", "cum_deployers"}
 	rollupUpsert      = upsertClause("chain_key, period, start", rollupColumns[3:])
-	metricActiveCols  = []string{"chain_key", "period", "start", "kind", "address"}
-	metricSeenColumns = []string{"chain_key", "kind", "address"}
+	metricAddrColumns = []string{"address", "chain_key", "last_seen", "last_sent", "last_deployed"}
+	metricAddrUpsert  = upsertClause("address, chain_key", metricAddrColumns[2:])
 )
 
 func upsertClause(key string, cols []string) string {
@@ -183,6 +168,40 @@ func upsertClause(key string, cols []string) string {
 		s += c + " = excluded." + c
 	}
 	return s
+}
+
+// loadAddrs reads the stored rows of the addresses keyed in addrs.
+func loadAddrs(ctx context.Context, tx *database.DB, key string, addrs map[string]*addrState) error {
+	all := make([]any, 0, len(addrs))
+	for a := range addrs {
+		all = append(all, []byte(a))
+	}
+	for start := 0; start < len(all); start += readInList {
+		chunk := slices.Clone(all[start:min(len(all), start+readInList)])
+		// Padded to a power of two (repeating an address changes nothing),
+		// so that PostgreSQL sees a few statement texts and reuses their
+		// prepared statements.
+		for n := 1 << bits.Len(uint(len(chunk)-1)); len(chunk) < n; {
+			chunk = append(chunk, chunk[0])
+		}
+		q := "SELECT address, last_seen, last_sent, last_deployed FROM metric_addresses WHERE address IN (?" +
+			strings.Repeat(", ?", len(chunk)-1) + ") AND chain_key = ?"
+		err := tx.RunQuery(ctx, q, func(rows *sql.Rows) error {
+			var (
+				a  []byte
+				st addrState
+			)
+			if err := rows.Scan(&a, &st.last[roleAny], &st.last[roleSender], &st.last[roleDeployer]); err != nil {
+				return err
+			}
+			addrs[string(a)] = &st
+			return nil
+		}, append(chunk, key)...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rollupBlocks adds blocks (ascending, all after st's) to st's periods and
@@ -218,60 +237,87 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 		rollups[p] = m
 	}
 
-	// Distinct counts, hour by hour: an hour lies in one period of each
-	// kind, so the totals after it are the cumulative counts of them all.
-	var hours []*hourAddrs
+	// Distinct counts: an address is new to a period when it was last
+	// seen (in that role) before the period, since a chain's blocks come in
+	// time order; new to the chain when it was never seen.
+	addrs := map[string]*addrState{}
 	for _, b := range blocks {
-		s := chainmetrics.Hour.Start(b.Time)
-		if len(hours) == 0 || hours[len(hours)-1].start != s {
-			hours = append(hours, &hourAddrs{start: s})
-		}
-		h := hours[len(hours)-1]
-		h.any.add(b.Addresses)
-		h.any.add(b.Senders)
-		h.any.add(b.Deployers)
-		h.sends.add(b.Senders)
-		h.deployers.add(b.Deployers)
-	}
-	bi := 0
-	for _, h := range hours {
-		for ; bi < len(blocks) && chainmetrics.Hour.Start(blocks[bi].Time) == h.start; bi++ {
-			st.Txs += int64(blocks[bi].Txs)
-			st.contracts += int64(blocks[bi].Contracts)
-			st.LastTS = blocks[bi].Time
-		}
-		newAddrs, err := insertSeen(ctx, tx, key, kindAddress, h.any.list)
-		if err != nil {
-			return err
-		}
-		newDeployers, err := insertSeen(ctx, tx, key, kindDeployer, h.deployers.list)
-		if err != nil {
-			return err
-		}
-		st.Addresses += newAddrs
-		st.deployers += newDeployers
-		for _, p := range chainmetrics.Periods {
-			r := rollups[p][p.Start(h.start)]
-			for _, k := range []struct {
-				kind  string
-				addrs [][]byte
-				n     *int64
-			}{{kindAddress, h.any.list, &r.Addresses}, {kindSender, h.sends.list, &r.Senders}, {kindDeployer, h.deployers.list, &r.Deployers}} {
-				if len(k.addrs) == 0 {
-					continue
-				}
-				rows := make([][]any, len(k.addrs))
-				for i, a := range k.addrs {
-					rows[i] = []any{key, string(p), r.Start, k.kind, a}
-				}
-				n, err := tx.BulkInsert(ctx, "metric_active", metricActiveCols, rows, onConflictDoNothing)
-				if err != nil {
-					return err
-				}
-				*k.n += n
+		for _, l := range [][][]byte{b.Addresses, b.Senders, b.Deployers} {
+			for _, a := range l {
+				addrs[string(a)] = nil
 			}
+		}
+	}
+	if err := loadAddrs(ctx, tx, key, addrs); err != nil {
+		return err
+	}
+	see := func(a []byte, role int, ts int64) {
+		as := addrs[string(a)]
+		if as == nil {
+			as = &addrState{last: [3]int64{-1, -1, -1}}
+			addrs[string(a)] = as
+		}
+		// The hour is enough to tell every period, and an address seen
+		// again within it leaves its row as it is.
+		hour := chainmetrics.Hour.Start(ts)
+		last := as.last[role]
+		if last == hour {
+			return
+		}
+		as.last[role], as.dirty = hour, true
+		switch {
+		case last >= 0:
+		case role == roleAny:
+			st.Addresses++
+		case role == roleDeployer:
+			st.deployers++
+		}
+		for _, p := range chainmetrics.Periods {
+			s := p.Start(hour)
+			if last >= 0 && p.Start(last) == s {
+				continue
+			}
+			r := rollups[p][s]
+			switch role {
+			case roleAny:
+				r.Addresses++
+			case roleSender:
+				r.Senders++
+			case roleDeployer:
+				r.Deployers++
+			}
+		}
+	}
+	for _, b := range blocks {
+		for _, a := range b.Addresses {
+			see(a, roleAny, b.Time)
+		}
+		for _, a := range b.Senders {
+			see(a, roleAny, b.Time)
+			see(a, roleSender, b.Time)
+		}
+		for _, a := range b.Deployers {
+			see(a, roleAny, b.Time)
+			see(a, roleDeployer, b.Time)
+		}
+		st.Txs += int64(b.Txs)
+		st.contracts += int64(b.Contracts)
+		st.LastTS = b.Time
+		// The totals after a block are the cumulative counts of the
+		// periods it lies in (their last block's win).
+		for _, p := range chainmetrics.Periods {
+			r := rollups[p][p.Start(b.Time)]
 			r.CumTxs, r.CumAddresses, r.CumContracts, r.CumDeployers = st.Txs, st.Addresses, st.contracts, st.deployers
 		}
+	}
+	var addrRows [][]any
+	for a, as := range addrs {
+		if as != nil && as.dirty {
+			addrRows = append(addrRows, []any{[]byte(a), key, as.last[roleAny], as.last[roleSender], as.last[roleDeployer]})
+		}
+	}
+	if _, err := tx.BulkInsert(ctx, "metric_addresses", metricAddrColumns, addrRows, metricAddrUpsert); err != nil {
+		return err
 	}
 
 	var rows [][]any
@@ -290,19 +336,6 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 	}
 	_, err := tx.BulkInsert(ctx, "metric_rollups", rollupColumns, rows, rollupUpsert)
 	return err
-}
-
-// insertSeen records addrs as seen on the chain and returns how many were
-// new.
-func insertSeen(ctx context.Context, tx *database.DB, key, kind string, addrs [][]byte) (int64, error) {
-	if len(addrs) == 0 {
-		return 0, nil
-	}
-	rows := make([][]any, len(addrs))
-	for i, a := range addrs {
-		rows[i] = []any{key, kind, a}
-	}
-	return tx.BulkInsert(ctx, "metric_seen", metricSeenColumns, rows, onConflictDoNothing)
 }
 
 const rollupSelect = `SELECT start, blocks, txs, gas_used, gas_price_sum, gas_price_max, fees, max_tps, max_gps,

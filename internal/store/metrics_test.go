@@ -56,10 +56,10 @@ func dumpMetrics(t *testing.T, s *sqlStore) string {
 		}
 	}
 	var n int64
-	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM metric_active").Scan(&n); err != nil {
+	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM metric_addresses").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	return out + fmt.Sprint("active rows ", n)
+	return out + fmt.Sprint("address rows ", n)
 }
 
 // The rollups of blocks whose values are worked out by hand: the first day
@@ -172,7 +172,7 @@ func TestMetricsRollup(t *testing.T) {
 		if got := dumpMetrics(t, one); got != before {
 			t.Errorf("block by block:\n%s\nwant\n%s", got, before)
 		}
-		for _, table := range []string{"metric_chains", "metric_rollups", "metric_active", "metric_seen"} {
+		for _, table := range []string{"metric_chains", "metric_rollups", "metric_addresses"} {
 			if _, err := one.db.Exec(ctx, "DELETE FROM "+table); err != nil {
 				t.Fatal(err)
 			}

@@ -35,7 +35,7 @@ CREATE TABLE metric_rollups (
     first_ts      BIGINT           NOT NULL, -- the period's first block
     last_ts       BIGINT           NOT NULL, -- the period's last block
     prev_ts       BIGINT           NOT NULL, -- the block before the period's first; 0 for the genesis
-    addresses     BIGINT           NOT NULL, -- distinct, exact (metric_active)
+    addresses     BIGINT           NOT NULL, -- distinct, exact (metric_addresses)
     senders       BIGINT           NOT NULL,
     contracts     BIGINT           NOT NULL,
     deployers     BIGINT           NOT NULL,
@@ -46,22 +46,19 @@ CREATE TABLE metric_rollups (
     PRIMARY KEY (chain_key, period, start)
 );
 
--- The addresses seen in each period, which keep its distinct counts exact
--- as blocks arrive: kind 'a' any address, 's' a sender, 'd' a deployer.
-CREATE TABLE metric_active (
-    chain_key TEXT   NOT NULL,
-    period    TEXT   NOT NULL,
-    start     BIGINT NOT NULL,
-    kind      TEXT   NOT NULL,
-    address   BYTEA  NOT NULL,
-    PRIMARY KEY (chain_key, period, start, kind, address)
-);
-
--- The addresses ever seen on a chain (kind 'a' or 'd'), for the
--- cumulative counts.
-CREATE TABLE metric_seen (
-    chain_key TEXT  NOT NULL,
-    kind      TEXT  NOT NULL,
-    address   BYTEA NOT NULL,
-    PRIMARY KEY (chain_key, kind, address)
+-- Every address a chain's blocks touched, with the start of the hour it
+-- was last seen in as any address, as a sender and as a contract deployer
+-- (-1: never). A
+-- chain's blocks come in time order, so an address is new to a period
+-- exactly when it was last seen (in that role) before the period: the
+-- distinct counts stay exact with one row per address, and a first
+-- sighting is one more for the cumulative counts.
+CREATE TABLE metric_addresses (
+    address       BYTEA  NOT NULL,
+    chain_key     TEXT   NOT NULL,
+    last_seen     BIGINT NOT NULL,
+    last_sent     BIGINT NOT NULL,
+    last_deployed BIGINT NOT NULL,
+    -- The address first: a batch looks its addresses up by a list of them.
+    PRIMARY KEY (address, chain_key)
 );
