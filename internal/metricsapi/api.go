@@ -43,9 +43,10 @@ type Deps struct {
 	Network *internal.Network
 	// TokenKey signs page tokens; at least 32 bytes.
 	TokenKey []byte
-	// EVMChains are the indexed EVM chains (empty until the EVM chains are
-	// indexed); their metrics are keyed by store.EVMMetricKey.
-	EVMChains []EVMChain
+	// EVMChains returns the indexed EVM chains, asked on each request (the
+	// registry learns chains as it runs); nil for none. Their metrics are
+	// keyed by store.EVMMetricKey.
+	EVMChains func() []EVMChain
 	// Now is the clock (time.Now when nil): the series run to its day, and
 	// page tokens expire by it.
 	Now func() time.Time
@@ -56,7 +57,7 @@ type API struct {
 	store   Source
 	network *internal.Network
 	tokens  *tokens
-	evm     []EVMChain
+	evm     func() []EVMChain
 	now     func() time.Time
 }
 
@@ -73,7 +74,11 @@ func New(d Deps) (*API, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &API{store: d.Store, network: d.Network, tokens: t, evm: d.EVMChains, now: now}, nil
+	evm := d.EVMChains
+	if evm == nil {
+		evm = func() []EVMChain { return nil }
+	}
+	return &API{store: d.Store, network: d.Network, tokens: t, evm: evm, now: now}, nil
 }
 
 // Route is one pattern of http.ServeMux and its handler.
@@ -138,6 +143,7 @@ func (a *API) chains(ctx context.Context, name, param string) ([]store.MetricCha
 		return all, nil
 	}
 	key := ""
+	evm := a.evm()
 	switch name {
 	case a.network.PChainID.String():
 		key = store.PMetricKey
@@ -147,14 +153,14 @@ func (a *API) chains(ctx context.Context, name, param string) ([]store.MetricCha
 		if id, err := strconv.ParseUint(name, 10, 64); err == nil {
 			key = store.EVMMetricKey(id)
 		}
-		for _, c := range a.evm {
+		for _, c := range evm {
 			if c.BlockchainID.String() == name {
 				key = store.EVMMetricKey(c.EVMChainID)
 			}
 		}
 	}
 	known := key == store.PMetricKey || key == store.XMetricKey
-	for _, c := range a.evm {
+	for _, c := range evm {
 		known = known || key == store.EVMMetricKey(c.EVMChainID)
 	}
 	for _, c := range all {

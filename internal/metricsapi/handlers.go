@@ -227,7 +227,7 @@ func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
 	}
 	res := ListChainsResponse{Chains: []Chain{}}
 	if network == "" || (network == "mainnet") == (a.networkName() == "mainnet") {
-		for _, c := range a.evm {
+		for _, c := range a.evm() {
 			res.Chains = append(res.Chains, a.wireChain(c))
 		}
 	}
@@ -241,7 +241,7 @@ func (a *API) getChain(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := r.PathValue("chainId")
-	for _, c := range a.evm {
+	for _, c := range a.evm() {
 		if strconv.FormatUint(c.EVMChainID, 10) == id || c.BlockchainID.String() == id {
 			writeJSON(w, http.StatusOK, a.wireChain(c))
 			return nil

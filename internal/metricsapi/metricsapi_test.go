@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,8 +17,10 @@ import (
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm/block"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -316,3 +319,88 @@ func TestErrors(t *testing.T) {
 }
 
 func jsonDecode(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// An EVM chain of the registry: listed by /v2/chains, its metrics asked by
+// EVM chain id or by blockchain id, with gas values worked out by hand.
+func TestEVMChain(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		f := newFixture(t, dsn)
+		st, err := store.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		// Block 0 (the genesis) and blocks 1 and 2 on the 12th, 10 s apart:
+		// 2 txs of 21,000 gas at 25 and 35 gwei, then 1 of 50,000 at 30.
+		from, to := common.Address{1}, common.Address{2}
+		var blocks []*evm.Block
+		for n, txs := range [][]internal.EVMTx{nil,
+			{{From: from, To: &to, GasUsed: 21_000, GasPrice: big.NewInt(25e9)}, {From: to, To: &from, GasUsed: 21_000, GasPrice: big.NewInt(35e9)}},
+			{{From: from, GasUsed: 50_000, GasPrice: big.NewInt(30e9)}},
+		} {
+			b := &evm.Block{EVMBlock: internal.EVMBlock{Number: uint64(n), Hash: common.Hash{byte(n + 1)},
+				Timestamp: utc(12, 8, 0, 10*n), TxCount: len(txs)}, Traced: true}
+			if n > 0 {
+				b.ParentHash = blocks[n-1].Hash
+			}
+			for i := range txs {
+				txs[i].Hash, txs[i].BlockNumber, txs[i].BlockHash, txs[i].Index, txs[i].Value = common.Hash{byte(n), byte(i), 1}, uint64(n), b.Hash, uint32(i), new(big.Int)
+				b.GasUsed += txs[i].GasUsed
+			}
+			b.Txs = txs
+			blocks = append(blocks, b)
+		}
+		if err := st.ApplyEVMBlocks(context.Background(), 43112, blocks); err != nil {
+			t.Fatal(err)
+		}
+		cchain := ids.ID{'c'}
+		a, err := New(Deps{Store: st, Network: testNetwork, TokenKey: make([]byte, 32), Now: func() time.Time { return f.now },
+			EVMChains: func() []EVMChain {
+				return []EVMChain{{EVMChainID: 43112, Name: "C-Chain", BlockchainID: cchain, SubnetID: constants.PrimaryNetworkID}}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mux := http.NewServeMux()
+		for _, r := range a.Routes() {
+			mux.Handle(r.Pattern, r.Handler)
+		}
+		f.h = mux
+
+		var chains ListChainsResponse
+		f.get("/v2/chains", 200, &chains)
+		want := Chain{EVMChainID: 43112, ChainName: "C-Chain", BlockchainID: cchain.String(), SubnetID: constants.PrimaryNetworkID.String(), Network: "testnet"}
+		if len(chains.Chains) != 1 || chains.Chains[0] != want {
+			t.Errorf("chains %+v, want %+v", chains.Chains, want)
+		}
+		var one Chain
+		f.get("/v2/chains/43112", 200, &one)
+		if one != want {
+			t.Errorf("chain %+v", one)
+		}
+		day12 := fmt.Sprintf("?startTimestamp=%d&endTimestamp=%d", day(12), day(12))
+		for _, c := range []struct {
+			path string
+			want float64
+		}{
+			{"/v2/chains/43112/metrics/gasUsed" + day12, 92_000},
+			{"/v2/chains/" + cchain.String() + "/metrics/gasUsed" + day12, 92_000},
+			{"/v2/chains/43112/metrics/avgGasPrice" + day12, 30e9},
+			{"/v2/chains/43112/metrics/maxGasPrice" + day12, 35e9},
+			{"/v2/chains/43112/metrics/feesPaid" + day12, 21_000*25e9 + 21_000*35e9 + 50_000*30e9},
+			// 92,000 gas over the 10 s from the first block to the last.
+			{"/v2/chains/43112/metrics/avgGps" + day12, 9_200},
+			{"/v2/chains/43112/metrics/maxGps" + day12, 42_000},
+			{"/v2/chains/43112/metrics/activeSenders" + day12, 2},
+			{"/v2/chains/43112/metrics/activeAddresses" + day12, 2},
+			// The total adds the P-chain's 5 txs of the 12th.
+			{"/v2/chains/total/metrics/txCount" + day12, 8},
+		} {
+			var res MetricsResponse
+			f.get(c.path, 200, &res)
+			if len(res.Results) != 1 || res.Results[0].Value != c.want {
+				t.Errorf("%s: %+v, want %v", c.path, res.Results, c.want)
+			}
+		}
+	})
+}

@@ -210,7 +210,10 @@ func surfaces(st store.Store, client *node.Client, network *internal.Network, cf
 	for _, r := range dataAPI.Routes() {
 		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
 	}
-	// The EVM chains join EVMChains when they are indexed.
+	// HOOK (EVM chain registry, branch evm-api): set EVMChains to a
+	// function mapping the registry's chains (evmchains.Registry.List) to
+	// metricsapi.EVMChain, so that /v2/chains lists them and their
+	// blockchain ids resolve; their metrics are rolled up already.
 	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey})
 	if err != nil {
 		return nil, nil, nil, err

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -316,6 +317,8 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 			addrRows = append(addrRows, []any{[]byte(a), key, as.last[roleAny], as.last[roleSender], as.last[roleDeployer]})
 		}
 	}
+	// In key order, the index pages an upsert touches follow each other.
+	slices.SortFunc(addrRows, func(x, y []any) int { return bytes.Compare(x[0].([]byte), y[0].([]byte)) })
 	if _, err := tx.BulkInsert(ctx, "metric_addresses", metricAddrColumns, addrRows, metricAddrUpsert); err != nil {
 		return err
 	}
