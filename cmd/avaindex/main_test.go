@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math/big"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,8 +19,12 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/evm"
+	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -69,9 +74,9 @@ func buildBinary(t *testing.T) string {
 }
 
 // TestKillDuringIngestion SIGKILLs `avaindex serve` at several points while
-// it indexes the P-chain, one block per transaction, restarts it each time,
-// and checks that the store ends with every block exactly as the node has
-// it: nothing lost, nothing doubled.
+// it indexes the P-chain and the C-chain's EVM blocks, one block per
+// transaction, restarts it each time, and checks that the store ends with
+// every block exactly as the node has it: nothing lost, nothing doubled.
 func TestKillDuringIngestion(t *testing.T) {
 	n := testnet.Get(t)
 	ctx := context.Background()
@@ -84,6 +89,17 @@ func TestKillDuringIngestion(t *testing.T) {
 		}
 	}
 	tip, err := pc.GetHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// And the C-chain, with balances to keep.
+	for i := 0; i < 20; i++ {
+		if _, err := n.SendEVM(ctx, common.BigToAddress(big.NewInt(int64(0xa000+i%5))), big.NewInt(int64(1e15+i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evmc := node.NewEVM(n.EthRPCURL())
+	cTip, err := evmc.BlockNumber(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +140,14 @@ func TestKillDuringIngestion(t *testing.T) {
 
 		midway := 0
 		for round := 1; round <= 4; round++ {
-			target := tip * uint64(round) / 5
+			target, cTarget := tip*uint64(round)/5, cTip*uint64(round)/5
 			cmd := start()
 			deadline := time.Now().Add(time.Minute)
 			for {
-				if h, ok := cursor(); ok && h >= target {
+				// Whichever chain gets there first: the EVM follower may
+				// start after the P-chain's is done, or before.
+				c, cok, _ := st.Cursor(ctx, store.EVMCursor(n.EVMChainID))
+				if h, ok := cursor(); (ok && h >= target) || (cok && c >= cTarget) {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -141,8 +160,9 @@ func TestKillDuringIngestion(t *testing.T) {
 			}
 			_ = cmd.Wait()
 			h, _ := cursor()
-			t.Logf("round %d: killed at cursor %d of %d", round, h, tip)
-			if h < tip {
+			c, _, _ := st.Cursor(ctx, store.EVMCursor(n.EVMChainID))
+			t.Logf("round %d: killed at cursor %d of %d, C-chain EVM %d of %d", round, h, tip, c, cTip)
+			if h < tip || c < cTip {
 				midway++
 			}
 		}
@@ -162,7 +182,8 @@ func TestKillDuringIngestion(t *testing.T) {
 			if err == nil {
 				resp.Body.Close()
 			}
-			if h, ok := cursor(); err == nil && ok && h >= tip {
+			c, _, cerr := st.Cursor(ctx, store.EVMCursor(n.EVMChainID))
+			if h, ok := cursor(); err == nil && ok && h >= tip && cerr == nil && c >= cTip {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -203,7 +224,44 @@ func TestKillDuringIngestion(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%d kills landed during ingestion; %d blocks intact", midway, tip+1)
+		// The C-chain's EVM blocks too: every block, tx and balance once.
+		db, err := database.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		txs := 0
+		for h := uint64(0); h <= cTip; h++ {
+			r, err := evmc.Block(ctx, h, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := evm.Decode(&evm.Config{}, evm.Input{Block: r.Block, Receipts: r.Receipts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := st.EVMBlockHash(ctx, n.EVMChainID, h); err != nil || got != want.Hash {
+				t.Fatalf("EVM block %d: stored %s, %v; the node has %s", h, got, err, want.Hash)
+			}
+			txs += len(want.Txs)
+			bal, err := evmc.Balances(ctx, []common.Address{n.EthAddr}, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok, err := st.EVMNativeBalance(ctx, n.EVMChainID, n.EthAddr, h); err != nil || !ok || got.Cmp(bal[n.EthAddr]) != 0 {
+				t.Fatalf("EVM block %d: balance %v, %t, %v; the node says %s", h, got, ok, err, bal[n.EthAddr])
+			}
+		}
+		for table, want := range map[string]int{"evm_blocks": int(cTip) + 1, "evm_txs": txs} {
+			var got int
+			if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM "+table+" WHERE chain_id = ?", int64(n.EVMChainID)).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%s: %d rows, the node has %d", table, got, want)
+			}
+		}
+		t.Logf("%d kills landed during ingestion; %d P-chain blocks and %d EVM blocks intact", midway, tip+1, cTip+1)
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/upgrade"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/utxo"
@@ -42,6 +43,19 @@ type AtomicTx struct {
 	// Imported are the UTXOs an ImportTx takes from its source chain's
 	// shared memory.
 	Imported []utxo.Input
+	// EVM is what the tx does to EVM accounts, in the asset's units
+	// (nAVAX for AVAX): an ImportTx's outputs credit them, an ExportTx's
+	// inputs debit them. coreth applies it after the block's EVM txs.
+	EVM []EVMChange
+}
+
+// EVMChange is an atomic tx's change to one EVM account's balance of one
+// asset.
+type EVMChange struct {
+	Address common.Address
+	AssetID ids.ID
+	Amount  uint64
+	Debit   bool
 }
 
 // AtomicTxs parses the extra data of a C-chain block of the network with id
@@ -91,11 +105,17 @@ func NewAtomicTx(tx *atomic.Tx) (*AtomicTx, error) {
 			e.PeerChain = u.DestinationChain
 			a.Exported = append(a.Exported, e)
 		}
+		for _, in := range u.Ins {
+			a.EVM = append(a.EVM, EVMChange{Address: in.Address, AssetID: in.AssetID, Amount: in.Amount, Debit: true})
+		}
 	case *atomic.UnsignedImportTx:
 		a.Type = "ImportTx"
 		var err error
 		if a.Imported, err = utxo.AppendInputs(nil, u.ImportedInputs, u.SourceChain); err != nil {
 			return nil, fmt.Errorf("C-chain import %s: %w", txID, err)
+		}
+		for _, out := range u.Outs {
+			a.EVM = append(a.EVM, EVMChange{Address: out.Address, AssetID: out.AssetID, Amount: out.Amount})
 		}
 	default:
 		return nil, fmt.Errorf("atomic tx %s has unknown type %T", txID, tx.UnsignedAtomicTx)

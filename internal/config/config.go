@@ -43,6 +43,9 @@ type Config struct {
 	// IngestBatchSize is how many blocks the indexer commits per database
 	// transaction.
 	IngestBatchSize int
+	// TeleporterAddress is the TeleporterMessenger's address on the EVM
+	// chains; empty is the canonical one.
+	TeleporterAddress string
 	// Rewards overrides the primary network's staking reward configuration,
 	// for a node that runs with avalanchego's --stake-* reward flags.
 	Rewards RewardOverrides
@@ -96,6 +99,7 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.GenesisFile, "genesis-file", "", "genesis file of a custom network (the node's --genesis-file)")
 	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 256, "blocks committed per database transaction while indexing")
+	fs.StringVar(&c.TeleporterAddress, "teleporter-address", "", "the TeleporterMessenger's address on the EVM chains (default the canonical 0x253b2784c75e510dD0fF1da844684a1aC0aa5fcf)")
 	// The node's own flag names: copy them from the node's configuration.
 	fs.Uint64Var(&c.Rewards.MaxConsumptionRate, "stake-max-consumption-rate", 0, "the node's --stake-max-consumption-rate, if it sets one")
 	fs.Uint64Var(&c.Rewards.MinConsumptionRate, "stake-min-consumption-rate", 0, "the node's --stake-min-consumption-rate, if it sets one")

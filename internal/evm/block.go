@@ -41,6 +41,25 @@ type Block struct {
 	// tracers (and, for block 0, from a known genesis): the block's
 	// balances are exact.
 	Traced bool
+	// Unresolved are addresses whose balance after the block the traces do
+	// not tell (a contract that self-destructed to itself): the follower
+	// asks the node (Resolve).
+	Unresolved []common.Address
+
+	// candidates are the indexes in Logs of possible token transfers.
+	candidates []int
+}
+
+// Resolve sets the balances after the block of the Unresolved addresses,
+// as the node answered them.
+func (b *Block) Resolve(balances map[common.Address]*big.Int) {
+	for _, a := range b.Unresolved {
+		if v, ok := balances[a]; ok {
+			b.Balances = append(b.Balances, BalanceChange{Address: a, Balance: v})
+		}
+	}
+	b.Unresolved = nil
+	sortBalances(b.Balances)
 }
 
 // Log is one log of a block's receipts.

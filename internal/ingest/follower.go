@@ -9,14 +9,15 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
 // follower is how one linear chain is followed: B is the chain's decoded
 // block type.
 type follower[B any] struct {
-	chain internal.Chain
+	// key is the chain's cursor; name names the chain in logs and errors.
+	key  store.CursorKey
+	name string
 	// tip returns the node's last accepted height.
 	tip func(ctx context.Context) (uint64, error)
 	// fetch fetches and decodes the accepted block at height.
@@ -78,7 +79,7 @@ func (ix *Indexer) loop(ctx context.Context, what string, step func(context.Cont
 // reports whether it was already caught up.
 func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bool, err error) {
 	next := uint64(0)
-	cur, ok, err := ix.store.Cursor(ctx, store.ChainCursor(f.chain))
+	cur, ok, err := ix.store.Cursor(ctx, f.key)
 	if err != nil {
 		return false, err
 	}
@@ -90,7 +91,7 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 		return false, err
 	}
 	if ok {
-		ix.setHeights(store.ChainCursor(f.chain), cur, tip)
+		ix.setHeights(f.key, cur, tip)
 	}
 	if next > tip {
 		return true, nil
@@ -98,32 +99,54 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 	var parent ids.ID
 	if ok {
 		if parent, err = f.storedID(ctx, cur); err != nil {
-			return false, fmt.Errorf("reading the last indexed %s-chain block: %w", f.chain, err)
+			return false, fmt.Errorf("reading the last indexed %s block: %w", f.name, err)
 		}
 	}
+	// The next batch is fetched (and decoded) while one is applied, so
+	// the node, the decoding and the store work at once.
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type fetched struct {
+		blocks []B
+		err    error
+	}
+	prefetch := func(from, to uint64) <-chan fetched {
+		ch := make(chan fetched, 1)
+		go func() {
+			blocks, err := fetchRange(fctx, ix.opts.Fetchers, from, to, f.fetch)
+			ch <- fetched{blocks, err}
+		}()
+		return ch
+	}
+	batchEnd := func(from uint64) uint64 { return min(tip, from+uint64(ix.opts.BatchSize)-1) }
+	pending := prefetch(next, batchEnd(next))
 	progressAt, progressFrom := time.Now(), next
 	for next <= tip {
-		end := min(tip, next+uint64(ix.opts.BatchSize)-1)
-		blocks, err := fetchRange(ctx, ix.opts.Fetchers, next, end, f.fetch)
-		if err != nil {
-			return false, err
+		end := batchEnd(next)
+		got := <-pending
+		if got.err != nil {
+			return false, got.err
 		}
+		if end < tip {
+			pending = prefetch(end+1, batchEnd(end+1))
+		}
+		blocks := got.blocks
 		for i, b := range blocks {
 			id, p := f.link(b)
 			if h := next + uint64(i); h > 0 && p != parent {
-				return false, fmt.Errorf("%s-chain block %s at height %d has parent %s, but the block at height %d is %s",
-					f.chain, id, h, p, h-1, parent)
+				return false, fmt.Errorf("%s block %s at height %d has parent %s, but the block at height %d is %s",
+					f.name, id, h, p, h-1, parent)
 			}
 			parent = id
 		}
 		if err := f.apply(ctx, blocks); err != nil {
-			return false, fmt.Errorf("storing %s-chain blocks %d-%d: %w", f.chain, next, end, err)
+			return false, fmt.Errorf("storing %s blocks %d-%d: %w", f.name, next, end, err)
 		}
-		ix.setHeights(store.ChainCursor(f.chain), end, tip)
+		ix.setHeights(f.key, end, tip)
 		next = end + 1
 		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
 			rate := float64(next-progressFrom) / since.Seconds()
-			ix.log.Info("indexing", "chain", f.chain, "height", end, "tip", tip, "blocksPerSecond", int(rate))
+			ix.log.Info("indexing", "chain", f.name, "height", end, "tip", tip, "blocksPerSecond", int(rate))
 			progressAt, progressFrom = time.Now(), next
 		}
 	}

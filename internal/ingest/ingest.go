@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
@@ -33,6 +34,13 @@ type Options struct {
 	Fetchers int
 	// ProgressEvery is the interval of progress log lines while catching up.
 	ProgressEvery time.Duration
+	// EVMChains are the EVM chains followed besides the primary network's
+	// three (the C-chain's EVM blocks among them), each through its own
+	// RPC URL.
+	EVMChains []internal.EVMChain
+	// Teleporter is the TeleporterMessenger's address on the EVM chains;
+	// zero is the canonical one (evm.DefaultTeleporter).
+	Teleporter common.Address
 }
 
 func (o *Options) defaults() {
@@ -51,7 +59,8 @@ func (o *Options) defaults() {
 }
 
 // Indexer follows every chain of one node (P, X and C, and the X-chain's
-// pre-Cortina DAG) and mirrors its container indexes.
+// pre-Cortina DAG), mirrors its container indexes, and follows the EVM
+// chains of Options.EVMChains (evm.go).
 type Indexer struct {
 	node    *node.Client
 	network *internal.Network
@@ -75,6 +84,10 @@ type Status struct {
 	Running bool              `json:"running"`
 	Heights map[string]uint64 `json:"heights,omitempty"`
 	Tips    map[string]uint64 `json:"tips,omitempty"`
+	// Tracers says, for each EVM chain followed (by cursor key), whether
+	// its node traces blocks: without, its internal txs and native
+	// balances are not indexed.
+	Tracers map[string]bool `json:"tracers,omitempty"`
 	// LastError lists the loops whose last step failed, and why.
 	LastError string `json:"lastError,omitempty"`
 }
@@ -83,7 +96,7 @@ type Status struct {
 func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Logger, opts Options) *Indexer {
 	opts.defaults()
 	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
-		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}},
+		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}, Tracers: map[string]bool{}},
 		errors: map[string]string{}}
 }
 
@@ -95,6 +108,7 @@ func (ix *Indexer) Status() Status {
 	s.Running = ix.running.Load()
 	s.Heights = cloneMap(s.Heights)
 	s.Tips = cloneMap(s.Tips)
+	s.Tracers = cloneMap(s.Tracers)
 	var errs []string
 	for what, e := range ix.errors {
 		errs = append(errs, what+": "+e)
@@ -104,8 +118,8 @@ func (ix *Indexer) Status() Status {
 	return s
 }
 
-func cloneMap(m map[string]uint64) map[string]uint64 {
-	out := make(map[string]uint64, len(m))
+func cloneMap[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
 	for k, v := range m {
 		out[k] = v
 	}
@@ -138,6 +152,10 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
 		// The X-chain's pre-Cortina txs, from the mirrored X/tx index.
 		"X-chain DAG": ix.stepXDAG,
+	}
+	for _, c := range ix.opts.EVMChains {
+		f := ix.newEVMFollower(c)
+		steps[f.name] = f.step
 	}
 	var wg sync.WaitGroup
 	for what, step := range steps {

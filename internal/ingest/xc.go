@@ -25,8 +25,9 @@ func (ix *Indexer) xGenesis() (*xchain.Genesis, error) {
 
 func (ix *Indexer) xFollower(g *xchain.Genesis) follower[*xchain.Block] {
 	return follower[*xchain.Block]{
-		chain: internal.XChain,
-		tip:   ix.node.XHeight,
+		key:  store.ChainCursor(internal.XChain),
+		name: "X-chain",
+		tip:  ix.node.XHeight,
 		fetch: func(ctx context.Context, h uint64) (*xchain.Block, error) {
 			b, err := ix.node.XBlockByHeight(ctx, h)
 			if err != nil {
@@ -49,8 +50,9 @@ func (ix *Indexer) xFollower(g *xchain.Genesis) follower[*xchain.Block] {
 // cFollower reads every C-chain block and keeps its atomic txs.
 func (ix *Indexer) cFollower() follower[*cchain.Block] {
 	return follower[*cchain.Block]{
-		chain: internal.CChain,
-		tip:   ix.node.CHeight,
+		key:  store.ChainCursor(internal.CChain),
+		name: "C-chain",
+		tip:  ix.node.CHeight,
 		fetch: func(ctx context.Context, h uint64) (*cchain.Block, error) {
 			hdr, err := ix.node.CBlockByNumber(ctx, h)
 			if err != nil {
@@ -71,8 +73,9 @@ func (ix *Indexer) cFollower() follower[*cchain.Block] {
 
 func (ix *Indexer) pFollower() follower[*pchain.Block] {
 	return follower[*pchain.Block]{
-		chain: internal.PChain,
-		tip:   ix.node.PHeight,
+		key:  store.ChainCursor(internal.PChain),
+		name: "P-chain",
+		tip:  ix.node.PHeight,
 		fetch: func(ctx context.Context, h uint64) (*pchain.Block, error) {
 			b, err := ix.node.PBlockByHeight(ctx, h)
 			if err != nil {

@@ -30,6 +30,10 @@ var (
 		Name: "avaindex_indexed_height",
 		Help: "Last block height committed to the store, by chain.",
 	}, []string{"chain"})
+	evmTracer = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "avaindex_evm_tracer_enabled",
+		Help: "1 when the node traces the EVM chain's blocks (internal txs and native balances indexed), by chain cursor.",
+	}, []string{"chain"})
 	upstreamCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "avaindex_upstream_rpc_calls_total",
 		Help: "JSON-RPC calls made to the upstream avalanchego node, by method.",
@@ -47,7 +51,7 @@ var (
 
 func init() {
 	registry.MustRegister(
-		httpRequests, httpLatency, indexedHeight,
+		httpRequests, httpLatency, indexedHeight, evmTracer,
 		upstreamCalls, upstreamErrors, upstreamLatency,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -72,6 +76,16 @@ func ObserveRequest(route string, status int, start time.Time) {
 // SetIndexedHeight records the last height committed for chain.
 func SetIndexedHeight(chain string, height uint64) {
 	indexedHeight.WithLabelValues(chain).Set(float64(height))
+}
+
+// SetEVMTracer records whether the node traces the EVM chain followed
+// under the cursor key chain.
+func SetEVMTracer(chain string, on bool) {
+	v := 0.0
+	if on {
+		v = 1
+	}
+	evmTracer.WithLabelValues(chain).Set(v)
 }
 
 // ObserveUpstream records one call to the upstream node.

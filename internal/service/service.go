@@ -14,12 +14,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
@@ -89,7 +91,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	stopSurfaces := func() {}
 	defer func() { stopSurfaces() }()
 	if known != nil {
-		h, ix, stop, err := surfaces(st, client, known, cfg, tokenKey, log)
+		h, ix, stop, err := surfaces(ctx, st, client, known, cfg, tokenKey, log)
 		if err != nil {
 			return err
 		}
@@ -130,7 +132,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 			return err
 		}
 		if indexer == nil {
-			h, ix, stop, err := surfaces(st, client, network, cfg, tokenKey, log)
+			h, ix, stop, err := surfaces(ctx, st, client, network, cfg, tokenKey, log)
 			if err != nil {
 				return err
 			}
@@ -171,7 +173,7 @@ func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Lo
 // surfaces returns the handler of every surface of network and the
 // indexer it reports on (not yet running), and what stops the signature
 // aggregator's peer.
-func surfaces(st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, log *slog.Logger) (_ http.Handler, _ *ingest.Indexer, stop func(), err error) {
+func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, log *slog.Logger) (_ http.Handler, _ *ingest.Indexer, stop func(), err error) {
 	formatter, err := pchain.NewFormatter(network.ID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -222,8 +224,45 @@ func surfaces(st store.Store, client *node.Client, network *internal.Network, cf
 		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
 	}
 
-	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval, BatchSize: cfg.IngestBatchSize})
+	var teleporter common.Address
+	if a := cfg.TeleporterAddress; a != "" {
+		if !common.IsHexAddress(a) {
+			return nil, nil, nil, fmt.Errorf("--teleporter-address %q is not an EVM address", a)
+		}
+		teleporter = common.HexToAddress(a)
+	}
+	evmChains := cChainEVM(ctx, st, client, network, log)
+	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
+		BatchSize: cfg.IngestBatchSize, EVMChains: evmChains, Teleporter: teleporter})
 	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes}), indexer, stop, nil
+}
+
+// cChainEVM returns the EVM chains the indexer follows: the network's
+// C-chain, whose EVM chain id is the node's eth_chainId, asked once and
+// kept in the store (so that a later start, which listens before it asks
+// the node anything, does not wait for it). Without either it returns
+// none, and says so.
+func cChainEVM(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, log *slog.Logger) []internal.EVMChain {
+	const key = "evm-chain-id:C"
+	rpc := client.URL() + "/ext/bc/C/rpc"
+	var id uint64
+	if v, ok, err := st.Setting(ctx, key); err == nil && ok {
+		id, _ = strconv.ParseUint(string(v), 10, 64)
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if got, err := node.NewEVM(rpc).ChainID(ctx); err == nil {
+			id = got
+			if err := st.PutSettingIfAbsent(ctx, key, []byte(strconv.FormatUint(id, 10))); err != nil {
+				log.Warn("remembering the C-chain's EVM chain id", "err", err)
+			}
+		}
+	}
+	if id == 0 {
+		log.Warn("the C-chain's EVM chain id is not known (the node does not answer eth_chainId): its EVM blocks are not followed until restart", "url", rpc)
+		return nil
+	}
+	return []internal.EVMChain{{ChainID: id, BlockchainID: network.CChainID, RPCURL: rpc, IsCChain: true}}
 }
 
 // storedNetwork returns the network the store indexed, nil if none yet. A

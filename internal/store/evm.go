@@ -47,7 +47,10 @@ type EVMReader interface {
 	// Teleporter message; NotFound when not indexed.
 	EVMTxDetails(ctx context.Context, chainID uint64, hash common.Hash) (*internal.EVMTxDetails, error)
 	// EVMContract returns a deployed contract; NotFound when the address
-	// is not a contract deployed on the indexed chain.
+	// is not a contract deployed on the indexed chain. A contract seen
+	// emitting transfers that no indexed block deployed (a genesis
+	// allocation) is returned too, described, with a zero TxHash and
+	// Deployer.
 	EVMContract(ctx context.Context, chainID uint64, addr common.Address) (*internal.EVMContract, error)
 	// EVMContractsByDeployer lists the contracts whose Deployer or
 	// DeployerContract is deployer.

@@ -48,9 +48,13 @@ func applyEVMTransfers(ctx context.Context, tx *database.DB, cid int64, blocks [
 }
 
 // transferSelect reads evm_transfers rows (alias t) with their block's
-// hash, in the order scanTransfer reads them.
-const transferSelect = `SELECT t.block_number, b.hash, t.timestamp, t.tx_hash, t.log_index, t.batch_index, t.token,
-	t.erc_type, t.operator, t.from_address, t.to_address, t.value, t.token_id`
+// hash, in the order scanTransfer reads them. The hash is a subquery, one
+// primary-key seek per row returned, so that no plan joins the blocks by
+// scanning them.
+const transferSelect = `SELECT t.block_number,
+	(SELECT b.hash FROM evm_blocks b WHERE b.chain_id = t.chain_id AND b.number = t.block_number),
+	t.timestamp, t.tx_hash, t.log_index, t.batch_index, t.token, t.erc_type, t.operator, t.from_address, t.to_address,
+	t.value, t.token_id`
 
 func scanTransfer(rows *sql.Rows) (internal.EVMTransfer, error) {
 	var (
@@ -74,7 +78,7 @@ func scanTransfer(rows *sql.Rows) (internal.EVMTransfer, error) {
 // txTransfers returns the transfers of the tx hash in block number.
 func txTransfers(ctx context.Context, db *database.DB, cid int64, number uint64, blockHash, hash common.Hash) ([]internal.EVMTransfer, error) {
 	var out []internal.EVMTransfer
-	err := db.RunQuery(ctx, transferSelect+` FROM evm_transfers t JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
+	err := db.RunQuery(ctx, transferSelect+` FROM evm_transfers t
 		WHERE t.chain_id = ? AND t.block_number = ? AND t.tx_hash = ? ORDER BY t.log_index, t.batch_index`, func(rows *sql.Rows) error {
 		t, err := scanTransfer(rows)
 		if err != nil {
@@ -125,14 +129,17 @@ func (s *sqlStore) EVMAddressTransfers(ctx context.Context, chainID uint64, addr
 	if limit <= 0 {
 		return nil, nil
 	}
+	// The page's keys first, from the address's range of the index alone
+	// (the LIMIT keeps the planners from joining before it), then their
+	// rows.
 	cond, args := transferRange("a", r, after)
-	q := transferSelect + ` FROM evm_address_transfers a
-		JOIN evm_transfers t ON t.chain_id = a.chain_id AND t.block_number = a.block_number
-			AND t.log_index = a.log_index AND t.batch_index = a.batch_index
-		JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
-		WHERE a.chain_id = ? AND a.address = ? AND a.erc_type = ?` + cond + `
-		ORDER BY a.block_number DESC, a.log_index DESC, a.batch_index DESC LIMIT ?`
-	return s.transfers(ctx, q, append(append([]any{cid, addr[:], code}, args...), limit)...)
+	q := transferSelect + ` FROM (SELECT a.block_number, a.log_index, a.batch_index FROM evm_address_transfers a
+			WHERE a.chain_id = ? AND a.address = ? AND a.erc_type = ?` + cond + `
+			ORDER BY a.block_number DESC, a.log_index DESC, a.batch_index DESC LIMIT ?) k
+		JOIN evm_transfers t ON t.chain_id = ? AND t.block_number = k.block_number AND t.log_index = k.log_index
+			AND t.batch_index = k.batch_index
+		ORDER BY k.block_number DESC, k.log_index DESC, k.batch_index DESC`
+	return s.transfers(ctx, q, append(append([]any{cid, addr[:], code}, args...), limit, cid)...)
 }
 
 func (s *sqlStore) EVMTokenTransfers(ctx context.Context, chainID uint64, token common.Address, r BlockRange, after *EVMTransferKey, limit int) (_ []internal.EVMTransfer, err error) {
@@ -145,8 +152,7 @@ func (s *sqlStore) EVMTokenTransfers(ctx context.Context, chainID uint64, token 
 		return nil, nil
 	}
 	cond, args := transferRange("t", r, after)
-	q := transferSelect + ` FROM evm_transfers t JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
-		WHERE t.chain_id = ? AND t.token = ?` + cond + `
+	q := transferSelect + ` FROM evm_transfers t WHERE t.chain_id = ? AND t.token = ?` + cond + `
 		ORDER BY t.block_number DESC, t.log_index DESC, t.batch_index DESC LIMIT ?`
 	return s.transfers(ctx, q, append(append([]any{cid, token[:]}, args...), limit)...)
 }
