@@ -3,13 +3,17 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/units"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -180,6 +184,96 @@ func TestMetricsOnLocalNetwork(t *testing.T) {
 		}
 		if len(paged) != len(all.Results) || sum != float64(counts[today]) {
 			t.Errorf("%d hours paged, %d on one page, summing to %v; want today's %d", len(paged), len(all.Results), sum, counts[today])
+		}
+	})
+}
+
+// TestMetricsCChainOnLocalNetwork sends EVM txs on the local network's
+// C-chain and checks that the Metrics API lists the C-chain and counts
+// today's EVM txs and gas as the node's blocks have them.
+func TestMetricsCChainOnLocalNetwork(t *testing.T) {
+	n := testnet.Get(t)
+	doc := openapitest.Metrics(t)
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := t.Context()
+		base := startService(t, n.URL, dsn)
+		for range 2 {
+			if _, err := n.SendEVM(ctx, common.Address{9}, big.NewInt(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var headHex string
+		if err := n.Call(ctx, "/ext/bc/C/rpc", "eth_blockNumber", []any{}, &headHex); err != nil {
+			t.Fatal(err)
+		}
+		head, err := strconv.ParseUint(strings.TrimPrefix(headHex, "0x"), 16, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hex := func(s string) float64 {
+			v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+			if err != nil {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return float64(v)
+		}
+		today := time.Now().UTC().Truncate(24 * time.Hour).Unix()
+		var txs, gas float64
+		for h := uint64(1); h <= head; h++ {
+			var b struct {
+				Timestamp    string   `json:"timestamp"`
+				GasUsed      string   `json:"gasUsed"`
+				Transactions []string `json:"transactions"`
+			}
+			if err := n.Call(ctx, "/ext/bc/C/rpc", "eth_getBlockByNumber", []any{fmt.Sprintf("0x%x", h), false}, &b); err != nil {
+				t.Fatal(err)
+			}
+			if int64(hex(b.Timestamp)) >= today {
+				txs += float64(len(b.Transactions))
+				gas += hex(b.GasUsed)
+			}
+		}
+		id := fmt.Sprint(n.EVMChainID)
+		// The C-chain's blocks are indexed after the P-chain's: wait for
+		// today's count to reach the node's.
+		deadline := time.Now().Add(2 * time.Minute)
+		var got legacySeries
+		for {
+			status, body, _ := get(t, base+"/v1/tx_count/"+id)
+			if status == http.StatusOK {
+				doc.ValidateResponse(t, "GET", "/v1/tx_count/"+id, status, body)
+				if err := json.Unmarshal(body, &got); err != nil {
+					t.Fatal(err)
+				}
+				if len(got.Results) > 0 && got.Results[0].Timestamp == today && got.Results[0].Value >= txs {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("today's C-chain tx_count did not reach the node's %v: %d %s", txs, status, body)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if got.Results[0].Value != txs {
+			t.Errorf("today's C-chain tx_count %v, the node's blocks have %v", got.Results[0].Value, txs)
+		}
+		if g := metricsGet(t, doc, base+"/v1/gas_used/"+id); g.Results[0].Value != gas {
+			t.Errorf("today's C-chain gas_used %v, the node's blocks have %v", g.Results[0].Value, gas)
+		}
+		status, body, _ := get(t, base+"/v2/chains")
+		doc.ValidateResponse(t, "GET", "/v2/chains", status, body)
+		var chains struct {
+			Chains []struct {
+				EVMChainID   uint64 `json:"evmChainId"`
+				ChainName    string `json:"chainName"`
+				BlockchainID string `json:"blockchainId"`
+			} `json:"chains"`
+		}
+		if err := json.Unmarshal(body, &chains); err != nil {
+			t.Fatal(err)
+		}
+		if status != 200 || len(chains.Chains) != 1 || chains.Chains[0].EVMChainID != n.EVMChainID || chains.Chains[0].ChainName != "c_chain" {
+			t.Errorf("/v2/chains: %d %s", status, body)
 		}
 	})
 }

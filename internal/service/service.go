@@ -212,18 +212,6 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	for _, r := range dataAPI.Routes() {
 		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
 	}
-	// HOOK (EVM chain registry, branch evm-api): set EVMChains to a
-	// function mapping the registry's chains (evmchains.Registry.List) to
-	// metricsapi.EVMChain, so that /v2/chains lists them and their
-	// blockchain ids resolve; their metrics are rolled up already.
-	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	for _, r := range metricsAPI.Routes() {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
-	}
-
 	var teleporter common.Address
 	if a := cfg.TeleporterAddress; a != "" {
 		if !common.IsHexAddress(a) {
@@ -232,9 +220,35 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		teleporter = common.HexToAddress(a)
 	}
 	evmChains := cChainEVM(ctx, st, client, network, log)
+	// The Metrics API serves the EVM chains the indexer follows. HOOK (the
+	// EVM chain registry, branch evm-api): map the registry's chains
+	// (evmchains.Registry.List) instead, so that chains it learns later and
+	// their names are listed too.
+	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey,
+		EVMChains: func() []metricsapi.EVMChain { return metricsEVMChains(evmChains) }})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, r := range metricsAPI.Routes() {
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
+	}
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
 		BatchSize: cfg.IngestBatchSize, EVMChains: evmChains, Teleporter: teleporter})
 	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes}), indexer, stop, nil
+}
+
+// metricsEVMChains are the followed EVM chains as the Metrics API lists
+// them; the C-chain is named as the hosted API names it.
+func metricsEVMChains(chains []internal.EVMChain) []metricsapi.EVMChain {
+	out := make([]metricsapi.EVMChain, 0, len(chains))
+	for _, c := range chains {
+		name := c.BlockchainID.String()
+		if c.IsCChain {
+			name = "c_chain"
+		}
+		out = append(out, metricsapi.EVMChain{EVMChainID: c.ChainID, Name: name, BlockchainID: c.BlockchainID, SubnetID: c.SubnetID})
+	}
+	return out
 }
 
 // cChainEVM returns the EVM chains the indexer follows: the network's
