@@ -13,6 +13,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/instrument"
+	"github.com/avaindex/avaindex/internal/metricsapi"
 )
 
 // rpcPeekBytes bounds what is read of a JSON-RPC request to find its
@@ -135,6 +136,15 @@ func canonicalMethod(m string) string {
 // dataAPIUnavailable answers with the Data API's 503 error body.
 func dataAPIUnavailable(reason string) http.Handler {
 	body := api.ErrorBody{Message: reason, StatusCode: http.StatusServiceUnavailable, Error: http.StatusText(http.StatusServiceUnavailable)}
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		api.WriteJSON(w, http.StatusServiceUnavailable, body)
+	})
+}
+
+// metricsAPIUnavailable answers with HTTP 503 in the Metrics API's error
+// body.
+func metricsAPIUnavailable(reason string) http.Handler {
+	body := metricsapi.NewErrorBody(http.StatusServiceUnavailable, reason)
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		api.WriteJSON(w, http.StatusServiceUnavailable, body)
 	})

@@ -44,7 +44,9 @@ type Deps struct {
 	Routes []Route
 	// Waiting, when set, says why the API surfaces cannot answer yet (the
 	// network is not known): /readyz answers 503 with it, and so does
-	// every request under /v1/ and /ext/, in its surface's error body.
+	// every request under /v1/, /v2/ and /ext/, in its surface's error
+	// body (the Metrics API's v1 series answer the Data API's, whose /v1/
+	// they share).
 	Waiting string
 }
 
@@ -70,6 +72,7 @@ func New(d Deps) http.Handler {
 	if d.Waiting != "" {
 		handle("/v1/", dataAPIUnavailable(d.Waiting))
 		handle("/ext/", nodeAPIUnavailable(d.Waiting))
+		handle("/v2/", metricsAPIUnavailable(d.Waiting))
 	}
 	handle("/", api.NotFoundHandler())
 	return mux

@@ -110,6 +110,7 @@ func TestWaiting(t *testing.T) {
 		{http.MethodGet, "/readyz", 503, `"reason":"` + reason + `"`},
 		{http.MethodGet, "/v1/networks/local/blockchains/p-chain/blocks", 503, `{"message":"` + reason + `","statusCode":503,"error":"Service Unavailable"}`},
 		{http.MethodPost, "/ext/bc/P", 503, `"error":{"code":-32000,"message":"` + reason + `"}`},
+		{http.MethodGet, "/v2/chains/total/metrics/txCount", 503, `{"message":["` + reason + `"],"statusCode":503,"error":"Service Unavailable"}`},
 		{http.MethodGet, "/elsewhere", 404, `"statusCode":404`},
 	} {
 		rec := httptest.NewRecorder()

@@ -26,6 +26,7 @@ import (
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/metricsapi"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/nodeapi"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -218,9 +219,32 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
 	}
 
+	// The Metrics API serves the EVM chains of the registry.
+	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey,
+		EVMChains: func() []metricsapi.EVMChain { return metricsEVMChains(chains.Chains()) }})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, r := range metricsAPI.Routes() {
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
+	}
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
 		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger)})
 	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes}), indexer, stop, nil
+}
+
+// metricsEVMChains are the followed EVM chains as the Metrics API lists
+// them; the C-chain is named as the hosted API names it.
+func metricsEVMChains(chains []internal.EVMChain) []metricsapi.EVMChain {
+	out := make([]metricsapi.EVMChain, 0, len(chains))
+	for _, c := range chains {
+		name := c.BlockchainID.String()
+		if c.IsCChain {
+			name = "c_chain"
+		}
+		out = append(out, metricsapi.EVMChain{EVMChainID: c.ChainID, Name: name, BlockchainID: c.BlockchainID, SubnetID: c.SubnetID})
+	}
+	return out
 }
 
 // storedNetwork returns the network the store indexed, nil if none yet. A

@@ -98,7 +98,7 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 		}
 		for _, apply := range []func(context.Context, *database.DB, int64, []*evm.Block) error{
 			applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts,
-			applyEVMBalances, applyTeleporter,
+			applyEVMBalances, applyTeleporter, applyEVMMetrics,
 		} {
 			if err := apply(ctx, tx, cid, blocks); err != nil {
 				return err

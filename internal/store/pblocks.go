@@ -44,8 +44,8 @@ type pApplier func(ctx context.Context, tx *database.DB, blocks []*pchain.Block)
 // pAppliers run in order for every batch: applyPStaking writes L1 refund
 // UTXOs that applyPUTXOs may see spent, and the stakers that
 // applyPRewardHistory reads; applyPAtomic needs the exports and imports
-// applyPUTXOs stores.
-var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPRewardHistory, applyPAtomic, applyPState}
+// applyPUTXOs stores; applyPMetrics reads the owners of the UTXOs spent.
+var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPRewardHistory, applyPAtomic, applyPState, applyPMetrics}
 
 func scanPBlock(r scanner) (*internal.PBlock, error) {
 	var (

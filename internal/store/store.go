@@ -8,6 +8,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"time"
 
 	"github.com/avaindex/avaindex/internal/database"
@@ -40,6 +41,7 @@ type Store interface {
 	ActiveStakerStore
 	UTXOListStore
 	HistoricalRewardStore
+	MetricStore
 	EVMStore
 
 	// Ping checks the database answers.
@@ -72,6 +74,10 @@ func Open(ctx context.Context, dsn string) (Store, error) {
 		return nil, err
 	}
 	if err := runBackfills(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := catchUpMetrics(ctx, db, slog.Default()); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -40,7 +40,10 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) (er
 		}
 	}
 	return s.applyBlocks(ctx, xTables, rows, func(tx *database.DB) error {
-		return applyXUTXOs(ctx, tx, blocks)
+		if err := applyXUTXOs(ctx, tx, blocks); err != nil {
+			return err
+		}
+		return applyXMetrics(ctx, tx, blocks)
 	})
 }
 

@@ -1,0 +1,688 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/big"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/chainmetrics"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/evm"
+	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/utxo"
+	"github.com/avaindex/avaindex/internal/xchain"
+)
+
+// MetricStore keeps the chain metrics' rollups (migration 0018), written by
+// RollupMetrics inside each batch's transaction.
+type MetricStore interface {
+	// MetricChains returns the rollup state of every chain with a block
+	// rolled up, by chain key.
+	MetricChains(ctx context.Context) ([]MetricChain, error)
+	// MetricRollups returns the rollups of key's periods of kind p that
+	// start in [from, to], ascending by start.
+	MetricRollups(ctx context.Context, key string, p chainmetrics.Period, from, to int64) ([]chainmetrics.Rollup, error)
+	// MetricRollupBefore returns the last rollup of key's periods of kind p
+	// that starts before ts; false when there is none.
+	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
+}
+
+// MetricChain is one chain's rollup state.
+type MetricChain struct {
+	Key string
+	// NextHeight is the first height not rolled up yet.
+	NextHeight uint64
+	// FirstTS and LastTS are the times of the first block after the
+	// genesis and of the last block rolled up (0 while none).
+	FirstTS, LastTS int64
+	Txs, Addresses  int64
+	// UpdatedAt is when a rollup last changed the chain (unix seconds).
+	UpdatedAt int64
+}
+
+// Chain keys of the primary network's chains: their cursor names. An EVM
+// chain's key is its EVM chain id in decimal (EVMMetricKey).
+const (
+	PMetricKey = string(internal.PChain)
+	XMetricKey = string(internal.XChain)
+)
+
+// EVMMetricKey is the metrics' key of the EVM chain with chain id evmChainID.
+func EVMMetricKey(evmChainID uint64) string { return fmt.Sprint(evmChainID) }
+
+// RollupMetrics rolls blocks (ascending heights of the chain keyed key,
+// decoded by its chain package) up into the chain's metrics. It runs in the
+// blocks' transaction tx; blocks below the chain's next height were rolled
+// up before and are skipped, so re-applying a batch changes nothing. Every
+// applier of a chain's blocks calls it last, after the UTXO appliers: the
+// P- and X-chains' senders are the owners of the UTXOs their txs consume.
+//
+// The EVM chains' applier (applyEVMMetrics) calls it with a
+// chainmetrics.Block per block (gas, gas prices, fees, from/to addresses,
+// contract creations) under EVMMetricKey(evmChainID).
+func RollupMetrics(ctx context.Context, tx *database.DB, key string, blocks []chainmetrics.Block) error {
+	if len(blocks) == 0 {
+		return nil
+	}
+	st, _, err := metricChain(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	var todo []*chainmetrics.Block
+	next := st.NextHeight
+	for i := range blocks {
+		b := &blocks[i]
+		if b.Height < st.NextHeight {
+			continue
+		}
+		next = max(next, b.Height+1)
+		// The genesis is no day's block, and a block without a time
+		// belongs to no period.
+		if b.Height == 0 || b.Time <= 0 {
+			continue
+		}
+		todo = append(todo, b)
+	}
+	if next == st.NextHeight {
+		return nil
+	}
+	if next > math.MaxInt64 {
+		return fmt.Errorf("height %d out of range: %w", next-1, derrors.InvalidArgument)
+	}
+	if len(todo) > 0 {
+		if err := rollupBlocks(ctx, tx, &st, todo); err != nil {
+			return fmt.Errorf("rolling up %s metrics: %w", key, err)
+		}
+	}
+	st.NextHeight = next
+	st.UpdatedAt = time.Now().Unix()
+	_, err = tx.Exec(ctx, `INSERT INTO metric_chains (chain_key, next_height, first_ts, last_ts, txs, addresses, contracts, deployers, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (chain_key) DO UPDATE SET next_height = excluded.next_height, first_ts = excluded.first_ts,
+			last_ts = excluded.last_ts, txs = excluded.txs, addresses = excluded.addresses,
+			contracts = excluded.contracts, deployers = excluded.deployers, updated_at = excluded.updated_at`,
+		key, int64(st.NextHeight), st.FirstTS, st.LastTS, st.Txs, st.Addresses, st.contracts, st.deployers, st.UpdatedAt)
+	return err
+}
+
+// metricState is a chain's row of metric_chains.
+type metricState struct {
+	MetricChain
+	contracts, deployers int64
+}
+
+func metricChain(ctx context.Context, tx *database.DB, key string) (metricState, bool, error) {
+	st := metricState{MetricChain: MetricChain{Key: key}}
+	var next int64
+	err := tx.QueryRow(ctx, `SELECT next_height, first_ts, last_ts, txs, addresses, contracts, deployers, updated_at
+		FROM metric_chains WHERE chain_key = ?`, key).
+		Scan(&next, &st.FirstTS, &st.LastTS, &st.Txs, &st.Addresses, &st.contracts, &st.deployers, &st.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, false, nil
+	}
+	st.NextHeight = uint64(next)
+	return st, err == nil, err
+}
+
+// Roles of an address, the columns of metric_addresses.
+const (
+	roleAny = iota
+	roleSender
+	roleDeployer
+)
+
+// addrState is an address's row of metric_addresses: when it was last
+// seen in each role, -1 for never.
+type addrState struct {
+	last  [3]int64
+	dirty bool
+}
+
+var (
+	rollupColumns = []string{"chain_key", "period", "start", "blocks", "txs", "gas_used", "gas_price_sum", "gas_price_max",
+		"fees", "max_tps", "max_gps", "first_ts", "last_ts", "prev_ts", "addresses", "senders", "contracts", "deployers",
+		"cum_txs", "cum_addresses", "cum_contracts", "cum_deployers"}
+	rollupUpsert      = upsertClause("chain_key, period, start", rollupColumns[3:])
+	metricAddrColumns = []string{"address", "chain_key", "last_seen", "last_sent", "last_deployed"}
+	metricAddrUpsert  = upsertClause("address, chain_key", metricAddrColumns[2:])
+)
+
+func upsertClause(key string, cols []string) string {
+	s := "ON CONFLICT (" + key + ") DO UPDATE SET "
+	for i, c := range cols {
+		if i > 0 {
+			s += ", "
+		}
+		s += c + " = excluded." + c
+	}
+	return s
+}
+
+// loadAddrs reads the stored rows of the addresses keyed in addrs.
+func loadAddrs(ctx context.Context, tx *database.DB, key string, addrs map[string]*addrState) error {
+	all := make([]any, 0, len(addrs))
+	for a := range addrs {
+		all = append(all, []byte(a))
+	}
+	for start := 0; start < len(all); start += readInList {
+		chunk := slices.Clone(all[start:min(len(all), start+readInList)])
+		// Padded to a power of two (repeating an address changes nothing),
+		// so that PostgreSQL sees a few statement texts and reuses their
+		// prepared statements.
+		for n := 1 << bits.Len(uint(len(chunk)-1)); len(chunk) < n; {
+			chunk = append(chunk, chunk[0])
+		}
+		q := "SELECT address, last_seen, last_sent, last_deployed FROM metric_addresses WHERE address IN (?" +
+			strings.Repeat(", ?", len(chunk)-1) + ") AND chain_key = ?"
+		err := tx.RunQuery(ctx, q, func(rows *sql.Rows) error {
+			var (
+				a  []byte
+				st addrState
+			)
+			if err := rows.Scan(&a, &st.last[roleAny], &st.last[roleSender], &st.last[roleDeployer]); err != nil {
+				return err
+			}
+			addrs[string(a)] = &st
+			return nil
+		}, append(chunk, key)...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rollupBlocks adds blocks (ascending, all after st's) to st's periods and
+// totals.
+func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks []*chainmetrics.Block) error {
+	key := st.Key
+	if st.FirstTS == 0 {
+		st.FirstTS = blocks[0].Time
+	}
+	// Each period's rollups the batch touches, read, then added to.
+	rollups := map[chainmetrics.Period]map[int64]*chainmetrics.Rollup{}
+	for _, p := range chainmetrics.Periods {
+		lo, hi := p.Start(blocks[0].Time), p.Start(blocks[len(blocks)-1].Time)
+		stored, err := readRollups(ctx, tx, key, p, lo, hi)
+		if err != nil {
+			return err
+		}
+		m := make(map[int64]*chainmetrics.Rollup, len(stored))
+		for i := range stored {
+			m[stored[i].Start] = &stored[i]
+		}
+		prev := st.LastTS
+		for _, b := range blocks {
+			s := p.Start(b.Time)
+			r := m[s]
+			if r == nil {
+				r = &chainmetrics.Rollup{Start: s}
+				m[s] = r
+			}
+			r.Add(b, prev)
+			prev = b.Time
+		}
+		rollups[p] = m
+	}
+
+	// Distinct counts: an address is new to a period when it was last
+	// seen (in that role) before the period, since a chain's blocks come in
+	// time order; new to the chain when it was never seen.
+	addrs := map[string]*addrState{}
+	for _, b := range blocks {
+		for _, l := range [][][]byte{b.Addresses, b.Senders, b.Deployers} {
+			for _, a := range l {
+				addrs[string(a)] = nil
+			}
+		}
+	}
+	if err := loadAddrs(ctx, tx, key, addrs); err != nil {
+		return err
+	}
+	see := func(a []byte, role int, ts int64) {
+		as := addrs[string(a)]
+		if as == nil {
+			as = &addrState{last: [3]int64{-1, -1, -1}}
+			addrs[string(a)] = as
+		}
+		// The hour is enough to tell every period, and an address seen
+		// again within it leaves its row as it is.
+		hour := chainmetrics.Hour.Start(ts)
+		last := as.last[role]
+		if last == hour {
+			return
+		}
+		as.last[role], as.dirty = hour, true
+		switch {
+		case last >= 0:
+		case role == roleAny:
+			st.Addresses++
+		case role == roleDeployer:
+			st.deployers++
+		}
+		for _, p := range chainmetrics.Periods {
+			s := p.Start(hour)
+			if last >= 0 && p.Start(last) == s {
+				continue
+			}
+			r := rollups[p][s]
+			switch role {
+			case roleAny:
+				r.Addresses++
+			case roleSender:
+				r.Senders++
+			case roleDeployer:
+				r.Deployers++
+			}
+		}
+	}
+	for _, b := range blocks {
+		for _, a := range b.Addresses {
+			see(a, roleAny, b.Time)
+		}
+		for _, a := range b.Senders {
+			see(a, roleAny, b.Time)
+			see(a, roleSender, b.Time)
+		}
+		for _, a := range b.Deployers {
+			see(a, roleAny, b.Time)
+			see(a, roleDeployer, b.Time)
+		}
+		st.Txs += int64(b.Txs)
+		st.contracts += int64(b.Contracts)
+		st.LastTS = b.Time
+		// The totals after a block are the cumulative counts of the
+		// periods it lies in (their last block's win).
+		for _, p := range chainmetrics.Periods {
+			r := rollups[p][p.Start(b.Time)]
+			r.CumTxs, r.CumAddresses, r.CumContracts, r.CumDeployers = st.Txs, st.Addresses, st.contracts, st.deployers
+		}
+	}
+	var addrRows [][]any
+	for a, as := range addrs {
+		if as != nil && as.dirty {
+			addrRows = append(addrRows, []any{[]byte(a), key, as.last[roleAny], as.last[roleSender], as.last[roleDeployer]})
+		}
+	}
+	// In key order, the index pages an upsert touches follow each other.
+	slices.SortFunc(addrRows, func(x, y []any) int { return bytes.Compare(x[0].([]byte), y[0].([]byte)) })
+	if _, err := tx.BulkInsert(ctx, "metric_addresses", metricAddrColumns, addrRows, metricAddrUpsert); err != nil {
+		return err
+	}
+
+	var rows [][]any
+	for _, p := range chainmetrics.Periods {
+		starts := make([]int64, 0, len(rollups[p]))
+		for s := range rollups[p] {
+			starts = append(starts, s)
+		}
+		slices.Sort(starts)
+		for _, s := range starts {
+			r := rollups[p][s]
+			rows = append(rows, []any{key, string(p), r.Start, r.Blocks, r.Txs, r.GasUsed, r.GasPriceSum, r.GasPrice,
+				r.Fees, r.MaxTPS, r.MaxGPS, r.FirstTS, r.LastTS, r.PrevTS, r.Addresses, r.Senders, r.Contracts, r.Deployers,
+				r.CumTxs, r.CumAddresses, r.CumContracts, r.CumDeployers})
+		}
+	}
+	_, err := tx.BulkInsert(ctx, "metric_rollups", rollupColumns, rows, rollupUpsert)
+	return err
+}
+
+const rollupSelect = `SELECT start, blocks, txs, gas_used, gas_price_sum, gas_price_max, fees, max_tps, max_gps,
+	first_ts, last_ts, prev_ts, addresses, senders, contracts, deployers, cum_txs, cum_addresses, cum_contracts, cum_deployers
+	FROM metric_rollups`
+
+func scanRollup(r scanner) (chainmetrics.Rollup, error) {
+	var x chainmetrics.Rollup
+	err := r.Scan(&x.Start, &x.Blocks, &x.Txs, &x.GasUsed, &x.GasPriceSum, &x.GasPrice, &x.Fees, &x.MaxTPS, &x.MaxGPS,
+		&x.FirstTS, &x.LastTS, &x.PrevTS, &x.Addresses, &x.Senders, &x.Contracts, &x.Deployers,
+		&x.CumTxs, &x.CumAddresses, &x.CumContracts, &x.CumDeployers)
+	return x, err
+}
+
+func readRollups(ctx context.Context, db *database.DB, key string, p chainmetrics.Period, from, to int64) ([]chainmetrics.Rollup, error) {
+	var out []chainmetrics.Rollup
+	err := db.RunPrepared(ctx, rollupSelect+" WHERE chain_key = ? AND period = ? AND start BETWEEN ? AND ? ORDER BY start",
+		func(rows *sql.Rows) error {
+			r, err := scanRollup(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+			return nil
+		}, key, string(p), from, to)
+	return out, err
+}
+
+func (s *sqlStore) MetricRollups(ctx context.Context, key string, p chainmetrics.Period, from, to int64) (_ []chainmetrics.Rollup, err error) {
+	defer derrors.Wrap(&err, "store.MetricRollups(%s, %s, %d, %d)", key, p, from, to)
+	return readRollups(ctx, s.db, key, p, from, to)
+}
+
+func (s *sqlStore) MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (_ chainmetrics.Rollup, _ bool, err error) {
+	defer derrors.Wrap(&err, "store.MetricRollupBefore(%s, %s, %d)", key, p, ts)
+	var (
+		r     chainmetrics.Rollup
+		found bool
+	)
+	err = s.db.RunPrepared(ctx, rollupSelect+" WHERE chain_key = ? AND period = ? AND start < ? ORDER BY start DESC LIMIT 1",
+		func(rows *sql.Rows) error {
+			var err error
+			r, err = scanRollup(rows)
+			found = err == nil
+			return err
+		}, key, string(p), ts)
+	return r, found, err
+}
+
+func (s *sqlStore) MetricChains(ctx context.Context) (_ []MetricChain, err error) {
+	defer derrors.Wrap(&err, "store.MetricChains")
+	var out []MetricChain
+	err = s.db.RunQuery(ctx, `SELECT chain_key, next_height, first_ts, last_ts, txs, addresses, updated_at
+		FROM metric_chains WHERE first_ts > 0 ORDER BY chain_key`, func(rows *sql.Rows) error {
+		var (
+			c    MetricChain
+			next int64
+		)
+		if err := rows.Scan(&c.Key, &next, &c.FirstTS, &c.LastTS, &c.Txs, &c.Addresses, &c.UpdatedAt); err != nil {
+			return err
+		}
+		c.NextHeight = uint64(next)
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// The P- and X-chains' blocks as the metrics see them.
+
+// pMetricBlocks returns the metrics' view of P-chain blocks: their txs,
+// the owners of the outputs they produce, and those of the UTXOs they
+// consume (stored by the UTXO appliers, which run first), who send.
+func pMetricBlocks(ctx context.Context, tx *database.DB, blocks []*pchain.Block) ([]chainmetrics.Block, error) {
+	out := make([]chainmetrics.Block, len(blocks))
+	var inputs []ids.ID
+	for _, b := range blocks {
+		for _, t := range b.Txs {
+			if t.UTXOs == nil {
+				continue
+			}
+			inputs = appendInputIDs(inputs, t.UTXOs.Consumed, t.UTXOs.Imported)
+		}
+	}
+	owners, err := inputOwners(ctx, tx, internal.PChain, inputs)
+	if err != nil {
+		return nil, err
+	}
+	for i, b := range blocks {
+		mb := chainmetrics.Block{Height: b.Height, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs)}
+		for _, t := range b.Txs {
+			if t.UTXOs == nil {
+				continue
+			}
+			mb.Addresses = appendOwners(mb.Addresses, t.UTXOs.Produced)
+			mb.Senders = appendSenders(mb.Senders, owners, t.UTXOs.Consumed, t.UTXOs.Imported)
+		}
+		out[i] = mb
+	}
+	return out, nil
+}
+
+// xMetricBlocks is pMetricBlocks for the X-chain.
+func xMetricBlocks(ctx context.Context, tx *database.DB, blocks []*xchain.Block) ([]chainmetrics.Block, error) {
+	out := make([]chainmetrics.Block, len(blocks))
+	var inputs []ids.ID
+	for _, b := range blocks {
+		for _, t := range b.Txs {
+			if t.UTXOs == nil {
+				continue
+			}
+			inputs = appendInputIDs(inputs, t.UTXOs.Consumed, t.UTXOs.Imported)
+		}
+	}
+	owners, err := inputOwners(ctx, tx, internal.XChain, inputs)
+	if err != nil {
+		return nil, err
+	}
+	for i, b := range blocks {
+		mb := chainmetrics.Block{Height: b.Height, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs)}
+		for _, t := range b.Txs {
+			if t.UTXOs == nil {
+				continue
+			}
+			mb.Addresses = appendOwners(mb.Addresses, t.UTXOs.Produced)
+			mb.Senders = appendSenders(mb.Senders, owners, t.UTXOs.Consumed, t.UTXOs.Imported)
+		}
+		out[i] = mb
+	}
+	return out, nil
+}
+
+func appendInputIDs(dst []ids.ID, lists ...[]utxo.Input) []ids.ID {
+	for _, l := range lists {
+		for _, in := range l {
+			dst = append(dst, in.ID)
+		}
+	}
+	return dst
+}
+
+func appendOwners(dst [][]byte, outs []*utxo.Output) [][]byte {
+	for _, o := range outs {
+		for _, a := range o.Owners.Addrs {
+			dst = append(dst, a[:])
+		}
+	}
+	return dst
+}
+
+func appendSenders(dst [][]byte, owners map[ids.ID][][]byte, lists ...[]utxo.Input) [][]byte {
+	for _, l := range lists {
+		for _, in := range l {
+			dst = append(dst, owners[in.ID]...)
+		}
+	}
+	return dst
+}
+
+// inputOwners returns the owners' addresses of the UTXOs ids on chain's
+// UTXO lists (its own and those exported to it). An imported UTXO whose
+// export is not stored yet has none.
+func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all []ids.ID) (map[ids.ID][][]byte, error) {
+	owners := map[ids.ID][][]byte{}
+	err := idChunksOf(all, readInList, func(args []any, in string) error {
+		return tx.RunQuery(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
+			func(r *sql.Rows) error {
+				var id, addr []byte
+				if err := r.Scan(&id, &addr); err != nil {
+					return err
+				}
+				uid, err := ids.ToID(id)
+				if err != nil {
+					return err
+				}
+				owners[uid] = append(owners[uid], addr)
+				return nil
+			}, append(args, string(chain))...)
+	})
+	return owners, err
+}
+
+func applyPMetrics(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
+	mbs, err := pMetricBlocks(ctx, tx, blocks)
+	if err != nil {
+		return err
+	}
+	return RollupMetrics(ctx, tx, PMetricKey, mbs)
+}
+
+func applyXMetrics(ctx context.Context, tx *database.DB, blocks []*xchain.Block) error {
+	mbs, err := xMetricBlocks(ctx, tx, blocks)
+	if err != nil {
+		return err
+	}
+	return RollupMetrics(ctx, tx, XMetricKey, mbs)
+}
+
+// catchUpMetrics rolls up the P- and X-chain blocks stored before the
+// metrics were (a store indexed before migration 0018, or by a release
+// without them), from the stored blocks, a chunk of heights per
+// transaction, logging its progress. It runs at Open, before the indexer
+// applies more; a rollup it leaves unfinished resumes where it stopped.
+func catchUpMetrics(ctx context.Context, db *database.DB, log *slog.Logger) error {
+	type chainRollup struct {
+		key    string
+		blocks string
+		decode func(ctx context.Context, tx *database.DB, heights []int64, data [][]byte) ([]chainmetrics.Block, error)
+	}
+	chains := []chainRollup{
+		{PMetricKey, "p_blocks", func(ctx context.Context, tx *database.DB, heights []int64, data [][]byte) ([]chainmetrics.Block, error) {
+			bs := make([]*pchain.Block, len(heights))
+			for i, h := range heights {
+				b, err := decodeStoredP(h, data[i])
+				if err != nil {
+					return nil, err
+				}
+				bs[i] = b
+			}
+			return pMetricBlocks(ctx, tx, bs)
+		}},
+		{XMetricKey, "x_blocks", func(ctx context.Context, tx *database.DB, heights []int64, data [][]byte) ([]chainmetrics.Block, error) {
+			bs := make([]*xchain.Block, len(heights))
+			for i, h := range heights {
+				b, err := decodeStoredX(h, data[i])
+				if err != nil {
+					return nil, err
+				}
+				bs[i] = b
+			}
+			return xMetricBlocks(ctx, tx, bs)
+		}},
+	}
+	const chunk = 512
+	for _, c := range chains {
+		cur, ok, err := cursor(ctx, db, ChainCursor(internal.Chain(c.key)))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue // nothing indexed yet
+		}
+		st, _, err := metricChain(ctx, db, c.key)
+		if err != nil {
+			return err
+		}
+		if st.NextHeight > cur {
+			continue
+		}
+		from, total := st.NextHeight, cur+1-st.NextHeight
+		log.Info("rolling up the chain metrics of the blocks stored before them", "chain", c.key, "from", from, "to", cur)
+		start, lastLog := time.Now(), time.Now()
+		for h := from; h <= cur; h += chunk {
+			to := min(cur, h+chunk-1)
+			err := db.Transact(ctx, func(tx *database.DB) error {
+				var (
+					heights []int64
+					data    [][]byte
+				)
+				err := tx.RunQuery(ctx, "SELECT height, bytes FROM "+c.blocks+" WHERE height BETWEEN ? AND ? ORDER BY height",
+					func(rows *sql.Rows) error {
+						var (
+							height int64
+							b      []byte
+						)
+						if err := rows.Scan(&height, &b); err != nil {
+							return err
+						}
+						heights, data = append(heights, height), append(data, b)
+						return nil
+					}, int64(h), int64(to))
+				if err != nil {
+					return err
+				}
+				mbs, err := c.decode(ctx, tx, heights, data)
+				if err != nil {
+					return err
+				}
+				return RollupMetrics(ctx, tx, c.key, mbs)
+			})
+			if err != nil {
+				return fmt.Errorf("rolling up the %s-chain metrics at heights %d..%d: %w", c.key, h, to, err)
+			}
+			if time.Since(lastLog) > 5*time.Second {
+				lastLog = time.Now()
+				log.Info("rolling up the chain metrics", "chain", c.key, "height", to, "done", fmt.Sprintf("%.1f%%", 100*float64(to+1-from)/float64(total)))
+			}
+		}
+		log.Info("rolled up the chain metrics", "chain", c.key, "blocks", total, "took", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// decodeStoredP decodes a stored P-chain block for the metrics' catch-up.
+// The genesis block is not decoded: the metrics skip it.
+func decodeStoredP(height int64, b []byte) (*pchain.Block, error) {
+	if height == 0 {
+		return &pchain.Block{Height: 0}, nil
+	}
+	return pchain.Decode(uint64(height), b)
+}
+
+func decodeStoredX(height int64, b []byte) (*xchain.Block, error) {
+	if height == 0 {
+		return &xchain.Block{Height: 0}, nil
+	}
+	return xchain.Decode(uint64(height), b, nil)
+}
+
+// evmMetricBlocks returns the metrics' view of EVM blocks: their txs with
+// the effective gas prices and fees of their receipts, the addresses of the
+// txs' from and to and of the token transfers (senders: the txs' from and
+// the transfers' from), and the contracts deployed with their deployers.
+func evmMetricBlocks(blocks []*evm.Block) []chainmetrics.Block {
+	out := make([]chainmetrics.Block, len(blocks))
+	for i, b := range blocks {
+		mb := chainmetrics.Block{Height: b.Number, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs), GasUsed: b.GasUsed,
+			Contracts: len(b.Contracts)}
+		for _, t := range b.Txs {
+			var price float64
+			if t.GasPrice != nil {
+				price, _ = new(big.Float).SetInt(t.GasPrice).Float64()
+			}
+			mb.GasPriceSum += price
+			mb.GasPriceMax = max(mb.GasPriceMax, price)
+			mb.Fees += price * float64(t.GasUsed)
+			mb.Senders = append(mb.Senders, t.From.Bytes())
+			if t.To != nil {
+				mb.Addresses = append(mb.Addresses, t.To.Bytes())
+			}
+		}
+		for _, tr := range b.Transfers {
+			mb.Senders = append(mb.Senders, tr.From.Bytes())
+			mb.Addresses = append(mb.Addresses, tr.To.Bytes())
+		}
+		for _, c := range b.Contracts {
+			mb.Deployers = append(mb.Deployers, c.Deployer.Bytes())
+		}
+		out[i] = mb
+	}
+	return out
+}
+
+// applyEVMMetrics rolls an EVM chain's blocks up under its EVM chain id.
+func applyEVMMetrics(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+	return RollupMetrics(ctx, tx, EVMMetricKey(uint64(cid)), evmMetricBlocks(blocks))
+}
