@@ -40,6 +40,7 @@ type Store interface {
 	ActiveStakerStore
 	UTXOListStore
 	HistoricalRewardStore
+	APIKeyStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
