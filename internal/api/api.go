@@ -76,6 +76,9 @@ type API struct {
 type Route struct {
 	Pattern string
 	Handler http.Handler
+	// Write marks a write-class operation (one that makes avaindex act,
+	// not only read): a read-only tier is refused it (403).
+	Write bool
 }
 
 // New returns the Data API for d.
@@ -102,16 +105,16 @@ func New(d Deps) (*API, error) {
 // Routes returns the Data API's routes, each behind Middleware.
 func (a *API) Routes() []Route {
 	routes := []Route{
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", a.handle(a.listBlocks)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", a.handle(a.getBlock)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", a.handle(a.getTx)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking", a.handle(a.listStaking)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions", a.handle(a.listAssetTxs)},
-		{"POST /v1/signatureAggregator/{network}/aggregateSignatures", a.handle(a.aggregateSignatures)},
-		{"GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", a.handle(a.getAggregatedSignatures)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOs)},
-		{"POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOsV2)},
-		{"GET /v1/networks/{network}/rewards", a.handle(a.listRewards)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", Handler: a.handle(a.listBlocks)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", Handler: a.handle(a.getBlock)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", Handler: a.handle(a.getTx)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking", Handler: a.handle(a.listStaking)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions", Handler: a.handle(a.listAssetTxs)},
+		{Pattern: "POST /v1/signatureAggregator/{network}/aggregateSignatures", Handler: a.handle(a.aggregateSignatures), Write: true},
+		{Pattern: "GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", Handler: a.handle(a.getAggregatedSignatures)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOs)},
+		{Pattern: "POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOsV2)},
+		{Pattern: "GET /v1/networks/{network}/rewards", Handler: a.handle(a.listRewards)},
 	}
 	for i := range routes {
 		routes[i].Handler = Middleware(routes[i].Handler)
