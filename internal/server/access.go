@@ -17,13 +17,14 @@ import (
 	"github.com/avaindex/avaindex/internal/ratelimit"
 )
 
-// Surface is one of the HTTP surfaces, each with its access Policy.
+// Surface is one of the API surfaces, each with its access Policy. The
+// Data API is the zero value, so that a route added without saying is
+// guarded rather than open; the operational routes (health, readiness,
+// metrics) are the server's own and not guarded.
 type Surface int
 
 const (
-	// Operational routes (health, readiness, metrics): no access control.
-	Operational Surface = iota
-	DataAPI
+	DataAPI Surface = iota
 	MetricsAPI
 	NodeAPI
 )

@@ -522,3 +522,46 @@ func TestCheckWeights(t *testing.T) {
 		t.Errorf("a weight for no route: %v", err)
 	}
 }
+
+// BenchmarkAccess measures what the Access adds to a Data API call: the
+// key lookup (cached) or the client IP, the in-memory limit and its
+// headers, over a handler that does nothing.
+func BenchmarkAccess(b *testing.B) {
+	st, err := store.Open(context.Background(), dbtest.SQLite(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	key, err := apikeys.Create(context.Background(), st, "bench", ratelimit.Standard, func(string) bool { return true }, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	huge := testTiers(ratelimit.Tier{Name: ratelimit.Anonymous, Limit: 1 << 30, Period: time.Second}, ratelimit.Tier{Name: ratelimit.Standard, Limit: 1 << 30, Period: time.Second})
+	a, err := NewAccess(AccessConfig{Keys: apikeys.NewCache(st, 0, nil), Limiter: ratelimit.NewMemory(), Tiers: huge,
+		Policies: DefaultPolicies(false), CORSOrigins: []string{"*"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	noop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	h := a.wrap(Route{Pattern: "GET /v1/bench", Handler: noop, Surface: DataAPI})
+	for _, tc := range []struct {
+		name   string
+		header string
+	}{{"anonymous", ""}, {"key", key}} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := httptest.NewRequest("GET", "/v1/bench", nil)
+			r.RemoteAddr = "192.0.2.1:1234"
+			if tc.header != "" {
+				r.Header.Set("x-data-api-key", tc.header)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
