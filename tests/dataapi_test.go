@@ -48,7 +48,9 @@ func TestDataAPIBlocksAndConventions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := startService(t, n.URL, dbtest.SQLite(t), "--network-alias", "testnet")
+	dsn := dbtest.SQLite(t)
+	key := apiKey(t, dsn)
+	base := startService(t, n.URL, dsn, "--network-alias", "testnet")
 	waitIndexed(t, base, tip, time.Minute)
 	const listPath = "/v1/networks/{network}/blockchains/{blockchainId}/blocks"
 	list := base + "/v1/networks/testnet/blockchains/p-chain/blocks"
@@ -60,7 +62,7 @@ func TestDataAPIBlocksAndConventions(t *testing.T) {
 		if pages > 100 {
 			t.Fatal("pagination does not end")
 		}
-		status, body, hdr := get(t, next, "x-glacier-api-key", "k")
+		status, body, hdr := get(t, next, "x-glacier-api-key", key)
 		if status != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
 			t.Fatalf("GET %s: %d %s %s", next, status, hdr.Get("Content-Type"), body)
 		}

@@ -168,12 +168,13 @@ func TestHistoricalRewardsMatchNode(t *testing.T) {
 	n, issued := issuedNetwork(t)
 	doc := openapitest.Default(t)
 	dbtest.Run(t, func(t *testing.T, dsn string) {
+		key := apiKey(t, dsn)
 		base := startService(t, n.URL, dsn, "--network-alias", "testnet")
 		var problems []string
 		for attempt := 0; attempt < 3; attempt++ {
 			want, tip := nodeRewards(t, n)
 			waitAllIndexed(t, n, dsn)
-			problems = compareRewards(t, n, doc, base, want, issued)
+			problems = compareRewards(t, n, doc, base, key, want, issued)
 			now, err := platformvm.NewClient(n.URL).GetHeight(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -203,7 +204,7 @@ func TestHistoricalRewardsMatchNode(t *testing.T) {
 }
 
 // rewardsPage fetches every page of the rewards of query.
-func rewardsPage(t *testing.T, doc *openapitest.Doc, base string, query url.Values, pageSize int) []wantReward {
+func rewardsPage(t *testing.T, doc *openapitest.Doc, base, key string, query url.Values, pageSize int) []wantReward {
 	t.Helper()
 	var out []wantReward
 	token := ""
@@ -219,7 +220,7 @@ func rewardsPage(t *testing.T, doc *openapitest.Doc, base string, query url.Valu
 		if token != "" {
 			q.Set("pageToken", token)
 		}
-		status, body, _ := get(t, base+"/v1/networks/testnet/rewards?"+q.Encode(), "x-glacier-api-key", "k")
+		status, body, _ := get(t, base+"/v1/networks/testnet/rewards?"+q.Encode(), "x-glacier-api-key", key)
 		if status != 200 {
 			t.Fatalf("GET rewards?%s: %d %s", q.Encode(), status, body)
 		}
@@ -240,7 +241,7 @@ func rewardsPage(t *testing.T, doc *openapitest.Doc, base string, query url.Valu
 	}
 }
 
-func compareRewards(t *testing.T, n *testnet.Network, doc *openapitest.Doc, base string, all []wantReward, issued *testnet.Issued) []string {
+func compareRewards(t *testing.T, n *testnet.Network, doc *openapitest.Doc, base, key string, all []wantReward, issued *testnet.Issued) []string {
 	var problems []string
 	types := map[string]int{}
 	byAddr, byNode := map[string][]wantReward{}, map[string][]wantReward{}
@@ -268,7 +269,7 @@ func compareRewards(t *testing.T, n *testnet.Network, doc *openapitest.Doc, base
 				qq.Set("sortOrder", "asc")
 			}
 			for _, size := range []int{100, 1} {
-				got := rewardsPage(t, doc, base, qq, size)
+				got := rewardsPage(t, doc, base, key, qq, size)
 				gb, _ := json.Marshal(got)
 				wb, _ := json.Marshal(w)
 				if !bytes.Equal(gb, wb) {

@@ -3,6 +3,7 @@
 //
 //	avaindex serve   [flags]   index the node and serve the API surfaces
 //	avaindex migrate [flags]   apply the store's schema and exit
+//	avaindex keys ...          create, list and revoke API keys
 //	avaindex version           print the module version and VCS revision
 //
 // Every flag can also be set as AVAINDEX_<FLAG> or in a --config file.
@@ -29,6 +30,7 @@ commands:
   serve     index the node at --node-url and serve the Data API (/v1/...) and
             the node API (/ext/...) from the store
   migrate   apply the store's schema and exit
+  keys      create, list and revoke API keys (avaindex keys -h)
   version   print the module version and the VCS revision it was built from
 
 Run "avaindex <command> -h" for the flags of a command.
@@ -56,6 +58,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 		fmt.Println(versionString(readBuildInfo()))
 		return nil
 	case "serve", "migrate":
+	case "keys":
+		return runKeys(ctx, args, os.Getenv, os.Stdout, os.Stderr)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

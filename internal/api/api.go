@@ -113,6 +113,9 @@ type API struct {
 type Route struct {
 	Pattern string
 	Handler http.Handler
+	// Write marks a write-class operation (one that makes avaindex act,
+	// not only read): a read-only tier is refused it (403).
+	Write bool
 }
 
 // New returns the Data API for d.
@@ -152,25 +155,25 @@ func New(d Deps) (*API, error) {
 // Routes returns the Data API's routes, each behind Middleware.
 func (a *API) Routes() []Route {
 	routes := []Route{
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", a.handle(a.listBlocks)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", a.handle(a.getBlock)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", a.handle(a.getTx)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking", a.handle(a.listStaking)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions", a.handle(a.listAssetTxs)},
-		{"POST /v1/signatureAggregator/{network}/aggregateSignatures", a.handle(a.aggregateSignatures)},
-		{"GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", a.handle(a.getAggregatedSignatures)},
-		{"GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOs)},
-		{"POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOsV2)},
-		{"GET /v1/networks/{network}/rewards", a.handle(a.listRewards)},
-		{"GET /v1/chains", a.handle(a.listChains)},
-		{"GET /v1/chains/{chainId}", a.handle(a.getChain)},
-		{"GET /v1/chains/{chainId}/addresses/{address}", a.handle(a.getContractMetadata)},
-		{"GET /v1/chains/{chainId}/addresses/{address}/balances:getNative", a.handle(a.getNativeBalance)},
-		{"GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", a.handle(a.getDeployment)},
-		{"GET /v1/chains/{chainId}/contracts/{address}/deployments", a.handle(a.listDeployments)},
-		{"GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721", a.handle(a.listErc721)},
-		{"GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", a.handle(a.listErc1155)},
-		{"GET /v1/chains/{chainId}/tokens/{address}/transfers", a.handle(a.listTokenTransfers)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", Handler: a.handle(a.listBlocks)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", Handler: a.handle(a.getBlock)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", Handler: a.handle(a.getTx)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking", Handler: a.handle(a.listStaking)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions", Handler: a.handle(a.listAssetTxs)},
+		{Pattern: "POST /v1/signatureAggregator/{network}/aggregateSignatures", Handler: a.handle(a.aggregateSignatures), Write: true},
+		{Pattern: "GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", Handler: a.handle(a.getAggregatedSignatures)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOs)},
+		{Pattern: "POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOsV2)},
+		{Pattern: "GET /v1/networks/{network}/rewards", Handler: a.handle(a.listRewards)},
+		{Pattern: "GET /v1/chains", Handler: a.handle(a.listChains)},
+		{Pattern: "GET /v1/chains/{chainId}", Handler: a.handle(a.getChain)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}", Handler: a.handle(a.getContractMetadata)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:getNative", Handler: a.handle(a.getNativeBalance)},
+		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", Handler: a.handle(a.getDeployment)},
+		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/deployments", Handler: a.handle(a.listDeployments)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721", Handler: a.handle(a.listErc721)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", Handler: a.handle(a.listErc1155)},
+		{Pattern: "GET /v1/chains/{chainId}/tokens/{address}/transfers", Handler: a.handle(a.listTokenTransfers)},
 	}
 	for i := range routes {
 		routes[i].Handler = Middleware(routes[i].Handler)

@@ -18,8 +18,8 @@ import (
 const MaxBodyBytes = 1 << 20
 
 // API key headers: the spec's and the one the SDK sends. Both are optional
-// and no key is checked; a key only identifies the caller (e.g. for rate
-// limits). Its value is never logged.
+// unless the server requires a key; internal/server checks the key and
+// limits the caller by it. Its value is never logged.
 const (
 	HeaderDataAPIKey    = "x-data-api-key"
 	HeaderGlacierAPIKey = "x-glacier-api-key"
@@ -80,15 +80,21 @@ func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 
 type apiKeyCtxKey struct{}
 
+// RequestAPIKey returns the API key of a request's headers,
+// x-data-api-key first, or "".
+func RequestAPIKey(h http.Header) string {
+	key := strings.TrimSpace(h.Get(HeaderDataAPIKey))
+	if key == "" {
+		key = strings.TrimSpace(h.Get(HeaderGlacierAPIKey))
+	}
+	return key
+}
+
 // AcceptAPIKey accepts the optional API key headers, x-data-api-key first,
 // and makes the key available through APIKey. It never rejects a request.
 func AcceptAPIKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := strings.TrimSpace(r.Header.Get(HeaderDataAPIKey))
-		if key == "" {
-			key = strings.TrimSpace(r.Header.Get(HeaderGlacierAPIKey))
-		}
-		if key != "" {
+		if key := RequestAPIKey(r.Header); key != "" {
 			r = r.WithContext(context.WithValue(r.Context(), apiKeyCtxKey{}, key))
 		}
 		next.ServeHTTP(w, r)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 	"gopkg.in/yaml.v3"
+
+	"github.com/avaindex/avaindex/internal/ratelimit"
 )
 
 // Config is the configuration of `avaindex serve` and `avaindex migrate`.
@@ -60,6 +63,33 @@ type Config struct {
 	// metadata (logos, descriptions, links), served by the contract
 	// metadata endpoints.
 	ContractMetadataFiles []string
+	// Access is who may call the API surfaces, how much, and from which
+	// web pages.
+	Access Access
+}
+
+// Access configures API keys, rate limits and CORS.
+type Access struct {
+	// RequireAPIKey refuses Data API calls without a key (401).
+	RequireAPIKey bool
+	// Tiers are the rate-limit tiers by name: ratelimit.DefaultTiers,
+	// replaced or added to by --rate-limit-tier.
+	Tiers map[string]ratelimit.Tier
+	// Weights are the routes' costs in units by http.ServeMux pattern:
+	// ratelimit.DefaultWeights and --rate-limit-weight; any other route
+	// costs 1.
+	Weights map[string]int
+	// RateLimitRedis, when set, is the Redis (redis://...) through which
+	// every instance using it and RateLimitRedisPrefix shares the limits.
+	RateLimitRedis       string
+	RateLimitRedisPrefix string
+	// CORSOrigins are the web origins whose pages may call the Data and
+	// Metrics APIs: "*" (the default) for any, or scheme://host[:port],
+	// whose host may start with "*." for any subdomain.
+	CORSOrigins []string
+	// TrustedProxies are the networks of reverse proxies whose
+	// X-Forwarded-For names the client, for the per-IP limits.
+	TrustedProxies []netip.Prefix
 }
 
 // RewardOverrides are avalanchego's reward flags; a zero field keeps the
@@ -94,8 +124,26 @@ const EnvPrefix = "AVAINDEX_"
 // Load parses args (without the program and command names). usage, when
 // non-nil, receives the flag help on -h.
 func Load(name string, args []string, getenv func(string) string, usage io.Writer) (*Config, error) {
+	c, positional, err := LoadCommand(name, args, getenv, usage, nil)
+	if err == nil && len(positional) > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", positional[0])
+	}
+	return c, err
+}
+
+// LoadCommand is Load for a command with flags and arguments of its own:
+// extra, when non-nil, defines the command's flags (set on the command
+// line only, not from the environment or the config file), and the
+// arguments that are not flags are returned, wherever they were among the
+// flags.
+func LoadCommand(name string, args []string, getenv func(string) string, usage io.Writer, extra func(*flag.FlagSet)) (*Config, []string, error) {
 	c := &Config{}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	commandOnly := map[string]bool{}
+	if extra != nil {
+		extra(fs)
+		fs.VisitAll(func(f *flag.Flag) { commandOnly[f.Name] = true })
+	}
 	if usage == nil {
 		usage = io.Discard
 	}
@@ -119,11 +167,24 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	fs.Var(&evmRPCURLs, "evm-rpc-url", "JSON-RPC URL of an EVM chain to serve beside the C-chain, metadata defaulted (repeatable; the config file's evm-chains sets it all)")
 	fs.StringVar(&c.TeleporterMessenger, "teleporter-address", DefaultTeleporterMessenger, "address of the TeleporterMessenger whose messages are indexed on every EVM chain")
 	fs.Var((*stringList)(&c.ContractMetadataFiles), "contract-metadata-file", "token-list style JSON file of curated contract metadata (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	var tiers, weights, proxies stringList
+	fs.BoolVar(&c.Access.RequireAPIKey, "require-api-key", false, "refuse Data API calls without an API key (401)")
+	fs.Var(&tiers, "rate-limit-tier", "a rate-limit tier NAME:LIMIT/PERIOD[:read-only] or NAME:unlimited, e.g. pro:60000/1m (repeatable; replaces a default tier of that name)")
+	fs.Var(&weights, "rate-limit-weight", "a route's cost in units, 'PATTERN=WEIGHT' with the route's pattern as /metrics labels it (repeatable)")
+	fs.StringVar(&c.Access.RateLimitRedis, "rate-limit-redis", "", "share the rate limits of every instance through this Redis, redis://host:port[/db]")
+	fs.StringVar(&c.Access.RateLimitRedisPrefix, "rate-limit-redis-prefix", "avaindex:", "prefix of the rate-limit keys in Redis; instances with the same one share their limits")
+	fs.Var((*stringList)(&c.Access.CORSOrigins), "cors-origin", "a web origin whose pages may call the Data and Metrics APIs, e.g. https://app.example.com (repeatable; default any)")
+	fs.Var(&proxies, "trusted-proxy", "a reverse proxy's network (CIDR) whose X-Forwarded-For names the client (repeatable)")
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 
 	onCommandLine := map[string]bool{}
@@ -137,28 +198,28 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("reading config file: %w", err)
+			return nil, nil, fmt.Errorf("reading config file: %w", err)
 		}
 		if err := yaml.Unmarshal(b, &fileValues); err != nil {
-			return nil, fmt.Errorf("parsing config file %s: %w", path, err)
+			return nil, nil, fmt.Errorf("parsing config file %s: %w", path, err)
 		}
 		// The structured keys (the EVM chains) are no flags.
 		if err := c.loadEVMChains(b); err != nil {
-			return nil, fmt.Errorf("config file %s: %w", path, err)
+			return nil, nil, fmt.Errorf("config file %s: %w", path, err)
 		}
 		for k := range fileValues {
 			if structuredKeys[k] {
 				continue
 			}
-			if k == "config" || fs.Lookup(k) == nil {
-				return nil, fmt.Errorf("config file %s: unknown key %q", path, k)
+			if k == "config" || commandOnly[k] || fs.Lookup(k) == nil {
+				return nil, nil, fmt.Errorf("config file %s: unknown key %q", path, k)
 			}
 		}
 	}
 
 	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name == "config" || onCommandLine[f.Name] {
+		if f.Name == "config" || onCommandLine[f.Name] || commandOnly[f.Name] {
 			return
 		}
 		env := EnvPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
@@ -179,12 +240,51 @@ func Load(name string, args []string, getenv func(string) string, usage io.Write
 		}
 	})
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, u := range evmRPCURLs {
 		c.EVMChains = append(c.EVMChains, EVMChain{RPCURL: u})
 	}
-	return c, c.validate()
+	if err := c.Access.parse(tiers, weights, proxies); err != nil {
+		return nil, nil, err
+	}
+	return c, positional, c.validate()
+}
+
+// parse fills the tiers, weights and proxies from their flags' values,
+// over the defaults.
+func (a *Access) parse(tiers, weights, proxies []string) error {
+	a.Tiers = ratelimit.DefaultTiers()
+	for _, v := range tiers {
+		t, err := ratelimit.ParseTier(v)
+		if err != nil {
+			return fmt.Errorf("--rate-limit-tier: %w", err)
+		}
+		a.Tiers[t.Name] = t
+	}
+	a.Weights = ratelimit.DefaultWeights()
+	for _, v := range weights {
+		pattern, w, err := ratelimit.ParseWeight(v)
+		if err != nil {
+			return fmt.Errorf("--rate-limit-weight: %w", err)
+		}
+		a.Weights[pattern] = w
+	}
+	for _, v := range proxies {
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return fmt.Errorf("--trusted-proxy %q is not an address or a CIDR network", v)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		a.TrustedProxies = append(a.TrustedProxies, p.Masked())
+	}
+	if len(a.CORSOrigins) == 0 {
+		a.CORSOrigins = []string{"*"}
+	}
+	return nil
 }
 
 func (c *Config) validate() error {
@@ -220,7 +320,30 @@ func (c *Config) validate() error {
 			return fmt.Errorf("--network-alias %q is not a valid path segment", a)
 		}
 	}
-	return c.validateEVM()
+	if err := c.validateEVM(); err != nil {
+		return err
+	}
+	return c.Access.validate()
+}
+
+func (a *Access) validate() error {
+	if a.RateLimitRedis != "" {
+		u, err := url.Parse(a.RateLimitRedis)
+		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			return fmt.Errorf("--rate-limit-redis must be a redis:// or rediss:// URL, got %q", a.RateLimitRedis)
+		}
+	}
+	for _, o := range a.CORSOrigins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil ||
+			strings.Contains(strings.TrimPrefix(u.Host, "*."), "*") {
+			return fmt.Errorf("--cors-origin must be * or scheme://host[:port] (the host may start with *.), got %q", o)
+		}
+	}
+	return nil
 }
 
 // stringList is a repeatable flag.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"flag"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
+
+	"github.com/avaindex/avaindex/internal/ratelimit"
 )
 
 func env(m map[string]string) func(string) string {
@@ -30,6 +34,12 @@ func TestDefaults(t *testing.T) {
 		IngestBatchSize: 256,
 
 		TeleporterMessenger: DefaultTeleporterMessenger,
+		Access: Access{
+			Tiers:                ratelimit.DefaultTiers(),
+			Weights:              ratelimit.DefaultWeights(),
+			RateLimitRedisPrefix: "avaindex:",
+			CORSOrigins:          []string{"*"},
+		},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v, want %+v", c, want)
@@ -136,11 +146,88 @@ func TestErrors(t *testing.T) {
 		{[]string{"--config", file}, nil, `unknown key "nod-url"`},
 		{[]string{"--bogus"}, nil, "bogus"},
 		{[]string{"extra"}, nil, "unexpected argument"},
+		{[]string{"--rate-limit-tier", "pro:0/1m"}, nil, "--rate-limit-tier"},
+		{[]string{"--rate-limit-weight", "GET /x=0"}, nil, "--rate-limit-weight"},
+		{[]string{"--rate-limit-redis", "http://127.0.0.1:6379"}, nil, "--rate-limit-redis"},
+		{[]string{"--cors-origin", "https://a.example/path"}, nil, "--cors-origin"},
+		{[]string{"--cors-origin", "app.example"}, nil, "--cors-origin"},
+		{[]string{"--trusted-proxy", "10.0.0.0/99"}, nil, "--trusted-proxy"},
 		{nil, map[string]string{"AVAINDEX_POLL_INTERVAL": "soon"}, "AVAINDEX_POLL_INTERVAL"},
 	} {
 		_, err := Load("t", tc.args, env(tc.env), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Load(%q, %v) error = %v, want one mentioning %q", tc.args, tc.env, err, tc.want)
 		}
+	}
+}
+
+func TestAccess(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "avaindex.yaml")
+	if err := os.WriteFile(file, []byte("require-api-key: true\nrate-limit-tier: [pro:600/1m, gold:unlimited]\ncors-origin: https://app.example\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load("t", []string{"--config", file, "--rate-limit-tier", "anonymous:10/1s", "--rate-limit-weight", "GET /v1/networks/{network}/rewards=7",
+		"--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "::1"},
+		env(map[string]string{"AVAINDEX_RATE_LIMIT_REDIS": "redis://127.0.0.1:6379/2", "AVAINDEX_CORS_ORIGIN": "https://a.example,https://*.b.example"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Access
+	if !a.RequireAPIKey || a.RateLimitRedis != "redis://127.0.0.1:6379/2" {
+		t.Errorf("require-api-key %t, redis %q", a.RequireAPIKey, a.RateLimitRedis)
+	}
+	// The command line's tier list wins over the file's, and either adds to
+	// the defaults or replaces one of them.
+	if got := a.Tiers["anonymous"]; got != (ratelimit.Tier{Name: "anonymous", Limit: 10, Period: time.Second}) {
+		t.Errorf("anonymous = %+v", got)
+	}
+	if _, ok := a.Tiers["pro"]; ok {
+		t.Error("the file's tiers were used although the command line gave some")
+	}
+	if a.Tiers["standard"] != ratelimit.DefaultTiers()["standard"] {
+		t.Errorf("standard = %+v, want the default", a.Tiers["standard"])
+	}
+	if a.Weights["GET /v1/networks/{network}/rewards"] != 7 || a.Weights["POST /v1/networks/{network}/blockchains/{blockchainId}/utxos"] != 10 {
+		t.Errorf("weights = %v", a.Weights)
+	}
+	if !reflect.DeepEqual(a.CORSOrigins, []string{"https://a.example", "https://*.b.example"}) {
+		t.Errorf("cors origins = %q", a.CORSOrigins)
+	}
+	if want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}; !reflect.DeepEqual(a.TrustedProxies, want) {
+		t.Errorf("trusted proxies = %v", a.TrustedProxies)
+	}
+
+	c, err = Load("t", []string{"--config", file}, env(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Access.Tiers["pro"].Limit != 600 || !c.Access.Tiers["gold"].Unlimited() || !reflect.DeepEqual(c.Access.CORSOrigins, []string{"https://app.example"}) {
+		t.Errorf("from the file: tiers %v, origins %q", c.Access.Tiers, c.Access.CORSOrigins)
+	}
+}
+
+// TestLoadCommand: a command's own flags and arguments, anywhere among the
+// shared flags; its flags come from the command line only.
+func TestLoadCommand(t *testing.T) {
+	var name string
+	extra := func(fs *flag.FlagSet) { fs.StringVar(&name, "name", "", "") }
+	c, args, err := LoadCommand("t", []string{"first", "--db", "sqlite:x.db", "second", "--name", "n1", "third"},
+		env(map[string]string{"AVAINDEX_NAME": "from-env"}), nil, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DB != "sqlite:x.db" || name != "n1" || !reflect.DeepEqual(args, []string{"first", "second", "third"}) {
+		t.Errorf("db %q, name %q, args %q", c.DB, name, args)
+	}
+	name = ""
+	if _, _, err := LoadCommand("t", nil, env(map[string]string{"AVAINDEX_NAME": "from-env"}), nil, extra); err != nil || name != "" {
+		t.Errorf("the environment set a command's flag: %q, %v", name, err)
+	}
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("name: from-file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadCommand("t", []string{"--config", file}, env(nil), nil, extra); err == nil || !strings.Contains(err.Error(), `unknown key "name"`) {
+		t.Errorf("a command's flag in the config file: %v", err)
 	}
 }

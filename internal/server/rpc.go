@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/metricsapi"
 )
@@ -156,6 +157,24 @@ const rpcUnavailableCode = -32000
 
 // nodeAPIUnavailable answers with HTTP 503 and a JSON-RPC error object.
 func nodeAPIUnavailable(reason string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeRPCErrorBody(w, http.StatusServiceUnavailable, reason)
+	})
+}
+
+// writeRPCError is the node API's error writer for what is refused before
+// the JSON-RPC handler (e.g. a rate limit): err's status, with a JSON-RPC
+// error object carrying its client-safe message.
+func writeRPCError(w http.ResponseWriter, _ *http.Request, err error) {
+	status := derrors.ToStatus(err)
+	msg, ok := derrors.ClientMessage(err)
+	if !ok {
+		msg = http.StatusText(status)
+	}
+	writeRPCErrorBody(w, status, msg)
+}
+
+func writeRPCErrorBody(w http.ResponseWriter, status int, message string) {
 	type rpcError struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -164,8 +183,6 @@ func nodeAPIUnavailable(reason string) http.Handler {
 		JSONRPC string   `json:"jsonrpc"`
 		Error   rpcError `json:"error"`
 		ID      any      `json:"id"`
-	}{"2.0", rpcError{rpcUnavailableCode, reason}, nil}
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		api.WriteJSON(w, http.StatusServiceUnavailable, body)
-	})
+	}{"2.0", rpcError{rpcUnavailableCode, message}, nil}
+	api.WriteJSON(w, status, body)
 }

@@ -23,6 +23,11 @@ type Route struct {
 	// RPCMethods): each request is instrumented as "Pattern method", and
 	// any other as "Pattern unknown", so that the labels stay bounded.
 	RPCMethods []string
+	// Surface is the surface the route belongs to, whose Policy the
+	// Access applies to it.
+	Surface Surface
+	// Write marks a write-class operation, refused to read-only tiers.
+	Write bool
 }
 
 // Pinger is what /readyz asks of the store.
@@ -48,6 +53,9 @@ type Deps struct {
 	// body (the Metrics API's v1 series answer the Data API's, whose /v1/
 	// they share).
 	Waiting string
+	// Access, when set, guards the API surfaces' routes (keys, rate limits,
+	// CORS); the routes of unknown paths count as the Data API's.
+	Access *Access
 }
 
 // New returns the handler of all surfaces.
@@ -55,6 +63,14 @@ func New(d Deps) http.Handler {
 	mux := http.NewServeMux()
 	handle := func(pattern string, h http.Handler) {
 		mux.Handle(pattern, instrumented(pattern, h))
+	}
+	surfaces := map[string]Surface{}
+	guard := func(rt Route) http.Handler {
+		surfaces[rt.Pattern] = rt.Surface
+		if d.Access == nil {
+			return rt.Handler
+		}
+		return d.Access.wrap(rt)
 	}
 	handle("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -64,18 +80,33 @@ func New(d Deps) http.Handler {
 	handle("GET /metrics", instrument.Handler())
 	for _, r := range d.Routes {
 		if len(r.RPCMethods) > 0 {
-			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, r.Handler))
+			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, guard(r)))
 			continue
 		}
-		handle(r.Pattern, r.Handler)
+		handle(r.Pattern, guard(r))
 	}
 	if d.Waiting != "" {
-		handle("/v1/", dataAPIUnavailable(d.Waiting))
-		handle("/ext/", nodeAPIUnavailable(d.Waiting))
-		handle("/v2/", metricsAPIUnavailable(d.Waiting))
+		handle("/v1/", guard(Route{Pattern: "/v1/", Handler: dataAPIUnavailable(d.Waiting), Surface: DataAPI}))
+		handle("/ext/", guard(Route{Pattern: "/ext/", Handler: nodeAPIUnavailable(d.Waiting), Surface: NodeAPI}))
+		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsAPIUnavailable(d.Waiting), Surface: MetricsAPI}))
 	}
-	handle("/", api.NotFoundHandler())
-	return mux
+	handle("/", guard(Route{Pattern: "/", Handler: api.NotFoundHandler(), Surface: DataAPI}))
+	if d.Access == nil {
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A preflight is answered for the route that would serve the
+		// request it announces, when that route's surface allows CORS.
+		if isPreflight(r) {
+			actual := r.Clone(r.Context())
+			actual.Method = r.Header.Get("Access-Control-Request-Method")
+			if _, pattern := mux.Handler(actual); d.Access.Policies[surfaces[pattern]].CORS {
+				d.Access.cors.preflight(w, r)
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // readiness is the body of /readyz.

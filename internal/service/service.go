@@ -83,6 +83,12 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		return err
 	}
 
+	access, closeAccess, err := newAccess(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	defer closeAccess()
+
 	// What the store holds is served at once, while the node is asked;
 	// without it, the API surfaces wait for the node.
 	handler := &swappable{}
@@ -90,14 +96,14 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	stopSurfaces := func() {}
 	defer func() { stopSurfaces() }()
 	if known != nil {
-		h, ix, stop, err := surfaces(ctx, st, client, known, cfg, tokenKey, log)
+		h, ix, stop, err := surfaces(ctx, st, client, known, cfg, tokenKey, access, log)
 		if err != nil {
 			return err
 		}
 		handler.set(h)
 		indexer, stopSurfaces = ix, stop
 	} else {
-		handler.set(server.New(server.Deps{Store: st, Waiting: "waiting for the node at " + client.URL()}))
+		handler.set(server.New(server.Deps{Store: st, Waiting: "waiting for the node at " + client.URL(), Access: access}))
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -131,7 +137,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 			return err
 		}
 		if indexer == nil {
-			h, ix, stop, err := surfaces(ctx, st, client, network, cfg, tokenKey, log)
+			h, ix, stop, err := surfaces(ctx, st, client, network, cfg, tokenKey, access, log)
 			if err != nil {
 				return err
 			}
@@ -172,7 +178,7 @@ func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Lo
 // surfaces returns the handler of every surface of network and the
 // indexer it reports on (not yet running), and what stops the signature
 // aggregator's peer.
-func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, log *slog.Logger) (_ http.Handler, _ *ingest.Indexer, stop func(), err error) {
+func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, access *server.Access, log *slog.Logger) (_ http.Handler, _ *ingest.Indexer, stop func(), err error) {
 	formatter, err := pchain.NewFormatter(network.ID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -183,9 +189,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	}
 	platformMethods := server.RPCMethods("platform", (*nodeapi.Platform)(nil))
 	routes := []server.Route{
-		{Pattern: "/ext/bc/P", Handler: platform, RPCMethods: platformMethods},
-		{Pattern: "/ext/P", Handler: platform, RPCMethods: platformMethods},
-		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform, RPCMethods: platformMethods},
+		{Pattern: "/ext/bc/P", Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
+		{Pattern: "/ext/P", Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
+		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
 	}
 	indexMethods := server.RPCMethods("index", (*nodeapi.Index)(nil))
 	for _, name := range store.IndexNames {
@@ -193,7 +199,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: h, RPCMethods: indexMethods})
+		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: h, RPCMethods: indexMethods, Surface: server.NodeAPI})
 	}
 	aggregator, stop, err := newAggregator(network, client, log.With("component", "warp"))
 	if err != nil {
@@ -216,9 +222,8 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		return nil, nil, nil, err
 	}
 	for _, r := range dataAPI.Routes() {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.DataAPI, Write: r.Write})
 	}
-
 	// The Metrics API serves the EVM chains of the registry.
 	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey,
 		EVMChains: func() []metricsapi.EVMChain { return metricsEVMChains(chains.Chains()) }})
@@ -226,11 +231,19 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		return nil, nil, nil, err
 	}
 	for _, r := range metricsAPI.Routes() {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.MetricsAPI})
 	}
+	patterns := make([]string, len(routes))
+	for i, r := range routes {
+		patterns[i] = r.Pattern
+	}
+	if err := access.CheckWeights(patterns); err != nil {
+		return nil, nil, nil, err
+	}
+
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
 		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger)})
-	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes}), indexer, stop, nil
+	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes, Access: access}), indexer, stop, nil
 }
 
 // metricsEVMChains are the followed EVM chains as the Metrics API lists

@@ -43,6 +43,7 @@ type Store interface {
 	HistoricalRewardStore
 	MetricStore
 	EVMStore
+	APIKeyStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
