@@ -120,6 +120,7 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 			return false, fmt.Errorf("storing %s-chain blocks %d-%d: %w", f.chain, next, end, err)
 		}
 		ix.setHeights(store.ChainCursor(f.chain), end, tip)
+		ix.applied(store.ChainCursor(f.chain), len(blocks))
 		next = end + 1
 		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
 			rate := float64(next-progressFrom) / since.Seconds()

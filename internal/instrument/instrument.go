@@ -30,6 +30,14 @@ var (
 		Name: "avaindex_indexed_height",
 		Help: "Last block height committed to the store, by chain.",
 	}, []string{"chain"})
+	nodeHeight = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "avaindex_node_height",
+		Help: "The node's last accepted height, as last seen by the indexer, by chain.",
+	}, []string{"chain"})
+	applied = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "avaindex_ingest_applied_total",
+		Help: "Blocks (containers, for an index; txs, for X/dag) committed to the store, by chain.",
+	}, []string{"chain"})
 	upstreamCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "avaindex_upstream_rpc_calls_total",
 		Help: "JSON-RPC calls made to the upstream avalanchego node, by method.",
@@ -47,7 +55,7 @@ var (
 
 func init() {
 	registry.MustRegister(
-		httpRequests, httpLatency, indexedHeight,
+		httpRequests, httpLatency, indexedHeight, nodeHeight, applied,
 		upstreamCalls, upstreamErrors, upstreamLatency,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -72,6 +80,16 @@ func ObserveRequest(route string, status int, start time.Time) {
 // SetIndexedHeight records the last height committed for chain.
 func SetIndexedHeight(chain string, height uint64) {
 	indexedHeight.WithLabelValues(chain).Set(float64(height))
+}
+
+// SetNodeHeight records the node's height of chain.
+func SetNodeHeight(chain string, height uint64) {
+	nodeHeight.WithLabelValues(chain).Set(float64(height))
+}
+
+// AddApplied counts n blocks of chain committed.
+func AddApplied(chain string, n int) {
+	applied.WithLabelValues(chain).Add(float64(n))
 }
 
 // ObserveUpstream records one call to the upstream node.
