@@ -179,19 +179,13 @@ func surfaces(st store.Store, client *node.Client, network *internal.Network, cf
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	platformMethods := server.RPCMethods("platform", (*nodeapi.Platform)(nil))
-	routes := []server.Route{
-		{Pattern: "/ext/bc/P", Handler: platform, RPCMethods: platformMethods},
-		{Pattern: "/ext/P", Handler: platform, RPCMethods: platformMethods},
-		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform, RPCMethods: platformMethods},
-	}
-	indexMethods := server.RPCMethods("index", (*nodeapi.Index)(nil))
+	indexes := map[string]http.Handler{}
 	for _, name := range store.IndexNames {
 		h, err := nodeapi.NewIndexHandler(st, name)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: h, RPCMethods: indexMethods})
+		indexes[name] = h
 	}
 	aggregator, stop, err := newAggregator(network, client, log.With("component", "warp"))
 	if err != nil {
@@ -206,12 +200,31 @@ func surfaces(st store.Store, client *node.Client, network *internal.Network, cf
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, r := range dataAPI.Routes() {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
-	}
+	routes := routeTable(network, platform, indexes, dataAPI.Routes())
 
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval, BatchSize: cfg.IngestBatchSize})
-	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes}), indexer, stop, nil
+	return server.New(server.Deps{Store: st, Indexer: indexer, Network: network, Routes: routes}), indexer, stop, nil
+}
+
+// routeTable is the API surfaces' routes: the node API's P-chain service
+// under its three names, its container indexes (a handler per name in
+// store.IndexNames), and the Data API's routes. With server.Routes, it is
+// what the served OpenAPI document describes.
+func routeTable(network *internal.Network, platform http.Handler, indexes map[string]http.Handler, data []api.Route) []server.Route {
+	platformMethods := server.RPCMethods("platform", (*nodeapi.Platform)(nil))
+	routes := []server.Route{
+		{Pattern: "/ext/bc/P", Handler: platform, RPCMethods: platformMethods},
+		{Pattern: "/ext/P", Handler: platform, RPCMethods: platformMethods},
+		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform, RPCMethods: platformMethods},
+	}
+	indexMethods := server.RPCMethods("index", (*nodeapi.Index)(nil))
+	for _, name := range store.IndexNames {
+		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: indexes[name], RPCMethods: indexMethods})
+	}
+	for _, r := range data {
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler})
+	}
+	return routes
 }
 
 // storedNetwork returns the network the store indexed, nil if none yet. A
