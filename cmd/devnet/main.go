@@ -89,6 +89,8 @@ func run() error {
 	ready := func(addr string) {
 		base := "http://" + addr
 		fmt.Printf(`
+avaindex status page: %[2]s/   (API reference: %[2]s/docs)
+
 avaindex is indexing a local Avalanche network.
 
   node (avalanchego)  %[1]s

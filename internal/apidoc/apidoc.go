@@ -72,7 +72,7 @@ window.ui = SwaggerUIBundle({
   dom_id: "#swagger-ui",
   validatorUrl: null,
   deepLinking: true,
-  docExpansion: "none",
+  docExpansion: "list",
   defaultModelsExpandDepth: 0,
   tryItOutEnabled: false
 });
