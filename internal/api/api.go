@@ -67,6 +67,8 @@ type API struct {
 	// signer serves the signature aggregator endpoints.
 	signer SignatureAggregator
 	prices PriceSource
+	// idTexts keeps the cb58 text of ids rendered often.
+	idTexts idTexts
 	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
 	// names.
 	chainIDs [3]string
@@ -101,7 +103,18 @@ func New(d Deps) (*API, error) {
 
 // Routes returns the Data API's routes, each behind Middleware.
 func (a *API) Routes() []Route {
-	routes := []Route{
+	routes := a.BareRoutes()
+	for i := range routes {
+		routes[i].Handler = Middleware(routes[i].Handler)
+	}
+	return routes
+}
+
+// BareRoutes returns the Data API's routes without Middleware: what the
+// load benchmark (tests/load_bench_test.go) measures the middleware's cost
+// against. Serve Routes.
+func (a *API) BareRoutes() []Route {
+	return []Route{
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", a.handle(a.listBlocks)},
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", a.handle(a.getBlock)},
 		{"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", a.handle(a.getTx)},
@@ -113,10 +126,6 @@ func (a *API) Routes() []Route {
 		{"POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", a.handle(a.listUTXOsV2)},
 		{"GET /v1/networks/{network}/rewards", a.handle(a.listRewards)},
 	}
-	for i := range routes {
-		routes[i].Handler = Middleware(routes[i].Handler)
-	}
-	return routes
 }
 
 // Patterns are the patterns of the Data API's routes, in Routes' order:
