@@ -31,11 +31,11 @@ type demoResult struct {
 	// multisig outputs (bech32 without a chain prefix): a UTXO list shows a
 	// multisig output to addresses that meet its threshold.
 	Holder, Cosigner string
-	MultisigPTx    ids.ID
-	MultisigXTx    ids.ID
-	LockedUntil    time.Time
-	ValidatorNode  ids.NodeID
-	ExportedAmount uint64
+	MultisigPTx      ids.ID
+	MultisigXTx      ids.ID
+	LockedUntil      time.Time
+	ValidatorNode    ids.NodeID
+	ExportedAmount   uint64
 }
 
 // issueDemo issues a realistic set of transactions on the local network at
