@@ -35,7 +35,6 @@ type demoResult struct {
 	MultisigXTx      ids.ID
 	LockedUntil      time.Time
 	ValidatorNode    ids.NodeID
-	ExportedAmount   uint64
 }
 
 // issueDemo issues a realistic set of transactions on the local network at
@@ -58,7 +57,7 @@ func issueDemo(ctx context.Context, nodeURL string, progress io.Writer) (*demoRe
 	if err != nil {
 		return nil, err
 	}
-	res := &demoResult{Issued: issued, ValidatorNode: issued.Validator.NodeID, ExportedAmount: testnet.IssueAllAtomic}
+	res := &demoResult{Issued: issued, ValidatorNode: issued.Validator.NodeID}
 
 	var keys []ids.ShortID
 	for range 3 {

@@ -6,10 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/ingest"
 )
 
@@ -135,5 +137,42 @@ func TestWaiting(t *testing.T) {
 		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.want) {
 			t.Errorf("/readyz = %d %s, want %d with %s", rec.Code, rec.Body, tc.status, tc.want)
 		}
+	}
+}
+
+// TestStatusPage: / is the status page, starting from /readyz's answer
+// (embedded where no text of it can end the script), with no asset from
+// elsewhere; only / itself: other paths stay 404.
+func TestStatusPage(t *testing.T) {
+	h := New(Deps{Store: pinger{}, Network: &internal.Network{Name: "local", ID: 12345}, Indexer: status{
+		Running: true,
+		Heights: map[string]uint64{"P": 10, "index:P/block": 9},
+		Tips:    map[string]uint64{"P": 12, "index:P/block": 11},
+		// A hostile error text must stay data.
+		LastError: `P-chain: </script><script>alert(1)</script>`,
+	}})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	page := rec.Body.String()
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("GET / = %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	for _, want := range []string{`"heights":{"P":10,"index:P/block":9}`, `"tips":{"P":12,"index:P/block":11}`,
+		`"network":{"name":"local","id":12345}`, `\u003c/script\u003e`, `fetch("/readyz"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "<script>alert(1)") {
+		t.Error("the last error's text ends the page's script")
+	}
+	if m := regexp.MustCompile(`(?:src|href)="(?:https?:)?//`).FindString(page); m != "" {
+		t.Errorf("the page loads %s from elsewhere", m)
+	}
+
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/status", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("GET /status = %d, want 404", rec.Code)
 	}
 }
