@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/apidoc"
 	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/testing/openapitest"
 )
 
 type args struct{ X int }
@@ -174,5 +176,25 @@ func TestStatusPage(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/status", nil))
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("GET /status = %d, want 404", rec.Code)
+	}
+}
+
+// TestReadyzMatchesDocument: /readyz's bodies, ready or not, are what the
+// served OpenAPI document says.
+func TestReadyzMatchesDocument(t *testing.T) {
+	doc, err := openapitest.Parse(apidoc.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []Deps{
+		{Store: pinger{}, Network: &internal.Network{Name: "local", ID: 12345}, Indexer: status{Running: true,
+			Heights: map[string]uint64{"P": 3}, Tips: map[string]uint64{"P": 4}, BlocksPerSecond: map[string]float64{"P": 0.5},
+			History: &ingest.History{IntervalSeconds: 60, Blocks: []uint64{0, 2}}, Queues: map[string]int64{"nft-metadata": 7}}},
+		{Store: pinger{errors.New("down")}, Indexer: status{}},
+		{Store: pinger{}, Waiting: "waiting for the node at http://127.0.0.1:1"},
+	} {
+		rec := httptest.NewRecorder()
+		New(d).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		doc.ValidateRecorder(t, http.MethodGet, "/readyz", rec)
 	}
 }
