@@ -81,11 +81,16 @@ func run(ctx context.Context, cmd string, args []string) error {
 		return st.Close()
 	}
 	log.Info("starting avaindex", "version", versionString(readBuildInfo()), "db", cfg.RedactedDB())
-	err = service.Run(ctx, cfg, log, nil)
+	err = service.Run(ctx, cfg, log, printURLs)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil // SIGINT or SIGTERM: a requested stop
 	}
 	return err
+}
+
+// printURLs tells, first thing once avaindex listens, where its pages are.
+func printURLs(addr string) {
+	fmt.Printf("avaindex status page: http://%[1]s/  (API reference: http://%[1]s/docs)\n", addr)
 }
 
 func newLogger(level string) *slog.Logger {

@@ -4,7 +4,10 @@
 // store's data go to a temporary directory, removed on exit, unless
 // --data-dir names one to keep.
 //
-//	go run ./cmd/devnet [--data-dir DIR] [--listen 127.0.0.1:8080]
+// Unless --demo=false, it then issues a realistic set of transactions (see
+// issueDemo) and prints a curl command for each surface that shows them.
+//
+//	go run ./cmd/devnet [--data-dir DIR] [--listen 127.0.0.1:8080] [--demo=false]
 package main
 
 import (
@@ -38,6 +41,7 @@ func run() error {
 	dir := fs.String("data-dir", "", "directory for the node and the SQLite store, kept on exit (default: a temporary directory, removed on exit)")
 	fs.StringVar(dir, "dir", "", "the same as --data-dir")
 	listen := fs.String("listen", "127.0.0.1:8080", "address avaindex listens on")
+	demo := fs.Bool("demo", true, "issue demo transactions once avaindex serves, and print the commands that show them")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
@@ -86,9 +90,13 @@ func run() error {
 	if !keep {
 		data += " (removed on exit; --data-dir keeps it)"
 	}
+	serving := make(chan string, 1)
 	ready := func(addr string) {
+		serving <- "http://" + addr
 		base := "http://" + addr
 		fmt.Printf(`
+avaindex status page: %[2]s/   (API reference: %[2]s/docs)
+
 avaindex is indexing a local Avalanche network.
 
   node (avalanchego)  %[1]s
@@ -111,6 +119,27 @@ Ctrl-C stops both.
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- service.Run(ctx, cfg, log, ready) }()
+	if *demo {
+		go func() {
+			var base string
+			select {
+			case base = <-serving:
+			case <-ctx.Done():
+				return
+			}
+			d, err := issueDemo(ctx, node.URL, os.Stderr)
+			if err == nil {
+				err = waitIndexed(ctx, node.URL, base)
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					fmt.Fprintln(os.Stderr, "devnet: the demo transactions failed (avaindex keeps serving):", err)
+				}
+				return
+			}
+			printSurfaces(os.Stdout, demoSurfaces(base, d))
+		}()
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -34,6 +35,17 @@ func TestMain(m *testing.M) {
 // then stops it with SIGTERM and requires exit status 0.
 func runDevnet(t *testing.T, tmp string, check func(base string), args ...string) {
 	t.Helper()
+	runDevnetUntil(t, tmp, "Ctrl-C stops both", func(base, _ string) {
+		if check != nil {
+			check(base)
+		}
+	}, args...)
+}
+
+// runDevnetUntil is runDevnet waiting for a line that starts with until,
+// whose check also gets all that devnet printed.
+func runDevnetUntil(t *testing.T, tmp, until string, check func(base, out string), args ...string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"--listen", "127.0.0.1:0"}, args...)...)
@@ -60,7 +72,7 @@ func runDevnet(t *testing.T, tmp string, check func(base string), args ...string
 			mu.Lock()
 			printed.WriteString(sc.Text() + "\n")
 			mu.Unlock()
-			if strings.HasPrefix(sc.Text(), "Ctrl-C stops both") {
+			if strings.HasPrefix(sc.Text(), until) {
 				ready <- struct{}{}
 			}
 		}
@@ -73,7 +85,7 @@ func runDevnet(t *testing.T, tmp string, check func(base string), args ...string
 	mu.Lock()
 	out := printed.String()
 	mu.Unlock()
-	if !strings.Contains(out, "Ctrl-C stops both") {
+	if !strings.Contains(out, until) {
 		_ = cmd.Process.Kill()
 		<-scanned
 		_ = cmd.Wait()
@@ -83,13 +95,14 @@ func runDevnet(t *testing.T, tmp string, check func(base string), args ...string
 	if !strings.Contains(out, "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u") || !strings.Contains(out, "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC") {
 		t.Errorf("devnet does not print the funded addresses:\n%s", out)
 	}
-	if check != nil {
-		m := regexp.MustCompile(`(?m)^\s*avaindex\s+(http://\S+)$`).FindStringSubmatch(out)
-		if m == nil {
-			t.Errorf("devnet does not print avaindex's URL:\n%s", out)
-		} else {
-			check(m[1])
-		}
+	if first, _, _ := strings.Cut(strings.TrimSpace(out), "\n"); !strings.HasPrefix(first, "avaindex status page: http://") {
+		t.Errorf("devnet's first line is not the status page's URL: %q", first)
+	}
+	m := regexp.MustCompile(`(?m)^\s*avaindex\s+(http://\S+)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("devnet does not print avaindex's URL:\n%s", out)
+	} else {
+		check(m[1], out)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -121,7 +134,7 @@ func TestDataDir(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-	})
+	}, "--demo=false")
 	left, err := os.ReadDir(tmp)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +144,7 @@ func TestDataDir(t *testing.T) {
 	}
 
 	kept := filepath.Join(t.TempDir(), "kept")
-	runDevnet(t, t.TempDir(), nil, "--data-dir", kept)
+	runDevnet(t, t.TempDir(), nil, "--data-dir", kept, "--demo=false")
 	for _, sub := range []string{"node", "avaindex"} {
 		if _, err := os.Stat(filepath.Join(kept, sub)); err != nil {
 			t.Errorf("--data-dir %s: %v after exit, want it kept", kept, err)
@@ -160,4 +173,75 @@ func pBalance(base, addr string) (uint64, error) {
 		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, reply.Error)
 	}
 	return strconv.ParseUint(reply.Result.Balance, 10, 64)
+}
+
+// printedCommand matches the curl commands devnet prints: a GET of a URL,
+// or a POST of a JSON-RPC body.
+var printedCommand = regexp.MustCompile(`(?m)^  curl -s (?:'(\S+)'|-X POST -H 'content-type: application/json' (\S+) -d '(.+)')$`)
+
+// TestDemo: devnet issues its demo transactions and prints a command for
+// each surface; every command answers 200 without an error, and the lists
+// it shows hold the demo's data (the multisig and time-locked UTXOs, the
+// rewards, the asset's transactions).
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a local avalanchego node")
+	}
+	runDevnetUntil(t, t.TempDir(), demoDone, func(_, out string) {
+		cmds := printedCommand.FindAllStringSubmatch(out, -1)
+		if len(cmds) < 15 {
+			t.Fatalf("devnet printed %d commands, want one per surface:\n%s", len(cmds), out)
+		}
+		bodies := map[string]string{}
+		for _, c := range cmds {
+			var (
+				resp *http.Response
+				err  error
+				what = c[1]
+			)
+			if what != "" {
+				resp, err = http.Get(c[1])
+			} else {
+				what = c[2] + " " + c[3]
+				resp, err = http.Post(c[2], "application/json", strings.NewReader(c[3]))
+			}
+			if err != nil {
+				t.Errorf("%s: %v", what, err)
+				continue
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Errorf("%s: HTTP %d, %v: %s", what, resp.StatusCode, err, b)
+				continue
+			}
+			if c[3] != "" && strings.Contains(string(b), `"error":`) {
+				t.Errorf("%s: %s", what, b)
+			}
+			bodies[what] = string(b)
+		}
+		// What the lists show is the demo's.
+		for substr, wants := range map[string][]string{
+			"/blockchains/p-chain/utxos?addresses=": {`"threshold":2`, `"platformLocktime":`, `"utxoType":"TRANSFER"`},
+			"/rewards?nodeIds=":                     {`"rewardType":"VALIDATOR"`, `"rewardType":"DELEGATOR"`},
+			"/assets/":                              {`"CreateAssetTx"`},
+			"/blockchains/x-chain/utxos?addresses=": {`"threshold":2`, `"symbol":"AIT"`},
+		} {
+			found := false
+			for what, body := range bodies {
+				if !strings.Contains(what, substr) {
+					continue
+				}
+				found = true
+				for _, want := range wants {
+					if !strings.Contains(body, want) {
+						t.Errorf("%s lacks %s: %s", what, want, body)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no command shows %s", substr)
+			}
+		}
+	})
 }

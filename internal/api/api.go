@@ -104,6 +104,8 @@ type API struct {
 	evm     EVMSource
 	chains  ChainRegistry
 	catalog ContractCatalog
+	// idTexts keeps the cb58 text of ids rendered often.
+	idTexts idTexts
 	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
 	// names.
 	chainIDs [3]string
@@ -154,7 +156,18 @@ func New(d Deps) (*API, error) {
 
 // Routes returns the Data API's routes, each behind Middleware.
 func (a *API) Routes() []Route {
-	routes := []Route{
+	routes := a.BareRoutes()
+	for i := range routes {
+		routes[i].Handler = Middleware(routes[i].Handler)
+	}
+	return routes
+}
+
+// BareRoutes returns the Data API's routes without Middleware: what the
+// load benchmark (tests/load_bench_test.go) measures the middleware's cost
+// against. Serve Routes.
+func (a *API) BareRoutes() []Route {
+	return []Route{
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", Handler: a.handle(a.listBlocks)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", Handler: a.handle(a.getBlock)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", Handler: a.handle(a.getTx)},
@@ -175,10 +188,18 @@ func (a *API) Routes() []Route {
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", Handler: a.handle(a.listErc1155)},
 		{Pattern: "GET /v1/chains/{chainId}/tokens/{address}/transfers", Handler: a.handle(a.listTokenTransfers)},
 	}
-	for i := range routes {
-		routes[i].Handler = Middleware(routes[i].Handler)
+}
+
+// Patterns are the patterns of the Data API's routes, in Routes' order:
+// what the served OpenAPI document (internal/apidoc) is made for. It needs
+// no store: the route table is the same for every network.
+func Patterns() []string {
+	routes := (&API{}).Routes()
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = r.Pattern
 	}
-	return routes
+	return out
 }
 
 // handle adapts a handler that returns an error.

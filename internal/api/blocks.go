@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -49,9 +50,15 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 		ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
 	}
 	for _, b := range blocks {
-		resp.Blocks = append(resp.Blocks, wireBlock(chain, b))
+		resp.Blocks = append(resp.Blocks, a.wireBlock(chain, b))
 	}
-	WriteJSON(w, http.StatusOK, resp)
+	// Written as its MarshalJSON encodes it: WriteJSON's json.Marshal would
+	// validate and compact the same bytes again.
+	body, err := resp.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("encoding a page of blocks: %w", err)
+	}
+	writeRaw(w, http.StatusOK, body)
 	return nil
 }
 
@@ -81,7 +88,7 @@ func (a *API) getBlock(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	WriteJSON(w, http.StatusOK, wireBlock(chain, b))
+	WriteJSON(w, http.StatusOK, a.wireBlock(chain, b))
 	return nil
 }
 
@@ -110,23 +117,24 @@ func parseBlockID(chain internal.Chain, v string) (ids.ID, error) {
 // C-chain's lists hold those blocks only, with their atomic txs as
 // transactions, and the fields nothing tells (parentHash, blockType) empty
 // and blockSizeBytes 0. Its hashes are the EVM's, 0x-hex.
-func wireBlock(chain internal.Chain, b *store.BlockSummary) PrimaryNetworkBlock {
+func (a *API) wireBlock(chain internal.Chain, b *store.BlockSummary) PrimaryNetworkBlock {
 	wb := PrimaryNetworkBlock{
 		BlockNumber:    strconv.FormatUint(b.Height, 10),
-		BlockHash:      b.ID.String(),
-		ParentHash:     b.ParentID.String(),
 		BlockType:      b.Type,
 		TxCount:        len(b.TxIDs),
 		BlockSizeBytes: b.Size,
 	}
 	if chain == internal.CChain {
-		wb.BlockHash, wb.ParentHash = hex0x(b.ID[:]), ""
+		wb.BlockHash = hex0x(b.ID[:])
+	} else {
+		wb.BlockHash, wb.ParentHash = a.idTexts.text(b.ID), a.idTexts.text(b.ParentID)
 	}
 	if !b.Timestamp.IsZero() {
 		wb.BlockTimestamp = b.Timestamp.Unix()
 	}
-	for _, id := range b.TxIDs {
-		wb.Transactions = append(wb.Transactions, id.String())
+	wb.Transactions = make([]string, len(b.TxIDs))
+	for i, id := range b.TxIDs {
+		wb.Transactions[i] = a.idTexts.text(id)
 	}
 	return wb
 }

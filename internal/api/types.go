@@ -86,13 +86,23 @@ type ListPrimaryNetworkBlocksResponse struct {
 	ChainInfo     ChainInfo             `json:"chainInfo"`
 }
 
-// MarshalJSON sends a nil Blocks as [].
+// MarshalJSON sends a nil Blocks, and a block's nil Transactions, as [].
+// The blocks are encoded as plain structs, not through their MarshalJSON,
+// which encoding/json would validate and compact once more per block.
 func (r ListPrimaryNetworkBlocksResponse) MarshalJSON() ([]byte, error) {
-	type plain ListPrimaryNetworkBlocksResponse
-	if r.Blocks == nil {
-		r.Blocks = []PrimaryNetworkBlock{}
+	type plainBlock PrimaryNetworkBlock
+	blocks := make([]plainBlock, len(r.Blocks))
+	for i, b := range r.Blocks {
+		if b.Transactions == nil {
+			b.Transactions = []string{}
+		}
+		blocks[i] = plainBlock(b)
 	}
-	return json.Marshal(plain(r))
+	return json.Marshal(struct {
+		NextPageToken string       `json:"nextPageToken,omitempty"`
+		Blocks        []plainBlock `json:"blocks"`
+		ChainInfo     ChainInfo    `json:"chainInfo"`
+	}{r.NextPageToken, blocks, r.ChainInfo})
 }
 
 // The primary-network transaction endpoints' types follow: their required

@@ -94,6 +94,7 @@ func (ix *Indexer) stepIndex(ctx context.Context, name string, src *store.IndexS
 		end := next + uint64(len(cs)) - 1
 		tip = max(tip, end)
 		ix.setHeights(key, end, tip)
+		ix.applied(key, len(cs))
 		next = end + 1
 		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
 			rate := float64(next-progressFrom) / since.Seconds()

@@ -143,6 +143,7 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 			return false, fmt.Errorf("storing %s blocks %d-%d: %w", f.name, next, end, err)
 		}
 		ix.setHeights(f.key, end, tip)
+		ix.applied(f.key, len(blocks))
 		next = end + 1
 		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
 			rate := float64(next-progressFrom) / since.Seconds()

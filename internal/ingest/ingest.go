@@ -77,6 +77,7 @@ type Indexer struct {
 	mu      sync.Mutex
 	status  Status
 	errors  map[string]string // the failure of each loop's last step
+	rates   rates
 }
 
 // Status is what /readyz reports about the indexer.
@@ -88,6 +89,14 @@ type Status struct {
 	// its node traces blocks: without, its internal txs and native
 	// balances are not indexed.
 	Tracers map[string]bool `json:"tracers,omitempty"`
+	// BlocksPerSecond is what each applied per second over the last
+	// minute.
+	BlocksPerSecond map[string]float64 `json:"blocksPerSecond,omitempty"`
+	// History is the chains' ingest rate over the last hour.
+	History *History `json:"history,omitempty"`
+	// Queues are the lengths of work queued behind the chains, by name
+	// (e.g. NFT metadata to fetch), for what has such a queue; none yet.
+	Queues map[string]int64 `json:"queues,omitempty"`
 	// LastError lists the loops whose last step failed, and why.
 	LastError string `json:"lastError,omitempty"`
 }
@@ -97,7 +106,7 @@ func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Lo
 	opts.defaults()
 	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
 		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}, Tracers: map[string]bool{}},
-		errors: map[string]string{}}
+		errors: map[string]string{}, rates: newRates(time.Now())}
 }
 
 // Status returns a snapshot of the indexer's state.
@@ -109,6 +118,9 @@ func (ix *Indexer) Status() Status {
 	s.Heights = cloneMap(s.Heights)
 	s.Tips = cloneMap(s.Tips)
 	s.Tracers = cloneMap(s.Tracers)
+	now := time.Now()
+	s.BlocksPerSecond = ix.rates.perSecond(now)
+	s.History = ix.rates.history(now)
 	var errs []string
 	for what, e := range ix.errors {
 		errs = append(errs, what+": "+e)
@@ -188,6 +200,16 @@ func (ix *Indexer) setHeights(key store.CursorKey, height, tip uint64) {
 	ix.status.Heights[string(key)] = height
 	ix.status.Tips[string(key)] = tip
 	instrument.SetIndexedHeight(string(key), height)
+	instrument.SetNodeHeight(string(key), tip)
+}
+
+// applied records n blocks (or containers, or txs) of key just committed,
+// for the ingest rate.
+func (ix *Indexer) applied(key store.CursorKey, n int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.rates.add(string(key), time.Now(), uint64(n))
+	instrument.AddApplied(string(key), n)
 }
 
 // observeSupply records the node's platform.getCurrentSupply answer for the

@@ -156,6 +156,7 @@ func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
 			return false, err
 		}
 		ix.setHeights(store.XDAGCursor, done, max(done, mirrored))
+		ix.applied(store.XDAGCursor, n)
 		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
 			ix.log.Info("decoding the X-chain's DAG txs", "at", done, "mirrored", mirrored,
 				"txsPerSecond", int(float64(applied)/since.Seconds()))

@@ -34,6 +34,14 @@ var (
 		Name: "avaindex_evm_tracer_enabled",
 		Help: "1 when the node traces the EVM chain's blocks (internal txs and native balances indexed), by chain cursor.",
 	}, []string{"chain"})
+	nodeHeight = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "avaindex_node_height",
+		Help: "The node's last accepted height, as last seen by the indexer, by chain.",
+	}, []string{"chain"})
+	applied = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "avaindex_ingest_applied_total",
+		Help: "Blocks (containers, for an index; txs, for X/dag) committed to the store, by chain.",
+	}, []string{"chain"})
 	upstreamCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "avaindex_upstream_rpc_calls_total",
 		Help: "JSON-RPC calls made to the upstream avalanchego node, by method.",
@@ -51,7 +59,7 @@ var (
 
 func init() {
 	registry.MustRegister(
-		httpRequests, httpLatency, indexedHeight, evmTracer,
+		httpRequests, httpLatency, indexedHeight, evmTracer, nodeHeight, applied,
 		upstreamCalls, upstreamErrors, upstreamLatency,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -86,6 +94,16 @@ func SetEVMTracer(chain string, on bool) {
 		v = 1
 	}
 	evmTracer.WithLabelValues(chain).Set(v)
+}
+
+// SetNodeHeight records the node's height of chain.
+func SetNodeHeight(chain string, height uint64) {
+	nodeHeight.WithLabelValues(chain).Set(float64(height))
+}
+
+// AddApplied counts n blocks of chain committed.
+func AddApplied(chain string, n int) {
+	applied.WithLabelValues(chain).Add(float64(n))
 }
 
 // ObserveUpstream records one call to the upstream node.

@@ -54,8 +54,8 @@ func newServer(service any, name string) (http.Handler, error) {
 // holds reads only, so the node API cannot write what the indexer owns.
 type PlatformSource interface {
 	Cursor(ctx context.Context, key store.CursorKey) (height uint64, ok bool, err error)
-	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
-	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
+	PBlockBytesByHeight(ctx context.Context, height uint64) (ids.ID, []byte, error)
+	PBlockBytesByID(ctx context.Context, id ids.ID) ([]byte, error)
 	PUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*store.PUTXO, error)
 	PRewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, error)
 	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
@@ -108,35 +108,35 @@ func (p *Platform) GetHeight(r *http.Request, _ *struct{}, reply *api.GetHeightR
 
 // GetBlock answers the block with the given id.
 func (p *Platform) GetBlock(r *http.Request, args *api.GetBlockArgs, reply *api.GetBlockResponse) error {
-	blk, err := p.store.PBlockByID(r.Context(), args.BlockID)
+	b, err := p.store.PBlockBytesByID(r.Context(), args.BlockID)
 	if err != nil {
 		return storeError(fmt.Sprintf("couldn't get block with id %s", args.BlockID), err)
 	}
-	return p.encodeBlock(blk, args.Encoding, reply)
+	return p.encodeBlock(args.BlockID, b, args.Encoding, reply)
 }
 
 // GetBlockByHeight answers the block at the given height.
 func (p *Platform) GetBlockByHeight(r *http.Request, args *api.GetBlockByHeightArgs, reply *api.GetBlockResponse) error {
-	blk, err := p.store.PBlockByHeight(r.Context(), uint64(args.Height))
+	id, b, err := p.store.PBlockBytesByHeight(r.Context(), uint64(args.Height))
 	if err != nil {
 		return storeError(fmt.Sprintf("couldn't get block at height %d", args.Height), err)
 	}
-	return p.encodeBlock(blk, args.Encoding, reply)
+	return p.encodeBlock(id, b, args.Encoding, reply)
 }
 
-func (p *Platform) encodeBlock(blk *internal.PBlock, enc formatting.Encoding, reply *api.GetBlockResponse) error {
+func (p *Platform) encodeBlock(id ids.ID, blk []byte, enc formatting.Encoding, reply *api.GetBlockResponse) error {
 	reply.Encoding = enc
 	if enc == formatting.JSON {
-		b, err := p.format.BlockJSON(blk.Bytes)
+		b, err := p.format.BlockJSON(blk)
 		if err != nil {
-			return fmt.Errorf("couldn't encode block %s as %s: %w", blk.ID, enc, err)
+			return fmt.Errorf("couldn't encode block %s as %s: %w", id, enc, err)
 		}
 		reply.Block = b
 		return nil
 	}
-	s, err := formatting.Encode(enc, blk.Bytes)
+	s, err := formatting.Encode(enc, blk)
 	if err != nil {
-		return fmt.Errorf("couldn't encode block %s as %s: %w", blk.ID, enc, err)
+		return fmt.Errorf("couldn't encode block %s as %s: %w", id, enc, err)
 	}
 	reply.Block, err = json.Marshal(s)
 	return err

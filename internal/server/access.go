@@ -28,6 +28,9 @@ const (
 	DataAPI Surface = iota
 	MetricsAPI
 	NodeAPI
+	// Operational is the server's own routes (status page, health,
+	// readiness, metrics, docs): no policy, never limited.
+	Operational
 )
 
 // bucketPrefix names a surface in rate-limit buckets: each surface spends

@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/apidoc"
 	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/instrument"
 )
@@ -45,6 +47,8 @@ type Deps struct {
 	Store Pinger
 	// Indexer is nil while Waiting.
 	Indexer StatusReporter
+	// Network is the indexed network; nil while Waiting.
+	Network *internal.Network
 	// Routes are the API surfaces' routes.
 	Routes []Route
 	// Waiting, when set, says why the API surfaces cannot answer yet (the
@@ -56,6 +60,25 @@ type Deps struct {
 	// Access, when set, guards the API surfaces' routes (keys, rate limits,
 	// CORS); the routes of unknown paths count as the Data API's.
 	Access *Access
+}
+
+// Routes returns every route New serves, its own (status page, health,
+// metrics, docs) and d.Routes: the one route table, which the served
+// OpenAPI document must describe exactly (internal/apidoc).
+func Routes(d Deps) []Route {
+	own := []Route{
+		{Pattern: "GET /{$}", Surface: Operational, Handler: statusPage(d)},
+		{Pattern: "GET /healthz", Surface: Operational, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write([]byte("ok\n"))
+		})},
+		{Pattern: "GET /readyz", Surface: Operational, Handler: readyz(d)},
+		{Pattern: "GET /metrics", Surface: Operational, Handler: instrument.Handler()},
+		{Pattern: "GET /openapi.json", Surface: Operational, Handler: apidoc.OpenAPIHandler()},
+		{Pattern: "GET /docs", Surface: Operational, Handler: apidoc.DocsHandler()},
+		{Pattern: "GET /docs/{file}", Surface: Operational, Handler: apidoc.AssetHandler()},
+	}
+	return append(own, d.Routes...)
 }
 
 // New returns the handler of all surfaces.
@@ -72,13 +95,7 @@ func New(d Deps) http.Handler {
 		}
 		return d.Access.wrap(rt)
 	}
-	handle("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok\n"))
-	}))
-	handle("GET /readyz", readyz(d))
-	handle("GET /metrics", instrument.Handler())
-	for _, r := range d.Routes {
+	for _, r := range Routes(d) {
 		if len(r.RPCMethods) > 0 {
 			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, guard(r)))
 			continue
@@ -113,35 +130,50 @@ func New(d Deps) http.Handler {
 type readiness struct {
 	Ready bool `json:"ready"`
 	// Reason says why the service is not ready.
-	Reason  string        `json:"reason,omitempty"`
-	Store   string        `json:"store"`
+	Reason string `json:"reason,omitempty"`
+	Store  string `json:"store"`
+	// Network is the indexed network, once known.
+	Network *networkInfo  `json:"network,omitempty"`
 	Indexer ingest.Status `json:"indexer"`
+}
+
+type networkInfo struct {
+	Name string `json:"name"`
+	ID   uint32 `json:"id"`
+}
+
+// readinessOf returns what /readyz answers, and its status code.
+func readinessOf(ctx context.Context, d Deps) (readiness, int) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	res := readiness{Store: "ok", Reason: d.Waiting}
+	if d.Network != nil {
+		res.Network = &networkInfo{Name: d.Network.Name, ID: d.Network.ID}
+	}
+	if d.Indexer != nil {
+		res.Indexer = d.Indexer.Status()
+	}
+	if err := d.Store.Ping(ctx); err != nil {
+		res.Store = "unreachable"
+	}
+	switch {
+	case res.Reason != "":
+	case res.Store != "ok":
+		res.Reason = "the store does not answer"
+	case !res.Indexer.Running:
+		res.Reason = "the indexer is not running"
+	}
+	res.Ready = res.Reason == ""
+	if !res.Ready {
+		return res, http.StatusServiceUnavailable
+	}
+	return res, http.StatusOK
 }
 
 // readyz answers 200 when the store answers and the indexer is running.
 func readyz(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		res := readiness{Store: "ok", Reason: d.Waiting}
-		if d.Indexer != nil {
-			res.Indexer = d.Indexer.Status()
-		}
-		if err := d.Store.Ping(ctx); err != nil {
-			res.Store = "unreachable"
-		}
-		switch {
-		case res.Reason != "":
-		case res.Store != "ok":
-			res.Reason = "the store does not answer"
-		case !res.Indexer.Running:
-			res.Reason = "the indexer is not running"
-		}
-		res.Ready = res.Reason == ""
-		status := http.StatusOK
-		if !res.Ready {
-			status = http.StatusServiceUnavailable
-		}
+		res, status := readinessOf(r.Context(), d)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(res)

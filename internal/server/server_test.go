@@ -6,11 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/apidoc"
 	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/testing/openapitest"
 )
 
 type args struct{ X int }
@@ -136,5 +140,62 @@ func TestWaiting(t *testing.T) {
 		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.want) {
 			t.Errorf("/readyz = %d %s, want %d with %s", rec.Code, rec.Body, tc.status, tc.want)
 		}
+	}
+}
+
+// TestStatusPage: / is the status page, starting from /readyz's answer
+// (embedded where no text of it can end the script), with no asset from
+// elsewhere; only / itself: other paths stay 404.
+func TestStatusPage(t *testing.T) {
+	h := New(Deps{Store: pinger{}, Network: &internal.Network{Name: "local", ID: 12345}, Indexer: status{
+		Running: true,
+		Heights: map[string]uint64{"P": 10, "index:P/block": 9},
+		Tips:    map[string]uint64{"P": 12, "index:P/block": 11},
+		// A hostile error text must stay data.
+		LastError: `P-chain: </script><script>alert(1)</script>`,
+	}})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	page := rec.Body.String()
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("GET / = %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	for _, want := range []string{`"heights":{"P":10,"index:P/block":9}`, `"tips":{"P":12,"index:P/block":11}`,
+		`"network":{"name":"local","id":12345}`, `\u003c/script\u003e`, `fetch("/readyz"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "<script>alert(1)") {
+		t.Error("the last error's text ends the page's script")
+	}
+	if m := regexp.MustCompile(`(?:src|href)="(?:https?:)?//`).FindString(page); m != "" {
+		t.Errorf("the page loads %s from elsewhere", m)
+	}
+
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/status", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("GET /status = %d, want 404", rec.Code)
+	}
+}
+
+// TestReadyzMatchesDocument: /readyz's bodies, ready or not, are what the
+// served OpenAPI document says.
+func TestReadyzMatchesDocument(t *testing.T) {
+	doc, err := openapitest.Parse(apidoc.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []Deps{
+		{Store: pinger{}, Network: &internal.Network{Name: "local", ID: 12345}, Indexer: status{Running: true,
+			Heights: map[string]uint64{"P": 3}, Tips: map[string]uint64{"P": 4}, BlocksPerSecond: map[string]float64{"P": 0.5},
+			History: &ingest.History{IntervalSeconds: 60, Blocks: []uint64{0, 2}}, Queues: map[string]int64{"nft-metadata": 7}}},
+		{Store: pinger{errors.New("down")}, Indexer: status{}},
+		{Store: pinger{}, Waiting: "waiting for the node at http://127.0.0.1:1"},
+	} {
+		rec := httptest.NewRecorder()
+		New(d).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		doc.ValidateRecorder(t, http.MethodGet, "/readyz", rec)
 	}
 }

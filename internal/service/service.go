@@ -187,19 +187,13 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	platformMethods := server.RPCMethods("platform", (*nodeapi.Platform)(nil))
-	routes := []server.Route{
-		{Pattern: "/ext/bc/P", Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
-		{Pattern: "/ext/P", Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
-		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
-	}
-	indexMethods := server.RPCMethods("index", (*nodeapi.Index)(nil))
+	indexes := map[string]http.Handler{}
 	for _, name := range store.IndexNames {
 		h, err := nodeapi.NewIndexHandler(st, name)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: h, RPCMethods: indexMethods, Surface: server.NodeAPI})
+		indexes[name] = h
 	}
 	aggregator, stop, err := newAggregator(network, client, log.With("component", "warp"))
 	if err != nil {
@@ -221,9 +215,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, r := range dataAPI.Routes() {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.DataAPI, Write: r.Write})
-	}
+	routes := routeTable(network, platform, indexes, dataAPI.Routes())
 	// The Metrics API serves the EVM chains of the registry.
 	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey,
 		EVMChains: func() []metricsapi.EVMChain { return metricsEVMChains(chains.Chains()) }})
@@ -243,7 +235,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
 		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger)})
-	return server.New(server.Deps{Store: st, Indexer: indexer, Routes: routes, Access: access}), indexer, stop, nil
+	return server.New(server.Deps{Store: st, Indexer: indexer, Network: network, Routes: routes, Access: access}), indexer, stop, nil
 }
 
 // metricsEVMChains are the followed EVM chains as the Metrics API lists
@@ -258,6 +250,27 @@ func metricsEVMChains(chains []internal.EVMChain) []metricsapi.EVMChain {
 		out = append(out, metricsapi.EVMChain{EVMChainID: c.ChainID, Name: name, BlockchainID: c.BlockchainID, SubnetID: c.SubnetID})
 	}
 	return out
+}
+
+// routeTable is the API surfaces' routes: the node API's P-chain service
+// under its three names, its container indexes (a handler per name in
+// store.IndexNames), and the Data API's routes. With server.Routes, it is
+// what the served OpenAPI document describes.
+func routeTable(network *internal.Network, platform http.Handler, indexes map[string]http.Handler, data []api.Route) []server.Route {
+	platformMethods := server.RPCMethods("platform", (*nodeapi.Platform)(nil))
+	routes := []server.Route{
+		{Pattern: "/ext/bc/P", Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
+		{Pattern: "/ext/P", Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
+		{Pattern: "/ext/bc/" + network.PChainID.String(), Handler: platform, RPCMethods: platformMethods, Surface: server.NodeAPI},
+	}
+	indexMethods := server.RPCMethods("index", (*nodeapi.Index)(nil))
+	for _, name := range store.IndexNames {
+		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: indexes[name], RPCMethods: indexMethods, Surface: server.NodeAPI})
+	}
+	for _, r := range data {
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.DataAPI, Write: r.Write})
+	}
+	return routes
 }
 
 // storedNetwork returns the network the store indexed, nil if none yet. A

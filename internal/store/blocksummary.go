@@ -76,7 +76,7 @@ func (s *sqlStore) PBlockSummaries(ctx context.Context, after *uint64, limit int
 	}
 	args = append(args, limit)
 	var blocks []*BlockSummary
-	err = s.db.RunQuery(ctx, q, func(rows *sql.Rows) error {
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
 		b, err := scanBlockSummary(rows)
 		if err != nil {
 			return err
@@ -122,7 +122,7 @@ func (s *sqlStore) attachTxIDs(ctx context.Context, blocks []*BlockSummary) erro
 	for _, b := range blocks {
 		byHeight[b.Height] = b
 	}
-	return s.db.RunQuery(ctx, `SELECT block_height, id FROM p_txs
+	return s.db.RunPrepared(ctx, `SELECT block_height, id FROM p_txs
 		WHERE block_height BETWEEN ? AND ? ORDER BY block_height, idx`,
 		func(rows *sql.Rows) error {
 			var (

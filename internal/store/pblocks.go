@@ -34,6 +34,11 @@ type PBlockStore interface {
 	// transactions.
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
 	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
+	// PBlockBytesByHeight and PBlockBytesByID return a stored P-chain
+	// block's id and platformvm bytes alone, in one indexed read: what the
+	// node API's getBlock and getBlockByHeight serve, its hottest path.
+	PBlockBytesByHeight(ctx context.Context, height uint64) (ids.ID, []byte, error)
+	PBlockBytesByID(ctx context.Context, id ids.ID) ([]byte, error)
 }
 
 // pApplier writes state derived from a batch of P-chain blocks inside
@@ -112,6 +117,45 @@ func (s *sqlStore) PBlockByHeight(ctx context.Context, height uint64) (_ *intern
 func (s *sqlStore) PBlockByID(ctx context.Context, id ids.ID) (_ *internal.PBlock, err error) {
 	defer derrors.Wrap(&err, "store.PBlockByID(%s)", id)
 	return s.oneBlock(ctx, pBlockSelect+" WHERE id = ?", id[:])
+}
+
+func (s *sqlStore) PBlockBytesByHeight(ctx context.Context, height uint64) (_ ids.ID, _ []byte, err error) {
+	defer derrors.Wrap(&err, "store.PBlockBytesByHeight(%d)", height)
+	if height > math.MaxInt64 {
+		return ids.Empty, nil, fmt.Errorf("no block at height %d: %w", height, derrors.NotFound)
+	}
+	var id, b []byte
+	if err := s.oneRow(ctx, "SELECT id, bytes FROM p_blocks WHERE height = ?", []any{&id, &b}, int64(height)); err != nil {
+		return ids.Empty, nil, err
+	}
+	bid, err := ids.ToID(id)
+	if err != nil {
+		return ids.Empty, nil, fmt.Errorf("stored block id: %w", err)
+	}
+	return bid, b, nil
+}
+
+func (s *sqlStore) PBlockBytesByID(ctx context.Context, id ids.ID) (_ []byte, err error) {
+	defer derrors.Wrap(&err, "store.PBlockBytesByID(%s)", id)
+	var b []byte
+	if err := s.oneRow(ctx, "SELECT bytes FROM p_blocks WHERE id = ?", []any{&b}, id[:]); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// oneRow scans the one row of a frequent query into dest (statements kept
+// prepared), derrors.NotFound when there is none.
+func (s *sqlStore) oneRow(ctx context.Context, query string, dest []any, args ...any) error {
+	found := false
+	err := s.db.RunPrepared(ctx, query, func(rows *sql.Rows) error {
+		found = true
+		return rows.Scan(dest...)
+	}, args...)
+	if err == nil && !found {
+		return derrors.NotFound
+	}
+	return err
 }
 
 func (s *sqlStore) oneBlock(ctx context.Context, query string, arg any) (*internal.PBlock, error) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -241,6 +242,13 @@ func TestApplyAndRead(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("PBlockByID(%s) =\n%+v\nwant\n%+v", want.ID, got, want)
 			}
+			id, b, err := s.PBlockBytesByHeight(ctx, want.Height)
+			if err != nil || id != want.ID || !bytes.Equal(b, want.Bytes) {
+				t.Errorf("PBlockBytesByHeight(%d) = %s, %x, %v; want %s, %x", want.Height, id, b, err, want.ID, want.Bytes)
+			}
+			if b, err := s.PBlockBytesByID(ctx, want.ID); err != nil || !bytes.Equal(b, want.Bytes) {
+				t.Errorf("PBlockBytesByID(%s) = %x, %v; want %x", want.ID, b, err, want.Bytes)
+			}
 		}
 		if err := s.Ping(ctx); err != nil {
 			t.Fatal(err)
@@ -436,6 +444,9 @@ func TestNotFound(t *testing.T) {
 			"id":             func() error { _, err := s.PBlockByID(ctx, testID("nope")); return err },
 			"tx id as block": func() error { _, err := s.PBlockByID(ctx, txOfBlock1); return err },
 			"summary id":     func() error { _, err := s.PBlockSummaryByID(ctx, testID("nope")); return err },
+			"bytes height":   func() error { _, _, err := s.PBlockBytesByHeight(ctx, 5); return err },
+			"bytes huge":     func() error { _, _, err := s.PBlockBytesByHeight(ctx, math.MaxUint64); return err },
+			"bytes id":       func() error { _, err := s.PBlockBytesByID(ctx, testID("nope")); return err },
 		} {
 			err := f()
 			if !errors.Is(err, derrors.NotFound) {

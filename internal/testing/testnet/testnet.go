@@ -267,6 +267,13 @@ func Main(m *testing.M) int {
 // later calls to Get fail.
 func Stop() error { return local.stop() }
 
+// Attach returns the Network of a local-network node already running at
+// uri (on loopback), for a program that started the node itself (cmd/devnet
+// issues its demo transactions with the helpers).
+func Attach(ctx context.Context, uri string) (*Network, error) {
+	return describe(ctx, uri, LocalNetworkID)
+}
+
 // describe reads the Network of the node at uri, which must run network
 // wantID (the local network or the custom one).
 func describe(ctx context.Context, uri string, wantID uint32) (*Network, error) {

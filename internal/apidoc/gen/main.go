@@ -1,0 +1,57 @@
+// Command gen writes internal/apidoc/openapi.json, the OpenAPI document
+// avaindex serves: the operations of the Data API reference
+// (../shared/reference, or $AVAINDEX_REFERENCE_DIR) that the Data API's
+// routes serve, and own.yaml for the rest (see apidoc.Build):
+//
+//	go generate ./internal/apidoc
+//
+// Run it when a route is added; TestOpenAPIDocumentsEveryRoute
+// (internal/service) fails until then.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/apidoc"
+	"github.com/avaindex/avaindex/internal/testing/openapitest"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "apidoc/gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	refDir, err := openapitest.LocateReferenceDir()
+	if err != nil {
+		return err
+	}
+	root, err := openapitest.RepoRoot()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, "internal", "apidoc")
+	ref, err := os.ReadFile(filepath.Join(refDir, apidoc.ReferenceFile))
+	if err != nil {
+		return fmt.Errorf("reading the reference document: %w", err)
+	}
+	own, err := os.ReadFile(filepath.Join(dir, apidoc.OwnFile))
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", apidoc.OwnFile, err)
+	}
+	doc, err := apidoc.Build(ref, own, api.Patterns())
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(dir, apidoc.DocumentFile)
+	if err := os.WriteFile(out, doc, 0o644); err != nil {
+		return fmt.Errorf("writing the document: %w", err)
+	}
+	fmt.Printf("%s (%d bytes)\n", out, len(doc))
+	return nil
+}
