@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
@@ -127,7 +130,19 @@ func TestStatusPageInBrowser(t *testing.T) {
 	}
 	br := newBrowser(t)
 	n := testnet.Get(t)
+	// A block on the P- and C-chains at least, so that every kind of row
+	// (chains, the EVM chain, container indexes) has something to show,
+	// whichever tests ran before.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if _, err := n.PBaseTx(ctx, n.Addr, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.SendEVM(ctx, common.HexToAddress("0x00000000000000000000000000000000000057a7"), big.NewInt(1)); err != nil {
+		t.Fatal(err)
+	}
 	base := startService(t, n.URL, dbtest.SQLite(t))
+	evmKey := "evm:" + strconv.FormatUint(testnet.CChainEVMID, 10)
 
 	// Caught up: every chain at the node's height, so that the numbers stay
 	// put while the browser reads them.
@@ -136,7 +151,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 	for {
 		before = readyz(t, base)
 		caughtUp := before.Ready && len(before.Indexer.Heights) > 0
-		for _, c := range []string{"P", "X", "C"} {
+		for _, c := range []string{"P", "X", "C", evmKey} {
 			h, ok := before.Indexer.Heights[c]
 			caughtUp = caughtUp && ok && h == before.Indexer.Tips[c]
 		}
@@ -158,9 +173,9 @@ func TestStatusPageInBrowser(t *testing.T) {
 		tip, _ := strconv.ParseUint(m[3], 10, 64)
 		shown[m[1]] = [2]uint64{h, tip}
 	}
-	for _, c := range []string{"P", "X", "C"} {
+	for _, c := range []string{"P", "X", "C", evmKey, "index:P/block"} {
 		if _, ok := shown[c]; !ok {
-			t.Errorf("the page shows no %s-chain row:\n%s", c, dom)
+			t.Errorf("the page shows no %s row:\n%s", c, dom)
 		}
 	}
 	for key, v := range shown {
