@@ -91,6 +91,8 @@ type AccessConfig struct {
 type Access struct {
 	AccessConfig
 	cors cors
+	// policyHeaders are the tiers' RateLimit-Policy values, made once.
+	policyHeaders map[string]string
 }
 
 // NewAccess checks c: every policy's anonymous tier must exist.
@@ -107,7 +109,11 @@ func NewAccess(c AccessConfig) (*Access, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Access{AccessConfig: c, cors: cors}, nil
+	policies := make(map[string]string, len(c.Tiers))
+	for name, t := range c.Tiers {
+		policies[name] = fmt.Sprintf("%d;w=%d;name=%q", t.Limit, ceilSeconds(t.Period), t.Name)
+	}
+	return &Access{AccessConfig: c, cors: cors, policyHeaders: policies}, nil
 }
 
 // CheckWeights fails when a weight names none of patterns, the routes
@@ -164,7 +170,7 @@ func (a *Access) wrap(rt Route) http.Handler {
 			pol.WriteError(w, r, fmt.Errorf("rate limit: %w: %w", derrors.Unavailable, err))
 			return
 		}
-		setLimitHeaders(w.Header(), c.tier, res)
+		a.setLimitHeaders(w.Header(), c.tier, res)
 		switch {
 		case !res.Allowed:
 			retry := ceilSeconds(res.RetryAfter)
@@ -223,11 +229,11 @@ func (a *Access) identify(r *http.Request, pol Policy, rt Route) caller {
 // setLimitHeaders tells the caller its quota, as the hosted API does
 // (draft-ietf-httpapi-ratelimit-headers-06), with the tier's name in the
 // policy. An unlimited tier has no quota to tell.
-func setLimitHeaders(h http.Header, t ratelimit.Tier, res ratelimit.Result) {
+func (a *Access) setLimitHeaders(h http.Header, t ratelimit.Tier, res ratelimit.Result) {
 	if t.Unlimited() {
 		return
 	}
-	h.Set("RateLimit-Policy", fmt.Sprintf("%d;w=%d;name=%q", t.Limit, ceilSeconds(t.Period), t.Name))
+	h.Set("RateLimit-Policy", a.policyHeaders[t.Name])
 	h.Set("RateLimit-Limit", strconv.Itoa(res.Limit))
 	h.Set("RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(res.ResetAfter)))

@@ -1,11 +1,15 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/apikeys"
+	"github.com/avaindex/avaindex/internal/ratelimit"
 )
 
 // BenchmarkMiddleware measures what the middleware chain adds to one
@@ -15,8 +19,8 @@ import (
 // (tests.BenchmarkLoad) measures the same on loopback; this isolates it
 // from the machine's noise.
 //
-// TODO(rate limits): add the limiter to the chain (a key under its tier)
-// when it lands.
+// mw=limited adds the access check: the request's key recognized and its
+// tier's in-memory rate limit taken, at a quota no run exhausts.
 func BenchmarkMiddleware(b *testing.B) {
 	body := []byte(`{"blocks":[],"chainInfo":{"chainName":"p-chain","network":"fuji"}}`)
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -25,11 +29,19 @@ func BenchmarkMiddleware(b *testing.B) {
 	const pattern = "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks"
 	bare := http.NewServeMux()
 	bare.Handle(pattern, h)
-	chain := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: []Route{{Pattern: pattern, Handler: api.Middleware(h)}}})
+	routes := []Route{{Pattern: pattern, Handler: api.Middleware(h)}}
+	chain := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: routes})
+	roomy := ratelimit.Tier{Name: ratelimit.Standard, Limit: 1 << 30, Period: time.Second}
+	access, err := NewAccess(AccessConfig{Keys: oneKey{"key": {Name: "bench", Tier: ratelimit.Standard, ID: "bench"}},
+		Limiter: ratelimit.NewMemory(), Tiers: testTiers(roomy), Policies: DefaultPolicies(false), CORSOrigins: []string{"*"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	limited := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: routes, Access: access})
 	for _, tc := range []struct {
 		name string
 		h    http.Handler
-	}{{"mw=off", bare}, {"mw=on", chain}} {
+	}{{"mw=off", bare}, {"mw=on", chain}, {"mw=limited", limited}} {
 		b.Run(tc.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10", nil)
 			req.Header.Set(api.HeaderGlacierAPIKey, "key")
@@ -39,10 +51,18 @@ func BenchmarkMiddleware(b *testing.B) {
 					rec := httptest.NewRecorder()
 					tc.h.ServeHTTP(rec, req)
 					if rec.Code != http.StatusOK {
-						b.Fatalf("HTTP %d", rec.Code)
+						b.Fatalf("HTTP %d: %s", rec.Code, rec.Body)
 					}
 				}
 			})
 		})
 	}
+}
+
+// oneKey recognizes the keys it maps.
+type oneKey map[string]apikeys.Key
+
+func (k oneKey) Lookup(_ context.Context, key string) (apikeys.Key, bool, error) {
+	v, ok := k[key]
+	return v, ok, nil
 }
