@@ -4,6 +4,7 @@
 //	avaindex serve   [flags]   index the node and serve the API surfaces
 //	avaindex migrate [flags]   apply the store's schema and exit
 //	avaindex keys ...          create, list and revoke API keys
+//	avaindex backup PATH       copy the SQLite store, online
 //	avaindex version           print the module version and VCS revision
 //
 // Every flag can also be set as AVAINDEX_<FLAG> or in a --config file.
@@ -31,6 +32,7 @@ commands:
             the node API (/ext/...) from the store
   migrate   apply the store's schema and exit
   keys      create, list and revoke API keys (avaindex keys -h)
+  backup    write a consistent copy of the SQLite store to a new file, online
   version   print the module version and the VCS revision it was built from
 
 Run "avaindex <command> -h" for the flags of a command.
@@ -60,6 +62,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 	case "serve", "migrate":
 	case "keys":
 		return runKeys(ctx, args, os.Getenv, os.Stdout, os.Stderr)
+	case "backup":
+		return runBackup(ctx, args, os.Getenv, os.Stdout, os.Stderr)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

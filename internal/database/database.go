@@ -20,6 +20,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -85,6 +86,7 @@ type DB struct {
 	tx      *sql.Tx // non-nil inside Transact and ReadTx
 	readTx  bool    // tx is a ReadTx's, on a reader connection
 	shared  *shared
+	path    string // SQLite: the database file
 }
 
 // shared is the state a DB shares with the transaction DBs made from it.
@@ -169,7 +171,7 @@ func openSQLite(ctx context.Context, path string) (_ *DB, err error) {
 		return nil, fmt.Errorf("database.Open(sqlite:%s): %w", path, err)
 	}
 
-	db := &DB{dialect: SQLite, w: w, r: w, shared: newShared(maxParams)}
+	db := &DB{dialect: SQLite, w: w, r: w, shared: newShared(maxParams), path: path}
 	if path == ":memory:" {
 		// Each connection would get its own empty database: keep to the
 		// single writer connection.
@@ -472,4 +474,42 @@ func queryError(err error, query string) error {
 		q = q[:120] + "..."
 	}
 	return fmt.Errorf("%w (query: %s)", err, q)
+}
+
+// ErrNoOnlineBackup is Backup's error on a backend avaindex does not copy
+// itself: PostgreSQL has its own tools (pg_dump, base backups).
+var ErrNoOnlineBackup = errors.New("avaindex backs up SQLite stores only; back up a PostgreSQL store with pg_dump or a base backup (pg_basebackup)")
+
+// Backup writes a consistent copy of a SQLite database to the new file
+// path with VACUUM INTO, online: it reads one snapshot in a read
+// transaction (WAL lets the indexer go on writing meanwhile), and the copy
+// is compacted and needs no WAL of its own. path must not exist yet.
+func (db *DB) Backup(ctx context.Context, path string) error {
+	if db.dialect != SQLite {
+		return ErrNoOnlineBackup
+	}
+	if db.tx != nil {
+		return errors.New("database: Backup called on a transaction")
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("backup: %s exists already; give a new file", path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if db.path == ":memory:" {
+		return errors.New("backup: an in-memory database has no file to copy")
+	}
+	// The readers are query_only, which VACUUM INTO respects, and the
+	// writer's one connection is the indexer's: the copy is made on a
+	// connection of its own.
+	c, err := sql.Open(sqliteDriver, db.path+fmt.Sprintf("?_busy_timeout=%d", busyTimeout.Milliseconds()))
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
+		os.Remove(path) // a partial copy is no backup
+		return fmt.Errorf("backup to %s: %w", path, err)
+	}
+	return nil
 }

@@ -47,6 +47,10 @@ type Store interface {
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
+	// Backup writes a consistent copy of a SQLite store to the new file
+	// path while it is in use (database.DB.Backup); a PostgreSQL store
+	// answers database.ErrNoOnlineBackup.
+	Backup(ctx context.Context, path string) error
 	Close() error
 }
 
@@ -112,6 +116,8 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 }
 
 func (s *sqlStore) Close() error { return s.db.Close() }
+
+func (s *sqlStore) Backup(ctx context.Context, path string) error { return s.db.Backup(ctx, path) }
 
 // unixSeconds is t in unix seconds, 0 for the zero time.
 func unixSeconds(t time.Time) int64 {
