@@ -97,8 +97,9 @@ type readyzBody struct {
 		Name string `json:"name"`
 	} `json:"network"`
 	Indexer struct {
-		Heights map[string]uint64 `json:"heights"`
-		Tips    map[string]uint64 `json:"tips"`
+		Heights   map[string]uint64 `json:"heights"`
+		Tips      map[string]uint64 `json:"tips"`
+		LastError string            `json:"lastError"`
 	} `json:"indexer"`
 }
 
