@@ -26,9 +26,10 @@ const (
 	MaxRewardNodeIDs   = 64
 )
 
-// priceDelay is how old a reward must be for its historicalPrice (the
-// schema's: only rewards granted more than 24 hours ago have one).
-const priceDelay = 24 * time.Hour
+// defaultPriceMinAge is how old a reward or transaction must be for its
+// historicalPrice by default (the schema's: only those of more than 24
+// hours ago have one).
+const defaultPriceMinAge = 24 * time.Hour
 
 // rewardCursor is the keyset of the rewards' page tokens: the staker end
 // time and UTXO id of the last reward of the page.
@@ -114,7 +115,7 @@ func (a *API) historicalReward(ctx context.Context, h *store.HistoricalReward, c
 	}
 	reward := AssetWithPriceInfo{AssetAmount: asset}
 	granted := time.Unix(int64(h.EndTime), 0)
-	if time.Since(granted) > priceDelay {
+	if time.Since(granted) > a.priceMinAge {
 		v, ok, err := a.prices.HistoricalPrice(ctx, h.AssetID, granted, currency)
 		if err != nil {
 			return HistoricalReward{}, err
