@@ -10,8 +10,11 @@ import (
 
 // PriceSource tells prices: of primary-network assets, for the
 // historicalPrice of rewards, and of EVM tokens, for balances and
-// transfers. avaindex has no price feed yet, so the default, NoPrices,
-// knows none, and every price field is omitted (never null).
+// transfers. It is the one price seam: internal/prices implements it over
+// a CoinGecko-compatible feed; without a feed the default, NoPrices, knows
+// none, and every price field is omitted (never null). An implementation
+// should not turn a feed's failure into an error (which fails the
+// request): the price is then unknown.
 type PriceSource interface {
 	// HistoricalPrice returns the price of one whole unit of assetID (its
 	// denomination applied) in currency (a Currencies value) at time at;
