@@ -291,7 +291,7 @@ func TestPrices(t *testing.T) {
 				t.Errorf("the feed was asked %s %d times", r, seen[r])
 			}
 		}
-		if len(feed.Keys) != len(feed.Requests) || feed.Keys[0] != "x-cg-demo-api-key: test-key" {
+		if len(feed.Requests) == 0 || len(feed.Keys) != len(feed.Requests) || feed.Keys[0] != "x-cg-demo-api-key: test-key" {
 			t.Errorf("keys sent %v for %d requests", feed.Keys, len(feed.Requests))
 		}
 		feed.Unlock()
