@@ -165,6 +165,9 @@ func (c *CoinGecko) Requests() int64 { return c.requests.Load() }
 // Current returns coin's current price in currency; ok is false when the
 // feed does not tell it (or failed: logged and counted).
 func (c *CoinGecko) Current(ctx context.Context, coin, currency string) (float64, bool) {
+	if v, ok, hit := c.cached("current", c.current, coin, currency); hit {
+		return v, ok
+	}
 	return c.lookup(ctx, "current", c.current, coin, coin, currency, func(ctx context.Context) (map[string]float64, bool, error) {
 		return c.simplePrice(ctx, coin)
 	})
@@ -175,6 +178,9 @@ func (c *CoinGecko) Current(ctx context.Context, coin, currency string) (float64
 func (c *CoinGecko) Historical(ctx context.Context, coin string, day time.Time, currency string) (float64, bool) {
 	day = day.UTC()
 	date := day.Format("02-01-2006")
+	if v, ok, hit := c.cached("historical", c.history, coin+"@"+date, currency); hit {
+		return v, ok
+	}
 	return c.lookup(ctx, "historical", c.history, coin+"@"+date, coin, currency, func(ctx context.Context) (map[string]float64, bool, error) {
 		p, err := c.coinHistory(ctx, coin, date)
 		// An answer about a day before yesterday does not change;
@@ -184,17 +190,23 @@ func (c *CoinGecko) Historical(ctx context.Context, coin string, day time.Time, 
 	})
 }
 
-// lookup returns the price of currency in cache's entry key, fetching it
-// once for every concurrent caller on a miss.
+// cached returns the price of currency in cache's entry key; hit is
+// false when the entry is absent or expired.
+func (c *CoinGecko) cached(kind string, cache *lru.Cache[string, *entry], key, currency string) (v float64, ok, hit bool) {
+	e, hit := cache.Get(key)
+	hit = hit && (e.expires.IsZero() || c.o.Now().Before(e.expires))
+	c.metrics.lookup(kind, hit).Inc()
+	if !hit {
+		return 0, false, false
+	}
+	v, ok = e.prices[currency]
+	return v, ok, true
+}
+
+// lookup fetches the entry key of cache once for every concurrent caller
+// and returns its price of currency.
 func (c *CoinGecko) lookup(ctx context.Context, kind string, cache *lru.Cache[string, *entry], key, coin, currency string,
 	fetch func(context.Context) (map[string]float64, bool, error)) (float64, bool) {
-	now := c.o.Now()
-	if e, ok := cache.Get(key); ok && (e.expires.IsZero() || now.Before(e.expires)) {
-		c.metrics.lookups.WithLabelValues(kind, "hit").Inc()
-		v, ok := e.prices[currency]
-		return v, ok
-	}
-	c.metrics.lookups.WithLabelValues(kind, "miss").Inc()
 	ch := c.flight.DoChan(kind+"|"+key, func() (any, error) {
 		// The fetch outlives a caller that gives up: the others, and the
 		// cache, still want its answer.
@@ -225,7 +237,12 @@ func (c *CoinGecko) lookup(ctx context.Context, kind string, cache *lru.Cache[st
 		return 0, false
 	case res := <-ch:
 		if res.Err != nil {
-			c.o.Log.Warn("price feed", "kind", kind, "coin", coin, "err", res.Err)
+			// A refused turn is counted, not logged at every lookup.
+			level := slog.LevelWarn
+			if limited := (*rateLimited)(nil); errors.As(res.Err, &limited) {
+				level = slog.LevelDebug
+			}
+			c.o.Log.Log(ctx, level, "price feed", "kind", kind, "coin", coin, "err", res.Err)
 			return 0, false
 		}
 		v, ok := res.Val.(*entry).prices[currency]

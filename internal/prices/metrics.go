@@ -12,6 +12,18 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	lookups  *prometheus.CounterVec
+	// counted are lookups' counters by kind and hit, resolved once.
+	counted map[[2]string]prometheus.Counter
+}
+
+// lookup is the counter of the lookups of kind that hit the cache or
+// not.
+func (m *metrics) lookup(kind string, hit bool) prometheus.Counter {
+	result := "miss"
+	if hit {
+		result = "hit"
+	}
+	return m.counted[[2]string{kind, result}]
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -31,7 +43,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"kind", "result"}),
 	}
 	if reg == nil {
-		return m, nil
+		return m.resolve(), nil
 	}
 	var err error
 	if m.requests, err = register(reg, m.requests); err != nil {
@@ -43,7 +55,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if m.lookups, err = register(reg, m.lookups); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return m.resolve(), nil
 }
 
 // register registers c, or returns the collector already registered in
@@ -57,4 +69,14 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error)
 		}
 	}
 	return c, err
+}
+
+func (m *metrics) resolve() *metrics {
+	m.counted = map[[2]string]prometheus.Counter{}
+	for _, kind := range []string{"current", "historical"} {
+		for _, result := range []string{"hit", "miss"} {
+			m.counted[[2]string{kind, result}] = m.lookups.WithLabelValues(kind, result)
+		}
+	}
+	return m
 }
