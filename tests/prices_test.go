@@ -297,35 +297,48 @@ func TestPrices(t *testing.T) {
 		feed.Unlock()
 	})
 
-	// Without a feed, no price field is in the answers, not even null.
-	t.Run("offline", func(t *testing.T) {
-		dsn := dbtest.SQLite(t)
-		base := startService(t, n.URL, dsn, "--network-alias", "testnet")
-		waitAllIndexed(t, n, dsn)
-		waitEVMIndexed(t, n, dsn, tok.Block)
-		for _, tc := range []struct{ path, pattern, holder string }{
-			{balanceURL + "&currency=eur", "/v1/chains/{chainId}/addresses/{address}/balances:getNative", `"balance":"` + balance.String()},
-			{deploymentURL + "?currency=eur", "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", `"erc20Token":{`},
-			{rewardsURL + "&currency=eur", "/v1/networks/{network}/rewards", `"reward":{`},
-		} {
-			status, body, _ := get(t, base+tc.path)
-			if status != 200 {
-				t.Fatalf("GET %s: %d %s", tc.path, status, body)
-			}
-			doc.ValidateResponse(t, "GET", tc.pattern, status, body)
-			var v any
-			if err := json.Unmarshal(body, &v); err != nil {
-				t.Fatal(err)
-			}
-			if keys := priceKeys(v, ""); len(keys) != 0 {
-				t.Errorf("GET %s has price fields %v", tc.path, keys)
-			}
-			// What carries a price with a feed is there, without it.
-			if !strings.Contains(string(body), tc.holder) {
-				t.Errorf("GET %s has no %s: %s", tc.path, tc.holder, body)
-			}
+	// Without a feed, no price field is in the answers, not even null;
+	// nor with a feed that fails, whose failure fails no request.
+	failing := newPriceFeed(t)
+	failing.Status = 503
+	for name, flags := range map[string][]string{"offline": nil, "failing feed": priceFlags(failing, n, tok)} {
+		t.Run(name, func(t *testing.T) {
+			checkNoPrices(t, n, tok, doc, flags, balanceURL, deploymentURL, rewardsURL, balance)
+		})
+	}
+	if failing.Count() == 0 {
+		t.Error("the failing feed was never asked")
+	}
+}
+
+// checkNoPrices checks that avaindex with flags answers no price field.
+func checkNoPrices(t *testing.T, n *testnet.Network, tok pricedTokenTx, doc *openapitest.Doc, flags []string, balanceURL, deploymentURL, rewardsURL string, balance *big.Int) {
+	dsn := dbtest.SQLite(t)
+	base := startService(t, n.URL, dsn, append([]string{"--network-alias", "testnet"}, flags...)...)
+	waitAllIndexed(t, n, dsn)
+	waitEVMIndexed(t, n, dsn, tok.Block)
+	for _, tc := range []struct{ path, pattern, holder string }{
+		{balanceURL + "&currency=eur", "/v1/chains/{chainId}/addresses/{address}/balances:getNative", `"balance":"` + balance.String()},
+		{deploymentURL + "?currency=eur", "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", `"erc20Token":{`},
+		{rewardsURL + "&currency=eur", "/v1/networks/{network}/rewards", `"reward":{`},
+	} {
+		status, body, _ := get(t, base+tc.path)
+		if status != 200 {
+			t.Fatalf("GET %s: %d %s", tc.path, status, body)
 		}
-	})
+		doc.ValidateResponse(t, "GET", tc.pattern, status, body)
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatal(err)
+		}
+		if keys := priceKeys(v, ""); len(keys) != 0 {
+			t.Errorf("GET %s has price fields %v", tc.path, keys)
+		}
+		// What carries a price with a feed is there, without it.
+		if !strings.Contains(string(body), tc.holder) {
+			t.Errorf("GET %s has no %s: %s", tc.path, tc.holder, body)
+		}
+	}
 }
 
 // priceKeys returns the paths of v's members named as the price fields.
