@@ -117,7 +117,7 @@ func (a *API) txDetails(ctx context.Context, c *contracts, chain evmchains.Chain
 		prices = append(prices, priceAt{d.Tx.Timestamp, &resp.NetworkTokenDetails.HistoricalPrice})
 	}
 	for _, p := range prices {
-		v, ok, err := a.prices.TokenPrice(ctx, chain.ChainID, common.Address{}, p.at, currency)
+		v, ok, err := c.priced.TokenPrice(ctx, chain.ChainID, common.Address{}, p.at, currency)
 		if err != nil {
 			return nil, err
 		}

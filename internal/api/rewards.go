@@ -81,8 +81,9 @@ func (a *API) listRewards(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	resp := ListHistoricalRewardsResponse{NextPageToken: next, HistoricalRewards: make([]HistoricalReward, 0, len(rewards))}
+	prices := a.responsePrices()
 	for _, h := range rewards {
-		item, err := a.historicalReward(r.Context(), h, currency)
+		item, err := a.historicalReward(r.Context(), prices, h, currency)
 		if err != nil {
 			return err
 		}
@@ -104,7 +105,7 @@ func nodesKey(nodes []ids.NodeID) string {
 	return string(b)
 }
 
-func (a *API) historicalReward(ctx context.Context, h *store.HistoricalReward, currency string) (HistoricalReward, error) {
+func (a *API) historicalReward(ctx context.Context, prices *boundedPrices, h *store.HistoricalReward, currency string) (HistoricalReward, error) {
 	asset, err := a.assetAmount(ctx, h.AssetID, h.Amount)
 	if err != nil {
 		return HistoricalReward{}, err
@@ -116,7 +117,7 @@ func (a *API) historicalReward(ctx context.Context, h *store.HistoricalReward, c
 	reward := AssetWithPriceInfo{AssetAmount: asset}
 	granted := time.Unix(int64(h.EndTime), 0)
 	if time.Since(granted) > a.priceMinAge {
-		v, ok, err := a.prices.HistoricalPrice(ctx, h.AssetID, granted, currency)
+		v, ok, err := prices.HistoricalPrice(ctx, h.AssetID, granted, currency)
 		if err != nil {
 			return HistoricalReward{}, err
 		}
