@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,6 +45,33 @@ type sdkFacts struct {
 	// Stakers are the tx ids of the node's current primary-network
 	// validators and delegators.
 	Stakers []string `json:"stakers"`
+	// Prices are what the loopback price feed tells of the priced
+	// endpoints' records.
+	Prices sdkPriceFacts `json:"prices"`
+}
+
+// sdkPriceFacts are the priced token's deployment and the local key's
+// balance at its block, and per currency the prices the feed tells of
+// them and of the validator node's rewards (Rewards).
+type sdkPriceFacts struct {
+	ChainID     string                       `json:"chainId"`
+	Address     string                       `json:"address"`
+	BlockNumber string                       `json:"blockNumber"`
+	Balance     string                       `json:"balance"`
+	Token       string                       `json:"token"`
+	TokenAmount string                       `json:"tokenAmount"`
+	DeployTx    string                       `json:"deployTx"`
+	Currencies  map[string]sdkCurrencyPrices `json:"currencies"`
+}
+
+type sdkCurrencyPrices struct {
+	AVAX         float64 `json:"avax"`
+	Token        float64 `json:"token"`
+	BalanceValue float64 `json:"balanceValue"`
+	// Deployed is AVAX's price on the deployment's day; Rewards AVAX's on
+	// each reward's day, by UTXO id.
+	Deployed float64            `json:"deployed"`
+	Rewards  map[string]float64 `json:"rewards"`
 }
 
 type sdkTx struct {
@@ -181,6 +209,26 @@ func TestSDK(t *testing.T) {
 		}
 	}
 	sortRewards(facts.Rewards.Rewards, true)
+	tok := deployPricedToken(t, n)
+	ec, err := n.EthClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	balance, err := ec.BalanceAt(ctx, n.EthAddr, new(big.Int).SetUint64(tok.Block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts.Prices = sdkPriceFacts{ChainID: strconv.FormatUint(n.EVMChainID, 10), Address: n.EthAddr.Hex(), BlockNumber: strconv.FormatUint(tok.Block, 10),
+		Balance: balance.String(), Token: tok.Address.Hex(), TokenAmount: tokenMint.String(), DeployTx: tok.TxHash.Hex(),
+		Currencies: map[string]sdkCurrencyPrices{}}
+	for _, cur := range []string{"usd", "eur"} {
+		p := sdkCurrencyPrices{AVAX: currentAVAX[cur], Token: currentToken[cur], BalanceValue: wholeValue(balance, currentAVAX[cur]),
+			Deployed: dailyAVAX(tok.Time, cur), Rewards: map[string]float64{}}
+		for _, r := range facts.Rewards.Rewards {
+			p.Rewards[r.UtxoID] = dailyAVAX(time.Unix(int64(r.EndTimestamp), 0), cur)
+		}
+		facts.Prices.Currencies[cur] = p
+	}
 	factsFile := filepath.Join(t.TempDir(), "facts.json")
 	b, err := json.MarshalIndent(facts, "", "  ")
 	if err != nil {
@@ -191,9 +239,11 @@ func TestSDK(t *testing.T) {
 	}
 
 	dsn := dbtest.SQLite(t)
-	base := startService(t, n.URL, dsn, "--network-alias", "testnet")
+	feed := newPriceFeed(t)
+	base := startService(t, n.URL, dsn, append([]string{"--network-alias", "testnet"}, priceFlags(feed, n, tok)...)...)
 	waitIndexed(t, base, tip, time.Minute)
 	waitAllIndexed(t, n, dsn)
+	waitEVMIndexed(t, n, dsn, tok.Block)
 
 	run := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
 	run.Dir = dir

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
@@ -85,9 +86,17 @@ type Deps struct {
 	// Aggregator serves the signature aggregator endpoints; they answer
 	// 503 when it is nil.
 	Aggregator SignatureAggregator
-	// Prices tells historical prices; nil for NoPrices.
+	// Prices tells prices; nil for NoPrices.
 	Prices PriceSource
+	// HistoricalPriceMinAge is how long ago a transaction or reward must
+	// be for its historicalPrice: zero for the hosted API's 24 hours,
+	// NoMinAge for none.
+	HistoricalPriceMinAge time.Duration
 }
+
+// NoMinAge is the HistoricalPriceMinAge that gives every transaction and
+// reward its historicalPrice.
+const NoMinAge time.Duration = -1
 
 // API is the Data API of one indexed network.
 type API struct {
@@ -99,11 +108,14 @@ type API struct {
 	assets  assets
 	genesis genesisValidators
 	// signer serves the signature aggregator endpoints.
-	signer  SignatureAggregator
-	prices  PriceSource
-	evm     EVMSource
-	chains  ChainRegistry
-	catalog ContractCatalog
+	signer SignatureAggregator
+	prices PriceSource
+	// priceMinAge is how old a tx or reward must be for its
+	// historicalPrice.
+	priceMinAge time.Duration
+	evm         EVMSource
+	chains      ChainRegistry
+	catalog     ContractCatalog
 	// idTexts keeps the cb58 text of ids rendered often.
 	idTexts idTexts
 	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
@@ -130,6 +142,13 @@ func New(d Deps) (*API, error) {
 	if prices == nil {
 		prices = NoPrices{}
 	}
+	minAge := d.HistoricalPriceMinAge
+	switch {
+	case minAge == 0:
+		minAge = defaultPriceMinAge
+	case minAge < 0:
+		minAge = 0
+	}
 	chains := d.Chains
 	if chains == nil {
 		chains = noChains{}
@@ -141,16 +160,17 @@ func New(d Deps) (*API, error) {
 		catalog = (*evmchains.Catalog)(nil)
 	}
 	return &API{
-		evm:      d.EVM,
-		chains:   chains,
-		catalog:  catalog,
-		store:    d.Store,
-		network:  d.Network,
-		networks: NewNetworks(d.Network.Name, d.Aliases...),
-		tokens:   tokens,
-		signer:   d.Aggregator,
-		prices:   prices,
-		chainIDs: [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
+		evm:         d.EVM,
+		chains:      chains,
+		catalog:     catalog,
+		store:       d.Store,
+		network:     d.Network,
+		networks:    NewNetworks(d.Network.Name, d.Aliases...),
+		tokens:      tokens,
+		signer:      d.Aggregator,
+		prices:      prices,
+		priceMinAge: minAge,
+		chainIDs:    [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 	}, nil
 }
 

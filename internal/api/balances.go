@@ -46,7 +46,7 @@ func (a *API) getNativeBalance(w http.ResponseWriter, r *http.Request) error {
 	tok := chain.NetworkToken
 	out := NativeTokenBalance{Name: tok.Name, Symbol: tok.Symbol, Decimals: int(tok.Decimals), LogoURI: tok.LogoURI,
 		ChainID: strconv.FormatUint(chain.ChainID, 10), Balance: bal.String()}
-	price, ok, err := a.prices.TokenPrice(ctx, chain.ChainID, common.Address{}, time.Time{}, currency)
+	price, ok, err := a.responsePrices().TokenPrice(ctx, chain.ChainID, common.Address{}, time.Time{}, currency)
 	if err != nil {
 		return err
 	}

@@ -204,6 +204,12 @@ func testCatalog(t *testing.T) *evmchains.Catalog {
 // holds evmTestBlocks.
 func newEVMTestAPI(t *testing.T, dsn string, chains ChainRegistry, prices PriceSource) http.Handler {
 	t.Helper()
+	return newEVMTestAPIAged(t, dsn, chains, prices, 0)
+}
+
+// newEVMTestAPIAged is newEVMTestAPI with a HistoricalPriceMinAge.
+func newEVMTestAPIAged(t *testing.T, dsn string, chains ChainRegistry, prices PriceSource, minAge time.Duration) http.Handler {
+	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, dsn)
 	if err != nil {
@@ -214,7 +220,7 @@ func newEVMTestAPI(t *testing.T, dsn string, chains ChainRegistry, prices PriceS
 		t.Fatal(err)
 	}
 	a, err := New(Deps{Store: st, EVM: st, Chains: chains, Catalog: testCatalog(t), Network: testNet,
-		Aliases: []string{Testnet}, TokenKey: bytes.Repeat([]byte{7}, 32), Prices: prices})
+		Aliases: []string{Testnet}, TokenKey: bytes.Repeat([]byte{7}, 32), Prices: prices, HistoricalPriceMinAge: minAge})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,6 +628,17 @@ func TestEVMBalanceAndPrices(t *testing.T) {
 			common.Address{}.Hex() + "@2023-11-14T22:13:22Z chf",
 		}
 		jsonEqual(t, "prices asked", prices.asked, wantAsked)
+
+		// A tx younger than the min age has no historicalPrice (and none
+		// is asked), its currentPrice still.
+		prices = &knownPrices{}
+		h = newEVMTestAPIAged(t, dbtest.SQLite(t), evmTestChains(), prices, time.Since(time.Unix(1_700_000_002, 0))+time.Hour)
+		d = GetTransactionResponse{}
+		getOK(t, h, "/v1/chains/99999/contracts/"+token20.Hex()+"/transactions:getDeployment?currency=chf", &d)
+		if p := d.NetworkTokenDetails; p.CurrentPrice == nil || p.HistoricalPrice != nil {
+			t.Errorf("prices of a recent deployment: %+v", p)
+		}
+		jsonEqual(t, "prices asked", prices.asked, wantAsked[1:3])
 	})
 }
 

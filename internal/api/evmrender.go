@@ -84,10 +84,13 @@ type contracts struct {
 	chainID uint64
 	m       map[common.Address]*contractView
 	prices  map[common.Address]*Money
+	// priced tells the response's prices.
+	priced *boundedPrices
 }
 
 func (a *API) contracts(chainID uint64) *contracts {
-	return &contracts{a: a, chainID: chainID, m: map[common.Address]*contractView{}, prices: map[common.Address]*Money{}}
+	return &contracts{a: a, chainID: chainID, m: map[common.Address]*contractView{}, prices: map[common.Address]*Money{},
+		priced: a.responsePrices()}
 }
 
 // get returns what is known of addr.
@@ -134,7 +137,7 @@ func (c *contracts) price(ctx context.Context, token common.Address, currency st
 	if p, ok := c.prices[token]; ok {
 		return p, nil
 	}
-	v, ok, err := c.a.prices.TokenPrice(ctx, c.chainID, token, time.Time{}, currency)
+	v, ok, err := c.priced.TokenPrice(ctx, c.chainID, token, time.Time{}, currency)
 	if err != nil {
 		return nil, err
 	}

@@ -107,11 +107,17 @@ func (a *API) txDetails(ctx context.Context, c *contracts, chain evmchains.Chain
 		}
 		resp.InternalTransactions = append(resp.InternalTransactions, it)
 	}
-	for _, p := range []struct {
+	// The current price, and the historical one of a tx old enough.
+	type priceAt struct {
 		at  time.Time
 		dst **Money
-	}{{time.Time{}, &resp.NetworkTokenDetails.CurrentPrice}, {d.Tx.Timestamp, &resp.NetworkTokenDetails.HistoricalPrice}} {
-		v, ok, err := a.prices.TokenPrice(ctx, chain.ChainID, common.Address{}, p.at, currency)
+	}
+	prices := []priceAt{{time.Time{}, &resp.NetworkTokenDetails.CurrentPrice}}
+	if time.Since(d.Tx.Timestamp) > a.priceMinAge {
+		prices = append(prices, priceAt{d.Tx.Timestamp, &resp.NetworkTokenDetails.HistoricalPrice})
+	}
+	for _, p := range prices {
+		v, ok, err := c.priced.TokenPrice(ctx, chain.ChainID, common.Address{}, p.at, currency)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/testing/openapitest"
 )
 
 func req(rawQuery string) *http.Request {
@@ -324,4 +325,16 @@ func FuzzPageSize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCurrenciesAreTheSchemas: every currency accepted is one of the
+// reference's CurrencyCode enum (and with the 14 counted above, all of it).
+func TestCurrenciesAreTheSchemas(t *testing.T) {
+	doc := openapitest.Default(t)
+	for _, c := range Currencies {
+		doc.ValidateSchema(t, "CurrencyCode", []byte(`"`+c+`"`))
+	}
+	if err := doc.CheckSchema("CurrencyCode", []byte(`"btc"`)); err == nil {
+		t.Error("btc is a CurrencyCode")
+	}
 }

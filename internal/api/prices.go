@@ -10,8 +10,11 @@ import (
 
 // PriceSource tells prices: of primary-network assets, for the
 // historicalPrice of rewards, and of EVM tokens, for balances and
-// transfers. avaindex has no price feed yet, so the default, NoPrices,
-// knows none, and every price field is omitted (never null).
+// transfers. It is the one price seam: internal/prices implements it over
+// a CoinGecko-compatible feed; without a feed the default, NoPrices, knows
+// none, and every price field is omitted (never null). An implementation
+// should not turn a feed's failure into an error (which fails the
+// request): the price is then unknown.
 type PriceSource interface {
 	// HistoricalPrice returns the price of one whole unit of assetID (its
 	// denomination applied) in currency (a Currencies value) at time at;
@@ -36,4 +39,35 @@ func (NoPrices) HistoricalPrice(context.Context, ids.ID, time.Time, string) (flo
 // TokenPrice knows no price.
 func (NoPrices) TokenPrice(context.Context, uint64, common.Address, time.Time, string) (float64, bool, error) {
 	return 0, false, nil
+}
+
+// priceWait is how long one response waits for prices in all: a price the
+// source has not told by then is omitted (a feed's answer still comes, for
+// the next request), so that a slow feed slows no response more than this.
+const priceWait = 2 * time.Second
+
+// boundedPrices is the PriceSource of one response: its lookups end by the
+// response's deadline.
+type boundedPrices struct {
+	src      PriceSource
+	deadline time.Time
+}
+
+// responsePrices returns the prices of a response starting now.
+func (a *API) responsePrices() *boundedPrices {
+	return &boundedPrices{src: a.prices, deadline: time.Now().Add(priceWait)}
+}
+
+// HistoricalPrice is PriceSource.HistoricalPrice by the deadline.
+func (p *boundedPrices) HistoricalPrice(ctx context.Context, assetID ids.ID, at time.Time, currency string) (float64, bool, error) {
+	ctx, cancel := context.WithDeadline(ctx, p.deadline)
+	defer cancel()
+	return p.src.HistoricalPrice(ctx, assetID, at, currency)
+}
+
+// TokenPrice is PriceSource.TokenPrice by the deadline.
+func (p *boundedPrices) TokenPrice(ctx context.Context, chainID uint64, token common.Address, at time.Time, currency string) (float64, bool, error) {
+	ctx, cancel := context.WithDeadline(ctx, p.deadline)
+	defer cancel()
+	return p.src.TokenPrice(ctx, chainID, token, at, currency)
 }

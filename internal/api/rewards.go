@@ -26,9 +26,10 @@ const (
 	MaxRewardNodeIDs   = 64
 )
 
-// priceDelay is how old a reward must be for its historicalPrice (the
-// schema's: only rewards granted more than 24 hours ago have one).
-const priceDelay = 24 * time.Hour
+// defaultPriceMinAge is how old a reward or transaction must be for its
+// historicalPrice by default (the schema's: only those of more than 24
+// hours ago have one).
+const defaultPriceMinAge = 24 * time.Hour
 
 // rewardCursor is the keyset of the rewards' page tokens: the staker end
 // time and UTXO id of the last reward of the page.
@@ -80,8 +81,9 @@ func (a *API) listRewards(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	resp := ListHistoricalRewardsResponse{NextPageToken: next, HistoricalRewards: make([]HistoricalReward, 0, len(rewards))}
+	prices := a.responsePrices()
 	for _, h := range rewards {
-		item, err := a.historicalReward(r.Context(), h, currency)
+		item, err := a.historicalReward(r.Context(), prices, h, currency)
 		if err != nil {
 			return err
 		}
@@ -103,7 +105,7 @@ func nodesKey(nodes []ids.NodeID) string {
 	return string(b)
 }
 
-func (a *API) historicalReward(ctx context.Context, h *store.HistoricalReward, currency string) (HistoricalReward, error) {
+func (a *API) historicalReward(ctx context.Context, prices *boundedPrices, h *store.HistoricalReward, currency string) (HistoricalReward, error) {
 	asset, err := a.assetAmount(ctx, h.AssetID, h.Amount)
 	if err != nil {
 		return HistoricalReward{}, err
@@ -114,8 +116,8 @@ func (a *API) historicalReward(ctx context.Context, h *store.HistoricalReward, c
 	}
 	reward := AssetWithPriceInfo{AssetAmount: asset}
 	granted := time.Unix(int64(h.EndTime), 0)
-	if time.Since(granted) > priceDelay {
-		v, ok, err := a.prices.HistoricalPrice(ctx, h.AssetID, granted, currency)
+	if time.Since(granted) > a.priceMinAge {
+		v, ok, err := prices.HistoricalPrice(ctx, h.AssetID, granted, currency)
 		if err != nil {
 			return HistoricalReward{}, err
 		}

@@ -424,3 +424,45 @@ func TestRewardsResponses(t *testing.T) {
 		doc.ValidateResponse(t, "GET", path, 400, rec.Body.Bytes())
 	}
 }
+
+// deadlinePrices knows no price and records the deadline of each lookup.
+type deadlinePrices struct {
+	NoPrices
+	deadlines []time.Time
+}
+
+func (p *deadlinePrices) HistoricalPrice(ctx context.Context, _ ids.ID, _ time.Time, _ string) (float64, bool, error) {
+	d, _ := ctx.Deadline()
+	p.deadlines = append(p.deadlines, d)
+	return 0, false, nil
+}
+
+// TestRewardsPricesShareADeadline: the price lookups of one page share
+// one deadline, priceWait from the request, so a slow feed slows the page
+// by priceWait at most, not priceWait per reward; unknown prices are
+// omitted.
+func TestRewardsPricesShareADeadline(t *testing.T) {
+	captureLog(t)
+	old := uint64(time.Now().Add(-48 * time.Hour).Unix())
+	src := &fakeSource{}
+	for i := range 5 {
+		src.rewards = append(src.rewards, &store.HistoricalReward{UTXOID: ids.ID{byte(i + 1)}, Type: pchain.RewardValidator,
+			AssetID: testNet.AVAXAssetID, Amount: 1, Owners: []ids.ShortID{ownerA}, NodeID: ids.NodeID{4}, EndTime: old - uint64(i)*86400})
+	}
+	prices := &deadlinePrices{}
+	h := newTestDataAPI(t, src, prices)
+	start := time.Now()
+	rec := do(t, h, "GET", "/v1/networks/testnet/rewards?pageSize=10&addresses="+bech(t, ownerA), "")
+	if rec.Code != 200 || strings.Contains(rec.Body.String(), "historicalPrice") {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if len(prices.deadlines) != 5 {
+		t.Fatalf("%d lookups", len(prices.deadlines))
+	}
+	for _, d := range prices.deadlines {
+		if d.IsZero() || d != prices.deadlines[0] || d.Before(start.Add(priceWait)) || d.After(time.Now().Add(priceWait)) {
+			t.Errorf("deadlines %v, request at %s", prices.deadlines, start)
+			break
+		}
+	}
+}

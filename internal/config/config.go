@@ -66,6 +66,8 @@ type Config struct {
 	// Access is who may call the API surfaces, how much, and from which
 	// web pages.
 	Access Access
+	// Prices is the price feed (prices.go).
+	Prices Prices
 }
 
 // Access configures API keys, rate limits and CORS.
@@ -175,6 +177,14 @@ func LoadCommand(name string, args []string, getenv func(string) string, usage i
 	fs.StringVar(&c.Access.RateLimitRedisPrefix, "rate-limit-redis-prefix", "avaindex:", "prefix of the rate-limit keys in Redis; instances with the same one share their limits")
 	fs.Var((*stringList)(&c.Access.CORSOrigins), "cors-origin", "a web origin whose pages may call the Data and Metrics APIs, e.g. https://app.example.com (repeatable; default any)")
 	fs.Var(&proxies, "trusted-proxy", "a reverse proxy's network (CIDR) whose X-Forwarded-For names the client (repeatable)")
+	var priceCoins stringList
+	fs.StringVar(&c.Prices.APIURL, "price-api-url", "", "base URL of a CoinGecko-compatible price API, e.g. https://api.coingecko.com/api/v3 (default none: no price is served)")
+	fs.StringVar(&c.Prices.APIKey, "price-api-key", "", "key of the price API")
+	fs.StringVar(&c.Prices.APIKeyHeader, "price-api-key-header", "", "header the price API key is sent in (default x-cg-pro-api-key for a pro-api.* host, else x-cg-demo-api-key)")
+	fs.Var(&priceCoins, "price-coin", "the price API's coin id of an asset or token, KEY=COIN with KEY avax, an X-chain asset id, CHAINID:native or CHAINID:0xTOKEN (repeatable; AVAX and the native token of each EVM chain whose symbol is AVAX are avalanche-2 by default)")
+	fs.Float64Var(&c.Prices.RequestsPerMinute, "price-rate-limit", 30, "requests per minute made to the price API at most")
+	fs.DurationVar(&c.Prices.CacheTTL, "price-cache-ttl", time.Minute, "how long a current price is kept (historical prices are kept for good)")
+	fs.DurationVar(&c.Prices.HistoricalMinAge, "historical-price-min-age", 24*time.Hour, "how long ago a transaction or reward must be for its historicalPrice (the hosted API's 24h; 0: every one)")
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -246,6 +256,9 @@ func LoadCommand(name string, args []string, getenv func(string) string, usage i
 		c.EVMChains = append(c.EVMChains, EVMChain{RPCURL: u})
 	}
 	if err := c.Access.parse(tiers, weights, proxies); err != nil {
+		return nil, nil, err
+	}
+	if err := c.Prices.parse(append(c.Prices.fileCoins, priceCoins...)); err != nil {
 		return nil, nil, err
 	}
 	return c, positional, c.validate()
@@ -321,6 +334,9 @@ func (c *Config) validate() error {
 		}
 	}
 	if err := c.validateEVM(); err != nil {
+		return err
+	}
+	if err := c.Prices.validate(); err != nil {
 		return err
 	}
 	return c.Access.validate()

@@ -40,6 +40,7 @@ func TestDefaults(t *testing.T) {
 			RateLimitRedisPrefix: "avaindex:",
 			CORSOrigins:          []string{"*"},
 		},
+		Prices: Prices{RequestsPerMinute: 30, CacheTTL: time.Minute, HistoricalMinAge: 24 * time.Hour},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v, want %+v", c, want)

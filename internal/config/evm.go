@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"gopkg.in/yaml.v3"
@@ -58,7 +59,7 @@ type NetworkToken struct {
 var Features = []string{"nftIndexing", "webhooks", "teleporter"}
 
 // structuredKeys are the config file's keys that are no flags.
-var structuredKeys = map[string]bool{"evm-chains": true, "c-chain": true}
+var structuredKeys = map[string]bool{"evm-chains": true, "c-chain": true, "price-coins": true}
 
 // loadEVMChains reads the structured keys of the config file b: an unknown
 // field of an entry is an error, as an unknown flag is.
@@ -86,6 +87,14 @@ func (c *Config) loadEVMChains(b []byte) error {
 	if err := decode("evm-chains", &c.EVMChains); err != nil {
 		return err
 	}
+	var coins map[string]string
+	if err := decode("price-coins", &coins); err != nil {
+		return err
+	}
+	for k, v := range coins {
+		c.Prices.fileCoins = append(c.Prices.fileCoins, k+"="+v)
+	}
+	slices.Sort(c.Prices.fileCoins)
 	return decode("c-chain", &c.CChain)
 }
 

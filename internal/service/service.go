@@ -210,8 +210,16 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	}
 	stopAggregator := stop
 	stop = func() { stopChains(); stopAggregator() }
+	priceSrc, err := priceSource(cfg.Prices, network, chains, log.With("component", "prices"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	minAge := cfg.Prices.HistoricalMinAge
+	if minAge == 0 {
+		minAge = api.NoMinAge
+	}
 	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
-		EVM: st, Chains: chains, Catalog: catalog})
+		EVM: st, Chains: chains, Catalog: catalog, Prices: priceSrc, HistoricalPriceMinAge: minAge})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -8,8 +8,10 @@ package evmcode
 import (
 	"encoding/binary"
 	"fmt"
+	"math/big"
 
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/crypto"
 )
 
 // Opcodes used below.
@@ -166,3 +168,29 @@ var (
 	Destructor       = newAsm().op(opCaller, opSelfDestruct).bytes()
 	DestructorToSelf = newAsm().op(opAddress, opSelfDestruct).bytes()
 )
+
+// MintInit returns creation code that, as a token's constructor minting
+// its supply, logs an ERC-20 Transfer of amount from the zero address to
+// to, then deploys runtime: a deployment tx with a token transfer.
+func MintInit(to common.Address, amount *big.Int, runtime []byte) []byte {
+	const (
+		opMstore = 0x52
+		opPush20 = 0x73
+		opPush32 = 0x7f
+		opLog3   = 0xa3
+	)
+	transfer := crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
+	build := func(prefix uint16) []byte {
+		a := newAsm()
+		a.op(opPush32).op(common.BigToHash(amount).Bytes()...).push1(0).op(opMstore) // mem[0:32] = amount
+		a.op(opPush20).op(to[:]...)                                                  // topic 2: to
+		a.push1(0)                                                                   // topic 1: from, zero
+		a.op(opPush32).op(transfer[:]...)                                            // topic 0
+		a.push1(32).push1(0).op(opLog3)
+		n := uint16(len(runtime))
+		a.push2(n).push2(prefix).push1(0).op(opCodeCopy).push2(n).push1(0).op(opReturn)
+		return a.bytes()
+	}
+	prefix := uint16(len(build(0)))
+	return append(build(prefix), runtime...)
+}
