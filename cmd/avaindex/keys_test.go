@@ -109,6 +109,16 @@ func TestKeysCommands(t *testing.T) {
 // and returns its URL; it is stopped with SIGTERM when the test ends.
 func serveProcess(t *testing.T, args ...string) string {
 	t.Helper()
+	_, url := startProcess(t, args...)
+	return url
+}
+
+// startProcess runs `avaindex serve args...` (the test binary as main) and
+// returns it and its URL once it listens; the test's end stops it with
+// SIGTERM unless it was stopped before, and logs its stderr when the test
+// failed.
+func startProcess(t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), asMain+"=1")
 	stderr, err := cmd.StderrPipe()
@@ -145,17 +155,17 @@ func serveProcess(t *testing.T, args ...string) string {
 		_ = cmd.Wait()
 		if t.Failed() {
 			mu.Lock()
-			t.Logf("avaindex stderr:\n%s", log.String())
+			t.Logf("avaindex %q stderr:\n%s", args, log.String())
 			mu.Unlock()
 		}
 	})
 	select {
 	case u := <-urls:
-		return u
+		return cmd, u
 	case <-time.After(30 * time.Second):
 		t.Fatal("avaindex serve did not log its listener within 30s")
 	}
-	return ""
+	return nil, ""
 }
 
 // statusWith is the status of GET url with key in x-data-api-key ("" for

@@ -68,7 +68,22 @@ type Config struct {
 	Access Access
 	// Prices is the price feed (prices.go).
 	Prices Prices
+	// Role is what this instance does: RoleAll (serve, and index while it
+	// holds the store's indexer lease), RoleAPI (serve only) or
+	// RoleIndexer (index while it holds the lease; only the operational
+	// routes are served).
+	Role string
+	// InstanceName names this instance in /readyz and in the indexer
+	// lease's record; default host:pid.
+	InstanceName string
 }
+
+// The roles of an instance (--role).
+const (
+	RoleAll     = "all"
+	RoleAPI     = "api"
+	RoleIndexer = "indexer"
+)
 
 // Access configures API keys, rate limits and CORS.
 type Access struct {
@@ -160,6 +175,8 @@ func LoadCommand(name string, args []string, getenv func(string) string, usage i
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.GenesisFile, "genesis-file", "", "genesis file of a custom network (the node's --genesis-file)")
 	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 256, "blocks committed per database transaction while indexing")
+	fs.StringVar(&c.Role, "role", RoleAll, "what this instance does: all (serve, and index while no other instance on the store does), api (serve only) or indexer (index only)")
+	fs.StringVar(&c.InstanceName, "instance-name", "", "this instance's name in /readyz and the indexer lease (default host:pid)")
 	// The node's own flag names: copy them from the node's configuration.
 	fs.Uint64Var(&c.Rewards.MaxConsumptionRate, "stake-max-consumption-rate", 0, "the node's --stake-max-consumption-rate, if it sets one")
 	fs.Uint64Var(&c.Rewards.MinConsumptionRate, "stake-min-consumption-rate", 0, "the node's --stake-min-consumption-rate, if it sets one")
@@ -316,6 +333,15 @@ func (c *Config) validate() error {
 	}
 	if c.IngestBatchSize < 1 || c.IngestBatchSize > 10000 {
 		return fmt.Errorf("--ingest-batch-size must be between 1 and 10000, got %d", c.IngestBatchSize)
+	}
+	switch c.Role {
+	case RoleAll, RoleAPI, RoleIndexer:
+	default:
+		return fmt.Errorf("--role must be all, api or indexer, got %q", c.Role)
+	}
+	if c.InstanceName == "" {
+		host, _ := os.Hostname()
+		c.InstanceName = fmt.Sprintf("%s:%d", host, os.Getpid())
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,10 @@ func TestDefaults(t *testing.T) {
 			CORSOrigins:          []string{"*"},
 		},
 		Prices: Prices{RequestsPerMinute: 30, CacheTTL: time.Minute, HistoricalMinAge: 24 * time.Hour},
+		Role:   RoleAll,
 	}
+	host, _ := os.Hostname()
+	want.InstanceName = host + ":" + strconv.Itoa(os.Getpid())
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v, want %+v", c, want)
 	}
@@ -140,6 +144,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"--db", "mysql://x"}, nil, "--db"},
 		{[]string{"--poll-interval", "1ms"}, nil, "--poll-interval"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
+		{[]string{"--role", "worker"}, nil, "--role must be all, api or indexer"},
 		{[]string{"--ingest-batch-size", "0"}, nil, "--ingest-batch-size"},
 		{[]string{"--network-alias", "a/b"}, nil, "--network-alias"},
 		{[]string{"--stake-max-consumption-rate", "1000001"}, nil, "--stake-max-consumption-rate"},

@@ -428,6 +428,9 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 	}()
 	tdb := *db
 	tdb.tx = tx
+	if err := tdb.checkLease(ctx); err != nil {
+		return err
+	}
 	if err := fn(&tdb); err != nil {
 		return err
 	}

@@ -60,6 +60,27 @@ type Deps struct {
 	// Access, when set, guards the API surfaces' routes (keys, rate limits,
 	// CORS); the routes of unknown paths count as the Data API's.
 	Access *Access
+	// Instance, when set, tells this instance's part in indexing the
+	// store, which one instance at a time does.
+	Instance InstanceReporter
+}
+
+// Instance is what /readyz says of this instance among those sharing the
+// store.
+type Instance struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	// Indexing: this instance holds the indexer lease and indexes.
+	Indexing bool `json:"indexing"`
+	// Indexer is the instance that took the indexer lease last, and
+	// IndexerSince when (Unix seconds).
+	Indexer      string `json:"indexer,omitempty"`
+	IndexerSince int64  `json:"indexerSince,omitempty"`
+}
+
+// InstanceReporter is what /readyz asks of the instance.
+type InstanceReporter interface {
+	Instance(ctx context.Context) Instance
 }
 
 // Routes returns every route New serves, its own (status page, health,
@@ -135,6 +156,9 @@ type readiness struct {
 	// Network is the indexed network, once known.
 	Network *networkInfo  `json:"network,omitempty"`
 	Indexer ingest.Status `json:"indexer"`
+	// Instance is this instance's part in indexing, when it shares the
+	// store with others.
+	Instance *Instance `json:"instance,omitempty"`
 }
 
 type networkInfo struct {
@@ -153,6 +177,14 @@ func readinessOf(ctx context.Context, d Deps) (readiness, int) {
 	if d.Indexer != nil {
 		res.Indexer = d.Indexer.Status()
 	}
+	// An instance that does not index (its role, or another holds the
+	// lease) is ready without a running indexer.
+	needIndexer := true
+	if d.Instance != nil {
+		in := d.Instance.Instance(ctx)
+		res.Instance = &in
+		needIndexer = in.Indexing
+	}
 	if err := d.Store.Ping(ctx); err != nil {
 		res.Store = "unreachable"
 	}
@@ -160,7 +192,7 @@ func readinessOf(ctx context.Context, d Deps) (readiness, int) {
 	case res.Reason != "":
 	case res.Store != "ok":
 		res.Reason = "the store does not answer"
-	case !res.Indexer.Running:
+	case needIndexer && !res.Indexer.Running:
 		res.Reason = "the indexer is not running"
 	}
 	res.Ready = res.Reason == ""

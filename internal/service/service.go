@@ -83,6 +83,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		return err
 	}
 
+	in := &instance{name: cfg.InstanceName, role: cfg.Role, st: st}
 	access, closeAccess, err := newAccess(ctx, cfg, st, log)
 	if err != nil {
 		return err
@@ -96,14 +97,14 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	stopSurfaces := func() {}
 	defer func() { stopSurfaces() }()
 	if known != nil {
-		h, ix, stop, err := surfaces(ctx, st, client, known, cfg, tokenKey, access, log)
+		h, ix, stop, err := surfaces(ctx, st, client, known, cfg, tokenKey, access, in, log)
 		if err != nil {
 			return err
 		}
 		handler.set(h)
 		indexer, stopSurfaces = ix, stop
 	} else {
-		handler.set(server.New(server.Deps{Store: st, Waiting: "waiting for the node at " + client.URL(), Access: access}))
+		handler.set(server.New(server.Deps{Store: st, Waiting: "waiting for the node at " + client.URL(), Access: access, Instance: in}))
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -137,19 +138,22 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 			return err
 		}
 		if indexer == nil {
-			h, ix, stop, err := surfaces(ctx, st, client, network, cfg, tokenKey, access, log)
+			h, ix, stop, err := surfaces(ctx, st, client, network, cfg, tokenKey, access, in, log)
 			if err != nil {
 				return err
 			}
 			handler.set(h)
 			indexer, stopSurfaces = ix, stop
 		}
-		log.Info("indexing network", "name", network.Name, "id", network.ID, "node", cfg.NodeURL)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = indexer.Run(ctx)
-		}()
+		if cfg.Role != config.RoleAPI {
+			log.Info("indexing network while this instance holds the indexer lease", "name", network.Name, "id", network.ID,
+				"node", cfg.NodeURL, "instance", cfg.InstanceName)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				in.lead(ctx, indexer.Run, log)
+			}()
+		}
 		<-ctx.Done()
 		return nil
 	}()
@@ -178,7 +182,7 @@ func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Lo
 // surfaces returns the handler of every surface of network and the
 // indexer it reports on (not yet running), and what stops the signature
 // aggregator's peer.
-func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, access *server.Access, log *slog.Logger) (_ http.Handler, _ *ingest.Indexer, stop func(), err error) {
+func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, access *server.Access, in *instance, log *slog.Logger) (_ http.Handler, _ *ingest.Indexer, stop func(), err error) {
 	formatter, err := pchain.NewFormatter(network.ID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -243,7 +247,11 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
 		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger)})
-	return server.New(server.Deps{Store: st, Indexer: indexer, Network: network, Routes: routes, Access: access}), indexer, stop, nil
+	if cfg.Role == config.RoleIndexer {
+		routes = nil // an indexer-only instance serves the operational routes alone
+	}
+	return server.New(server.Deps{Store: st, Indexer: indexerStatus{in, indexer}, Network: network, Routes: routes, Access: access, Instance: in}),
+		indexer, stop, nil
 }
 
 // metricsEVMChains are the followed EVM chains as the Metrics API lists

@@ -34,6 +34,23 @@ type CursorStore interface {
 	// Cursor returns the last position applied of key; ok is false when
 	// nothing has been applied yet.
 	Cursor(ctx context.Context, key CursorKey) (height uint64, ok bool, err error)
+	// Cursors returns every cursor, by key.
+	Cursors(ctx context.Context) (map[CursorKey]uint64, error)
+}
+
+func (s *sqlStore) Cursors(ctx context.Context) (_ map[CursorKey]uint64, err error) {
+	defer derrors.Wrap(&err, "store.Cursors")
+	out := map[CursorKey]uint64{}
+	err = s.db.RunQuery(ctx, "SELECT chain, height FROM cursors", func(rows *sql.Rows) error {
+		var key string
+		var h int64
+		if err := rows.Scan(&key, &h); err != nil {
+			return err
+		}
+		out[CursorKey(key)] = uint64(h)
+		return nil
+	})
+	return out, err
 }
 
 func (s *sqlStore) Cursor(ctx context.Context, key CursorKey) (_ uint64, _ bool, err error) {

@@ -44,6 +44,7 @@ type Store interface {
 	MetricStore
 	EVMStore
 	APIKeyStore
+	LeaseStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
