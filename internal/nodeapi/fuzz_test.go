@@ -70,11 +70,12 @@ func wantRPCAnswer(t *testing.T, body string, rec *httptest.ResponseRecorder) {
 	}
 	if rec.Body.Len() == 0 {
 		// A notification (a request without an id) gets no answer, as
-		// JSON-RPC 2.0 and the node say.
+		// JSON-RPC 2.0 and the node say; the codec reads the body's first
+		// JSON value.
 		var req struct {
 			ID json.RawMessage `json:"id"`
 		}
-		if json.Unmarshal([]byte(body), &req) != nil || len(req.ID) != 0 && string(req.ID) != "null" {
+		if json.NewDecoder(strings.NewReader(body)).Decode(&req) != nil || len(req.ID) != 0 && string(req.ID) != "null" {
 			t.Fatalf("%s: empty answer to a request with an id", body)
 		}
 		return
