@@ -4,6 +4,8 @@ GO ?= go
 TEST_TIMEOUT ?= 60m
 # FUZZTIME is each fuzz target's budget in `make fuzz`.
 FUZZTIME ?= 3s
+# FUZZMINIMIZETIME bounds the minimizing of new inputs (off in the short runs).
+FUZZMINIMIZETIME ?= 0
 
 .PHONY: test check build localnet bench fuzz
 
@@ -15,7 +17,7 @@ test: check localnet
 # the executions of each and their total. Plain `go test` already runs each
 # target's seed corpus (f.Add and testdata/fuzz/FuzzX/) as a regression test.
 fuzz:
-	GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) scripts/fuzz.sh
 
 check:
 	$(GO) vet ./...
