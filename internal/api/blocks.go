@@ -32,6 +32,12 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// startTimestamp and endTimestamp are validated (a malformed one is a
+	// 400) but do not filter the list yet: the store's block list has no
+	// time range.
+	if _, _, err := timeRange(r); err != nil {
+		return err
+	}
 	spec := listSpec{Op: "listLatestPrimaryNetworkBlocks", Filters: []string{string(chain)}}
 	blocks, next, err := listPage(a, r, spec,
 		func(ctx context.Context, after *blockCursor, limit int) ([]*store.BlockSummary, error) {

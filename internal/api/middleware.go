@@ -26,9 +26,24 @@ const (
 )
 
 // Middleware wraps the Data API's handler: it recovers panics into 500
-// responses, accepts the API key headers and bounds request bodies.
+// responses, accepts the API key headers, refuses malformed query strings
+// and bounds request bodies.
 func Middleware(next http.Handler) http.Handler {
-	return Recover(AcceptAPIKey(LimitBody(next, MaxBodyBytes)))
+	return Recover(AcceptAPIKey(StrictQuery(LimitBody(next, MaxBodyBytes))))
+}
+
+// StrictQuery answers a request whose query string does not parse (a bad
+// %-escape, a ';' separator) with a 400, on every route: also on those that
+// read no query parameter, which would otherwise ignore it. Parameters
+// that parse but that a route does not take are left to the route.
+func StrictQuery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := queryValues(r); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Recover turns a panic of next into a 500 error response (written with

@@ -137,3 +137,31 @@ func TestLimitBody(t *testing.T) {
 		t.Errorf("read error = %v, want *http.MaxBytesError", readErr)
 	}
 }
+
+// TestStrictQuery: a query string that does not parse is a 400 on every
+// route, also on one that reads no parameter; one that parses reaches it.
+func TestStrictQuery(t *testing.T) {
+	reached := 0
+	h := Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached++
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	for q, want := range map[string]int{"": 204, "a=1&b=2": 204, "x": 204, "%": 400, "a=%zz": 400, "a=1;b=2": 400, "a=%00": 204} {
+		r := httptest.NewRequest("GET", "/v1/x", nil)
+		r.URL.RawQuery = q
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code != want {
+			t.Errorf("query %q: HTTP %d, want %d", q, rec.Code, want)
+		}
+		if want == 400 {
+			decodeError(t, rec, 400)
+			if !strings.Contains(rec.Body.String(), "malformed query string") {
+				t.Errorf("query %q: %s", q, rec.Body)
+			}
+		}
+	}
+	if reached != 4 {
+		t.Errorf("the handler was reached %d times, want 4", reached)
+	}
+}

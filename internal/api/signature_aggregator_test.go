@@ -85,7 +85,7 @@ func (s *fakeTxStore) L1Validator(_ context.Context, id ids.ID) (*pchain.L1Valid
 	return v, nil
 }
 
-func newAggAPI(t *testing.T, agg SignatureAggregator, st DataSource) http.Handler {
+func newAggAPI(t testing.TB, agg SignatureAggregator, st DataSource) http.Handler {
 	t.Helper()
 	a, err := New(Deps{
 		Store:      st,
@@ -104,7 +104,7 @@ func newAggAPI(t *testing.T, agg SignatureAggregator, st DataSource) http.Handle
 	return mux
 }
 
-func testUnsigned(t *testing.T) *warp.UnsignedMessage {
+func testUnsigned(t testing.TB) *warp.UnsignedMessage {
 	t.Helper()
 	m, err := warp.NewUnsignedMessage(aggNetworkID, ids.ID{'c'}, []byte("payload"))
 	if err != nil {

@@ -17,6 +17,9 @@ import (
 	"net/http"
 	"path"
 	"strconv"
+
+	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/derrors"
 )
 
 //go:generate go run ./gen
@@ -99,7 +102,9 @@ func AssetHandler() http.Handler {
 		name := r.PathValue("file")
 		b, err := fs.ReadFile(dist, name)
 		if err != nil || !fs.ValidPath(name) {
-			http.NotFound(w, r)
+			// A missing file is a 404 with the Data API's error body, as
+			// every other path avaindex does not serve.
+			api.WriteError(w, r, derrors.Missing("no file %s in /docs", strconv.Quote(name)))
 			return
 		}
 		ct := mime.TypeByExtension(path.Ext(name))

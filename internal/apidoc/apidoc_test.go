@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -133,9 +134,11 @@ func TestDocsPageIsSelfContained(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusNotFound {
-			t.Errorf("GET %s: %d, want 404", missing, resp.StatusCode)
+		var e api.ErrorBody
+		if resp.StatusCode != http.StatusNotFound || json.Unmarshal(body, &e) != nil || e.StatusCode != 404 || e.Message == "" {
+			t.Errorf("GET %s: %d %s, want 404 with the error body", missing, resp.StatusCode, body)
 		}
 	}
 

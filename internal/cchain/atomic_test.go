@@ -10,7 +10,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 )
 
-func signed(t *testing.T, u atomic.UnsignedAtomicTx) *atomic.Tx {
+func signed(t testing.TB, u atomic.UnsignedAtomicTx) *atomic.Tx {
 	t.Helper()
 	tx := &atomic.Tx{UnsignedAtomicTx: u}
 	if err := tx.Sign(atomic.Codec, nil); err != nil {

@@ -51,3 +51,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+// NotFoundHandler answers a request under /v2/ that no route serves: a 404
+// with the Metrics API's error body.
+func NotFoundHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath()
+		if len(p) > 256 {
+			p = p[:256] + "..."
+		}
+		WriteError(w, r, derrors.Client(derrors.NotFound, "no route for %s %s", r.Method, p))
+	})
+}

@@ -225,6 +225,13 @@ func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The list is one page, so no page token was ever issued for it.
+	if tok, err := api.PageToken(r); err != nil || tok != "" {
+		if err == nil {
+			err = errInvalidToken
+		}
+		return err
+	}
 	res := ListChainsResponse{Chains: []Chain{}}
 	if network == "" || (network == "mainnet") == (a.networkName() == "mainnet") {
 		for _, c := range a.evm() {

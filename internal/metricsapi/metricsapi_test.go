@@ -298,6 +298,9 @@ func TestErrors(t *testing.T) {
 			{"/v2/chains/" + constants.PlatformChainID.String() + "/metrics/txCount?timeInterval=year", 400, "timeInterval"},
 			{"/v2/chains/" + constants.PlatformChainID.String() + "/metrics/txCount?pageSize=2161", 400, "pageSize"},
 			{"/v2/chains/99999", 404, "chainId \"99999\""},
+			// The chain list is one page: no token continues it.
+			{"/v2/chains?pageToken=" + tok, 400, "invalid page token"},
+			{"/v2/chains?pageToken=x", 400, "invalid page token"},
 		} {
 			var body ErrorBody
 			f.get(c.path, c.status, &body)

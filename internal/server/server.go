@@ -15,6 +15,7 @@ import (
 	"github.com/avaindex/avaindex/internal/apidoc"
 	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/instrument"
+	"github.com/avaindex/avaindex/internal/metricsapi"
 )
 
 // Route is one pattern of http.ServeMux and its handler.
@@ -127,6 +128,9 @@ func New(d Deps) http.Handler {
 		handle("/v1/", guard(Route{Pattern: "/v1/", Handler: dataAPIUnavailable(d.Waiting), Surface: DataAPI}))
 		handle("/ext/", guard(Route{Pattern: "/ext/", Handler: nodeAPIUnavailable(d.Waiting), Surface: NodeAPI}))
 		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsAPIUnavailable(d.Waiting), Surface: MetricsAPI}))
+	} else {
+		// A path under /v2/ no route serves is the Metrics API's 404.
+		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsapi.NotFoundHandler(), Surface: MetricsAPI}))
 	}
 	handle("/", guard(Route{Pattern: "/", Handler: api.NotFoundHandler(), Surface: DataAPI}))
 	if d.Access == nil {

@@ -199,3 +199,23 @@ func TestReadyzMatchesDocument(t *testing.T) {
 		doc.ValidateRecorder(t, http.MethodGet, "/readyz", rec)
 	}
 }
+
+// TestUnknownPaths: a path no route serves is a 404 in the error body of
+// the surface its prefix names: the Metrics API's under /v2/, the Data
+// API's elsewhere.
+func TestUnknownPaths(t *testing.T) {
+	h := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Network: &internal.Network{Name: "local"},
+		Routes: []Route{{Pattern: "GET /v2/chains", Surface: MetricsAPI, Handler: http.NotFoundHandler()}}})
+	for _, tc := range []struct{ method, path, want string }{
+		{http.MethodGet, "/v2/nothing", `{"message":["no route for GET /v2/nothing"],"statusCode":404,"error":"Not Found"}`},
+		{http.MethodPut, "/v2/chains", `{"message":["no route for PUT /v2/chains"],"statusCode":404,"error":"Not Found"}`},
+		{http.MethodGet, "/v1/nothing", `{"message":"no route for GET /v1/nothing","statusCode":404,"error":"Not Found"}`},
+		{http.MethodGet, "/elsewhere", `{"message":"no route for GET /elsewhere","statusCode":404,"error":"Not Found"}`},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
+		if rec.Code != 404 || strings.TrimSpace(rec.Body.String()) != tc.want {
+			t.Errorf("%s %s = %d %s, want 404 %s", tc.method, tc.path, rec.Code, rec.Body, tc.want)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func transferIn(tx ids.ID, idx uint32, asset ids.ID, amt uint64) *avax.Transfera
 	}
 }
 
-func build(t *testing.T, u txs.UnsignedTx) *txs.Tx {
+func build(t testing.TB, u txs.UnsignedTx) *txs.Tx {
 	t.Helper()
 	tx := &txs.Tx{Unsigned: u}
 	if err := tx.Initialize(builder.Parser.Codec()); err != nil {
