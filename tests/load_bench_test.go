@@ -262,6 +262,7 @@ func BenchmarkLoad(b *testing.B) {
 	roomy := []string{"--rate-limit-tier", "anonymous:1000000000/1m", "--rate-limit-tier", "node:1000000000/1m",
 		"--rate-limit-tier", "tight:600/1m"}
 	b.Run("backend=node/mw=node/route=getBlockByHeight", func(b *testing.B) { runLoad(b, n.URL, getBlockByHeightClass(tip)) })
+	keys := 0
 	for _, be := range dbtest.Backends() {
 		dsn := be.DSN(b)
 		on, _ := runService(b, 2*time.Minute, n.URL, dsn, unlimited...)
@@ -276,13 +277,15 @@ func BenchmarkLoad(b *testing.B) {
 				})
 			}
 		}
-		key := createKey(b, dsn, "load-"+be.Name, "tight")
-		time.Sleep(2500 * time.Millisecond) // the instances read the keys every 2 s
-		keyed := getClass("pblocks-page", "/v1/networks/local/blockchains/p-chain/blocks?pageSize=10")
-		keyed.req = withKey(keyed.req, key)
 		b.Run(fmt.Sprintf("backend=%s/limited429", be.Name), func(b *testing.B) {
-			// The key's first 600 calls pass and the bucket then refills
-			// at 10 a second: past that, about every call is a 429.
+			// A new key each run, its quota whole: its first 600 calls
+			// pass and the bucket then refills at 10 a second, so past
+			// that about every call is a 429.
+			keys++
+			key := createKey(b, dsn, fmt.Sprintf("load-%s-%d", be.Name, keys), "tight")
+			time.Sleep(2500 * time.Millisecond) // the instances read the keys every 2 s
+			keyed := getClass("pblocks-page", "/v1/networks/local/blockchains/p-chain/blocks?pageSize=10")
+			keyed.req = withKey(keyed.req, key)
 			runLoad(b, limited, keyed)
 		})
 	}
