@@ -95,6 +95,35 @@ func evmScenario(t *testing.T) (*testnet.Network, *evmRun) {
 	return n, &o.run
 }
 
+// touched are the addresses whose native balance the scenarios changed.
+func (r *evmRun) touched() []common.Address {
+	c := r.code
+	return append(r.s.Touched(), c.Recipient, c.Emitter, c.Forwarder, c.Factory, c.Child, c.Destructor, c.SelfDestructor)
+}
+
+// nodeBalances asks the node for the balance of each address at every
+// block since the scenarios began: by address, by block number.
+func (r *evmRun) nodeBalances(t *testing.T, n *testnet.Network, addrs []common.Address) map[common.Address]map[uint64]string {
+	t.Helper()
+	ec, err := n.EthClient(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	out := map[common.Address]map[uint64]string{}
+	for _, a := range addrs {
+		out[a] = map[uint64]string{}
+		for h := r.s.First - 1; h <= r.head; h++ {
+			v, err := ec.BalanceAt(t.Context(), a, new(big.Int).SetUint64(h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[a][h] = v.String()
+		}
+	}
+	return out
+}
+
 // waitEVMIndexed waits until the store at dsn has indexed the EVM chain
 // up to height.
 func waitEVMIndexed(t *testing.T, dsn string, chainID, height uint64) {
@@ -148,27 +177,10 @@ func TestEVMEndpointsMatchScenario(t *testing.T) {
 	n, r := evmScenario(t)
 	s, code := r.s, r.code
 	doc := openapitest.Default(t)
-	ctx := t.Context()
-	ec, err := n.EthClient(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ec.Close()
 
 	// The node's balances of every touched address at every block.
-	touched := append(s.Touched(), code.Recipient, code.Emitter, code.Forwarder, code.Factory, code.Child,
-		code.Destructor, code.SelfDestructor)
-	nodeBalance := map[common.Address]map[uint64]string{}
-	for _, a := range touched {
-		nodeBalance[a] = map[uint64]string{}
-		for h := s.First - 1; h <= r.head; h++ {
-			v, err := ec.BalanceAt(ctx, a, new(big.Int).SetUint64(h))
-			if err != nil {
-				t.Fatal(err)
-			}
-			nodeBalance[a][h] = v.String()
-		}
-	}
+	touched := r.touched()
+	nodeBalance := r.nodeBalances(t, n, touched)
 	// The test's own expectations must be able to fail: the balances
 	// change where the scenario says.
 	if nodeBalance[s.Alice][s.Last] == nodeBalance[s.Alice][s.First-1] || nodeBalance[s.ChildCreate2][s.Last] != s.ChildValue.String() {

@@ -44,6 +44,8 @@ type sdkFacts struct {
 	// Stakers are the tx ids of the node's current primary-network
 	// validators and delegators.
 	Stakers []string `json:"stakers"`
+	// EVM is what the EVM scenarios did on the C-chain.
+	EVM *sdkEVMFacts `json:"evm"`
 }
 
 type sdkTx struct {
@@ -105,6 +107,8 @@ func TestSDK(t *testing.T) {
 	}
 
 	n, issued := issuedNetwork(t)
+	// The EVM scenarios first: their atomic txs add P-chain blocks.
+	evmFacts := readSDKEVMFacts(t, n)
 	pc := platformvm.NewClient(n.URL)
 	tip, err := pc.GetHeight(ctx)
 	if err != nil {
@@ -181,6 +185,7 @@ func TestSDK(t *testing.T) {
 		}
 	}
 	sortRewards(facts.Rewards.Rewards, true)
+	facts.EVM = evmFacts
 	factsFile := filepath.Join(t.TempDir(), "facts.json")
 	b, err := json.MarshalIndent(facts, "", "  ")
 	if err != nil {
@@ -194,6 +199,8 @@ func TestSDK(t *testing.T) {
 	base := startService(t, n.URL, dsn, "--network-alias", "testnet")
 	waitIndexed(t, base, tip, time.Minute)
 	waitAllIndexed(t, n, dsn)
+	_, evmRun := evmScenario(t)
+	waitEVMIndexed(t, dsn, n.EVMChainID, evmRun.head)
 
 	run := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
 	run.Dir = dir
