@@ -137,6 +137,12 @@ func SafeTransferFromERC721(from, to common.Address, id int64) []byte {
 // SetTokenURI changes token id's URI (emitting ERC-4906's MetadataUpdate).
 func SetTokenURI(id int64, uri string) []byte { return NFT721.Call("setTokenURI", big.NewInt(id), uri) }
 
+// RefreshMetadata emits ERC-4906's BatchMetadataUpdate for tokens
+// from..to of a TestNFT721.
+func RefreshMetadata(from, to int64) []byte {
+	return NFT721.Call("refreshMetadata", big.NewInt(from), big.NewInt(to))
+}
+
 // MintERC1155 mints value of token id to `to` (the deployer only).
 func MintERC1155(to common.Address, id, value int64) []byte {
 	return Multi1155.Call("mint", to, big.NewInt(id), big.NewInt(value), []byte{})

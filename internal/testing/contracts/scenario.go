@@ -84,8 +84,9 @@ func (s *Scenario) Touched() []common.Address {
 //   - TestToken20: deploy, mint to the deployer, transfer to Alice,
 //     approve the deployer itself and transferFrom to Bob;
 //   - TestNFT721: deploy, mint tokens 1 and 2 (with URIs) to the deployer,
-//     transferFrom token 1 to Alice, safeTransferFrom token 2 to Bob, and
-//     setTokenURI of token 1 (ERC-4906 MetadataUpdate);
+//     transferFrom token 1 to Alice, safeTransferFrom token 2 to Bob,
+//     setTokenURI of token 1 (ERC-4906 MetadataUpdate) and refreshMetadata
+//     of both (BatchMetadataUpdate);
 //   - TestMulti1155: deploy, mint 100 of id 1 and 50 of id 2 to the
 //     deployer, safeTransferFrom 10 of id 1 to Alice,
 //     safeBatchTransferFrom 5 of id 1 and 7 of id 2 to Bob, and setURI of
@@ -181,6 +182,7 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 		{"transferFrom erc721", TransferFromERC721(me, s.Alice, 1), []Transfer{erc721(me, s.Alice, 1)}},
 		{"safeTransferFrom erc721", SafeTransferFromERC721(me, s.Bob, 2), []Transfer{erc721(me, s.Bob, 2)}},
 		{"setTokenURI erc721", SetTokenURI(1, s.NFT721.URIs[1]), nil},
+		{"refreshMetadata erc721", RefreshMetadata(1, 2), nil},
 	}
 	for _, st := range steps {
 		if err := call(st.step, s.NFT721.Address, st.in, st.tr...); err != nil {

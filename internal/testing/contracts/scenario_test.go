@@ -81,6 +81,10 @@ func TestScenarioState(t *testing.T) {
 		t.Errorf("setTokenURI logged %+v, want one MetadataUpdate", r.Logs)
 	}
 
+	if r := s.Receipts["refreshMetadata erc721"]; len(r.Logs) != 1 || r.Logs[0].Topics[0] != NFT721.Topic("BatchMetadataUpdate") {
+		t.Errorf("refreshMetadata logged %+v, want one BatchMetadataUpdate", r.Logs)
+	}
+
 	m := s.Multi1155.Address
 	eq("deployer's id 1", call(Multi1155, m, "balanceOf", me, b(1)), 100-10-5)
 	eq("deployer's id 2", call(Multi1155, m, "balanceOf", me, b(2)), 50-7)

@@ -74,6 +74,14 @@ contract TestNFT721 {
         emit MetadataUpdate(tokenId);
     }
 
+    /// refreshMetadata tells indexers that the metadata of tokens
+    /// fromTokenId..toTokenId changed (ERC-4906's BatchMetadataUpdate),
+    /// without changing their URIs.
+    function refreshMetadata(uint256 fromTokenId, uint256 toTokenId) external {
+        require(msg.sender == minter, "not the minter");
+        emit BatchMetadataUpdate(fromTokenId, toTokenId);
+    }
+
     function approve(address to, uint256 tokenId) external {
         address owner = ownerOf(tokenId);
         require(msg.sender == owner || _operators[owner][msg.sender], "not allowed");
