@@ -15,7 +15,6 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
-	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/evmcode"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -116,31 +115,6 @@ func priceFlags(f *pricetest.Feed, n *testnet.Network, tok pricedTokenTx) []stri
 		"--historical-price-min-age", "0s", "--price-rate-limit", "6000"}
 }
 
-// waitEVMIndexed waits until the C-chain's EVM index reaches height.
-func waitEVMIndexed(t *testing.T, n *testnet.Network, dsn string, height uint64) {
-	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		h, ok, err := st.Cursor(ctx, store.EVMCursor(n.EVMChainID))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok && h >= height {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the C-chain's EVM index did not reach %d (at %d)", height, h)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // near tells whether got is want up to float64 rounding.
 func near(got, want float64) bool {
 	return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want))
@@ -196,7 +170,7 @@ func TestPrices(t *testing.T) {
 		feed := newPriceFeed(t)
 		base := startService(t, n.URL, dsn, append([]string{"--network-alias", "testnet"}, priceFlags(feed, n, tok)...)...)
 		waitAllIndexed(t, n, dsn)
-		waitEVMIndexed(t, n, dsn, tok.Block)
+		waitEVMIndexed(t, dsn, n.EVMChainID, tok.Block)
 		fetch := func(path, pattern string, dst any) {
 			t.Helper()
 			status, body, _ := get(t, base+path)
@@ -316,7 +290,7 @@ func checkNoPrices(t *testing.T, n *testnet.Network, tok pricedTokenTx, doc *ope
 	dsn := dbtest.SQLite(t)
 	base := startService(t, n.URL, dsn, append([]string{"--network-alias", "testnet"}, flags...)...)
 	waitAllIndexed(t, n, dsn)
-	waitEVMIndexed(t, n, dsn, tok.Block)
+	waitEVMIndexed(t, dsn, n.EVMChainID, tok.Block)
 	for _, tc := range []struct{ path, pattern, holder string }{
 		{balanceURL + "&currency=eur", "/v1/chains/{chainId}/addresses/{address}/balances:getNative", `"balance":"` + balance.String()},
 		{deploymentURL + "?currency=eur", "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", `"erc20Token":{`},

@@ -45,6 +45,8 @@ type sdkFacts struct {
 	// Stakers are the tx ids of the node's current primary-network
 	// validators and delegators.
 	Stakers []string `json:"stakers"`
+	// EVM is what the EVM scenarios did on the C-chain.
+	EVM *sdkEVMFacts `json:"evm"`
 	// Prices are what the loopback price feed tells of the priced
 	// endpoints' records.
 	Prices sdkPriceFacts `json:"prices"`
@@ -133,6 +135,8 @@ func TestSDK(t *testing.T) {
 	}
 
 	n, issued := issuedNetwork(t)
+	// The EVM scenarios first: their atomic txs add P-chain blocks.
+	evmFacts := readSDKEVMFacts(t, n)
 	pc := platformvm.NewClient(n.URL)
 	tip, err := pc.GetHeight(ctx)
 	if err != nil {
@@ -229,6 +233,7 @@ func TestSDK(t *testing.T) {
 		}
 		facts.Prices.Currencies[cur] = p
 	}
+	facts.EVM = evmFacts
 	factsFile := filepath.Join(t.TempDir(), "facts.json")
 	b, err := json.MarshalIndent(facts, "", "  ")
 	if err != nil {
@@ -243,7 +248,9 @@ func TestSDK(t *testing.T) {
 	base := startService(t, n.URL, dsn, append([]string{"--network-alias", "testnet"}, priceFlags(feed, n, tok)...)...)
 	waitIndexed(t, base, tip, time.Minute)
 	waitAllIndexed(t, n, dsn)
-	waitEVMIndexed(t, n, dsn, tok.Block)
+	waitEVMIndexed(t, dsn, n.EVMChainID, tok.Block)
+	_, evmRun := evmScenario(t)
+	waitEVMIndexed(t, dsn, n.EVMChainID, evmRun.head)
 
 	run := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
 	run.Dir = dir

@@ -17,6 +17,7 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
 
 	"github.com/avaindex/avaindex/internal/node"
+	"github.com/avaindex/avaindex/internal/testing/contracts"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
@@ -35,6 +36,11 @@ type demoResult struct {
 	MultisigXTx      ids.ID
 	LockedUntil      time.Time
 	ValidatorNode    ids.NodeID
+	// EVMChainID is the C-chain's EVM chain id; EVM what the test
+	// contracts' scenario did on it (ERC-20, ERC-721 and ERC-1155 tokens
+	// minted and transferred, children deployed by a factory).
+	EVMChainID uint64
+	EVM        *contracts.Scenario
 }
 
 // issueDemo issues a realistic set of transactions on the local network at
@@ -44,7 +50,9 @@ type demoResult struct {
 // and C, an EVM transfer and contract), then outputs that need more than
 // one signature or wait for a time: a 2-of-3 multisig and a time-locked
 // output on the P-chain, a 2-of-2 multisig of AVAX and of the new asset on
-// the X-chain. The testing tree's issuers are used as they are: they are
+// the X-chain; and on the C-chain, the test contracts' scenario: ERC-20,
+// ERC-721 and ERC-1155 contracts deployed, minted and transferred (batches
+// too), and a factory's children by CREATE and CREATE2. The testing tree's issuers are used as they are: they are
 // plain functions over avalanchego's wallet, nothing test-only.
 func issueDemo(ctx context.Context, nodeURL string, progress io.Writer) (*demoResult, error) {
 	n, err := testnet.Attach(ctx, nodeURL)
@@ -98,6 +106,11 @@ func issueDemo(ctx context.Context, nodeURL string, progress io.Writer) (*demoRe
 	if err != nil {
 		return nil, err
 	}
+	fmt.Fprintln(progress, "devnet: deploying ERC-20, ERC-721 and ERC-1155 contracts on the C-chain, with transfers...")
+	res.EVMChainID = n.EVMChainID
+	if res.EVM, err = contracts.Run(ctx, n); err != nil {
+		return nil, fmt.Errorf("the C-chain's token contracts: %w", err)
+	}
 	return res, nil
 }
 
@@ -140,14 +153,29 @@ func demoSurfaces(base string, d *demoResult) []surface {
 	return append(s, evmSurfaces(base, d)...)
 }
 
-// evmSurfaces is the hook for the EVM chains' Data API (/v1/chains/...):
-// the demo already deploys a contract and makes an EVM transfer
-// (d.ContractAddress, d.EVMTransfer); when those endpoints are served, the
-// ERC-20/721 contracts the demo should also deploy and the commands that
-// show them go here.
+// evmSurfaces are the commands of the EVM chains' Data API
+// (/v1/chains/...) that show what the demo did on the C-chain: its tokens,
+// their transfers, the factory's CREATE2 child and the balances.
 func evmSurfaces(base string, d *demoResult) []surface {
-	_, _ = base, d
-	return nil
+	if d.EVM == nil {
+		return nil
+	}
+	s := d.EVM
+	chain := fmt.Sprintf("%s/v1/chains/%d", base, d.EVMChainID)
+	get := func(what, url string) surface { return surface{what, fmt.Sprintf("curl -s '%s'", url)} }
+	return []surface{
+		get("the EVM chains served", base+"/v1/chains"),
+		get("the ERC-20 token's metadata", chain+"/addresses/"+s.Token20.Address.Hex()),
+		get("its transfers: a mint, a transfer, a transferFrom", chain+"/tokens/"+s.Token20.Address.Hex()+"/transfers"),
+		get("the ERC-721 collection's transfers", chain+"/tokens/"+s.NFT721.Address.Hex()+"/transfers"),
+		get("Alice's ERC-721 transfers", chain+"/addresses/"+s.Alice.Hex()+"/transactions:listErc721"),
+		get("Bob's ERC-1155 transfers (a batch)", chain+"/addresses/"+s.Bob.Hex()+"/transactions:listErc1155"),
+		get("the contracts the demo key deployed", chain+"/contracts/"+s.Deployer.Hex()+"/deployments"),
+		get("a factory's CREATE2 child: its deployment tx", chain+"/contracts/"+s.ChildCreate2.Hex()+"/transactions:getDeployment"),
+		get("Alice's AVAX balance when she got her NFT", fmt.Sprintf("%s/addresses/%s/balances:getNative?blockNumber=%d",
+			chain, s.Alice.Hex(), s.Receipts["transferFrom erc721"].BlockNumber.Uint64())),
+		get("and now", chain+"/addresses/"+s.Alice.Hex()+"/balances:getNative"),
+	}
 }
 
 func printSurfaces(w io.Writer, list []surface) {
@@ -162,12 +190,14 @@ func printSurfaces(w io.Writer, list []surface) {
 const demoDone = "(The demo is done; --demo=false skips it.)"
 
 // waitIndexed waits until avaindex at base has indexed the P-, X- and
-// C-chain up to the node's current heights.
-func waitIndexed(ctx context.Context, nodeURL, base string) error {
+// C-chain (its atomic txs, and as an EVM chain) up to the node's current
+// heights.
+func waitIndexed(ctx context.Context, nodeURL, base string, evmChainID uint64) error {
 	want, err := nodeHeights(ctx, nodeURL)
 	if err != nil {
 		return err
 	}
+	want[fmt.Sprintf("evm:%d", evmChainID)] = want["C"]
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {

@@ -129,7 +129,7 @@ Ctrl-C stops both.
 			}
 			d, err := issueDemo(ctx, node.URL, os.Stderr)
 			if err == nil {
-				err = waitIndexed(ctx, node.URL, base)
+				err = waitIndexed(ctx, node.URL, base, d.EVMChainID)
 			}
 			if err != nil {
 				if ctx.Err() == nil {

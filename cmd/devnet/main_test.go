@@ -189,7 +189,7 @@ func TestDemo(t *testing.T) {
 	}
 	runDevnetUntil(t, t.TempDir(), demoDone, func(_, out string) {
 		cmds := printedCommand.FindAllStringSubmatch(out, -1)
-		if len(cmds) < 15 {
+		if len(cmds) < 25 {
 			t.Fatalf("devnet printed %d commands, want one per surface:\n%s", len(cmds), out)
 		}
 		bodies := map[string]string{}
@@ -226,6 +226,13 @@ func TestDemo(t *testing.T) {
 			"/rewards?nodeIds=":                     {`"rewardType":"VALIDATOR"`, `"rewardType":"DELEGATOR"`},
 			"/assets/":                              {`"CreateAssetTx"`},
 			"/blockchains/x-chain/utxos?addresses=": {`"threshold":2`, `"symbol":"AIT"`},
+			// The C-chain's tokens, as the EVM endpoints show them.
+			"/transfers":                  {`"from":`, `"txHash":"0x`},
+			"/transactions:listErc721":    {`"erc721Token":`, `"tokenId":"1"`, `"symbol":"AIN"`},
+			"/transactions:listErc1155":   {`"erc1155Token":`, `"value":"7"`, `"value":"5"`, `"tokenId":"2"`},
+			"/deployments":                {`"ercType":"ERC-20"`, `"ercType":"ERC-721"`, `"ercType":"ERC-1155"`},
+			"/transactions:getDeployment": {`"internalTxType":"CREATE2"`, `"callType":"CONTRACT_CALL"`},
+			"/balances:getNative":         {`"symbol":"AVAX"`, `"balance":"`},
 		} {
 			found := false
 			for what, body := range bodies {
@@ -242,6 +249,18 @@ func TestDemo(t *testing.T) {
 			if !found {
 				t.Errorf("no command shows %s", substr)
 			}
+		}
+		chains := false
+		for what, body := range bodies {
+			if strings.HasSuffix(what, "/v1/chains") {
+				chains = true
+				if !strings.Contains(body, `"chainId":"43112"`) {
+					t.Errorf("%s lacks the C-chain: %s", what, body)
+				}
+			}
+		}
+		if !chains {
+			t.Error("no command lists the EVM chains")
 		}
 	})
 }

@@ -1,0 +1,147 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { avalanche, facts, opts, pages } from "./lib.mjs";
+
+// What the EVM scenarios did on the C-chain, as the Go test recorded it
+// and read off the node.
+const evm = facts.evm;
+const chainId = evm.chainId;
+const erc20 = evm.tokens["ERC-20"];
+const erc721 = evm.tokens["ERC-721"];
+const erc1155 = evm.tokens["ERC-1155"];
+
+// tokenOf is the token of a listed transfer, whichever standard's it is.
+function tokenOf(t) {
+  return t.erc20Token ?? t.erc721Token ?? t.erc1155Token;
+}
+
+// assertTransfers compares listed transfers with the scenario's, in order.
+function assertTransfers(what, got, want) {
+  assert.equal(got.length, want.length, `${what}: ${got.length} transfers, the scenario made ${want.length}`);
+  want.forEach((w, i) => {
+    const g = got[i];
+    const token = tokenOf(g);
+    assert.ok(token, `${what} #${i}: no token in ${JSON.stringify(g)}`);
+    assert.equal(token.address, w.contract, `${what} #${i}: token`);
+    assert.equal(token.ercType, w.standard, `${what} #${i}: ercType`);
+    assert.equal(g.txHash, w.txHash, `${what} #${i}: txHash`);
+    assert.equal(g.blockNumber, w.blockNumber, `${what} #${i}: blockNumber`);
+    assert.equal(g.blockHash, w.blockHash, `${what} #${i}: blockHash`);
+    assert.equal(g.from.address, w.from, `${what} #${i}: from`);
+    assert.equal(g.to.address, w.to, `${what} #${i}: to`);
+    if (w.standard === "ERC-721") {
+      assert.equal(token.tokenId, w.tokenId, `${what} #${i}: tokenId`);
+      assert.equal(token.name, erc721.name);
+      assert.equal(token.symbol, erc721.symbol);
+    } else if (w.standard === "ERC-1155") {
+      assert.equal(token.tokenId, w.tokenId, `${what} #${i}: tokenId`);
+      assert.equal(g.value, w.value, `${what} #${i}: value`);
+    } else {
+      assert.equal(g.value, w.value, `${what} #${i}: value`);
+      assert.equal(token.name, erc20.name);
+      assert.equal(token.symbol, erc20.symbol);
+      assert.equal(token.decimals, erc20.decimals);
+    }
+  });
+}
+
+test("chains.list lists the C-chain, and chains.get answers it by its EVM and its blockchain id", async () => {
+  const list = await avalanche.data.evm.chains.list({}, opts);
+  const listed = list.chains.find((c) => c.chainId === chainId);
+  assert.ok(listed, `chains.list lacks ${chainId}: ${JSON.stringify(list.chains.map((c) => c.chainId))}`);
+  for (const id of [chainId, evm.blockchainId]) {
+    const c = await avalanche.data.evm.chains.get({ chainId: id }, opts);
+    assert.equal(c.chainId, chainId);
+    assert.equal(c.platformChainId, evm.blockchainId);
+    assert.equal(c.vmName, "EVM");
+    assert.equal(c.networkToken.symbol, "AVAX");
+    assert.equal(c.networkToken.decimals, 18);
+    assert.equal(c.chainName, listed.chainName);
+  }
+});
+
+test("contracts.getMetadata describes the tokens and the factory's children", async () => {
+  for (const [standard, t] of Object.entries(evm.tokens)) {
+    const m = await avalanche.data.evm.contracts.getMetadata({ chainId, address: t.address }, opts);
+    assert.equal(m.address, t.address);
+    assert.equal(m.ercType, standard);
+    assert.equal(m.name, t.name);
+    assert.equal(m.symbol, t.symbol);
+    if (standard === "ERC-20") {
+      assert.equal(m.decimals, t.decimals);
+    }
+    assert.deepEqual(m.deploymentDetails, { txHash: t.deploy.hash, deployerAddress: evm.deployer });
+  }
+  for (const [child, tx] of [[evm.childCreate, evm.createTx], [evm.childCreate2, evm.create2Tx]]) {
+    const m = await avalanche.data.evm.contracts.getMetadata({ chainId, address: child }, opts);
+    assert.equal(m.ercType, "UNKNOWN");
+    assert.deepEqual(m.deploymentDetails,
+      { txHash: tx.hash, deployerAddress: evm.deployer, deployerContractAddress: evm.factory });
+  }
+});
+
+test("contracts.getDeploymentTransaction answers the deploying tx, internal CREATE and CREATE2 included", async () => {
+  const d = await avalanche.data.evm.contracts.getDeploymentTransaction({ chainId, address: erc20.address }, opts);
+  assert.equal(d.nativeTransaction.txHash, erc20.deploy.hash);
+  assert.equal(d.nativeTransaction.blockNumber, erc20.deploy.blockNumber);
+  assert.equal(d.nativeTransaction.blockHash, erc20.deploy.blockHash);
+  assert.equal(d.nativeTransaction.gasUsed, erc20.deploy.gasUsed);
+  assert.equal(d.nativeTransaction.from.address, evm.deployer);
+  assert.equal(d.nativeTransaction.to.address, erc20.address);
+  assert.equal(d.nativeTransaction.method.callType, "CONTRACT_CREATION");
+  for (const [child, tx, op] of [[evm.childCreate, evm.createTx, "CREATE"], [evm.childCreate2, evm.create2Tx, "CREATE2"]]) {
+    const c = await avalanche.data.evm.contracts.getDeploymentTransaction({ chainId, address: child }, opts);
+    assert.equal(c.nativeTransaction.txHash, tx.hash);
+    assert.equal(c.nativeTransaction.to.address, evm.factory);
+    assert.equal(c.nativeTransaction.value, evm.childValue);
+    assert.equal(c.nativeTransaction.method.callType, "CONTRACT_CALL");
+    const frame = c.internalTransactions.find((it) => it.internalTxType === op && it.to.address === child);
+    assert.ok(frame, `no ${op} frame to ${child}: ${JSON.stringify(c.internalTransactions)}`);
+    assert.equal(frame.from.address, evm.factory);
+    assert.equal(frame.value, evm.childValue);
+    assert.equal(frame.isReverted, false);
+  }
+});
+
+test("address.contracts.listDeployments pages the deployer's and the factory's contracts, newest first", async () => {
+  const mine = (await pages(await avalanche.data.evm.address.contracts.listDeployments(
+    { chainId, address: evm.deployer, pageSize: 2 }, opts))).flatMap((p) => p.result.contracts.map((c) => c.address));
+  const at = [evm.factory, erc1155.address, erc721.address, erc20.address].map((a) => mine.indexOf(a));
+  assert.ok(at.every((i) => i >= 0), `the deployer's deployments ${mine} lack the scenario's`);
+  assert.deepEqual(at, [...at].sort((a, b) => a - b), "newest first");
+  const factory = (await pages(await avalanche.data.evm.address.contracts.listDeployments(
+    { chainId, address: evm.factory, pageSize: 1 }, opts))).flatMap((p) => p.result.contracts);
+  assert.deepEqual(factory.map((c) => c.address), [evm.childCreate2, evm.childCreate]);
+  assert.deepEqual(factory.map((c) => c.ercType), ["UNKNOWN", "UNKNOWN"]);
+});
+
+test("contracts.listTransfers pages each token's transfers as the scenario made them", async () => {
+  for (const t of [erc20, erc721, erc1155]) {
+    const got = (await pages(await avalanche.data.evm.contracts.listTransfers(
+      { chainId, address: t.address, pageSize: 2 }, opts))).flatMap((p) => p.result.transfers);
+    assertTransfers(`${t.symbol}'s transfers`, got, evm.transfers.filter((w) => w.contract === t.address));
+  }
+});
+
+test("address.transactions.listErc721 and listErc1155 page Alice's and Bob's transfers", async () => {
+  for (const [name, who] of [["Alice", evm.alice], ["Bob", evm.bob]]) {
+    const touches = (w) => w.from === who || w.to === who;
+    const nft = (await pages(await avalanche.data.evm.address.transactions.listErc721(
+      { chainId, address: who, pageSize: 1 }, opts))).flatMap((p) => p.result.transactions);
+    assertTransfers(`${name}'s ERC-721 transfers`, nft, evm.transfers.filter((w) => w.standard === "ERC-721" && touches(w)));
+    const multi = (await pages(await avalanche.data.evm.address.transactions.listErc1155(
+      { chainId, address: who, pageSize: 1 }, opts))).flatMap((p) => p.result.transactions);
+    assertTransfers(`${name}'s ERC-1155 transfers`, multi, evm.transfers.filter((w) => w.standard === "ERC-1155" && touches(w)));
+  }
+});
+
+test("address.balances.getNative answers the node's balance at every block", async () => {
+  for (const b of evm.balances) {
+    const r = await avalanche.data.evm.address.balances.getNative(
+      { chainId, address: b.address, blockNumber: b.blockNumber }, opts);
+    assert.equal(r.nativeTokenBalance.balance, b.balance, `${b.address} at ${b.blockNumber}`);
+    assert.equal(r.nativeTokenBalance.chainId, chainId);
+    assert.equal(r.nativeTokenBalance.symbol, "AVAX");
+    assert.equal(r.nativeTokenBalance.decimals, 18);
+  }
+});
