@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -46,9 +47,8 @@ var (
 	})
 )
 
-// Register registers the worker's metrics with r (once per process).
-func Register(r prometheus.Registerer) {
-	r.MustRegister(metaFetches, metaQueue)
+func init() {
+	instrument.Registerer().MustRegister(metaFetches, metaQueue)
 }
 
 // NewWorker returns a worker over st; queue, when not nil, is told the
