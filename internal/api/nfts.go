@@ -247,7 +247,7 @@ func (a *API) reindexNft(w http.ResponseWriter, r *http.Request) error {
 
 // holdingCursor is the keyset of the balance lists' page tokens.
 type holdingCursor struct {
-	A string `json:"a"`
+	A  string `json:"a"`
 	ID string `json:"id"`
 	// T is 721 or 1155 for listCollectibleBalances, which merges both.
 	T int `json:"t,omitempty"`
