@@ -459,9 +459,9 @@ func (s *sqlStore) SaveNFTMetadata(ctx context.Context, results []NFTResult) (er
 			}
 			key := []any{cid, w.Token[:], tokenIDBytes(w.TokenID), w.Gen}
 			if !r.RetryAt.IsZero() {
-				_, err = tx.Exec(ctx, `UPDATE nft_tokens SET status = ?, attempts = attempts + 1, next_attempt = ?
+				_, err = tx.Exec(ctx, `UPDATE nft_tokens SET status = ?, meta_updated = ?, attempts = attempts + 1, next_attempt = ?
 					WHERE chain_id = ? AND address = ? AND token_id = ? AND gen = ? AND pending = 1`,
-					append([]any{string(m.Status), r.RetryAt.UnixMilli()}, key...)...)
+					append([]any{string(m.Status), m.UpdatedAt.UnixMilli(), r.RetryAt.UnixMilli()}, key...)...)
 			} else {
 				var decimals any
 				if m.Decimals != nil {
