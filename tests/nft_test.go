@@ -440,6 +440,15 @@ func TestNFTMetadata(t *testing.T) {
 			t.Fatalf("reindex: %d %q", status, body)
 		}
 		waitFor("token 3 reindexed", s.erc721, func(m map[string]nftToken) bool { return m["3"].Metadata.Name == "Three v2" })
+		// Token 10 gets a URI without an event: a reindex reads it again.
+		a.set("/meta/10", stubPage{body: `{"name":"Ten"}`})
+		send("tokenURI 10", evmcode.SetAnswerCall(evmcode.TokenURICall(false, big.NewInt(10)), evmcode.ABIString(a.url+"/meta/10")))
+		if status, body, _ := postEmpty(t, base+"/v1/chains/"+chain+"/nfts/collections/"+s.erc721.Hex()+"/tokens/10:reindex"); status != http.StatusCreated {
+			t.Fatalf("reindex of token 10: %d %s", status, body)
+		}
+		waitFor("token 10's URI read again", s.erc721, func(m map[string]nftToken) bool {
+			return m["10"].TokenURI == a.url+"/meta/10" && m["10"].Metadata.IndexStatus == "INDEXED" && m["10"].Metadata.Name == "Ten"
+		})
 		check429 := func(who string, status int, body []byte, h http.Header) {
 			t.Helper()
 			doc.ValidateResponse(t, "POST", reindexPath, status, body)

@@ -374,3 +374,23 @@ func (ix *Indexer) setTracer(key store.CursorKey, on bool) {
 	ix.status.Tracers[string(key)] = on
 	instrument.SetEVMTracer(string(key), on)
 }
+
+// ReadTokenURI asks an NFT contract of a followed EVM chain a token's URI
+// at the chain's latest block (tokenURI or uri, {id} substituted): nil
+// when the contract does not answer. The metadata worker calls it for a
+// reindexed token, whose contract may have changed its URI without an
+// event.
+func (ix *Indexer) ReadTokenURI(ctx context.Context, chainID uint64, token common.Address, id *big.Int, typ internal.ERCType) (*string, error) {
+	for _, c := range ix.opts.EVMChains {
+		if c.ChainID != chainID {
+			continue
+		}
+		v, _ := ix.uriClients.LoadOrStore(chainID, node.NewEVM(c.RPCURL))
+		answers, err := v.(*node.EVMClient).CallAll(ctx, token, [][]byte{evm.TokenURICall(typ, id)}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("reading the URI of token %s of %s: %w", id, token, err)
+		}
+		return evm.TokenURI(typ, id, answers[0]), nil
+	}
+	return nil, fmt.Errorf("EVM chain %d is not followed", chainID)
+}

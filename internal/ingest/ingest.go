@@ -65,8 +65,10 @@ type Indexer struct {
 	node    *node.Client
 	network *internal.Network
 	store   store.Store
-	log     *slog.Logger
-	opts    Options
+	// uriClients are the EVM clients ReadTokenURI uses, by chain id.
+	uriClients sync.Map
+	log        *slog.Logger
+	opts       Options
 
 	// lastP is the last P-chain block applied, for the proposal context of
 	// a next batch that starts with its option block. Only the P-chain's

@@ -3,10 +3,12 @@ package nftmeta
 import (
 	"context"
 	"log/slog"
+	"math/big"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ava-labs/libevm/common"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaindex/avaindex/internal"
@@ -21,6 +23,13 @@ type Store interface {
 	NFTQueueLength(ctx context.Context) (int64, error)
 }
 
+// URIReader asks a token's contract its URI now (tokenURI or uri, {id}
+// substituted): nil when the contract does not answer. The indexer
+// (ingest.Indexer.ReadTokenURI) is one.
+type URIReader interface {
+	ReadTokenURI(ctx context.Context, chainID uint64, token common.Address, id *big.Int, typ internal.ERCType) (*string, error)
+}
+
 // QueueName is the worker's queue in the indexer's status (/readyz).
 const QueueName = "nft-metadata"
 
@@ -32,6 +41,7 @@ type Worker struct {
 	log   *slog.Logger
 	now   func() time.Time
 	queue func(int64)
+	uris  URIReader
 
 	fetched atomic.Int64
 }
@@ -50,6 +60,10 @@ var (
 func init() {
 	instrument.Registerer().MustRegister(metaFetches, metaQueue)
 }
+
+// SetURIReader makes a reindexed token's URI be read from its contract
+// again before its metadata is fetched.
+func (w *Worker) SetURIReader(r URIReader) { w.uris = r }
 
 // NewWorker returns a worker over st; queue, when not nil, is told the
 // queue's length as it changes (the indexer's status).
@@ -178,6 +192,15 @@ func (w *Worker) save(ctx context.Context, results <-chan store.NFTResult) {
 // Process fetches and parses one token's metadata.
 func (w *Worker) Process(ctx context.Context, t store.NFTWork) store.NFTResult {
 	r := store.NFTResult{Work: t}
+	if t.Reread && w.uris != nil {
+		uri, err := w.uris.ReadTokenURI(ctx, t.ChainID, t.Token, t.TokenID, t.Type)
+		if err != nil {
+			// The stored URI is fetched; a later reindex reads it again.
+			w.log.Warn("nft metadata: reading the token URI again failed", "chain", t.ChainID, "token", t.Token, "id", t.TokenID, "err", err)
+		} else {
+			r.URIRead, r.URI, t.URI = true, uri, uri
+		}
+	}
 	if t.URI == nil {
 		r.Metadata = internal.NFTMetadata{Status: internal.NFTMissingToken, UpdatedAt: w.now()}
 		return r

@@ -153,6 +153,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		}()
 		worker := nftmeta.NewWorker(st, nftMetaConfig(cfg), log.With("component", "nftmeta"),
 			func(n int64) { indexer.SetQueue(nftmeta.QueueName, n) })
+		worker.SetURIReader(indexer)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

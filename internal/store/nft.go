@@ -61,6 +61,10 @@ type NFTWork struct {
 	// Gen and Attempts are the row's when claimed.
 	Gen      int64
 	Attempts int
+	// Reread asks the worker to read the URI from the contract again
+	// first (a reindex: the contract may have changed it without an
+	// event).
+	Reread bool
 }
 
 // NFTResult is the outcome of fetching one token's metadata.
@@ -70,6 +74,10 @@ type NFTResult struct {
 	// RetryAt, when not zero, keeps the token queued until then (a
 	// transient failure); Metadata's status is recorded meanwhile.
 	RetryAt time.Time
+	// URIRead is set when the worker read the token's URI from its
+	// contract again (Work.Reread): URI is then the contract's answer.
+	URIRead bool
+	URI     *string
 }
 
 // NFTStore is the NFTs' reads and the metadata worker's queue.
@@ -90,7 +98,7 @@ type NFTStore interface {
 }
 
 var nftTokenColumns = []string{"chain_id", "address", "token_id", "erc_type", "owner", "mint_block", "token_uri",
-	"pending", "gen", "attempts", "next_attempt", "status"}
+	"pending", "gen", "attempts", "next_attempt", "status", "reread"}
 
 // nftTouched updates a token seen in a batch: an ERC-721 owner when the
 // batch moved it; the URI, when the batch read it (pending 1), queueing
@@ -101,7 +109,8 @@ const nftTouched = `ON CONFLICT (chain_id, address, token_id) DO UPDATE SET
 	pending = CASE WHEN excluded.pending = 1 THEN 1 ELSE nft_tokens.pending END,
 	gen = nft_tokens.gen + excluded.pending,
 	attempts = CASE WHEN excluded.pending = 1 THEN 0 ELSE nft_tokens.attempts END,
-	next_attempt = CASE WHEN excluded.pending = 1 THEN 0 ELSE nft_tokens.next_attempt END`
+	next_attempt = CASE WHEN excluded.pending = 1 THEN 0 ELSE nft_tokens.next_attempt END,
+	reread = CASE WHEN excluded.pending = 1 THEN 0 ELSE nft_tokens.reread END`
 
 func tokenIDBytes(id *big.Int) []byte { return common.BigToHash(id).Bytes() }
 
@@ -197,7 +206,7 @@ func applyNFTs(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Bl
 				uri = *r.uri
 			}
 			ins = append(ins, []any{cid, k.token[:], k.id[:], ercCode(r.typ), owner, blockBound(r.mint), uri,
-				boolInt(r.uriRead), 0, 0, 0, string(internal.NFTUnindexed)})
+				boolInt(r.uriRead), 0, 0, 0, string(internal.NFTUnindexed), 0})
 		}
 		if _, err := tx.BulkInsert(ctx, "nft_tokens", nftTokenColumns, ins, nftTouched); err != nil {
 			return err
@@ -392,7 +401,7 @@ func (s *sqlStore) ReindexNFT(ctx context.Context, chainID uint64, token common.
 	sec := now.Unix()
 	// One conditional UPDATE: of two requests at once, on one instance or
 	// several, one wins.
-	n, err := s.db.Exec(ctx, `UPDATE nft_tokens SET reindexed_at = ?, pending = 1, gen = gen + 1, attempts = 0, next_attempt = 0
+	n, err := s.db.Exec(ctx, `UPDATE nft_tokens SET reindexed_at = ?, pending = 1, reread = 1, gen = gen + 1, attempts = 0, next_attempt = 0
 		WHERE chain_id = ? AND address = ? AND token_id = ? AND (reindexed_at IS NULL OR reindexed_at <= ?)`,
 		sec, cid, token[:], tokenIDBytes(id), sec-int64(every/time.Second))
 	if err != nil || n == 1 {
@@ -417,17 +426,19 @@ func (s *sqlStore) ClaimNFTWork(ctx context.Context, now time.Time, lease time.D
 	err = s.db.RunQuery(ctx, `UPDATE nft_tokens SET next_attempt = ?
 		WHERE pending = 1 AND next_attempt <= ? AND (chain_id, address, token_id) IN (
 			SELECT chain_id, address, token_id FROM nft_tokens WHERE pending = 1 AND next_attempt <= ? ORDER BY next_attempt LIMIT ?)
-		RETURNING chain_id, address, token_id, erc_type, token_uri, gen, attempts`, func(rows *sql.Rows) error {
+		RETURNING chain_id, address, token_id, erc_type, token_uri, gen, attempts, reread`, func(rows *sql.Rows) error {
 		var (
 			w        NFTWork
 			cid      int64
 			addr, id []byte
 			code     int
 			uri      sql.NullString
+			reread   int
 		)
-		if err := rows.Scan(&cid, &addr, &id, &code, &uri, &w.Gen, &w.Attempts); err != nil {
+		if err := rows.Scan(&cid, &addr, &id, &code, &uri, &w.Gen, &w.Attempts, &reread); err != nil {
 			return err
 		}
+		w.Reread = reread == 1
 		w.ChainID, w.Token, w.TokenID, w.Type = uint64(cid), common.BytesToAddress(addr), bigFrom(id), ercType(code)
 		if uri.Valid {
 			w.URI = &uri.String
@@ -458,6 +469,16 @@ func (s *sqlStore) SaveNFTMetadata(ctx context.Context, results []NFTResult) (er
 				return err
 			}
 			key := []any{cid, w.Token[:], tokenIDBytes(w.TokenID), w.Gen}
+			if r.URIRead {
+				var uri any
+				if r.URI != nil {
+					uri = *r.URI
+				}
+				if _, err := tx.Exec(ctx, `UPDATE nft_tokens SET token_uri = ?, reread = 0
+					WHERE chain_id = ? AND address = ? AND token_id = ? AND gen = ? AND pending = 1`, append([]any{uri}, key...)...); err != nil {
+					return err
+				}
+			}
 			if !r.RetryAt.IsZero() {
 				_, err = tx.Exec(ctx, `UPDATE nft_tokens SET status = ?, meta_updated = ?, attempts = attempts + 1, next_attempt = ?
 					WHERE chain_id = ? AND address = ? AND token_id = ? AND gen = ? AND pending = 1`,

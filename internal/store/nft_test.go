@@ -166,13 +166,28 @@ func TestNFTs(t *testing.T) {
 		if n, err := s.NFTQueueLength(ctx); err != nil || n != 2 {
 			t.Errorf("queue = %d, %v, want 2", n, err)
 		}
-		if w, err := s.ClaimNFTWork(ctx, now, time.Minute, 10); err != nil || len(w) != 1 || w[0].Token != nft721 || w[0].URI != nil {
-			t.Errorf("claimed %+v, %v, want the reindexed token", w, err)
+		if w, err := s.ClaimNFTWork(ctx, now, time.Minute, 10); err != nil || len(w) != 1 || w[0].Token != nft721 || w[0].URI != nil || !w[0].Reread {
+			t.Errorf("claimed %+v, %v, want the reindexed token, its URI to read again", w, err)
 		}
-		if w, err := s.ClaimNFTWork(ctx, now.Add(2*time.Hour), time.Minute, 10); err != nil || len(w) != 2 {
-			t.Errorf("claimed later %+v, %v, want the throttled token and the leased one", w, err)
-		} else if w[0].Attempts+w[1].Attempts != 1 {
-			t.Errorf("attempts %d and %d, want 1 in all", w[0].Attempts, w[1].Attempts)
+		later, err := s.ClaimNFTWork(ctx, now.Add(2*time.Hour), time.Minute, 10)
+		if err != nil || len(later) != 2 {
+			t.Fatalf("claimed later %+v, %v, want the throttled token and the leased one", later, err)
+		} else if later[0].Attempts+later[1].Attempts != 1 {
+			t.Errorf("attempts %d and %d, want 1 in all", later[0].Attempts, later[1].Attempts)
+		}
+		// The reindexed token's URI, read again, is stored with its metadata.
+		for _, w := range later {
+			if w.Token == nft721 {
+				uri := "u-reread"
+				if err := s.SaveNFTMetadata(ctx, []NFTResult{{Work: w, URIRead: true, URI: &uri,
+					Metadata: internal.NFTMetadata{Status: internal.NFTIndexed, UpdatedAt: now, Name: "Reread"}}}); err != nil {
+					t.Fatal(err)
+				}
+				tok, err := s.NFTToken(ctx, testEVMChain, nft721, w.TokenID)
+				if err != nil || tok.URI != uri || !tok.URIKnown || tok.Metadata.Name != "Reread" {
+					t.Errorf("the reread token: %+v, %v", tok, err)
+				}
+			}
 		}
 
 		// Reindex: once an hour.

@@ -19,6 +19,7 @@ CREATE TABLE nft_tokens (
     attempts     INTEGER NOT NULL,
     next_attempt BIGINT  NOT NULL,
     reindexed_at BIGINT, -- last reindex request (unix seconds)
+    reread       INTEGER NOT NULL, -- 1: ask the contract the URI again first (a reindex)
     status       TEXT    NOT NULL,
     meta_updated BIGINT, -- unix milliseconds
     name         TEXT,
