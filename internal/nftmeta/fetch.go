@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -198,7 +199,10 @@ var (
 type Outcome struct {
 	Status internal.NFTStatus
 	Retry  bool
-	Err    error
+	// RetryAfter is the wait the server asked for (HTTP 429 or 503 with
+	// Retry-After in seconds); zero when it asked none.
+	RetryAfter time.Duration
+	Err        error
 }
 
 func fail(status internal.NFTStatus, retry bool, format string, args ...any) *Outcome {
@@ -323,11 +327,19 @@ func (f *Fetcher) http(ctx context.Context, uri string) ([]byte, *Outcome) {
 		return nil, fail(internal.NFTUnreachableTokenURI, true, "%v", err)
 	}
 	defer resp.Body.Close()
+	var after time.Duration
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+		after = time.Duration(min(secs, 24*3600)) * time.Second
+	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return nil, fail(internal.NFTThrottledTokenURI, true, "HTTP %d", resp.StatusCode)
+		o := fail(internal.NFTThrottledTokenURI, true, "HTTP %d", resp.StatusCode)
+		o.RetryAfter = after
+		return nil, o
 	case resp.StatusCode >= 500:
-		return nil, fail(internal.NFTUnreachableTokenURI, true, "HTTP %d", resp.StatusCode)
+		o := fail(internal.NFTUnreachableTokenURI, true, "HTTP %d", resp.StatusCode)
+		o.RetryAfter = after
+		return nil, o
 	case resp.StatusCode != http.StatusOK:
 		return nil, fail(internal.NFTUnreachableTokenURI, false, "HTTP %d", resp.StatusCode)
 	}

@@ -209,7 +209,7 @@ func (w *Worker) Process(ctx context.Context, t store.NFTWork) store.NFTResult {
 	if out != nil {
 		r.Metadata = internal.NFTMetadata{Status: out.Status, UpdatedAt: w.now()}
 		if out.Retry && t.Attempts+1 < w.cfg.MaxAttempts {
-			r.RetryAt = w.now().Add(w.cfg.RetryBase << min(t.Attempts, 16))
+			r.RetryAt = w.now().Add(max(w.cfg.RetryBase<<min(t.Attempts, 16), out.RetryAfter))
 		}
 		w.log.Debug("nft metadata not fetched", "chain", t.ChainID, "token", t.Token, "id", t.TokenID,
 			"status", out.Status, "retry", !r.RetryAt.IsZero(), "err", out.Err)
