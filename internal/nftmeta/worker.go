@@ -112,16 +112,24 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // claim feeds work with queued tokens until ctx ends.
 func (w *Worker) claim(ctx context.Context, work chan<- store.NFTWork) {
-	lastLen := time.Time{}
+	lastLen, idle := time.Time{}, false
 	for ctx.Err() == nil {
-		if time.Since(lastLen) > 2*time.Second {
-			if n, err := w.st.NFTQueueLength(ctx); err == nil {
+		// While idle, the queue's length (a read) says whether to claim
+		// (a write, which SQLite serializes with the indexer's batches).
+		if idle || time.Since(lastLen) > 2*time.Second {
+			n, err := w.st.NFTQueueLength(ctx)
+			if err == nil {
 				w.queue(n)
 				metaQueue.Set(float64(n))
 				lastLen = time.Now()
 			}
+			if err == nil && n == 0 {
+				sleep(ctx, w.cfg.PollInterval)
+				continue
+			}
 		}
 		tasks, err := w.st.ClaimNFTWork(ctx, w.now(), w.lease(), cap(work))
+		idle = err == nil && len(tasks) == 0
 		if err != nil {
 			if ctx.Err() == nil {
 				w.log.Warn("nft metadata: claiming queued tokens failed", "err", err)
