@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/ava-labs/libevm/common"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -162,5 +164,25 @@ func TestWorkerBoundsHosts(t *testing.T) {
 	}
 	if queued.Load() < 0 {
 		t.Error("the queue's length was never reported")
+	}
+	// The counter is served at /metrics (instrument's registry).
+	mfs, err := instrument.Registerer().(prometheus.Gatherer).Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, mf := range mfs {
+		if mf.GetName() == "avaindex_nft_metadata_fetches_total" {
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "status" && l.GetValue() == string(internal.NFTIndexed) {
+						n = m.GetCounter().GetValue()
+					}
+				}
+			}
+		}
+	}
+	if n < 60 {
+		t.Errorf("avaindex_nft_metadata_fetches_total{status=INDEXED} = %v, want at least 60", n)
 	}
 }
