@@ -114,7 +114,9 @@ func (c *contracts) nftToken(ctx context.Context, t *internal.NFTToken) (any, er
 }
 
 // collection returns the NFT contract at the path's address; NotFound when
-// the chain has no ERC-721 or ERC-1155 contract there.
+// the chain has no ERC-721 or ERC-1155 contract there: none that says so
+// through ERC-165, and none whose transfers minted tokens (a contract
+// that emits ERC-721 transfers without ERC-165).
 func (a *API) collection(r *http.Request, chain evmchains.Chain) (common.Address, error) {
 	addr, err := EVMAddress(r, "address")
 	if err != nil {
@@ -124,7 +126,14 @@ func (a *API) collection(r *http.Request, chain evmchains.Chain) (common.Address
 	if err != nil && !errors.Is(err, derrors.NotFound) {
 		return addr, err
 	}
-	if err != nil || (c.Type != internal.ERC721 && c.Type != internal.ERC1155) {
+	if err == nil && (c.Type == internal.ERC721 || c.Type == internal.ERC1155) {
+		return addr, nil
+	}
+	some, err := a.evm.NFTTokens(r.Context(), chain.ChainID, addr, nil, 1)
+	if err != nil {
+		return addr, err
+	}
+	if len(some) == 0 {
 		return addr, derrors.Missing("address %s is not an ERC-721 or ERC-1155 contract indexed on chain %d", addr.Hex(), chain.ChainID)
 	}
 	return addr, nil
