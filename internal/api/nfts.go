@@ -346,6 +346,29 @@ func (a *API) held(ctx context.Context, q balanceQuery, after *holdingCursor, li
 	return out, err
 }
 
+// heldAt pages the ERC-1155 balances holder had after block number.
+func (a *API) heldAt(ctx context.Context, q balanceQuery, number uint64, after *holdingCursor, limit int) ([]holding, error) {
+	k, err := after.key()
+	if err != nil {
+		return nil, err
+	}
+	hs, err := a.evm.NFTHoldingsAt(ctx, q.chain.ChainID, q.addr, q.contract, number)
+	if err != nil {
+		return nil, err
+	}
+	var out []holding
+	for i := range hs {
+		h := holding{token: hs[i].NFTToken, balance: hs[i].Balance}
+		if k != nil && !lessHolding(holding{token: internal.NFTToken{Token: k.Token, TokenID: k.TokenID}}, h) {
+			continue
+		}
+		if out = append(out, h); len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
 // nativeTokenBalance is the address's native balance at the last indexed
 // block, as the balance lists carry it.
 func (a *API) nativeTokenBalance(ctx context.Context, chain evmchains.Chain, addr common.Address, number *uint64) (NativeTokenBalance, error) {
@@ -404,9 +427,9 @@ func (a *API) listErc721Balances(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// listErc1155Balances serves listErc1155Balances. The index keeps the
-// current ERC-1155 balances: a blockNumber other than the last indexed
-// block is refused.
+// listErc1155Balances serves listErc1155Balances: the kept balances at
+// the last indexed block, a past blockNumber's summed from the holder's
+// transfers.
 func (a *API) listErc1155Balances(w http.ResponseWriter, r *http.Request) error {
 	q, err := a.balanceQuery(r)
 	if err != nil {
@@ -416,22 +439,33 @@ func (a *API) listErc1155Balances(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	// A past block's balances are summed from the transfers; the last
+	// indexed block's are the kept ones.
+	past := false
 	if number != nil {
 		head, err := a.evm.EVMHead(r.Context(), q.chain.ChainID)
 		if err != nil && !errors.Is(err, derrors.NotFound) {
 			return err
 		}
-		if err != nil || *number != head.Number {
+		if err != nil || *number > head.Number {
 			last := "none"
 			if head != nil {
 				last = strconv.FormatUint(head.Number, 10)
 			}
-			return derrors.Invalid("blockNumber: ERC-1155 balances are served at the last indexed block only (%s), got %d", last, *number)
+			return derrors.Missing("blockNumber %d is not indexed yet on chain %d (the last indexed block is %s)", *number, q.chain.ChainID, last)
 		}
+		past = *number < head.Number
 	}
-	spec := listSpec{Op: "listErc1155Balances", Filters: q.filters(), MaxPageSize: MaxBalancePageSize}
+	filters := append(q.filters(), "")
+	if past {
+		filters[len(filters)-1] = strconv.FormatUint(*number, 10)
+	}
+	spec := listSpec{Op: "listErc1155Balances", Filters: filters, MaxPageSize: MaxBalancePageSize}
 	items, next, err := listPage(a, r, spec, func(ctx context.Context, after *holdingCursor, limit int) ([]holding, error) {
-		return a.held(ctx, q, after, limit)
+		if !past {
+			return a.held(ctx, q, after, limit)
+		}
+		return a.heldAt(ctx, q, *number, after, limit)
 	}, holdingKey)
 	if err != nil {
 		return err

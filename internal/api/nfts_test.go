@@ -49,6 +49,24 @@ func TestNFTEndpoints(t *testing.T) {
 		if b := held.Erc1155TokenBalances; len(b) != 2 || b[0].TokenID != "100" || b[0].Balance != "5" || b[1].TokenID != "101" || b[1].Balance != "6" {
 			t.Errorf("listErc1155Balances = %+v", held)
 		}
+		// At past blocks: summed from the transfers.
+		held = ListErc1155BalancesResponse{}
+		getOK(t, h, base+"/addresses/"+carol.Hex()+"/balances:listErc1155?blockNumber=2", &held)
+		if len(held.Erc1155TokenBalances) != 0 {
+			t.Errorf("listErc1155Balances at block 2 = %+v", held)
+		}
+		getOK(t, h, base+"/addresses/"+carol.Hex()+"/balances:listErc1155?blockNumber=3&pageSize=1", &held)
+		if b := held.Erc1155TokenBalances; len(b) != 1 || b[0].TokenID != "100" || b[0].Balance != "5" || held.NextPageToken == "" {
+			t.Errorf("listErc1155Balances at block 3, page 1 = %+v", held)
+		}
+		next1155 := held.NextPageToken
+		held = ListErc1155BalancesResponse{}
+		getOK(t, h, base+"/addresses/"+carol.Hex()+"/balances:listErc1155?blockNumber=3&pageSize=1&pageToken="+next1155, &held)
+		if b := held.Erc1155TokenBalances; len(b) != 1 || b[0].TokenID != "101" || b[0].Balance != "6" || held.NextPageToken != "" {
+			t.Errorf("listErc1155Balances at block 3, page 2 = %+v", held)
+		}
+		// A page token of the past block's list does not continue the tip's.
+		getError(t, h, base+"/addresses/"+carol.Hex()+"/balances:listErc1155?pageSize=1&pageToken="+next1155, http.StatusBadRequest, "pageToken")
 		var all ListCollectibleBalancesResponse
 		getOK(t, h, base+"/addresses/"+bob.Hex()+"/balances:listCollectibles?contractAddress="+nft721.Hex(), &all)
 		if len(all.CollectibleBalances) != 1 {
@@ -77,7 +95,8 @@ func TestNFTEndpoints(t *testing.T) {
 			"/v1/chains/12/nfts/collections/" + nft721.Hex() + "/tokens":                     {"404", "chainId"},
 			base + "/addresses/" + carol.Hex() + "/balances:listErc721?contractAddress=0x12": {"400", "contractAddress"},
 			base + "/addresses/" + carol.Hex() + "/balances:listErc721?pageSize=501":         {"400", "pageSize"},
-			base + "/addresses/" + carol.Hex() + "/balances:listErc1155?blockNumber=2":       {"400", "blockNumber"},
+			base + "/addresses/" + carol.Hex() + "/balances:listErc1155?blockNumber=9":       {"404", "blockNumber 9"},
+			base + "/addresses/" + carol.Hex() + "/balances:listErc1155?blockNumber=x":       {"400", "blockNumber"},
 			base + "/addresses/" + carol.Hex() + "/balances:listCollectibles?pageToken=x":    {"400", "pageToken"},
 		} {
 			status := map[string]int{"400": http.StatusBadRequest, "404": http.StatusNotFound}[want[0]]

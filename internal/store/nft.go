@@ -1,11 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
@@ -42,6 +44,11 @@ type NFTReader interface {
 	// NFTHoldings lists the ERC-1155 tokens holder holds a non-zero
 	// balance of (of contract only, when not nil), by contract then id.
 	NFTHoldings(ctx context.Context, chainID uint64, holder common.Address, contract *common.Address, after *NFTKey, limit int) ([]NFTHolding, error)
+	// NFTHoldingsAt returns the ERC-1155 tokens holder held a non-zero
+	// balance of after block number (of contract only, when not nil), by
+	// contract then id, summed from the holder's transfers (at most
+	// 200,000 of them, else InvalidArgument).
+	NFTHoldingsAt(ctx context.Context, chainID uint64, holder common.Address, contract *common.Address, number uint64) ([]NFTHolding, error)
 	// ReindexNFT queues a token's metadata to be fetched again, unless it
 	// was asked less than every ago: then retry is how long until it may
 	// be. The last request's time is in the store, so the limit holds
@@ -508,4 +515,77 @@ func (s *sqlStore) NFTQueueLength(ctx context.Context) (_ int64, err error) {
 	var n int64
 	err = s.db.QueryRow(ctx, "SELECT COUNT(*) FROM nft_tokens WHERE pending = 1").Scan(&n)
 	return n, err
+}
+
+// maxHistoryTransfers bounds the transfers NFTHoldingsAt sums.
+const maxHistoryTransfers = 200_000
+
+func (s *sqlStore) NFTHoldingsAt(ctx context.Context, chainID uint64, holder common.Address, contract *common.Address, number uint64) (_ []NFTHolding, err error) {
+	defer derrors.Wrap(&err, "store.NFTHoldingsAt(%d, %s, %d)", chainID, holder, number)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT t.token, t.token_id, t.from_address, t.to_address, t.value FROM evm_address_transfers a
+		JOIN evm_transfers t ON t.chain_id = a.chain_id AND t.block_number = a.block_number AND t.log_index = a.log_index
+			AND t.batch_index = a.batch_index
+		WHERE a.chain_id = ? AND a.address = ? AND a.erc_type = 1155 AND a.block_number <= ?`
+	args := []any{cid, holder[:], blockBound(number)}
+	if contract != nil {
+		q += ` AND t.token = ?`
+		args = append(args, contract[:])
+	}
+	sums := map[nftRowKey]*big.Int{}
+	n := 0
+	err = s.db.RunQuery(ctx, q+` LIMIT ?`, func(rows *sql.Rows) error {
+		var token, id, from, to, value []byte
+		if err := rows.Scan(&token, &id, &from, &to, &value); err != nil {
+			return err
+		}
+		n++
+		k := nftRowKey{common.BytesToAddress(token), common.BytesToHash(id)}
+		sum, ok := sums[k]
+		if !ok {
+			sum = new(big.Int)
+			sums[k] = sum
+		}
+		v := bigFrom(value)
+		if common.BytesToAddress(to) == holder {
+			sum.Add(sum, v)
+		}
+		if common.BytesToAddress(from) == holder {
+			sum.Sub(sum, v)
+		}
+		return nil
+	}, append(args, maxHistoryTransfers+1)...)
+	if err != nil {
+		return nil, err
+	}
+	if n > maxHistoryTransfers {
+		return nil, derrors.Invalid("the address has more than %d ERC-1155 transfers: its balances at a past block are not computed; omit blockNumber", maxHistoryTransfers)
+	}
+	var keys []nftRowKey
+	for k, v := range sums {
+		if v.Sign() > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(x, y nftRowKey) int {
+		if c := bytes.Compare(x.token[:], y.token[:]); c != 0 {
+			return c
+		}
+		return bytes.Compare(x.id[:], y.id[:])
+	})
+	out := make([]NFTHolding, 0, len(keys))
+	for _, k := range keys {
+		t, err := scanNFT(s.db.QueryRow(ctx, nftSelect+` FROM nft_tokens t WHERE t.chain_id = ? AND t.address = ? AND t.token_id = ?`,
+			cid, k.token[:], k.id[:]))
+		if errors.Is(err, sql.ErrNoRows) {
+			t = internal.NFTToken{Token: k.token, TokenID: k.id.Big(), Type: internal.ERC1155, Metadata: internal.NFTMetadata{Status: internal.NFTUnindexed}}
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, NFTHolding{NFTToken: t, Balance: sums[k]})
+	}
+	return out, nil
 }

@@ -29,9 +29,11 @@ func nftBlocks() []*evm.Block {
 		b := &evm.Block{EVMBlock: internal.EVMBlock{Number: h, Hash: evmHash("nft", h), ParentHash: parent,
 			Timestamp: time.Unix(1_700_000_000+int64(h), 0).UTC(), BaseFee: big.NewInt(1)}, Traced: true}
 		parent = b.Hash
+		logIndex := uint32(0)
 		tr := func(typ internal.ERCType, token, from, to common.Address, id, v int64) internal.EVMTransfer {
+			logIndex++
 			return internal.EVMTransfer{BlockNumber: h, BlockHash: b.Hash, Timestamp: b.Timestamp, TxHash: evmHash("nfttx", h),
-				LogIndex: uint32(len(b.Transfers)), Token: token, Type: typ, From: from, To: to, Value: big.NewInt(v), TokenID: big.NewInt(id)}
+				LogIndex: logIndex, Token: token, Type: typ, From: from, To: to, Value: big.NewInt(v), TokenID: big.NewInt(id)}
 		}
 		uri := func(typ internal.ERCType, token common.Address, id *big.Int, s *string) {
 			b.NFTURIs = append(b.NFTURIs, internal.NFTURI{Token: token, TokenID: id, Type: typ, URI: s})
@@ -112,6 +114,21 @@ func TestNFTs(t *testing.T) {
 			}
 			if len(hs) != 1 || hs[0].Balance.Int64() != want || hs[0].URI != "u5" {
 				t.Errorf("%s holds %+v, want %d", holder, hs, want)
+			}
+		}
+
+		// ERC-1155 balances at past blocks, from the transfers.
+		for _, c := range []struct {
+			holder common.Address
+			block  uint64
+			want   int64
+		}{{alice, 0, 0}, {alice, 1, 10}, {alice, 2, 7}, {bob, 2, 3}, {alice, 4, 0}, {bob, 4, 3}} {
+			hs, err := s.NFTHoldingsAt(ctx, testEVMChain, c.holder, nil, c.block)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want == 0 && len(hs) != 0 || c.want != 0 && (len(hs) != 1 || hs[0].Balance.Int64() != c.want || hs[0].URI != "u5") {
+				t.Errorf("%s at block %d holds %+v, want %d", c.holder, c.block, hs, c.want)
 			}
 		}
 
