@@ -93,7 +93,13 @@ func (w *Worker) Run(ctx context.Context) error {
 		go func() {
 			defer fetchers.Done()
 			for t := range work {
-				results <- w.Process(ctx, t)
+				r := w.Process(ctx, t)
+				if ctx.Err() != nil && r.Metadata.Status == internal.NFTUnreachableTokenURI {
+					// Cut short by the stop: the token's lease lapses and
+					// it is fetched again, no attempt spent.
+					continue
+				}
+				results <- r
 			}
 		}()
 	}
