@@ -182,3 +182,74 @@ type EVMTxDetails struct {
 	Transfers   []EVMTransfer
 	Teleporter  *TeleporterMessage
 }
+
+// NFTStatus is the state of an NFT's metadata, spelled as the Data API's
+// NftTokenMetadataStatus enum.
+type NFTStatus string
+
+const (
+	NFTUnindexed             NFTStatus = "UNINDEXED"
+	NFTIndexed               NFTStatus = "INDEXED"
+	NFTMissingToken          NFTStatus = "MISSING_TOKEN"
+	NFTInvalidTokenURI       NFTStatus = "INVALID_TOKEN_URI"
+	NFTInvalidTokenURIScheme NFTStatus = "INVALID_TOKEN_URI_SCHEME"
+	NFTUnreachableTokenURI   NFTStatus = "UNREACHABLE_TOKEN_URI"
+	NFTThrottledTokenURI     NFTStatus = "THROTTLED_TOKEN_URI"
+	NFTContentTooLarge       NFTStatus = "METADATA_CONTENT_TOO_LARGE"
+	NFTInvalidMetadata       NFTStatus = "INVALID_METADATA"
+	NFTInvalidMetadataJSON   NFTStatus = "INVALID_METADATA_JSON"
+)
+
+// NFTURI is a token's URI as its contract tells it: the answer to
+// tokenURI (ERC-721) or uri (ERC-1155, its {id} substituted) at a block,
+// or an ERC-1155 URI event.
+type NFTURI struct {
+	Token   common.Address
+	TokenID *big.Int
+	Type    ERCType
+	// URI is nil when the contract did not answer (the call reverted: no
+	// such token).
+	URI *string
+}
+
+// NFTRefresh is an ERC-4906 event: the metadata of the contract's tokens
+// From to To (inclusive) changed.
+type NFTRefresh struct {
+	Token    common.Address
+	From, To *big.Int
+}
+
+// NFTMetadata is what a token's metadata document says, and how fetching
+// it went.
+type NFTMetadata struct {
+	Status NFTStatus
+	// UpdatedAt is when the metadata was last fetched; zero when never.
+	UpdatedAt   time.Time
+	Name        string
+	Symbol      string
+	Description string
+	Image       string
+	Animation   string
+	ExternalURL string
+	Background  string
+	// Attributes (ERC-721) and Properties (ERC-1155) are the document's
+	// JSON values, as JSON text.
+	Attributes string
+	Properties string
+	Decimals   *int
+}
+
+// NFTToken is one ERC-721 or ERC-1155 token ever minted.
+type NFTToken struct {
+	Token   common.Address
+	TokenID *big.Int
+	Type    ERCType
+	// Owner is an ERC-721 token's current owner (zero once burned); nil
+	// for ERC-1155.
+	Owner *common.Address
+	// URI is the token's URI; URIKnown is false until its contract
+	// answered (a token whose tokenURI reverts).
+	URI      string
+	URIKnown bool
+	Metadata NFTMetadata
+}

@@ -49,6 +49,7 @@ type DataSource interface {
 // EVM reads); store.Store satisfies it.
 type EVMSource interface {
 	store.EVMReader
+	store.NFTReader
 }
 
 // ChainRegistry is the set of EVM chains served (evmchains.Registry): the
@@ -207,6 +208,13 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721", Handler: a.handle(a.listErc721)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", Handler: a.handle(a.listErc1155)},
 		{Pattern: "GET /v1/chains/{chainId}/tokens/{address}/transfers", Handler: a.handle(a.listTokenTransfers)},
+		{Pattern: "GET /v1/chains/{chainId}/nfts/collections/{address}/tokens", Handler: a.handle(a.listTokens)},
+		{Pattern: "GET /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}", Handler: a.handle(a.getTokenDetails)},
+		// {tokenId}:reindex, which ServeMux cannot route (apidoc.SplitPattern).
+		{Pattern: "POST /v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenIdReindex}", Handler: a.handle(a.reindexNft), Write: true},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc721", Handler: a.handle(a.listErc721Balances)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc1155", Handler: a.handle(a.listErc1155Balances)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:listCollectibles", Handler: a.handle(a.listCollectibleBalances)},
 	}
 }
 

@@ -169,18 +169,47 @@ func (c *contracts) erc20Token(ctx context.Context, token common.Address, curren
 // fetched.
 const unindexedNFT = "UNINDEXED"
 
+// storedNFT is the stored token (its URI and metadata), nil when none
+// is stored.
+func (c *contracts) storedNFT(ctx context.Context, token common.Address, tokenID *big.Int) (*internal.NFTToken, error) {
+	if tokenID == nil {
+		return nil, nil
+	}
+	t, err := c.a.evm.NFTToken(ctx, c.chainID, token, tokenID)
+	if errors.Is(err, derrors.NotFound) {
+		return nil, nil
+	}
+	return t, err
+}
+
+// erc721Token is a transferred ERC-721 token, with its URI and metadata
+// when stored (its owner is not a transfer's to tell).
 func (c *contracts) erc721Token(ctx context.Context, token common.Address, tokenID *big.Int) (Erc721Token, error) {
 	v, err := c.get(ctx, token)
 	if err != nil {
 		return Erc721Token{}, err
 	}
-	return Erc721Token{Address: token.Hex(), Name: v.name(), Symbol: v.symbol(), ERCType: string(internal.ERC721),
-		TokenID: decimal(tokenID), Metadata: Erc721TokenMetadata{IndexStatus: unindexedNFT}}, nil
+	out := Erc721Token{Address: token.Hex(), Name: v.name(), Symbol: v.symbol(), ERCType: string(internal.ERC721),
+		TokenID: decimal(tokenID), Metadata: Erc721TokenMetadata{IndexStatus: unindexedNFT}}
+	t, err := c.storedNFT(ctx, token, tokenID)
+	if err != nil || t == nil {
+		return out, err
+	}
+	out.TokenURI, out.Metadata = t.URI, erc721Metadata(&t.Metadata)
+	return out, nil
 }
 
-func erc1155Token(token common.Address, tokenID *big.Int) Erc1155Token {
-	return Erc1155Token{Address: token.Hex(), ERCType: string(internal.ERC1155), TokenID: decimal(tokenID),
+// erc1155Token is a transferred ERC-1155 token, with its URI and metadata
+// when stored.
+func (c *contracts) erc1155Token(ctx context.Context, token common.Address, tokenID *big.Int) (Erc1155Token, error) {
+	out := Erc1155Token{Address: token.Hex(), ERCType: string(internal.ERC1155), TokenID: decimal(tokenID),
 		Metadata: Erc1155TokenMetadata{IndexStatus: unindexedNFT}}
+	t, err := c.storedNFT(ctx, token, tokenID)
+	if err != nil || t == nil {
+		return out, err
+	}
+	out.TokenURI, out.Metadata = t.URI, erc1155Metadata(&t.Metadata)
+	return out, nil
 }
 
 // transferEnds are a transfer's from, to and log index.
@@ -206,7 +235,11 @@ func (c *contracts) transferDetails(ctx context.Context, t *internal.EVMTransfer
 		}
 		return Erc721TransferDetails{TransferEnds: ends, Erc721Token: tok}, nil
 	case internal.ERC1155:
-		return Erc1155TransferDetails{TransferEnds: ends, Value: decimal(t.Value), Erc1155Token: erc1155Token(t.Token, t.TokenID)}, nil
+		tok, err := c.erc1155Token(ctx, t.Token, t.TokenID)
+		if err != nil {
+			return nil, err
+		}
+		return Erc1155TransferDetails{TransferEnds: ends, Value: decimal(t.Value), Erc1155Token: tok}, nil
 	}
 	return nil, errors.New("transfer of unknown token type " + string(t.Type))
 }

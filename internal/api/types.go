@@ -784,3 +784,46 @@ type ListTransfersResponse struct {
 	NextPageToken string `json:"nextPageToken,omitempty"`
 	Transfers     []any  `json:"transfers"`
 }
+
+// ListNftTokens is the body of listTokens: Erc721Token and Erc1155Token
+// items.
+type ListNftTokens struct {
+	NextPageToken string `json:"nextPageToken,omitempty"`
+	Tokens        []any  `json:"tokens"`
+}
+
+// Erc721TokenBalance is an ERC-721 token an address owns (schema
+// Erc721TokenBalance).
+type Erc721TokenBalance struct {
+	Erc721Token
+	ChainID string `json:"chainId"`
+}
+
+// Erc1155TokenBalance is an address's balance of an ERC-1155 token
+// (schema Erc1155TokenBalance).
+type Erc1155TokenBalance struct {
+	Erc1155Token
+	ChainID string `json:"chainId"`
+	Balance string `json:"balance"`
+}
+
+// ListErc721BalancesResponse is the body of listErc721Balances.
+type ListErc721BalancesResponse struct {
+	NextPageToken       string               `json:"nextPageToken,omitempty"`
+	NativeTokenBalance  NativeTokenBalance   `json:"nativeTokenBalance"`
+	Erc721TokenBalances []Erc721TokenBalance `json:"erc721TokenBalances"`
+}
+
+// ListErc1155BalancesResponse is the body of listErc1155Balances.
+type ListErc1155BalancesResponse struct {
+	NextPageToken        string                `json:"nextPageToken,omitempty"`
+	NativeTokenBalance   NativeTokenBalance    `json:"nativeTokenBalance"`
+	Erc1155TokenBalances []Erc1155TokenBalance `json:"erc1155TokenBalances"`
+}
+
+// ListCollectibleBalancesResponse is the body of listCollectibleBalances:
+// Erc721TokenBalance and Erc1155TokenBalance items.
+type ListCollectibleBalancesResponse struct {
+	NextPageToken       string `json:"nextPageToken,omitempty"`
+	CollectibleBalances []any  `json:"collectibleBalances"`
+}

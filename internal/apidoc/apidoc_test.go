@@ -91,11 +91,13 @@ func TestBuild(t *testing.T) {
 
 func TestSplitPattern(t *testing.T) {
 	for pattern, want := range map[string]string{
-		"GET /v1/x/{id}":       "get /v1/x/{id}",
-		"/ext/bc/P":            "post /ext/bc/P",
-		"GET /{$}":             "get /",
-		"GET /files/{path...}": "get /files/{path}",
-		"POST /v1/a:b":         "post /v1/a:b",
+		"GET /v1/x/{id}":              "get /v1/x/{id}",
+		"/ext/bc/P":                   "post /ext/bc/P",
+		"GET /{$}":                    "get /",
+		"GET /files/{path...}":        "get /files/{path}",
+		"POST /v1/a:b":                "post /v1/a:b",
+		"POST /v1/t/{tokenIdReindex}": "post /v1/t/{tokenId}:reindex",
+		"GET /v1/t/{reindex}":         "get /v1/t/{reindex}",
 	} {
 		m, p := SplitPattern(pattern)
 		if got := m + " " + p; got != want {

@@ -169,19 +169,30 @@ func Build(reference, own []byte, dataAPIPatterns []string) ([]byte, error) {
 // SplitPattern returns the OpenAPI method (lower case) and path of an
 // http.ServeMux pattern. A pattern without a method is a JSON-RPC route,
 // which only POST reaches (gorilla/rpc refuses any other method). Wildcards
-// keep their name ({name...} is {name}); {$} goes.
+// keep their name ({name...} is {name}); {$} goes. A wildcard named
+// {nameVerb} for a verb of customVerbs is the segment {name}:verb, which
+// ServeMux cannot route (the handler checks the verb).
 func SplitPattern(pattern string) (method, path string) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
 		method, path = "post", pattern
 	}
 	path = strings.ReplaceAll(path, "...}", "}")
+	for _, verb := range customVerbs {
+		title := strings.ToUpper(verb[:1]) + verb[1:]
+		if strings.HasSuffix(path, title+"}") {
+			path = strings.TrimSuffix(path, title+"}") + "}:" + verb
+		}
+	}
 	path = strings.TrimSuffix(path, "{$}")
 	if path == "" {
 		path = "/"
 	}
 	return strings.ToLower(method), path
 }
+
+// customVerbs are the Data API's custom methods on a wildcard segment.
+var customVerbs = []string{"reindex"}
 
 // withoutExtensions returns m without its x- keys (the hosted service's
 // code generator's annotations).

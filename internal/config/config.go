@@ -76,6 +76,23 @@ type Config struct {
 	// InstanceName names this instance in /readyz and in the indexer
 	// lease's record; default host:pid.
 	InstanceName string
+	// NFTMetadata is how NFT metadata is fetched.
+	NFTMetadata NFTMetadata
+}
+
+// NFTMetadata configures the NFT metadata worker (internal/nftmeta).
+type NFTMetadata struct {
+	// IPFSGateway serves ipfs:// token URIs.
+	IPFSGateway string
+	// AllowPrivateNetworks are the non-public networks (loopback,
+	// private, link-local...) token URIs may reach; none by default.
+	AllowPrivateNetworks []netip.Prefix
+	// Concurrency bounds the fetches in flight, PerHost those to one host.
+	Concurrency int
+	PerHost     int
+	// MaxBytes caps a metadata document; Timeout a fetch.
+	MaxBytes int64
+	Timeout  time.Duration
 }
 
 // The roles of an instance (--role).
@@ -202,6 +219,13 @@ func LoadCommand(name string, args []string, getenv func(string) string, usage i
 	fs.Float64Var(&c.Prices.RequestsPerMinute, "price-rate-limit", 30, "requests per minute made to the price API at most")
 	fs.DurationVar(&c.Prices.CacheTTL, "price-cache-ttl", time.Minute, "how long a current price is kept (historical prices are kept for good)")
 	fs.DurationVar(&c.Prices.HistoricalMinAge, "historical-price-min-age", 24*time.Hour, "how long ago a transaction or reward must be for its historicalPrice (the hosted API's 24h; 0: every one)")
+	var metaNetworks stringList
+	fs.StringVar(&c.NFTMetadata.IPFSGateway, "ipfs-gateway", "https://ipfs.io", "HTTP gateway that serves ipfs:// NFT token URIs (as GATEWAY/ipfs/CID/path)")
+	fs.Var(&metaNetworks, "metadata-allow-private-network", "a non-public network (CIDR, e.g. 10.0.0.0/8 or 127.0.0.1/32) NFT token URIs may reach; loopback, private, link-local and cloud-metadata addresses are refused otherwise (repeatable)")
+	fs.IntVar(&c.NFTMetadata.Concurrency, "metadata-concurrency", 32, "NFT metadata fetches in flight")
+	fs.IntVar(&c.NFTMetadata.PerHost, "metadata-per-host", 8, "NFT metadata fetches in flight to one host")
+	fs.Int64Var(&c.NFTMetadata.MaxBytes, "metadata-max-bytes", 1<<20, "largest NFT metadata document fetched, in bytes")
+	fs.DurationVar(&c.NFTMetadata.Timeout, "metadata-timeout", 10*time.Second, "time allowed to fetch one NFT metadata document, redirects included")
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -278,6 +302,13 @@ func LoadCommand(name string, args []string, getenv func(string) string, usage i
 	if err := c.Prices.parse(append(c.Prices.fileCoins, priceCoins...)); err != nil {
 		return nil, nil, err
 	}
+	for _, v := range metaNetworks {
+		p, err := parsePrefix(v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--metadata-allow-private-network: %w", err)
+		}
+		c.NFTMetadata.AllowPrivateNetworks = append(c.NFTMetadata.AllowPrivateNetworks, p)
+	}
 	return c, positional, c.validate()
 }
 
@@ -301,20 +332,29 @@ func (a *Access) parse(tiers, weights, proxies []string) error {
 		a.Weights[pattern] = w
 	}
 	for _, v := range proxies {
-		p, err := netip.ParsePrefix(v)
+		p, err := parsePrefix(v)
 		if err != nil {
-			a, aerr := netip.ParseAddr(v)
-			if aerr != nil {
-				return fmt.Errorf("--trusted-proxy %q is not an address or a CIDR network", v)
-			}
-			p = netip.PrefixFrom(a, a.BitLen())
+			return fmt.Errorf("--trusted-proxy: %w", err)
 		}
-		a.TrustedProxies = append(a.TrustedProxies, p.Masked())
+		a.TrustedProxies = append(a.TrustedProxies, p)
 	}
 	if len(a.CORSOrigins) == 0 {
 		a.CORSOrigins = []string{"*"}
 	}
 	return nil
+}
+
+// parsePrefix parses a CIDR network, or an address (its /32 or /128).
+func parsePrefix(v string) (netip.Prefix, error) {
+	p, err := netip.ParsePrefix(v)
+	if err != nil {
+		a, aerr := netip.ParseAddr(v)
+		if aerr != nil {
+			return netip.Prefix{}, fmt.Errorf("%q is not an address or a CIDR network", v)
+		}
+		p = netip.PrefixFrom(a, a.BitLen())
+	}
+	return p.Masked(), nil
 }
 
 func (c *Config) validate() error {
@@ -364,6 +404,21 @@ func (c *Config) validate() error {
 	}
 	if err := c.Prices.validate(); err != nil {
 		return err
+	}
+	if u, err := url.Parse(c.NFTMetadata.IPFSGateway); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--ipfs-gateway must be an http(s) URL, got %q", c.NFTMetadata.IPFSGateway)
+	}
+	if c.NFTMetadata.Concurrency < 1 || c.NFTMetadata.Concurrency > 4096 {
+		return fmt.Errorf("--metadata-concurrency must be between 1 and 4096, got %d", c.NFTMetadata.Concurrency)
+	}
+	if c.NFTMetadata.PerHost < 1 {
+		return fmt.Errorf("--metadata-per-host must be at least 1, got %d", c.NFTMetadata.PerHost)
+	}
+	if c.NFTMetadata.MaxBytes < 1024 {
+		return fmt.Errorf("--metadata-max-bytes must be at least 1024, got %d", c.NFTMetadata.MaxBytes)
+	}
+	if c.NFTMetadata.Timeout < 100*time.Millisecond {
+		return fmt.Errorf("--metadata-timeout must be at least 100ms, got %s", c.NFTMetadata.Timeout)
 	}
 	return c.Access.validate()
 }

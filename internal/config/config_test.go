@@ -41,8 +41,9 @@ func TestDefaults(t *testing.T) {
 			RateLimitRedisPrefix: "avaindex:",
 			CORSOrigins:          []string{"*"},
 		},
-		Prices: Prices{RequestsPerMinute: 30, CacheTTL: time.Minute, HistoricalMinAge: 24 * time.Hour},
-		Role:   RoleAll,
+		Prices:      Prices{RequestsPerMinute: 30, CacheTTL: time.Minute, HistoricalMinAge: 24 * time.Hour},
+		Role:        RoleAll,
+		NFTMetadata: NFTMetadata{IPFSGateway: "https://ipfs.io", Concurrency: 32, PerHost: 8, MaxBytes: 1 << 20, Timeout: 10 * time.Second},
 	}
 	host, _ := os.Hostname()
 	want.InstanceName = host + ":" + strconv.Itoa(os.Getpid())
@@ -235,5 +236,29 @@ func TestLoadCommand(t *testing.T) {
 	}
 	if _, _, err := LoadCommand("t", []string{"--config", file}, env(nil), nil, extra); err == nil || !strings.Contains(err.Error(), `unknown key "name"`) {
 		t.Errorf("a command's flag in the config file: %v", err)
+	}
+}
+
+func TestNFTMetadataFlags(t *testing.T) {
+	c, err := Load("t", []string{"--metadata-allow-private-network", "127.0.0.1", "--metadata-allow-private-network", "10.1.0.0/16",
+		"--ipfs-gateway", "http://gw.local:8080", "--metadata-concurrency", "4"}, env(map[string]string{"AVAINDEX_METADATA_TIMEOUT": "2s"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.NFTMetadata
+	if len(m.AllowPrivateNetworks) != 2 || m.AllowPrivateNetworks[0].String() != "127.0.0.1/32" || m.AllowPrivateNetworks[1].String() != "10.1.0.0/16" ||
+		m.IPFSGateway != "http://gw.local:8080" || m.Concurrency != 4 || m.Timeout != 2*time.Second {
+		t.Errorf("NFTMetadata = %+v", m)
+	}
+	for _, args := range [][]string{
+		{"--metadata-allow-private-network", "localhost"},
+		{"--ipfs-gateway", "ipfs://x"},
+		{"--metadata-concurrency", "0"},
+		{"--metadata-max-bytes", "10"},
+		{"--metadata-timeout", "1ms"},
+	} {
+		if _, err := Load("t", args, env(nil), nil); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "")) {
+			t.Errorf("%v: err %v, want one naming %s", args, err, args[0])
+		}
 	}
 }

@@ -32,6 +32,12 @@ type Block struct {
 	// block deployed (a genesis allocation, or a deployment in an earlier
 	// block of the same batch), described; a deployment row wins over them.
 	Seen []internal.EVMContract
+	// NFTURIs are the token URIs read for the block (at its height): of
+	// the tokens it minted and whose metadata events it emitted, in log
+	// order (NFTChanges, then the follower's reads).
+	NFTURIs []internal.NFTURI
+	// NFTRefreshes are its ERC-4906 BatchMetadataUpdate events.
+	NFTRefreshes []internal.NFTRefresh
 	// Teleporter are the block's Teleporter messages, in log order.
 	Teleporter []internal.TeleporterMessage
 	// Balances are the native balance changes of the block, one per
@@ -48,6 +54,8 @@ type Block struct {
 
 	// candidates are the indexes in Logs of possible token transfers.
 	candidates []int
+	// nftEvents are the indexes in Logs of NFT metadata events.
+	nftEvents []int
 }
 
 // Resolve sets the balances after the block of the Unresolved addresses,

@@ -143,6 +143,9 @@ func (d *decoder) decode(rb *rpcBlock, in Input) error {
 		if isCandidate(l) {
 			b.candidates = append(b.candidates, i)
 		}
+		if isNFTEvent(l) {
+			b.nftEvents = append(b.nftEvents, i)
+		}
 		if m, ok := teleporter(l, b.Txs[l.TxIndex].Hash, b.Number, messenger, d.cfg.BlockchainID); ok {
 			b.Teleporter = append(b.Teleporter, m)
 		}

@@ -131,11 +131,14 @@ func abiText(b []byte) string {
 }
 
 // TokenAddresses returns the distinct addresses of the block's logs that
-// may be token transfers, sorted: the contracts Classify needs the types
+// may be token transfers or NFT metadata events, sorted: the contracts Classify needs the types
 // of, and whose rows the store needs.
 func (b *Block) TokenAddresses() []common.Address {
 	var out []common.Address
 	for _, i := range b.candidates {
+		out = append(out, b.Logs[i].Address)
+	}
+	for _, i := range b.nftEvents {
 		out = append(out, b.Logs[i].Address)
 	}
 	slices.SortFunc(out, func(x, y common.Address) int { return bytes.Compare(x[:], y[:]) })

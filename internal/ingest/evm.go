@@ -269,6 +269,59 @@ func (e *evmFollower) describeAndClassify(ctx context.Context, b *evm.Block) err
 		}
 	}
 	b.Classify(types)
+	return e.readNFTURIs(ctx, b, types)
+}
+
+// maxRefreshReads bounds the tokens of one BatchMetadataUpdate whose URIs
+// are asked again; the metadata of all of them is fetched again anyway.
+const maxRefreshReads = 10_000
+
+// readNFTURIs asks the NFT contracts the URIs of the tokens the block
+// minted or named in metadata events (a BatchMetadataUpdate's stored
+// tokens and those the block minted), at the block, in one batch per
+// contract.
+func (e *evmFollower) readNFTURIs(ctx context.Context, b *evm.Block, types map[common.Address]internal.ERCType) error {
+	reads := b.NFTChanges(types)
+	for _, r := range b.NFTRefreshes {
+		stored, err := e.ix.store.NFTTokenIDs(ctx, e.chain.ChainID, r.Token, r.From, r.To, maxRefreshReads)
+		if err != nil {
+			return err
+		}
+		for _, id := range append(stored, b.MintedIn(r.Token, r.From, r.To)...) {
+			reads = append(reads, evm.NFTRead{Token: r.Token, TokenID: id, Type: types[r.Token]})
+		}
+	}
+	byToken := map[common.Address][]evm.NFTRead{}
+	var order []common.Address
+	for _, r := range reads {
+		if _, ok := byToken[r.Token]; !ok {
+			order = append(order, r.Token)
+		}
+		byToken[r.Token] = append(byToken[r.Token], r)
+	}
+	const perBatch = 256
+	for _, token := range order {
+		rs := byToken[token]
+		for start := 0; start < len(rs); start += perBatch {
+			chunk := rs[start:min(len(rs), start+perBatch)]
+			inputs := make([][]byte, len(chunk))
+			for i, r := range chunk {
+				inputs[i] = evm.TokenURICall(r.Type, r.TokenID)
+			}
+			n := b.Number
+			answers, err := e.client.CallAll(ctx, token, inputs, &n)
+			if node.IsStateUnavailable(err) {
+				answers, err = e.client.CallAll(ctx, token, inputs, nil)
+			}
+			if err != nil {
+				return fmt.Errorf("reading the token URIs of %s: %w", token, err)
+			}
+			for i, r := range chunk {
+				b.NFTURIs = append(b.NFTURIs, internal.NFTURI{Token: token, TokenID: r.TokenID, Type: r.Type,
+					URI: evm.TokenURI(r.Type, r.TokenID, answers[i])})
+			}
+		}
+	}
 	return nil
 }
 
@@ -320,4 +373,24 @@ func (ix *Indexer) setTracer(key store.CursorKey, on bool) {
 	defer ix.mu.Unlock()
 	ix.status.Tracers[string(key)] = on
 	instrument.SetEVMTracer(string(key), on)
+}
+
+// ReadTokenURI asks an NFT contract of a followed EVM chain a token's URI
+// at the chain's latest block (tokenURI or uri, {id} substituted): nil
+// when the contract does not answer. The metadata worker calls it for a
+// reindexed token, whose contract may have changed its URI without an
+// event.
+func (ix *Indexer) ReadTokenURI(ctx context.Context, chainID uint64, token common.Address, id *big.Int, typ internal.ERCType) (*string, error) {
+	for _, c := range ix.opts.EVMChains {
+		if c.ChainID != chainID {
+			continue
+		}
+		v, _ := ix.uriClients.LoadOrStore(chainID, node.NewEVM(c.RPCURL))
+		answers, err := v.(*node.EVMClient).CallAll(ctx, token, [][]byte{evm.TokenURICall(typ, id)}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("reading the URI of token %s of %s: %w", id, token, err)
+		}
+		return evm.TokenURI(typ, id, answers[0]), nil
+	}
+	return nil, fmt.Errorf("EVM chain %d is not followed", chainID)
 }

@@ -65,8 +65,10 @@ type Indexer struct {
 	node    *node.Client
 	network *internal.Network
 	store   store.Store
-	log     *slog.Logger
-	opts    Options
+	// uriClients are the EVM clients ReadTokenURI uses, by chain id.
+	uriClients sync.Map
+	log        *slog.Logger
+	opts       Options
 
 	// lastP is the last P-chain block applied, for the proposal context of
 	// a next batch that starts with its option block. Only the P-chain's
@@ -95,7 +97,8 @@ type Status struct {
 	// History is the chains' ingest rate over the last hour.
 	History *History `json:"history,omitempty"`
 	// Queues are the lengths of work queued behind the chains, by name
-	// (e.g. NFT metadata to fetch), for what has such a queue; none yet.
+	// (nft-metadata: the NFT tokens whose metadata is queued to be
+	// fetched), as their workers last told (SetQueue).
 	Queues map[string]int64 `json:"queues,omitempty"`
 	// LastError lists the loops whose last step failed, and why.
 	LastError string `json:"lastError,omitempty"`
@@ -109,6 +112,17 @@ func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Lo
 		errors: map[string]string{}, rates: newRates(time.Now())}
 }
 
+// SetQueue records the length of a queue of background work behind the
+// chains (e.g. NFT metadata to fetch), for /readyz and the status page.
+func (ix *Indexer) SetQueue(name string, n int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.status.Queues == nil {
+		ix.status.Queues = map[string]int64{}
+	}
+	ix.status.Queues[name] = n
+}
+
 // Status returns a snapshot of the indexer's state.
 func (ix *Indexer) Status() Status {
 	ix.mu.Lock()
@@ -118,6 +132,7 @@ func (ix *Indexer) Status() Status {
 	s.Heights = cloneMap(s.Heights)
 	s.Tips = cloneMap(s.Tips)
 	s.Tracers = cloneMap(s.Tracers)
+	s.Queues = cloneMap(s.Queues)
 	now := time.Now()
 	s.BlocksPerSecond = ix.rates.perSecond(now)
 	s.History = ix.rates.history(now)

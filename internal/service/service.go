@@ -27,6 +27,7 @@ import (
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/metricsapi"
+	"github.com/avaindex/avaindex/internal/nftmeta"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/nodeapi"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -152,6 +153,18 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 			go func() {
 				defer wg.Done()
 				in.lead(ctx, indexer.Run, log)
+			}()
+		}
+		if cfg.Role != config.RoleAPI {
+			// The metadata worker claims its work in the store, so every
+			// instance that does background work may run one.
+			worker := nftmeta.NewWorker(st, nftMetaConfig(cfg), log.With("component", "nftmeta"),
+				func(n int64) { indexer.SetQueue(nftmeta.QueueName, n) })
+			worker.SetURIReader(indexer)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_ = worker.Run(ctx)
 			}()
 		}
 		<-ctx.Done()
@@ -400,4 +413,11 @@ func settingOrCreate(ctx context.Context, st store.Store, key string, create fun
 		return nil, fmt.Errorf("setting %q vanished after it was written", key)
 	}
 	return v, nil
+}
+
+// nftMetaConfig is the NFT metadata worker's configuration.
+func nftMetaConfig(cfg *config.Config) nftmeta.Config {
+	m := cfg.NFTMetadata
+	return nftmeta.Config{IPFSGateway: m.IPFSGateway, AllowNetworks: m.AllowPrivateNetworks, Concurrency: m.Concurrency,
+		PerHost: m.PerHost, MaxBytes: m.MaxBytes, Timeout: m.Timeout}
 }

@@ -97,7 +97,7 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 			}
 		}
 		for _, apply := range []func(context.Context, *database.DB, int64, []*evm.Block) error{
-			applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts,
+			applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts, applyNFTs,
 			applyEVMBalances, applyTeleporter, applyEVMMetrics,
 		} {
 			if err := apply(ctx, tx, cid, blocks); err != nil {

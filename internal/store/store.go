@@ -43,6 +43,7 @@ type Store interface {
 	HistoricalRewardStore
 	MetricStore
 	EVMStore
+	NFTStore
 	APIKeyStore
 	LeaseStore
 
