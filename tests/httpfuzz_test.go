@@ -17,6 +17,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
 	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/apidoc"
 	"github.com/avaindex/avaindex/internal/metricsapi"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
@@ -305,7 +306,10 @@ func TestHTTPFuzzEveryRoute(t *testing.T) {
 
 	routes := servedFuzzRoutes(t, base)
 	for _, want := range append(api.Patterns(), "POST /ext/bc/P", "GET /v2/chains/{chainId}/metrics/{metric}", "GET /healthz") {
-		method, path, _ := strings.Cut(want, " ")
+		// As the document names it ({tokenId}:reindex for the pattern's
+		// {tokenIdReindex}).
+		method, path := apidoc.SplitPattern(want)
+		method = strings.ToUpper(method)
 		if !slices.ContainsFunc(routes, func(r fuzzRoute) bool { return r.method == method && r.path == path }) {
 			t.Fatalf("route %s is not walked", want)
 		}

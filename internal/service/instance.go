@@ -102,12 +102,16 @@ type indexerStatus struct {
 }
 
 func (s indexerStatus) Status() ingest.Status {
+	st := s.ix.Status()
 	if s.in.indexing.Load() {
-		return s.ix.Status()
+		return st
 	}
+	// Standing by: the heights are the indexing instance's, as stored;
+	// what this instance runs itself (its queues) is its own.
+	st.Running, st.Tips, st.BlocksPerSecond, st.History, st.LastError = false, nil, nil, nil, ""
+	st.Heights = map[string]uint64{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	st := ingest.Status{Heights: map[string]uint64{}}
 	cursors, err := s.in.st.Cursors(ctx)
 	if err != nil {
 		st.LastError = err.Error()
