@@ -93,4 +93,3 @@ func (db *DB) BeginBulkLoad(ctx context.Context, tables ...string) (end func(con
 		return nil
 	}, nil
 }
-
