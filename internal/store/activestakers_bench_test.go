@@ -1,0 +1,106 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/utxobench"
+)
+
+// BenchmarkActiveStakers measures the store's read of the Data API's
+// active staking txs (listStaking, A16) over the utxobench data set: tens
+// of thousands of current stakers, the heavy address a reward owner of
+// thousands of them and of tens of thousands of removed ones. A page of
+// 101 stakers (a page of 100 and the one that tells whether another
+// follows), first and half way down the list (after the key of the
+// staker there), reported as p50 and p99 in milliseconds.
+func BenchmarkActiveStakers(b *testing.B) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		b.Run(backend, func(b *testing.B) {
+			d := utxobench.Open(b, backend)
+			ctx := context.Background()
+			st, err := store.Open(ctx, d.DSN)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			some := func(n int) []ids.ShortID {
+				addrs := []ids.ShortID{d.Heavy}
+				for i := 0; len(addrs) < n; i++ {
+					addrs = append(addrs, d.Normal(1000+i))
+				}
+				return addrs
+			}
+			for _, sc := range []struct {
+				name string
+				q    store.ActiveStakerQuery
+			}{
+				{"1-address", store.ActiveStakerQuery{Addresses: some(1), Desc: true}},
+				{"1-address-asc", store.ActiveStakerQuery{Addresses: some(1)}},
+				{"1-address-validators", store.ActiveStakerQuery{Addresses: some(1), Desc: true,
+					TxTypes: []string{"AddPermissionlessValidatorTx"}}},
+				{"64-addresses", store.ActiveStakerQuery{Addresses: some(64), Desc: true}},
+				{"all", store.ActiveStakerQuery{Desc: true}},
+			} {
+				// The whole list, to find its middle.
+				var keys []store.StakerKey
+				for q := sc.q; ; {
+					q.Limit = 1000
+					rs, err := st.ActiveStakers(ctx, q)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, r := range rs {
+						keys = append(keys, store.StakerKey{StartTime: r.StartTime, TxID: r.TxID})
+					}
+					if len(rs) < q.Limit {
+						break
+					}
+					q.After = &keys[len(keys)-1]
+				}
+				if len(keys) < 2*101 {
+					b.Logf("%s: %d stakers, too few for this data set's size", sc.name, len(keys))
+					continue
+				}
+				for _, deep := range []bool{false, true} {
+					name := sc.name + fmt.Sprintf("/%d-stakers/first", len(keys))
+					if deep {
+						name = sc.name + fmt.Sprintf("/%d-stakers/%d-deep", len(keys), len(keys)/2)
+					}
+					b.Run(name, func(b *testing.B) {
+						q := sc.q
+						q.Limit = 101
+						if deep {
+							q.After = &keys[len(keys)/2-1]
+						}
+						var lat []time.Duration
+						for b.Loop() {
+							start := time.Now()
+							rs, err := st.ActiveStakers(ctx, q)
+							lat = append(lat, time.Since(start))
+							if err != nil {
+								b.Fatal(err)
+							}
+							if len(rs) != q.Limit {
+								b.Fatalf("%s: %d stakers, want %d", name, len(rs), q.Limit)
+							}
+						}
+						slices.Sort(lat)
+						ms := func(p float64) float64 {
+							return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+						}
+						b.ReportMetric(ms(0.50), "p50-ms")
+						b.ReportMetric(ms(0.99), "p99-ms")
+						b.ReportMetric(0, "ns/op")
+					})
+				}
+			}
+		})
+	}
+}
