@@ -118,7 +118,9 @@ func (s *sqlStore) allActiveStakers(ctx context.Context, q ActiveStakerQuery, ts
 		dir, cmp = "DESC", "<"
 	}
 	if q.After != nil {
-		query += " AND (s.start_time " + cmp + " ? OR (s.start_time = ? AND s.tx_id " + cmp + " ?))"
+		// The first condition bounds the index range (PostgreSQL reads an
+		// OR as a filter only); the second skips the ties already seen.
+		query += " AND s.start_time " + cmp + "= ? AND (s.start_time " + cmp + " ? OR s.tx_id " + cmp + " ?)"
 		args = append(args, u64(q.After.StartTime), u64(q.After.StartTime), q.After.TxID[:])
 	}
 	query += " ORDER BY s.start_time " + dir + ", s.tx_id " + dir + " LIMIT ?"
