@@ -82,7 +82,7 @@ func BenchmarkActiveStakers(b *testing.B) {
 						if deep {
 							q.After = &keys[len(keys)/2-1]
 						}
-						t := utxobench.NewTimer()
+						t := &utxobench.Timer{}
 						for b.Loop() {
 							var (
 								rs  []*store.StakerRecord

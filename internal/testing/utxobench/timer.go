@@ -8,24 +8,23 @@ import (
 )
 
 // Timer times the requests of a benchmark's loop: the latency of each, and
-// the CPU time the whole process spent (user and system, every thread:
-// with SQLite that is all of a request's work, with PostgreSQL the
+// the CPU time the whole process spent meanwhile (user and system, every
+// thread: with SQLite that is all of a request's work, with PostgreSQL the
 // client's share). On a shared machine the latencies' tail grows with the
 // load while the CPU time does not, which tells a slow query from a busy
 // machine.
 type Timer struct {
-	lat  []time.Duration
-	cpu0 time.Duration
+	lat []time.Duration
+	cpu time.Duration
 }
 
-// NewTimer starts a Timer; call it after the loop's setup.
-func NewTimer() *Timer { return &Timer{cpu0: processCPU()} }
-
-// Time runs f and records how long it took.
+// Time runs f, a request, and records how long it took.
 func (t *Timer) Time(f func()) {
+	cpu := processCPU()
 	start := time.Now()
 	f()
 	t.lat = append(t.lat, time.Since(start))
+	t.cpu += processCPU() - cpu
 }
 
 // Report reports p50 and p99 in milliseconds and the mean CPU time per
@@ -35,7 +34,6 @@ func (t *Timer) Report(b *testing.B) {
 	if len(t.lat) == 0 {
 		return
 	}
-	cpu := processCPU() - t.cpu0
 	lat := slices.Clone(t.lat)
 	slices.Sort(lat)
 	ms := func(p float64) float64 {
@@ -43,7 +41,7 @@ func (t *Timer) Report(b *testing.B) {
 	}
 	b.ReportMetric(ms(0.50), "p50-ms")
 	b.ReportMetric(ms(0.99), "p99-ms")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu-ms")
+	b.ReportMetric(float64(t.cpu.Microseconds())/1000/float64(len(lat)), "cpu-ms")
 	b.ReportMetric(0, "ns/op")
 }
 
