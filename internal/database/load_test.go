@@ -3,6 +3,8 @@ package database
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -68,6 +70,56 @@ func TestBeginBulkLoad(t *testing.T) {
 			if err := db.w.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil || sync != 1 {
 				t.Errorf("synchronous after the load = %d, %v; want 1 (NORMAL)", sync, err)
 			}
+		}
+	})
+}
+
+// TestBulkInsertCopyInTransaction checks that rows BulkInsert sends with
+// COPY (PostgreSQL, no conflict clause, enough rows) belong to the
+// transaction: seen inside it, gone when it rolls back, kept when it
+// commits.
+func TestBulkInsertCopyInTransaction(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, "CREATE TABLE c (a BIGINT PRIMARY KEY, b BYTEA, c TEXT NOT NULL)")
+		var rows [][]any
+		for i := range 2 * copyMinRows {
+			rows = append(rows, []any{int64(i), []byte{byte(i)}, fmt.Sprint("row", i)})
+		}
+		rows[7][1] = nil
+		fail := errors.New("roll back")
+		err := db.Transact(ctx, func(tx *DB) error {
+			if n, err := tx.BulkInsert(ctx, "c", []string{"a", "b", "c"}, rows, ""); err != nil || n != int64(len(rows)) {
+				t.Fatalf("BulkInsert = %d, %v", n, err)
+			}
+			var n int64
+			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM c").Scan(&n); err != nil || n != int64(len(rows)) {
+				t.Errorf("inside the transaction: %d rows, %v", n, err)
+			}
+			return fail
+		})
+		if !errors.Is(err, fail) {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "c"); n != 0 {
+			t.Fatalf("after a rollback: %d rows", n)
+		}
+		if err := db.Transact(ctx, func(tx *DB) error {
+			_, err := tx.BulkInsert(ctx, "c", []string{"a", "b", "c"}, rows, "")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var (
+			b7, b8 []byte
+			c8     string
+		)
+		if err := db.QueryRow(ctx, "SELECT (SELECT b FROM c WHERE a = 7), b, c FROM c WHERE a = 8").Scan(&b7, &b8, &c8); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "c"); n != len(rows) || b7 != nil || string(b8) != "\x08" || c8 != "row8" {
+			t.Errorf("after a commit: %d rows, row 7 b %v, row 8 %v %q", n, b7, b8, c8)
 		}
 	})
 }

@@ -37,8 +37,8 @@ func stakerAddressRows(txID ids.ID, txType string, start int64, removed int64, o
 }
 
 // applyStakerAddresses writes the list rows of ch's stakers and marks
-// removed those of the stakers ch removes. It runs after applyPStakers,
-// whose removals it reads back, and is idempotent as that is.
+// removed those of the stakers ch's RewardValidatorTxs remove. It is
+// idempotent, as applyPStakers is.
 func applyStakerAddresses(ctx context.Context, tx *database.DB, ch *pchain.StakingChanges) error {
 	var rows [][]any
 	for i := range ch.Stakers {
@@ -55,22 +55,10 @@ func applyStakerAddresses(ctx context.Context, tx *database.DB, ch *pchain.Staki
 	for _, e := range ch.Ends {
 		ended = append(ended, e.StakerTxID)
 	}
-	if err := idChunks(ended, func(args []any, in string) error {
+	// Permissioned subnet validators, which RemoveSubnetValidatorTx
+	// removes, have no reward owner and no row.
+	return idChunks(ended, func(args []any, in string) error {
 		_, err := tx.Exec(ctx, "UPDATE p_staker_addresses SET removed = 1 WHERE removed = 0 AND tx_id IN "+in, args...)
-		return err
-	}); err != nil {
-		return err
-	}
-	// A removed permissioned subnet validator has no reward owner, so no
-	// row; a RemoveSubnetValidatorTx is matched to its staker by
-	// applyPStakers, whose choice is read back to stay exact.
-	var removals []ids.ID
-	for _, r := range ch.SubnetRemovals {
-		removals = append(removals, r.TxID)
-	}
-	return idChunks(removals, func(args []any, in string) error {
-		_, err := tx.Exec(ctx, `UPDATE p_staker_addresses SET removed = 1 WHERE removed = 0
-			AND tx_id IN (SELECT tx_id FROM p_stakers WHERE removed_tx_id IN `+in+`)`, args...)
 		return err
 	})
 }
