@@ -116,7 +116,8 @@ func (a *API) assetAmount(ctx context.Context, id ids.ID, amount uint64) (AssetA
 	if err != nil {
 		return AssetAmount{}, err
 	}
-	return AssetAmount{AssetID: id.String(), Name: info.Name, Symbol: info.Symbol, Denomination: info.Denomination,
+	// Few assets, each in many items: their text is kept.
+	return AssetAmount{AssetID: a.idTexts.text(id), Name: info.Name, Symbol: info.Symbol, Denomination: info.Denomination,
 		Type: info.Type, Amount: strconv.FormatUint(amount, 10)}, nil
 }
 

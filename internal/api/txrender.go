@@ -160,25 +160,44 @@ func (a *API) renderP(ctx context.Context, rec *store.TxRecord, d *pchain.TxDesc
 	}
 	st := &stakers{a: a, ctx: ctx}
 	value := map[ids.ID]uint64{}
-	// Reward UTXOs are numbered per staker, in output order, to name what
-	// each pays.
-	rewardIndex := map[ids.ID]int{}
+	// Reward UTXOs are typed as the rewards list types them.
+	var rewards []ids.ID
+	for _, u := range us.Emitted {
+		if u.Kind == pchain.KindReward {
+			rewards = append(rewards, u.ID)
+		}
+	}
+	var rewardTypes map[ids.ID]string
+	if len(rewards) > 0 {
+		if rewardTypes, err = a.store.RewardTypes(ctx, rewards); err != nil {
+			return nil, err
+		}
+	}
+	// A reward UTXO of a staker the store does not have (none in a store
+	// indexed from the genesis) is typed as a committed validator's.
+	unknown := map[ids.ID][]ids.ID{}
+	for _, id := range rewards {
+		if _, ok := rewardTypes[id]; !ok {
+			for _, u := range us.Emitted {
+				if u.ID == id {
+					unknown[u.TxID] = append(unknown[u.TxID], id)
+				}
+			}
+		}
+	}
+	for _, sibs := range unknown {
+		types := pchain.RewardTypes(pchain.RewardFacts{Kind: pchain.KindValidator, Committed: true, N: len(sibs)})
+		for i, id := range sibs {
+			rewardTypes[id] = types[i]
+		}
+	}
 	for _, u := range us.Emitted {
 		pu, err := a.pUTXO(ctx, u, false, st)
 		if err != nil {
 			return nil, err
 		}
 		if u.Kind == pchain.KindReward {
-			kind, potential := pchain.KindValidator, (*uint64)(nil)
-			s, err := st.get(u.TxID)
-			if err != nil {
-				return nil, err
-			}
-			if s != nil {
-				kind, potential = s.Kind, s.PotentialReward
-			}
-			pu.RewardType = pchain.RewardType(kind, rewardIndex[u.TxID], potential)
-			rewardIndex[u.TxID]++
+			pu.RewardType = rewardTypes[u.ID]
 		}
 		out.EmittedUtxos = append(out.EmittedUtxos, pu)
 		value[u.AssetID] += u.Amount

@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // maxBulkRows caps the rows of one INSERT statement, whatever the
@@ -31,6 +34,10 @@ type bulkKey struct {
 // limit. Every statement carries a power-of-two number of rows, so the
 // backend sees a handful of distinct statement texts and PostgreSQL's
 // per-connection prepared-statement cache keeps hitting.
+//
+// On PostgreSQL, rows without a conflict clause, copyMinRows or more, are
+// sent with COPY instead (several times faster for a bulk load); a
+// conflict fails the whole COPY as it would the INSERT.
 //
 // Outside a transaction, BulkInsert runs in one of its own: all rows or
 // none are written.
@@ -68,6 +75,9 @@ func (db *DB) BulkInsert(ctx context.Context, table string, columns []string, ro
 	if per < 1 {
 		return 0, fmt.Errorf("database.BulkInsert(%s): %d columns exceed the parameter limit %d", table, len(columns), db.shared.maxParams)
 	}
+	if db.conn != nil && conflict == "" && len(rows) >= copyMinRows {
+		return db.copyRows(ctx, table, columns, rows)
+	}
 	per = 1 << (bits.Len(uint(per)) - 1) // round down to a power of two
 	cols := strings.Join(columns, ", ")
 	args := make([]any, 0, min(per, len(rows))*len(columns))
@@ -94,6 +104,30 @@ func (db *DB) BulkInsert(ctx context.Context, table string, columns []string, ro
 		total += n
 	}
 	return total, nil
+}
+
+// copyMinRows is the fewest rows BulkInsert sends with COPY: below, the
+// round trips COPY adds (it first reads the columns' types) cost more
+// than the INSERT's parameters.
+const copyMinRows = 256
+
+// copyRows writes rows into table with COPY on the transaction's
+// PostgreSQL connection.
+func (db *DB) copyRows(ctx context.Context, table string, columns []string, rows [][]any) (int64, error) {
+	var n int64
+	err := db.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("the connection is a %T, not pgx's", dc)
+		}
+		var err error
+		n, err = c.Conn().CopyFrom(ctx, pgx.Identifier(strings.Split(table, ".")), columns, pgx.CopyFromRows(rows))
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("database.BulkInsert(%s, %d rows, COPY): %w", table, len(rows), err)
+	}
+	return n, nil
 }
 
 // bulkSQL returns the INSERT statement for key, in db's dialect.

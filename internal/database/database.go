@@ -81,10 +81,11 @@ func init() {
 // to.
 type DB struct {
 	dialect Dialect
-	w       *sql.DB // writes, transactions; on PostgreSQL everything
-	r       *sql.DB // SQLite: read-only pool for SELECTs; else same as w
-	tx      *sql.Tx // non-nil inside Transact and ReadTx
-	readTx  bool    // tx is a ReadTx's, on a reader connection
+	w       *sql.DB   // writes, transactions; on PostgreSQL everything
+	r       *sql.DB   // SQLite: read-only pool for SELECTs; else same as w
+	tx      *sql.Tx   // non-nil inside Transact and ReadTx
+	conn    *sql.Conn // PostgreSQL, inside Transact: tx's connection (for COPY)
+	readTx  bool      // tx is a ReadTx's, on a reader connection
 	shared  *shared
 	path    string // SQLite: the database file
 }
@@ -413,7 +414,21 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 	if db.tx != nil {
 		return errors.New("database.Transact: already in a transaction")
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	// On PostgreSQL the transaction runs on a connection of its own, so
+	// that BulkInsert can COPY on it (pgx's CopyFrom, through Conn.Raw).
+	var conn *sql.Conn
+	if db.dialect == Postgres {
+		if conn, err = db.w.Conn(ctx); err != nil {
+			return fmt.Errorf("database.Transact: %w", err)
+		}
+		defer conn.Close() // after the rollback below, when there is one
+	}
+	var tx *sql.Tx
+	if conn != nil {
+		tx, err = conn.BeginTx(ctx, nil)
+	} else {
+		tx, err = db.w.BeginTx(ctx, nil)
+	}
 	if err != nil {
 		return fmt.Errorf("database.Transact: begin: %w", err)
 	}
@@ -427,7 +442,7 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 		}
 	}()
 	tdb := *db
-	tdb.tx = tx
+	tdb.tx, tdb.conn = tx, conn
 	if err := tdb.checkLease(ctx); err != nil {
 		return err
 	}

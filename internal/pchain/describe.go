@@ -243,29 +243,3 @@ func DescribeUTXO(b []byte) (*utxo.Info, error) {
 	}
 	return utxo.Describe(u), nil
 }
-
-// Reward types of reward UTXOs (the Data API's RewardType).
-const (
-	RewardValidator    = "VALIDATOR"
-	RewardDelegator    = "DELEGATOR"
-	RewardValidatorFee = "VALIDATOR_FEE"
-)
-
-// RewardType names what the reward UTXO at position i (0 for the lowest
-// output index) of the reward UTXOs of a staker of kind pays, as the
-// executor creates them: a validator's validation reward (when its
-// potential reward is not 0) before its delegation fees; a delegator's
-// reward before the fee it paid its validator (pre-Cortina).
-func RewardType(kind StakerKind, i int, potentialReward *uint64) string {
-	switch kind {
-	case KindDelegator:
-		if i == 0 {
-			return RewardDelegator
-		}
-	default:
-		if i == 0 && (potentialReward == nil || *potentialReward > 0) {
-			return RewardValidator
-		}
-	}
-	return RewardValidatorFee
-}

@@ -103,24 +103,3 @@ func TestDescribeUTXO(t *testing.T) {
 		t.Error("DescribeUTXO of garbage succeeded")
 	}
 }
-
-func TestRewardType(t *testing.T) {
-	zero, some := uint64(0), uint64(5)
-	for _, tc := range []struct {
-		kind      StakerKind
-		i         int
-		potential *uint64
-		want      string
-	}{
-		{KindValidator, 0, &some, RewardValidator},
-		{KindValidator, 1, &some, RewardValidatorFee},
-		{KindValidator, 0, &zero, RewardValidatorFee},
-		{KindValidator, 0, nil, RewardValidator},
-		{KindDelegator, 0, &some, RewardDelegator},
-		{KindDelegator, 1, &some, RewardValidatorFee},
-	} {
-		if got := RewardType(tc.kind, tc.i, tc.potential); got != tc.want {
-			t.Errorf("RewardType(%s, %d, %v) = %s, want %s", tc.kind, tc.i, tc.potential, got, tc.want)
-		}
-	}
-}

@@ -2,6 +2,13 @@ package pchain
 
 import "github.com/ava-labs/avalanchego/vms/platformvm/reward"
 
+// Reward types of reward UTXOs (the Data API's RewardType).
+const (
+	RewardValidator    = "VALIDATOR"
+	RewardDelegator    = "DELEGATOR"
+	RewardValidatorFee = "VALIDATOR_FEE"
+)
+
 // RewardFacts is what tells apart the reward UTXOs that one
 // RewardValidatorTx created for its staker.
 type RewardFacts struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 )
@@ -60,6 +61,36 @@ func (s *sqlStore) ActiveStakers(ctx context.Context, q ActiveStakerQuery) (_ []
 	case err != nil:
 		return nil, err
 	}
+	var txIDs []any
+	if len(q.Addresses) > 0 {
+		txIDs, err = s.activeStakersOf(ctx, q, ts)
+	} else {
+		txIDs, err = s.allActiveStakers(ctx, q, ts)
+	}
+	if err != nil || len(txIDs) == 0 {
+		return nil, err
+	}
+	recs, err := s.queryStakers(ctx, stakerSelect+" WHERE s.tx_id IN (?"+strings.Repeat(", ?", len(txIDs)-1)+")", txIDs...)
+	if err != nil {
+		return nil, err
+	}
+	out := recs
+	slices.SortFunc(out, func(a, b *StakerRecord) int {
+		c := cmpUint(a.StartTime, b.StartTime)
+		if c == 0 {
+			c = a.TxID.Compare(b.TxID)
+		}
+		if q.Desc {
+			c = -c
+		}
+		return c
+	})
+	return out, nil
+}
+
+// allActiveStakers returns the ids of q's page of all current stakers (q
+// has no addresses), current at ts, the last block's time.
+func (s *sqlStore) allActiveStakers(ctx context.Context, q ActiveStakerQuery, ts int64) ([]any, error) {
 	query := "SELECT s.tx_id FROM p_stakers s WHERE s.removed_tx_id IS NULL"
 	var args []any
 	if ts != 0 {
@@ -67,16 +98,6 @@ func (s *sqlStore) ActiveStakers(ctx context.Context, q ActiveStakerQuery) (_ []
 		// validators leave when the chain time reaches their end.
 		query += " AND s.start_time <= ? AND (s.kind <> ? OR s.end_time > ?)"
 		args = append(args, ts, string(pchain.KindSubnetValidator), ts)
-	}
-	if len(q.Addresses) > 0 {
-		// Owners keep their addresses concatenated: a byte search finds
-		// each, and the match is checked on whole addresses below.
-		find := s.db.BytesContain("o.addresses")
-		query += " AND EXISTS (SELECT 1 FROM p_staker_owners o WHERE o.tx_id = s.tx_id AND (" +
-			find + strings.Repeat(" OR "+find, len(q.Addresses)-1) + "))"
-		for _, a := range q.Addresses {
-			args = append(args, a[:])
-		}
 	}
 	if len(q.TxTypes) > 0 {
 		query += " AND s.tx_type IN (?" + strings.Repeat(", ?", len(q.TxTypes)-1) + ")"
@@ -97,13 +118,15 @@ func (s *sqlStore) ActiveStakers(ctx context.Context, q ActiveStakerQuery) (_ []
 		dir, cmp = "DESC", "<"
 	}
 	if q.After != nil {
-		query += " AND (s.start_time " + cmp + " ? OR (s.start_time = ? AND s.tx_id " + cmp + " ?))"
+		// The first condition bounds the index range (PostgreSQL reads an
+		// OR as a filter only); the second skips the ties already seen.
+		query += " AND s.start_time " + cmp + "= ? AND (s.start_time " + cmp + " ? OR s.tx_id " + cmp + " ?)"
 		args = append(args, u64(q.After.StartTime), u64(q.After.StartTime), q.After.TxID[:])
 	}
 	query += " ORDER BY s.start_time " + dir + ", s.tx_id " + dir + " LIMIT ?"
 	args = append(args, q.Limit)
 	var txIDs []any
-	err = s.db.RunQuery(ctx, query, func(rows *sql.Rows) error {
+	err := s.db.RunQuery(ctx, query, func(rows *sql.Rows) error {
 		var id []byte
 		if err := rows.Scan(&id); err != nil {
 			return err
@@ -111,46 +134,52 @@ func (s *sqlStore) ActiveStakers(ctx context.Context, q ActiveStakerQuery) (_ []
 		txIDs = append(txIDs, id)
 		return nil
 	}, args...)
-	if err != nil || len(txIDs) == 0 {
-		return nil, err
-	}
-	recs, err := s.queryStakers(ctx, stakerSelect+" WHERE s.tx_id IN (?"+strings.Repeat(", ?", len(txIDs)-1)+")", txIDs...)
-	if err != nil {
-		return nil, err
-	}
-	out := recs[:0]
-	for _, r := range recs {
-		if len(q.Addresses) == 0 || ownedByAny(r, q.Addresses) {
-			out = append(out, r)
-		}
-	}
-	slices.SortFunc(out, func(a, b *StakerRecord) int {
-		c := cmpUint(a.StartTime, b.StartTime)
-		if c == 0 {
-			c = a.TxID.Compare(b.TxID)
-		}
-		if q.Desc {
-			c = -c
-		}
-		return c
-	})
-	return out, nil
+	return txIDs, err
 }
 
-// ownedByAny reports whether any of addrs is among r's reward owners'
-// addresses.
-func ownedByAny(r *StakerRecord, addrs []ids.ShortID) bool {
-	for _, o := range []*pchain.StakerOwner{r.ValidationRewardOwner, r.DelegationRewardOwner, r.RewardOwner} {
-		if o == nil {
-			continue
-		}
-		for _, a := range o.Addresses {
-			if slices.Contains(addrs, a) {
-				return true
-			}
+// activeStakersOf returns the ids of q's page of the current stakers of
+// q's addresses, current at ts: one merged scan of the addresses' ranges
+// of p_staker_addresses (stakeraddresses.go). A staker several of the
+// addresses own comes once.
+func (s *sqlStore) activeStakersOf(ctx context.Context, q ActiveStakerQuery, ts int64) ([]any, error) {
+	scan := &mergeScan{table: "p_staker_addresses", key: "start_time", id: "tx_id", extra: "0", desc: q.Desc,
+		armCols: []string{"address", "removed"}, armTypes: []string{"BYTEA", "INTEGER"}}
+	for _, a := range sortedAddresses(q.Addresses) {
+		scan.arms = append(scan.arms, []any{a[:], int64(0)})
+	}
+	if ts != 0 {
+		// Pending stakers are not current yet. Stakers with reward owners
+		// leave with their RewardValidatorTx, never by time.
+		scan.filter = append(scan.filter, "start_time <= ?")
+		scan.filterArgs = append(scan.filterArgs, ts)
+	}
+	if len(q.TxTypes) > 0 {
+		scan.filter = append(scan.filter, "tx_type IN (?"+strings.Repeat(", ?", len(q.TxTypes)-1)+")")
+		for _, t := range q.TxTypes {
+			scan.filterArgs = append(scan.filterArgs, t)
 		}
 	}
-	return false
+	if q.Start != nil {
+		scan.filter = append(scan.filter, "start_time >= ?")
+		scan.filterArgs = append(scan.filterArgs, u64(*q.Start))
+	}
+	if q.End != nil {
+		scan.filter = append(scan.filter, "start_time <= ?")
+		scan.filterArgs = append(scan.filterArgs, u64(*q.End))
+	}
+	var after *mergeKey
+	if q.After != nil {
+		after = &mergeKey{key: u64(q.After.StartTime), id: q.After.TxID[:]}
+	}
+	var txIDs []any
+	err := s.db.ReadTx(ctx, func(tx *database.DB) error {
+		keys, err := scan.run(ctx, tx, after, q.Limit, func(mergedRow) bool { return true })
+		for _, k := range keys {
+			txIDs = append(txIDs, k.id)
+		}
+		return err
+	})
+	return txIDs, err
 }
 
 func cmpUint(a, b uint64) int {

@@ -17,6 +17,7 @@ var backfills = []struct {
 	run func(ctx context.Context, tx *database.DB) error
 }{
 	{"backfill:address_utxos", backfillAddressUTXOs},
+	{"backfill:p_staker_addresses", backfillStakerAddresses},
 }
 
 // runBackfills runs the backfills the migrations asked for.

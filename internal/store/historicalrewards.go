@@ -26,6 +26,11 @@ type HistoricalRewardStore interface {
 	// direction, starting after the reward whose key is after (nil: at the
 	// first). The queries of one call see one snapshot.
 	HistoricalRewards(ctx context.Context, q RewardQuery, after *RewardKey, limit int) ([]*HistoricalReward, error)
+	// RewardTypes returns the type (pchain.RewardValidator,
+	// RewardDelegator or RewardValidatorFee) of each of the reward UTXOs
+	// utxoIDs whose staker is stored, as HistoricalRewards names it; other
+	// ids are left out.
+	RewardTypes(ctx context.Context, utxoIDs []ids.ID) (map[ids.ID]string, error)
 }
 
 // RewardQuery selects rewards: those owned by any of Addresses, or paid to
@@ -240,28 +245,7 @@ func historicalRewards(ctx context.Context, tx *database.DB, keys []mergedRow) (
 	for id := range stakers {
 		txIDs = append(txIDs, id)
 	}
-	err = idChunksOf(txIDs, readInList, func(args []any, in string) error {
-		return tx.RunPrepared(ctx, `SELECT tx_id, kind, subnet_id, node_id, weight, start_time, end_time, added_height,
-				reward_committed, potential_reward FROM p_stakers WHERE tx_id IN `+in, func(r *sql.Rows) error {
-			var (
-				id   []byte
-				kind string
-				st   rewardStaker
-			)
-			if err := r.Scan(&id, &kind, &st.subnet, &st.node, &st.weight, &st.start, &st.end, &st.added,
-				&st.committed, &st.potential); err != nil {
-				return err
-			}
-			txID, err := ids.ToID(id)
-			if err != nil {
-				return err
-			}
-			st.kind = pchain.StakerKind(kind)
-			stakers[txID] = &st
-			return nil
-		}, args...)
-	})
-	if err != nil {
+	if stakers, err = rewardStakers(ctx, tx, txIDs); err != nil {
 		return nil, err
 	}
 	for _, h := range byID {
@@ -274,12 +258,6 @@ func historicalRewards(ctx context.Context, tx *database.DB, keys []mergedRow) (
 			return nil, err
 		}
 		h.Weight, h.StartTime, h.EndTime = uint64(st.weight), uint64(st.start), uint64(st.end)
-	}
-	if err := rewardSiblings(ctx, tx, stakers); err != nil {
-		return nil, err
-	}
-	if err := delegationShares(ctx, tx, stakers); err != nil {
-		return nil, err
 	}
 	err = idChunksOf(want, readInList, func(args []any, in string) error {
 		return tx.RunPrepared(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
@@ -311,27 +289,111 @@ func historicalRewards(ctx context.Context, tx *database.DB, keys []mergedRow) (
 		if h == nil {
 			return nil, fmt.Errorf("historical reward %s has no reward UTXO or staker", id)
 		}
-		st := stakers[h.StakerTxID]
-		f := pchain.RewardFacts{
-			Kind: st.kind,
-			// Not decided yet in the store (its option block is in the
-			// next batch): the node paid what it reported, committed.
-			Committed: !st.committed.Valid || st.committed.Int64 == 1,
-			N:         len(st.siblings),
-			Shares:    st.shares,
-		}
-		if st.potential.Valid {
-			p := uint64(st.potential.Int64)
-			f.PotentialReward = &p
-		}
-		types := pchain.RewardTypes(f)
-		if pos := slices.Index(st.siblings, id); pos >= 0 {
-			h.Type = types[pos]
-		}
+		h.Type = stakers[h.StakerTxID].rewardType(id)
 		slices.SortFunc(h.Owners, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
 		out[i] = h
 	}
 	return out, nil
+}
+
+// rewardStakers reads the stakers txIDs (those stored) with what their
+// reward UTXOs' types depend on.
+func rewardStakers(ctx context.Context, tx *database.DB, txIDs []ids.ID) (map[ids.ID]*rewardStaker, error) {
+	stakers := map[ids.ID]*rewardStaker{}
+	err := idChunksOf(txIDs, readInList, func(args []any, in string) error {
+		return tx.RunPrepared(ctx, `SELECT tx_id, kind, subnet_id, node_id, weight, start_time, end_time, added_height,
+				reward_committed, potential_reward FROM p_stakers WHERE tx_id IN `+in, func(r *sql.Rows) error {
+			var (
+				id   []byte
+				kind string
+				st   rewardStaker
+			)
+			if err := r.Scan(&id, &kind, &st.subnet, &st.node, &st.weight, &st.start, &st.end, &st.added,
+				&st.committed, &st.potential); err != nil {
+				return err
+			}
+			txID, err := ids.ToID(id)
+			if err != nil {
+				return err
+			}
+			st.kind = pchain.StakerKind(kind)
+			stakers[txID] = &st
+			return nil
+		}, args...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := rewardSiblings(ctx, tx, stakers); err != nil {
+		return nil, err
+	}
+	if err := delegationShares(ctx, tx, stakers); err != nil {
+		return nil, err
+	}
+	return stakers, nil
+}
+
+// rewardType is the type of st's reward UTXO id, one of st.siblings.
+func (st *rewardStaker) rewardType(id ids.ID) string {
+	f := pchain.RewardFacts{
+		Kind: st.kind,
+		// Not decided yet in the store (its option block is in the next
+		// batch): the node paid what it reported, committed.
+		Committed: !st.committed.Valid || st.committed.Int64 == 1,
+		N:         len(st.siblings),
+		Shares:    st.shares,
+	}
+	if st.potential.Valid {
+		p := uint64(st.potential.Int64)
+		f.PotentialReward = &p
+	}
+	if pos := slices.Index(st.siblings, id); pos >= 0 {
+		return pchain.RewardTypes(f)[pos]
+	}
+	return ""
+}
+
+func (s *sqlStore) RewardTypes(ctx context.Context, utxoIDs []ids.ID) (_ map[ids.ID]string, err error) {
+	defer derrors.Wrap(&err, "store.RewardTypes(%d UTXOs)", len(utxoIDs))
+	out := map[ids.ID]string{}
+	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		staker := map[ids.ID]ids.ID{}
+		var txIDs []ids.ID
+		err := idChunksOf(utxoIDs, readInList, func(args []any, in string) error {
+			return tx.RunPrepared(ctx, "SELECT id, tx_id FROM p_utxos WHERE id IN "+in+" AND kind = 'reward'", func(r *sql.Rows) error {
+				var id, txID []byte
+				if err := r.Scan(&id, &txID); err != nil {
+					return err
+				}
+				uid, err := ids.ToID(id)
+				if err != nil {
+					return err
+				}
+				if staker[uid], err = ids.ToID(txID); err != nil {
+					return err
+				}
+				txIDs = append(txIDs, staker[uid])
+				return nil
+			}, args...)
+		})
+		if err != nil || len(txIDs) == 0 {
+			return err
+		}
+		slices.SortFunc(txIDs, ids.ID.Compare)
+		stakers, err := rewardStakers(ctx, tx, slices.Compact(txIDs))
+		if err != nil {
+			return err
+		}
+		for uid, sid := range staker {
+			if st := stakers[sid]; st != nil {
+				if t := st.rewardType(uid); t != "" {
+					out[uid] = t
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // rewardSiblings sets each staker's reward UTXOs.

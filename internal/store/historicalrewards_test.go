@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -155,6 +156,18 @@ func TestHistoricalRewards(t *testing.T) {
 					}
 				}
 			}
+		}
+
+		// RewardTypes, which the txs' rendering reads, types them the same;
+		// an id that is no reward UTXO is left out.
+		wantTypes := map[ids.ID]string{}
+		var utxoIDs []ids.ID
+		for _, w := range []want{vAReward, vAFee, dAReward, vBFee} {
+			wantTypes[utxoKey(w.staker, w.idx)] = w.typ
+			utxoIDs = append(utxoIDs, utxoKey(w.staker, w.idx))
+		}
+		if got, err := s.RewardTypes(ctx, append(utxoIDs, testID("no reward"))); err != nil || !maps.Equal(got, wantTypes) {
+			t.Errorf("RewardTypes = %v, %v; want %v", got, err, wantTypes)
 		}
 
 		// The migration's backfill writes the same rows as the applier.

@@ -107,6 +107,9 @@ func applyPStaking(ctx context.Context, tx *database.DB, blocks []*pchain.Block)
 	if err := applyPStakers(ctx, tx, ch); err != nil {
 		return err
 	}
+	if err := applyStakerAddresses(ctx, tx, ch); err != nil {
+		return err
+	}
 	return applyRewards(ctx, tx, n, blocks, ch)
 }
 
