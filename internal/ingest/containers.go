@@ -131,8 +131,8 @@ func (ix *Indexer) continuesIndex(ctx context.Context, name string, cur uint64) 
 		if len(cs) == 1 {
 			got = cs[0].ID.String()
 		}
-		return fmt.Errorf("index %s: the node's container %d is %s, but the stored one is %s (a node of another history?); not mirroring it",
-			name, cur, got, stored[0].ID)
+		return fmt.Errorf("the node's container %d is %s, but the stored one is %s (a node of another history?); not mirroring it",
+			cur, got, stored[0].ID)
 	}
 	return nil
 }
