@@ -18,6 +18,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
@@ -136,7 +137,8 @@ func (w *ingestWatch) caughtUp(what string, n *testnet.Network) (pTip, cTip uint
 	}
 	evmKey := string(store.EVMCursor(testnet.CChainEVMID))
 	w.waitFor(what+": caught up", func(r readyzBody) bool {
-		return r.Indexer.LastError == "" && r.Indexer.Heights["P"] >= pTip && r.Indexer.Heights[evmKey] >= cTip
+		return r.Indexer.LastError == "" && r.Indexer.Heights["P"] >= pTip && r.Indexer.Heights[evmKey] >= cTip &&
+			r.Indexer.Heights["index:P/block"]+1 >= pTip
 	})
 	return pTip, cTip
 }
@@ -167,6 +169,32 @@ func (w *ingestWatch) sameBlocks(n *testnet.Network, pTip, cTip uint64) {
 	}
 	if uint64(len(sums)) < pTip+1 {
 		w.t.Fatalf("the store holds %d P-chain blocks, the node %d", len(sums), pTip+1)
+	}
+	// The mirrored container indexes: each stored container the node's.
+	nc := node.New(n.URL)
+	for _, name := range store.IndexNames {
+		last, ok, err := w.st.Cursor(w.ctx, store.IndexCursor(name))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		stored, err := w.st.ContainerRange(w.ctx, name, 0, last)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for start := uint64(0); start <= last; start += node.MaxContainersPerCall {
+			cs, err := nc.IndexRange(w.ctx, name, start, node.MaxContainersPerCall)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			for _, c := range cs {
+				if c.Index <= last && (c.Index >= uint64(len(stored)) || stored[c.Index].ID != c.ID) {
+					w.t.Fatalf("index %s: the stored container %d is not the node's %s", name, c.Index, c.ID)
+				}
+			}
+		}
 	}
 	for h := uint64(1); h <= cTip; h++ {
 		var b struct {
@@ -274,6 +302,9 @@ func TestNodeRestartAndReplacement(t *testing.T) {
 		time.Sleep(time.Second)
 		if h := w.pHeight(); h != pTip {
 			t.Fatalf("avaindex moved from P-chain height %d to %d on a node of another history", pTip, h)
+		}
+		if r := readyz(t, base); r.Indexer.Heights["index:P/block"] != pTip-1 {
+			t.Errorf("the mirror of the P/block index is at %d on a node of another history; it was at %d", r.Indexer.Heights["index:P/block"], pTip-1)
 		}
 		if r := readyz(t, base); strings.Contains(r.Indexer.LastError, "refusing") {
 			t.Errorf("a node of the same network was refused as of another network: %s", r.Indexer.LastError)
