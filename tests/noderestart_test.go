@@ -345,7 +345,7 @@ func TestNodeChangesNetwork(t *testing.T) {
 		if _, err := custom.PBaseTx(ctx, custom.Addr, 1000); err != nil {
 			t.Fatal(err)
 		}
-		shown := w.waitError("node: the node at "+proxyURL+" is now on network network-88888 (88888), the store holds local (12345); refusing")
+		shown := w.waitError("node: the node at " + proxyURL + " is now on network network-88888 (88888), the store holds local (12345); refusing")
 		t.Logf("/readyz says %s", shown)
 		r := readyz(t, base)
 		if h := r.Indexer.Heights["P"]; h != pTip {
