@@ -25,13 +25,13 @@ func (ix *Indexer) followIndexes(ctx context.Context) (wait func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ix.loop(ctx, "index "+name, func(ctx context.Context) (bool, error) {
+			ix.loop(ctx, "index "+name, ix.guarded(func(ctx context.Context) (bool, error) {
 				caughtUp, err := ix.stepIndex(ctx, name, &src)
 				if errors.Is(err, node.ErrNoIndex) {
 					return false, &idleError{wait: reprobeEvery}
 				}
 				return caughtUp, err
-			})
+			}))
 		}()
 	}
 	return wg.Wait
@@ -75,6 +75,11 @@ func (ix *Indexer) stepIndex(ctx context.Context, name string, src *store.IndexS
 	if !nonEmpty || next > tip {
 		return true, nil
 	}
+	if ok {
+		if err := ix.continuesIndex(ctx, name, cur); err != nil {
+			return false, err
+		}
+	}
 	progressAt, progressFrom := time.Now(), next
 	for next <= tip {
 		cs, err := ix.node.IndexRange(ctx, name, next, node.MaxContainersPerCall)
@@ -103,4 +108,31 @@ func (ix *Indexer) stepIndex(ctx context.Context, name string, src *store.IndexS
 		}
 	}
 	return false, nil
+}
+
+// continuesIndex checks that the node's container at index cur is the
+// stored one, before containers beyond it are mirrored: a node replaced by
+// one of the same network with another history (another local network)
+// numbers other containers, and none of them may be stored.
+func (ix *Indexer) continuesIndex(ctx context.Context, name string, cur uint64) error {
+	stored, err := ix.store.ContainerRange(ctx, name, cur, cur)
+	if err != nil {
+		return err
+	}
+	if len(stored) != 1 {
+		return nil // not kept (nothing to compare)
+	}
+	cs, err := ix.node.IndexRange(ctx, name, cur, 1)
+	if err != nil {
+		return err
+	}
+	if len(cs) != 1 || cs[0].ID != stored[0].ID {
+		got := "none"
+		if len(cs) == 1 {
+			got = cs[0].ID.String()
+		}
+		return fmt.Errorf("the node's container %d is %s, but the stored one is %s (a node of another history?); not mirroring it",
+			cur, got, stored[0].ID)
+	}
+	return nil
 }

@@ -385,6 +385,11 @@ func (ix *Indexer) ReadTokenURI(ctx context.Context, chainID uint64, token commo
 		if c.ChainID != chainID {
 			continue
 		}
+		if ix.readsNode(c.RPCURL) {
+			if err := ix.refusal(); err != nil {
+				return nil, err // the node is on another network
+			}
+		}
 		v, _ := ix.uriClients.LoadOrStore(chainID, node.NewEVM(c.RPCURL))
 		answers, err := v.(*node.EVMClient).CallAll(ctx, token, [][]byte{evm.TokenURICall(typ, id)}, nil)
 		if err != nil {

@@ -56,6 +56,7 @@ func (ix *Indexer) loop(ctx context.Context, what string, step func(context.Cont
 			wait = idle.wait
 		case err != nil:
 			ix.setError(what, err)
+			ix.checkNetworkSoon() // a node on another network fails steps first
 			ix.log.Warn("indexing failed; retrying", "what", what, "err", err, "in", backoff)
 			wait = backoff
 			backoff = min(backoff*2, 10*time.Second)

@@ -41,6 +41,9 @@ type Options struct {
 	// Teleporter is the TeleporterMessenger's address on the EVM chains;
 	// zero is the canonical one (evm.DefaultTeleporter).
 	Teleporter common.Address
+	// NetworkCheckEvery is how often the node is asked which network it
+	// runs (network.go); a failed step of any loop asks sooner.
+	NetworkCheckEvery time.Duration
 }
 
 func (o *Options) defaults() {
@@ -55,6 +58,9 @@ func (o *Options) defaults() {
 	}
 	if o.ProgressEvery == 0 {
 		o.ProgressEvery = 5 * time.Second
+	}
+	if o.NetworkCheckEvery == 0 {
+		o.NetworkCheckEvery = 10 * time.Second
 	}
 }
 
@@ -80,6 +86,10 @@ type Indexer struct {
 	status  Status
 	errors  map[string]string // the failure of each loop's last step
 	rates   rates
+	// refused is why the node is refused (network.go), nil while it runs
+	// the store's network; checkNetwork asks for a check of it.
+	refused      error
+	checkNetwork chan struct{}
 }
 
 // Status is what /readyz reports about the indexer.
@@ -109,7 +119,7 @@ func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Lo
 	opts.defaults()
 	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
 		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}, Tracers: map[string]bool{}},
-		errors: map[string]string{}, rates: newRates(time.Now())}
+		errors: map[string]string{}, rates: newRates(time.Now()), checkNetwork: make(chan struct{}, 1)}
 }
 
 // SetQueue records the length of a queue of background work behind the
@@ -159,6 +169,14 @@ func cloneMap[V any](m map[string]V) map[string]V {
 func (ix *Indexer) Run(ctx context.Context) error {
 	ix.running.Store(true)
 	defer ix.running.Store(false)
+	// The node's network is checked alongside (network.go).
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ix.watchNetwork(ctx)
+	}()
+	defer wg.Wait()
 	// The node's container indexes are mirrored alongside (containers.go).
 	defer ix.followIndexes(ctx)()
 	steps := map[string]func(context.Context) (bool, error){
@@ -180,11 +198,16 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		// The X-chain's pre-Cortina txs, from the mirrored X/tx index.
 		"X-chain DAG": ix.stepXDAG,
 	}
+	for what, step := range steps {
+		steps[what] = ix.guarded(step)
+	}
 	for _, c := range ix.opts.EVMChains {
 		f := ix.newEVMFollower(c)
 		steps[f.name] = f.step
+		if ix.readsNode(c.RPCURL) {
+			steps[f.name] = ix.guarded(f.step)
+		}
 	}
-	var wg sync.WaitGroup
 	for what, step := range steps {
 		wg.Add(1)
 		go func() {

@@ -175,3 +175,13 @@ func IsNotFound(err error) bool {
 	var re *RPCError
 	return errors.As(err, &re) && strings.HasSuffix(re.Message, "not found")
 }
+
+// NetworkID returns the id of the network the node runs
+// (info.getNetworkID).
+func (c *Client) NetworkID(ctx context.Context) (uint32, error) {
+	var reply info.GetNetworkIDReply
+	if err := c.call(ctx, "/ext/info", "info.getNetworkID", struct{}{}, &reply); err != nil {
+		return 0, err
+	}
+	return uint32(reply.NetworkID), nil
+}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +19,7 @@ import (
 type process struct {
 	cmd     *exec.Cmd
 	dir     string
+	keep    bool          // stop leaves dir
 	done    chan struct{} // closed once the process has exited
 	waitErr error         // valid after done is closed
 }
@@ -33,8 +35,17 @@ func startProcess(ctx context.Context, bin string, extraArgs ...string) (*proces
 	if err != nil {
 		return nil, "", err
 	}
+	return startProcessIn(ctx, bin, dir, 0, false, extraArgs...)
+}
+
+// startProcessIn runs the localnet binary on dir's node data and httpPort
+// (0: a free one). Unless keep, dir is removed when the process stops or
+// fails to start; with keep, a later start on dir resumes the same node.
+func startProcessIn(ctx context.Context, bin, dir string, httpPort int, keep bool, extraArgs ...string) (*process, string, error) {
 	fail := func(err error) (*process, string, error) {
-		os.RemoveAll(dir)
+		if !keep {
+			os.RemoveAll(dir)
+		}
 		return nil, "", err
 	}
 	stderrPath := filepath.Join(dir, "localnet.stderr")
@@ -53,11 +64,11 @@ func startProcess(ctx context.Context, bin string, extraArgs ...string) (*proces
 		return fail(err)
 	}
 
-	cmd := exec.Command(bin, append([]string{"--dir", filepath.Join(dir, "node"), "--http-port", "0"}, extraArgs...)...)
+	cmd := exec.Command(bin, append([]string{"--dir", filepath.Join(dir, "node"), "--http-port", strconv.Itoa(httpPort)}, extraArgs...)...)
 	cmd.Stdout = pw
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = childAttrs()
-	p := &process{cmd: cmd, dir: dir, done: make(chan struct{})}
+	p := &process{cmd: cmd, dir: dir, keep: keep, done: make(chan struct{})}
 
 	// The node is started and waited for on one goroutine locked to its OS
 	// thread: the parent-death signal is tied to the thread that forked.
@@ -102,9 +113,7 @@ func startProcess(ctx context.Context, bin string, extraArgs ...string) (*proces
 	case url := <-urlCh:
 		return p, url, nil
 	case <-p.done:
-		err := fmt.Errorf("localnet exited before it was ready (%v); stderr:\n%s", p.waitErr, tailFile(stderrPath, 4000))
-		os.RemoveAll(dir)
-		return nil, "", err
+		return fail(fmt.Errorf("localnet exited before it was ready (%v); stderr:\n%s", p.waitErr, tailFile(stderrPath, 4000)))
 	case <-ctx.Done():
 		msg := tailFile(stderrPath, 4000)
 		p.stop(10 * time.Second)
@@ -113,9 +122,11 @@ func startProcess(ctx context.Context, bin string, extraArgs ...string) (*proces
 }
 
 // stop sends SIGTERM, waits up to grace for the node to exit, kills it if it
-// did not, and removes its data directory.
+// did not, and removes its data directory unless it is kept.
 func (p *process) stop(grace time.Duration) error {
-	defer os.RemoveAll(p.dir)
+	if !p.keep {
+		defer os.RemoveAll(p.dir)
+	}
 	select {
 	case <-p.done:
 		return p.exitErr()
