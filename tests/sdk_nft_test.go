@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -46,18 +45,9 @@ func TestSDKNFTs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the local network and Node.js")
 	}
-	npm, node := lookTool(t, "npm"), lookTool(t, "node")
-	dir, err := filepath.Abs("sdk")
-	if err != nil {
-		t.Fatal(err)
-	}
+	installSDK(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	install.Dir = dir
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in tests/sdk: %v\n%s", err, out)
-	}
 
 	n := testnet.Get(t)
 	a := newStub(t, "127.0.0.1:0")
@@ -129,12 +119,5 @@ func TestSDKNFTs(t *testing.T) {
 		}
 	}
 
-	run := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "nfts.test.mjs")
-	run.Dir = dir
-	run.Env = append(os.Environ(), "AVAINDEX_URL="+base, "AVAINDEX_FACTS="+factsFile)
-	out, err := run.CombinedOutput()
-	t.Logf("node --test nfts.test.mjs (tests/sdk):\n%s", out)
-	if err != nil {
-		t.Fatalf("the SDK tests failed: %v", err)
-	}
+	runSDK(t, ctx, base, factsFile, "nfts.test.mjs")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -43,18 +42,9 @@ func TestSDKSignatureAggregator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the custom network and Node.js")
 	}
-	npm, node := lookTool(t, "npm"), lookTool(t, "node")
-	dir, err := filepath.Abs("sdk")
-	if err != nil {
-		t.Fatal(err)
-	}
+	installSDK(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	install.Dir = dir
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in tests/sdk: %v\n%s", err, out)
-	}
 
 	n := testnet.GetCustom(t)
 	spec, err := n.NodeAsL1Validator(ctx, 100, testnet.L1ValidatorBalance)
@@ -90,12 +80,5 @@ func TestSDKSignatureAggregator(t *testing.T) {
 	base := startService(t, n.URL, dbtest.SQLite(t), "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
 	indexedNow(t, n, base)
 
-	run := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "signatureaggregator.test.mjs")
-	run.Dir = dir
-	run.Env = append(os.Environ(), "AVAINDEX_URL="+base, "AVAINDEX_FACTS="+factsFile)
-	out, err := run.CombinedOutput()
-	t.Logf("node --test signatureaggregator.test.mjs (tests/sdk):\n%s", out)
-	if err != nil {
-		t.Fatalf("the SDK tests failed: %v", err)
-	}
+	runSDK(t, ctx, base, factsFile, "signatureaggregator.test.mjs")
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,18 +122,9 @@ func TestSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the local network and Node.js")
 	}
-	npm, node := lookTool(t, "npm"), lookTool(t, "node")
-	dir, err := filepath.Abs("sdk")
-	if err != nil {
-		t.Fatal(err)
-	}
+	installSDK(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-	install.Dir = dir
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in tests/sdk: %v\n%s", err, out)
-	}
 
 	n, issued := issuedNetwork(t)
 	// The EVM scenarios first: their atomic txs add P-chain blocks.
@@ -252,11 +244,44 @@ func TestSDK(t *testing.T) {
 	_, evmRun := evmScenario(t)
 	waitEVMIndexed(t, dsn, n.EVMChainID, evmRun.head)
 
-	run := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec")
-	run.Dir = dir
+	runSDK(t, ctx, base, factsFile)
+}
+
+// sdkInstall is tests/sdk's packages, installed once per test process.
+var sdkInstall struct {
+	once sync.Once
+	out  []byte
+	err  error
+}
+
+// installSDK installs tests/sdk's packages (@avalanche-sdk/chainkit) with
+// npm ci from the committed lockfile, once per test process.
+func installSDK(t *testing.T) {
+	t.Helper()
+	npm := lookTool(t, "npm")
+	lookTool(t, "node")
+	sdkInstall.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
+		install.Dir = "sdk"
+		sdkInstall.out, sdkInstall.err = install.CombinedOutput()
+	})
+	if sdkInstall.err != nil {
+		t.Fatalf("npm ci in tests/sdk: %v\n%s", sdkInstall.err, sdkInstall.out)
+	}
+}
+
+// runSDK runs node's test runner in tests/sdk on files (every *.test.mjs
+// when none) against avaindex at base, with the facts the tests assert in
+// factsFile, and fails t when a test fails.
+func runSDK(t *testing.T, ctx context.Context, base, factsFile string, files ...string) {
+	t.Helper()
+	run := exec.CommandContext(ctx, lookTool(t, "node"), append([]string{"--test", "--test-reporter=spec"}, files...)...)
+	run.Dir = "sdk"
 	run.Env = append(os.Environ(), "AVAINDEX_URL="+base, "AVAINDEX_FACTS="+factsFile)
 	out, err := run.CombinedOutput()
-	t.Logf("node --test (tests/sdk):\n%s", out)
+	t.Logf("node --test %s (tests/sdk):\n%s", strings.Join(files, " "), out)
 	if err != nil {
 		t.Fatalf("the SDK tests failed: %v", err)
 	}
