@@ -78,7 +78,7 @@ var rederivable = []internal.Chain{internal.PChain}
 // emptied by a rederive's start; the rows shared with other chains
 // (address_utxos, the metrics) are deleted by pDerivedClears.
 var pDerivedTables = []string{
-	"p_utxos", "p_utxo_addresses", "p_imported_utxos", "p_subnets", "p_blockchains",
+	"p_utxo_addresses", "p_utxos", "p_imported_utxos", "p_subnets", "p_blockchains", // p_utxo_addresses references p_utxos
 	"p_stakers", "p_staker_owners", "p_l1_validator_events", "p_l1_validators", "p_l1_validator_owners",
 	"p_l1_fees", "p_l1_fee_validators", "p_reward_state", "p_reward_subnets", "p_supply_history",
 	"p_historical_rewards", "p_historical_reward_owners",
@@ -88,7 +88,7 @@ var pDerivedClears = []struct {
 	query string
 	args  []any
 }{
-	{"DELETE FROM address_utxos WHERE origin = ?", []any{"p_utxos"}},
+	{"DELETE FROM address_utxos WHERE origin = ?", []any{string(internal.PChain)}},
 	{"DELETE FROM metric_chains WHERE chain_key = ?", []any{PMetricKey}},
 	{"DELETE FROM metric_rollups WHERE chain_key = ?", []any{PMetricKey}},
 	{"DELETE FROM metric_addresses WHERE chain_key = ?", []any{PMetricKey}},
