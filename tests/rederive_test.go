@@ -329,3 +329,45 @@ func TestRederivePChain(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkRederivePChain measures a P-chain rederive from the genesis
+// (clear, then decode and apply every stored block in batches of 256) on
+// a store of the local network grown to at least loadPBlocks P-chain
+// blocks, on SQLite and PostgreSQL; blocks/s is the figure. Run it as
+//
+//	go test -run '^$' -bench BenchmarkRederivePChain -benchtime 3x ./tests/
+func BenchmarkRederivePChain(b *testing.B) {
+	n := testnet.Get(b)
+	tip := growPChain(b, n, loadPBlocks)
+	dbtest.Run(b, func(b *testing.B, dsn string) {
+		ctx := context.Background()
+		base, stop := runService(b, 2*time.Minute, n.URL, dsn)
+		waitIndexedB(b, base, tip)
+		if err := stop(); err != nil && !errors.Is(err, context.Canceled) {
+			b.Fatal(err)
+		}
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		var blocks uint64
+		b.ResetTimer()
+		for range b.N {
+			if err := st.RequestRederive(ctx, internal.PChain); err != nil {
+				b.Fatal(err)
+			}
+			err := ingest.Rederive(ctx, st, internal.PChain, log, ingest.RederiveOptions{BatchSize: 256,
+				OnBatch: func(r store.Rederive) {
+					if r.Done {
+						blocks += r.Target + 1
+					}
+				}})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(blocks)/b.Elapsed().Seconds(), "blocks/s")
+	})
+}

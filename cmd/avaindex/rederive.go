@@ -96,15 +96,22 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 	if err := st.RequestRederive(ctx, internal.PChain); err != nil {
 		return err
 	}
-	var last store.Rederive
+	var (
+		last    store.Rederive
+		batches int
+	)
 	start := time.Now()
 	err = ingest.Rederive(ctx, st, internal.PChain, log, ingest.RederiveOptions{BatchSize: batch,
-		OnBatch: func(r store.Rederive) { last = r }})
+		OnBatch: func(r store.Rederive) { last, batches = r, batches+1 }})
 	if err != nil {
-		if errors.Is(err, context.Canceled) && last.Started {
+		if errors.Is(err, context.Canceled) && batches > 0 {
 			return fmt.Errorf("rederive: stopped at P-chain height %d of %d; run it again (or avaindex serve) to resume", last.Next, last.Target)
 		}
 		return err
+	}
+	if batches == 0 {
+		fmt.Fprintln(out, "no P-chain block is stored: nothing to rederive")
+		return nil
 	}
 	fmt.Fprintf(out, "rederived the P-chain's derived state up to height %d in %s\n", last.Target, time.Since(start).Round(time.Millisecond))
 	return nil
