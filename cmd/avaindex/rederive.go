@@ -17,18 +17,20 @@ import (
 	"github.com/avaindex/avaindex/internal/store"
 )
 
-const rederiveUsage = `usage: avaindex rederive [--chain P] [--from 0] [--wait]
+const rederiveUsage = `usage: avaindex rederive [--chain P|X] [--from 0] [--wait]
 
 Writes a chain's derived state (the P-chain's UTXOs, stakers, subnets and
-chains, L1 validators, the reward and L1 fee replays, historical rewards,
-its chain metrics) again from the blocks already in the store, without the
+chains, L1 validators, the reward and L1 fee replays, historical rewards;
+the X-chain's UTXOs and DAG txs; each one's chain metrics) again from what
+is stored of it (its blocks, the X-chain's mirrored DAG txs), without the
 node, in batches that each commit with the rederive's cursor: a rederive
 cut short (a crash, Ctrl-C) resumes where it stopped, here or at the next
 start of avaindex serve. It runs under the store's indexer lease; with an
 indexer running it fails, or with --wait waits for the lease.
 
-The P-chain's reward and fee replays depend on its whole history, so it is
-rederived from the genesis: --from accepts 0 only.
+The derived state depends on the whole history (the P-chain's reward and
+fee replays, the UTXOs' spends), so a chain is rederived from the genesis:
+--from accepts 0 only.
 `
 
 // runRederive runs `avaindex rederive`, telling out what it did.
@@ -40,7 +42,7 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 		batch int
 	)
 	cfg, positional, err := config.LoadCommand("avaindex rederive", args, getenv, usage, func(fs *flag.FlagSet) {
-		fs.StringVar(&chain, "chain", "P", "the chain whose derived state to write again (P)")
+		fs.StringVar(&chain, "chain", "P", "the chain whose derived state to write again (P or X)")
 		fs.Uint64Var(&from, "from", 0, "the first height to derive again (0: the genesis)")
 		fs.BoolVar(&wait, "wait", false, "wait for the indexer lease instead of failing while an indexer holds it")
 		fs.IntVar(&batch, "batch", 256, "blocks per transaction")
@@ -48,13 +50,14 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	switch c := internal.Chain(strings.ToUpper(chain)); {
+	c := internal.Chain(strings.ToUpper(chain))
+	switch {
 	case len(positional) > 0:
 		return fmt.Errorf("rederive: unexpected argument %q", positional[0])
-	case c != internal.PChain:
-		return fmt.Errorf("rederive: --chain %q: only the P-chain (P) can be rederived", chain)
+	case c != internal.PChain && c != internal.XChain:
+		return fmt.Errorf("rederive: --chain %q: only the P-chain (P) and the X-chain (X) can be rederived", chain)
 	case from != 0:
-		return fmt.Errorf("rederive: --from %d: the P-chain's reward and fee replays depend on its whole history, so it is rederived from 0", from)
+		return fmt.Errorf("rederive: --from %d: the derived state depends on the whole history (the reward and fee replays, the UTXOs' spends), so a chain is rederived from 0", from)
 	case batch <= 0:
 		return fmt.Errorf("rederive: --batch %d: must be positive", batch)
 	}
@@ -93,7 +96,7 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 	defer lease.Release()
 	ctx = database.WithLease(ctx, lease)
 
-	if err := st.RequestRederive(ctx, internal.PChain); err != nil {
+	if err := st.RequestRederive(ctx, c); err != nil {
 		return err
 	}
 	var (
@@ -101,18 +104,18 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 		batches int
 	)
 	start := time.Now()
-	err = ingest.Rederive(ctx, st, internal.PChain, log, ingest.RederiveOptions{BatchSize: batch,
+	err = ingest.Rederive(ctx, st, c, log, ingest.RederiveOptions{BatchSize: batch,
 		OnBatch: func(r store.Rederive) { last, batches = r, batches+1 }})
 	if err != nil {
 		if errors.Is(err, context.Canceled) && batches > 0 {
-			return fmt.Errorf("rederive: stopped at P-chain height %d of %d; run it again (or avaindex serve) to resume", last.Next, last.Target)
+			return fmt.Errorf("rederive: stopped at the %s-chain's %s %d of %d; run it again (or avaindex serve) to resume", c, last.Phase, last.Next, last.Target)
 		}
 		return err
 	}
 	if batches == 0 {
-		fmt.Fprintln(out, "no P-chain block is stored: nothing to rederive")
+		fmt.Fprintf(out, "nothing of the %s-chain is stored: nothing to rederive\n", c)
 		return nil
 	}
-	fmt.Fprintf(out, "rederived the P-chain's derived state up to height %d in %s\n", last.Target, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "rederived the %s-chain's derived state in %s\n", c, time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -29,8 +29,8 @@ func TestRederiveCommand(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"--chain", "X"}, `--chain "X": only the P-chain`},
-			{[]string{"--from", "5"}, "--from 5: the P-chain's reward and fee replays depend on its whole history"},
+			{[]string{"--chain", "C"}, `--chain "C": only the P-chain (P) and the X-chain (X)`},
+			{[]string{"--from", "5"}, "--from 5: the derived state depends on the whole history"},
 			{[]string{"--batch", "0"}, "--batch 0"},
 			{[]string{"now"}, `unexpected argument "now"`},
 		} {

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
 
@@ -13,18 +15,20 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // RederiveStore is the store's side of a rederive: the derived state of a
-// chain written again from the blocks already stored, without the node
-// (see ingest.Rederive, which decodes them). A rederive is asked for by a
-// settings row "rederive:CHAIN" (RequestRederive, or a migration that
-// inserts it with the value 'request'); StartRederive clears the chain's
-// derived state and turns the row into the rederive's cursor, the next
-// height to apply; each RederivePBlocks moves it in the blocks'
-// transaction, and the row is deleted once the chain's cursor is reached.
-// A crash resumes at the cursor. While a rederive of a chain is pending,
-// its indexer's applies are refused.
+// chain written again from what is stored of it (its blocks, the X-chain's
+// mirrored DAG txs), without the node (see ingest.Rederive, which decodes
+// them). A rederive is asked for by a settings row "rederive:CHAIN"
+// (RequestRederive, or a migration that inserts it with the value
+// 'request'); StartRederive clears the chain's derived state and turns the
+// row into the rederive's cursor, "PHASE:NEXT" (the X-chain's DAG txs,
+// phase "dag", then the blocks, phase "blocks"); each Rederive* batch
+// moves it in the batch's transaction, and the row is deleted once the
+// chain's cursors are reached. A crash resumes at the cursor. While a
+// rederive of a chain is pending, its indexer's applies are refused.
 type RederiveStore interface {
 	// RequestRederive asks for a rederive of chain from the genesis,
 	// unless one is pending already (then it changes nothing).
@@ -32,17 +36,22 @@ type RederiveStore interface {
 	// PendingRederives returns the rederives asked for or under way.
 	PendingRederives(ctx context.Context) ([]Rederive, error)
 	// StartRederive clears the derived state of a requested rederive's
-	// chain and sets its cursor to 0; a rederive under way is left as it
-	// is. It returns the rederive's state.
+	// chain and sets its cursor to the first phase's 0; a rederive under
+	// way is left as it is. It returns the rederive's state.
 	StartRederive(ctx context.Context, chain internal.Chain) (Rederive, error)
-	// StoredPBlocks returns up to n stored P-chain blocks from height
-	// from on, ascending, with the reward UTXOs stored for them.
-	StoredPBlocks(ctx context.Context, from uint64, n int) ([]StoredPBlock, error)
-	// RederivePBlocks runs the P-chain's appliers over blocks (stored
-	// blocks decoded again, consecutive, starting at the rederive's
-	// cursor) and moves the cursor past them, in one transaction; it
-	// ends the rederive when the cursor passes the P-chain's cursor.
+	// StoredPBlocks and StoredXBlocks return up to n stored blocks from
+	// height from on, ascending; the P-chain's with the reward UTXOs
+	// stored for them.
+	StoredPBlocks(ctx context.Context, from uint64, n int) ([]StoredBlock, error)
+	StoredXBlocks(ctx context.Context, from uint64, n int) ([]StoredBlock, error)
+	// RederivePBlocks, RederiveXBlocks and RederiveXDAGTxs run the
+	// chain's appliers over a batch (what is stored, decoded again,
+	// consecutive, starting at the rederive's cursor in its phase) and
+	// move the cursor past it, in one transaction; the last batch of the
+	// last phase ends the rederive.
 	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (Rederive, error)
+	RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) (Rederive, error)
 }
 
 // Rederive is the state of a chain's rederive.
@@ -50,16 +59,25 @@ type Rederive struct {
 	Chain internal.Chain
 	// Started is false while the rederive is only asked for.
 	Started bool
-	// Next is the next height to apply; Target the chain's cursor, the
-	// last height to apply (Done when Next passes it).
+	// Phase is what the rederive applies: RederiveBlocks or RederiveDAG.
+	Phase string
+	// Next is the next height (index, for the DAG) to apply; Target the
+	// phase's cursor, the last to apply.
 	Next, Target uint64
-	Done         bool
+	// Done is set once the last phase is applied: the row is gone.
+	Done bool
 }
 
-// StoredPBlock is a stored P-chain block's bytes and the reward UTXOs
-// stored for its RewardValidatorTxs, by the staker they reward, in the
-// node's encoding.
-type StoredPBlock struct {
+// The phases of a rederive.
+const (
+	RederiveDAG    = "dag"
+	RederiveBlocks = "blocks"
+)
+
+// StoredBlock is a stored block's bytes; a P-chain block's with the
+// reward UTXOs stored for its RewardValidatorTxs, by the staker they
+// reward, in the node's encoding.
+type StoredBlock struct {
 	Height  uint64
 	Bytes   []byte
 	Rewards map[ids.ID][][]byte
@@ -71,31 +89,59 @@ func RederiveKey(chain internal.Chain) string { return "rederive:" + string(chai
 // rederiveRequested is a rederive's settings value before it starts.
 const rederiveRequested = "request"
 
-// rederivable are the chains a rederive can run on.
-var rederivable = []internal.Chain{internal.PChain}
-
-// pDerivedTables are the tables written by the P-chain's appliers alone,
-// emptied by a rederive's start; the rows shared with other chains
-// (address_utxos, the metrics) are deleted by pDerivedClears.
-var pDerivedTables = []string{
-	"p_utxo_addresses", "p_utxos", "p_imported_utxos", "p_subnets", "p_blockchains", // p_utxo_addresses references p_utxos
-	"p_stakers", "p_staker_owners", "p_l1_validator_events", "p_l1_validators", "p_l1_validator_owners",
-	"p_l1_fees", "p_l1_fee_validators", "p_reward_state", "p_reward_subnets", "p_supply_history",
-	"p_historical_rewards", "p_historical_reward_owners",
+type rederivePhase struct {
+	name   string
+	cursor CursorKey
 }
 
-var pDerivedClears = []struct {
-	query string
-	args  []any
-}{
-	{"DELETE FROM address_utxos WHERE origin = ?", []any{string(internal.PChain)}},
-	{"DELETE FROM metric_chains WHERE chain_key = ?", []any{PMetricKey}},
-	{"DELETE FROM metric_rollups WHERE chain_key = ?", []any{PMetricKey}},
-	{"DELETE FROM metric_addresses WHERE chain_key = ?", []any{PMetricKey}},
+// rederiveSpec is what a chain's rederive clears and applies: tables
+// written by its appliers alone (emptied; children before parents),
+// deletes of its rows in tables shared with other chains, and its phases
+// in order, each up to its cursor.
+type rederiveSpec struct {
+	tables []string
+	clears []string
+	phases []rederivePhase
 }
+
+var rederiveSpecs = map[internal.Chain]rederiveSpec{
+	internal.PChain: {
+		tables: []string{
+			"p_utxo_addresses", "p_utxos", "p_imported_utxos", "p_subnets", "p_blockchains",
+			"p_stakers", "p_staker_owners", "p_l1_validator_events", "p_l1_validators", "p_l1_validator_owners",
+			"p_l1_fees", "p_l1_fee_validators", "p_reward_state", "p_reward_subnets", "p_supply_history",
+			"p_historical_rewards", "p_historical_reward_owners",
+		},
+		clears: []string{
+			"DELETE FROM address_utxos WHERE origin = 'P'",
+			"DELETE FROM metric_chains WHERE chain_key = 'P'",
+			"DELETE FROM metric_rollups WHERE chain_key = 'P'",
+			"DELETE FROM metric_addresses WHERE chain_key = 'P'",
+		},
+		phases: []rederivePhase{{RederiveBlocks, ChainCursor(internal.PChain)}},
+	},
+	internal.XChain: {
+		tables: []string{"x_utxo_addresses", "x_utxos", "x_imported_utxos", "x_early_spends", "x_dag_txs"},
+		clears: []string{
+			"DELETE FROM address_utxos WHERE origin = 'X'",
+			"DELETE FROM metric_chains WHERE chain_key = 'X'",
+			"DELETE FROM metric_rollups WHERE chain_key = 'X'",
+			"DELETE FROM metric_addresses WHERE chain_key = 'X'",
+		},
+		phases: []rederivePhase{{RederiveDAG, XDAGCursor}, {RederiveBlocks, ChainCursor(internal.XChain)}},
+	},
+}
+
+// rederivable are the chains a rederive can run on, in the order pending
+// rederives run.
+var rederivable = []internal.Chain{internal.PChain, internal.XChain}
 
 func rederiveState(ctx context.Context, db *database.DB, chain internal.Chain) (r Rederive, ok bool, err error) {
 	r.Chain = chain
+	spec, known := rederiveSpecs[chain]
+	if !known {
+		return r, false, nil
+	}
 	var v []byte
 	err = db.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", RederiveKey(chain)).Scan(&v)
 	switch {
@@ -104,20 +150,84 @@ func rederiveState(ctx context.Context, db *database.DB, chain internal.Chain) (
 	case err != nil:
 		return r, false, err
 	}
-	if cur, ok, err := cursor(ctx, db, ChainCursor(chain)); err != nil {
-		return r, false, err
-	} else if ok {
-		r.Target = cur
-	}
 	if string(v) == rederiveRequested {
 		return r, true, nil
 	}
-	next, err := strconv.ParseUint(string(v), 10, 63)
-	if err != nil {
-		return r, false, fmt.Errorf("the %s-chain's rederive cursor %q: %w", chain, v, err)
+	phase, next, _ := strings.Cut(string(v), ":")
+	for _, p := range spec.phases {
+		if p.name != phase {
+			continue
+		}
+		if r.Next, err = strconv.ParseUint(next, 10, 63); err != nil {
+			break
+		}
+		if r.Target, _, err = cursor(ctx, db, p.cursor); err != nil {
+			return r, false, err
+		}
+		r.Started, r.Phase = true, phase
+		return r, true, nil
 	}
-	r.Started, r.Next = true, next
-	return r, true, nil
+	return r, false, fmt.Errorf("the %s-chain's rederive cursor %q is not PHASE:HEIGHT", chain, v)
+}
+
+// enterPhase moves chain's rederive to the first of its phases from i on
+// with anything stored, or ends it.
+func enterPhase(ctx context.Context, tx *database.DB, chain internal.Chain, i int) (Rederive, error) {
+	phases := rederiveSpecs[chain].phases
+	for ; i < len(phases); i++ {
+		cur, ok, err := cursor(ctx, tx, phases[i].cursor)
+		if err != nil {
+			return Rederive{}, err
+		}
+		if !ok {
+			continue // nothing stored of this phase
+		}
+		r := Rederive{Chain: chain, Started: true, Phase: phases[i].name, Next: 0, Target: cur}
+		_, err = tx.Exec(ctx, "UPDATE settings SET value = ? WHERE key = ?", []byte(phases[i].name+":0"), RederiveKey(chain))
+		return r, err
+	}
+	_, err := tx.Exec(ctx, "DELETE FROM settings WHERE key = ?", RederiveKey(chain))
+	return Rederive{Chain: chain, Started: true, Done: true}, err
+}
+
+// rederiveBatch runs apply over a batch from first to last of chain's
+// rederive in its phase, then moves the rederive past it, in one
+// transaction.
+func (s *sqlStore) rederiveBatch(ctx context.Context, chain internal.Chain, phase string, first, last uint64,
+	apply func(tx *database.DB) error) (r Rederive, err error) {
+	err = s.db.Transact(ctx, func(tx *database.DB) error {
+		var ok bool
+		if r, ok, err = rederiveState(ctx, tx, chain); err != nil {
+			return err
+		}
+		if !ok || !r.Started || r.Phase != phase {
+			return fmt.Errorf("no rederive of the %s-chain's %s is under way: %w", chain, phase, derrors.Unavailable)
+		}
+		if first != r.Next {
+			return fmt.Errorf("the batch starts at %d, the rederive is at %d: %w", first, r.Next, derrors.Unavailable)
+		}
+		if last > r.Target {
+			return fmt.Errorf("the batch ends at %d, past the cursor %d: %w", last, r.Target, derrors.InvalidArgument)
+		}
+		if err := apply(tx); err != nil {
+			return err
+		}
+		if last+1 <= r.Target {
+			r.Next = last + 1
+			_, err := tx.Exec(ctx, "UPDATE settings SET value = ? WHERE key = ?",
+				[]byte(phase+":"+strconv.FormatUint(r.Next, 10)), RederiveKey(chain))
+			return err
+		}
+		phases := rederiveSpecs[chain].phases
+		for i, p := range phases {
+			if p.name == phase {
+				r, err = enterPhase(ctx, tx, chain, i+1)
+				return err
+			}
+		}
+		return fmt.Errorf("the %s-chain's rederive has no phase %q", chain, phase)
+	})
+	return r, err
 }
 
 // refuseWhileRederiving fails while a rederive of chain is pending: its
@@ -136,12 +246,8 @@ func refuseWhileRederiving(ctx context.Context, tx *database.DB, chain internal.
 
 func (s *sqlStore) RequestRederive(ctx context.Context, chain internal.Chain) (err error) {
 	defer derrors.Wrap(&err, "store.RequestRederive(%s)", chain)
-	ok := false
-	for _, c := range rederivable {
-		ok = ok || c == chain
-	}
-	if !ok {
-		return fmt.Errorf("the %s-chain cannot be rederived (only the P-chain can): %w", chain, derrors.InvalidArgument)
+	if _, ok := rederiveSpecs[chain]; !ok {
+		return fmt.Errorf("the %s-chain cannot be rederived (the P- and X-chains can): %w", chain, derrors.InvalidArgument)
 	}
 	_, err = s.db.Exec(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
 		RederiveKey(chain), []byte(rederiveRequested))
@@ -165,7 +271,8 @@ func (s *sqlStore) PendingRederives(ctx context.Context) (_ []Rederive, err erro
 
 func (s *sqlStore) StartRederive(ctx context.Context, chain internal.Chain) (r Rederive, err error) {
 	defer derrors.Wrap(&err, "store.StartRederive(%s)", chain)
-	if chain != internal.PChain {
+	spec, known := rederiveSpecs[chain]
+	if !known {
 		return r, fmt.Errorf("the %s-chain cannot be rederived: %w", chain, derrors.InvalidArgument)
 	}
 	err = s.db.Transact(ctx, func(tx *database.DB) error {
@@ -179,53 +286,29 @@ func (s *sqlStore) StartRederive(ctx context.Context, chain internal.Chain) (r R
 		if r.Started {
 			return nil
 		}
-		for _, t := range pDerivedTables {
+		for _, t := range spec.tables {
 			if _, err := tx.Exec(ctx, "DELETE FROM "+t); err != nil {
 				return err
 			}
 		}
-		for _, c := range pDerivedClears {
-			if _, err := tx.Exec(ctx, c.query, c.args...); err != nil {
+		for _, q := range spec.clears {
+			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
 			}
 		}
-		r.Started, r.Next = true, 0
-		if _, indexed, err := cursor(ctx, tx, ChainCursor(chain)); err != nil {
-			return err
-		} else if !indexed {
-			// Nothing stored: nothing to derive.
-			r.Done = true
-			_, err := tx.Exec(ctx, "DELETE FROM settings WHERE key = ?", RederiveKey(chain))
-			return err
-		}
-		_, err := tx.Exec(ctx, "UPDATE settings SET value = ? WHERE key = ?", []byte("0"), RederiveKey(chain))
+		r, err = enterPhase(ctx, tx, chain, 0)
 		return err
 	})
 	return r, err
 }
 
-func (s *sqlStore) StoredPBlocks(ctx context.Context, from uint64, n int) (_ []StoredPBlock, err error) {
+func (s *sqlStore) StoredPBlocks(ctx context.Context, from uint64, n int) (_ []StoredBlock, err error) {
 	defer derrors.Wrap(&err, "store.StoredPBlocks(%d, %d)", from, n)
-	if from > 1<<62 || n <= 0 {
-		return nil, fmt.Errorf("out of range: %w", derrors.InvalidArgument)
-	}
-	var out []StoredPBlock
-	err = s.db.RunQuery(ctx, "SELECT height, bytes FROM p_blocks WHERE height >= ? ORDER BY height LIMIT ?",
-		func(rows *sql.Rows) error {
-			var (
-				h int64
-				b []byte
-			)
-			if err := rows.Scan(&h, &b); err != nil {
-				return err
-			}
-			out = append(out, StoredPBlock{Height: uint64(h), Bytes: nonNil(b)})
-			return nil
-		}, int64(from), n)
+	out, err := s.storedBlocks(ctx, "p_blocks", from, n)
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	byHeight := make(map[uint64]*StoredPBlock, len(out))
+	byHeight := make(map[uint64]*StoredBlock, len(out))
 	for i := range out {
 		byHeight[out[i].Height] = &out[i]
 	}
@@ -256,6 +339,32 @@ func (s *sqlStore) StoredPBlocks(ctx context.Context, from uint64, n int) (_ []S
 	return out, err
 }
 
+func (s *sqlStore) StoredXBlocks(ctx context.Context, from uint64, n int) (_ []StoredBlock, err error) {
+	defer derrors.Wrap(&err, "store.StoredXBlocks(%d, %d)", from, n)
+	return s.storedBlocks(ctx, "x_blocks", from, n)
+}
+
+// storedBlocks reads up to n blocks of table from height from on.
+func (s *sqlStore) storedBlocks(ctx context.Context, table string, from uint64, n int) ([]StoredBlock, error) {
+	if from > math.MaxInt64 || n <= 0 {
+		return nil, fmt.Errorf("out of range: %w", derrors.InvalidArgument)
+	}
+	var out []StoredBlock
+	err := s.db.RunQuery(ctx, "SELECT height, bytes FROM "+table+" WHERE height >= ? ORDER BY height LIMIT ?",
+		func(rows *sql.Rows) error {
+			var (
+				h int64
+				b []byte
+			)
+			if err := rows.Scan(&h, &b); err != nil {
+				return err
+			}
+			out = append(out, StoredBlock{Height: uint64(h), Bytes: nonNil(b)})
+			return nil
+		}, int64(from), n)
+	return out, err
+}
+
 func (s *sqlStore) RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (r Rederive, err error) {
 	if len(blocks) == 0 {
 		return r, fmt.Errorf("store.RederivePBlocks: no blocks: %w", derrors.InvalidArgument)
@@ -266,37 +375,44 @@ func (s *sqlStore) RederivePBlocks(ctx context.Context, blocks []*pchain.Block) 
 			return r, fmt.Errorf("the batch is not consecutive blocks: %w", derrors.InvalidArgument)
 		}
 	}
-	err = s.db.Transact(ctx, func(tx *database.DB) error {
-		var ok bool
-		if r, ok, err = rederiveState(ctx, tx, internal.PChain); err != nil {
-			return err
-		}
-		if !ok || !r.Started {
-			return fmt.Errorf("no rederive of the P-chain is under way: %w", derrors.Unavailable)
-		}
-		if blocks[0].Height != r.Next {
-			return fmt.Errorf("the batch starts at %d, the rederive is at %d: %w", blocks[0].Height, r.Next, derrors.Unavailable)
-		}
-		last := blocks[len(blocks)-1].Height
-		if last > r.Target {
-			return fmt.Errorf("the batch ends at %d, past the P-chain's cursor %d: %w", last, r.Target, derrors.InvalidArgument)
-		}
-		for _, apply := range pAppliers {
-			if err := apply(ctx, tx, blocks); err != nil {
-				return err
+	return s.rederiveBatch(ctx, internal.PChain, RederiveBlocks, blocks[0].Height, blocks[len(blocks)-1].Height,
+		func(tx *database.DB) error {
+			for _, apply := range pAppliers {
+				if err := apply(ctx, tx, blocks); err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+}
+
+func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (r Rederive, err error) {
+	if len(blocks) == 0 {
+		return r, fmt.Errorf("store.RederiveXBlocks: no blocks: %w", derrors.InvalidArgument)
+	}
+	for i, b := range blocks {
+		if b == nil || (i > 0 && b.Height != blocks[i-1].Height+1) {
+			return r, fmt.Errorf("store.RederiveXBlocks: the batch is not consecutive blocks: %w", derrors.InvalidArgument)
 		}
-		r.Next = last + 1
-		if r.Next > r.Target {
-			r.Done = true
-			_, err := tx.Exec(ctx, "DELETE FROM settings WHERE key = ?", RederiveKey(internal.PChain))
-			return err
-		}
-		_, err := tx.Exec(ctx, "UPDATE settings SET value = ? WHERE key = ?",
-			[]byte(strconv.FormatUint(r.Next, 10)), RederiveKey(internal.PChain))
-		return err
-	})
-	return r, err
+	}
+	first, last := blocks[0].Height, blocks[len(blocks)-1].Height
+	defer derrors.Wrap(&err, "store.RederiveXBlocks(%d..%d)", first, last)
+	return s.rederiveBatch(ctx, internal.XChain, RederiveBlocks, first, last,
+		func(tx *database.DB) error { return applyXDerived(ctx, tx, blocks) })
+}
+
+func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (r Rederive, err error) {
+	if len(dtxs) == 0 || dtxs[0] == nil || dtxs[len(dtxs)-1] == nil {
+		return r, fmt.Errorf("store.RederiveXDAGTxs: no txs: %w", derrors.InvalidArgument)
+	}
+	first, last := dtxs[0].Index, dtxs[len(dtxs)-1].Index
+	defer derrors.Wrap(&err, "store.RederiveXDAGTxs(%d..%d)", first, last)
+	write, err := xDAGWriter(dtxs)
+	if err != nil {
+		return r, err
+	}
+	return s.rederiveBatch(ctx, internal.XChain, RederiveDAG, first, last,
+		func(tx *database.DB) error { return write(ctx, tx) })
 }
 
 // writePRewardUTXOs keeps the reward UTXOs the node reported for the
