@@ -372,30 +372,51 @@ func BenchmarkRederivePChain(b *testing.B) {
 	})
 }
 
-// TestRederiveXChain does for the X-chain what TestRederivePChain does
-// for the P-chain: its derived tables wiped or wrong, a rederive cut short
-// after one batch and resumed, and every derived table compared with the
-// store indexed from scratch, on both stores.
+// TestRederiveXChain and TestRederiveCChain do for the X-chain (its
+// blocks; its DAG phase is TestRederiveXDAG's, internal/store, as the local
+// network has no DAG txs) and the C-chain's atomic txs what
+// TestRederivePChain does for the P-chain: the chain's derived tables
+// wiped or wrong, a rederive cut short after one batch and resumed, and
+// every derived table compared with the store indexed from scratch, on
+// both stores.
 func TestRederiveXChain(t *testing.T) {
+	rederiveChain(t, internal.XChain, []string{"x_utxos", "x_imported_utxos", "address_utxos", "metric_rollups"}, []string{
+		"DELETE FROM x_utxo_addresses", "DELETE FROM x_dag_txs",
+		"DELETE FROM metric_rollups WHERE chain_key = 'X'",
+		"UPDATE x_utxos SET consumed_tx_id = NULL, consumed_height = NULL, amount = 1",
+		"UPDATE address_utxos SET spent = 0 WHERE origin = 'X' OR chain = 'X'",
+	})
+}
+
+func TestRederiveCChain(t *testing.T) {
+	rederiveChain(t, internal.CChain, []string{"c_atomic_txs", "c_atomic_utxos", "c_imported_utxos"}, []string{
+		"DELETE FROM c_atomic_utxo_addresses",
+		"UPDATE c_atomic_utxos SET amount = 1",
+		"DELETE FROM c_imported_utxos",
+		"UPDATE address_utxos SET spent = 0 WHERE origin = 'C' OR chain = 'C'",
+	})
+}
+
+// rederiveChain indexes the network, runs wipes, and rederives chain with
+// a cancel after the first batch (of 1) and a resume; need are tables the
+// indexed store must have rows in for the comparison to mean anything.
+func rederiveChain(t *testing.T, chain internal.Chain, need, wipes []string) {
 	n, _ := issuedNetwork(t)
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db, want := indexedStore(t, n, dsn)
-		for _, table := range []string{"x_utxos", "x_imported_utxos", "address_utxos", "metric_rollups"} {
+		for _, table := range need {
 			if len(want[table]) == 0 {
 				t.Fatalf("the indexed store has no %s rows: the comparison would prove nothing", table)
 			}
 		}
-		t.Logf("%d X-chain blocks, %d DAG txs", count(t, db, "SELECT COUNT(*) FROM x_blocks"), len(want["x_dag_txs"]))
-		for _, q := range []string{
-			"DELETE FROM x_utxo_addresses", "DELETE FROM x_dag_txs",
-			"DELETE FROM metric_rollups WHERE chain_key = 'X'",
-			"UPDATE x_utxos SET consumed_tx_id = NULL, consumed_height = NULL, amount = 1",
-			"UPDATE address_utxos SET spent = 0 WHERE origin = 'X' OR chain = 'X'",
-		} {
+		for _, q := range wipes {
 			if _, err := db.Exec(ctx, q); err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
+		}
+		if diff := diffDumps(want, dumpTables(t, db, derivedTables)); len(diff) == 0 {
+			t.Fatal("the wiped store equals the indexed one: the test would prove nothing")
 		}
 		st, err := store.Open(ctx, dsn)
 		if err != nil {
@@ -403,21 +424,25 @@ func TestRederiveXChain(t *testing.T) {
 		}
 		defer st.Close()
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		if err := st.RequestRederive(ctx, internal.XChain); err != nil {
+		if err := st.RequestRederive(ctx, chain); err != nil {
 			t.Fatal(err)
 		}
 		cctx, cancel := context.WithCancel(ctx)
-		err = ingest.Rederive(cctx, st, internal.XChain, log, ingest.RederiveOptions{BatchSize: 2, OnBatch: func(store.Rederive) { cancel() }})
+		var first store.Rederive
+		err = ingest.Rederive(cctx, st, chain, log, ingest.RederiveOptions{BatchSize: 1, OnBatch: func(r store.Rederive) {
+			first = r
+			cancel()
+		}})
 		cancel()
+		if first.Done {
+			t.Fatalf("the first batch of 1 finished the %s-chain's rederive: the crash proves nothing", chain)
+		}
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("the cancelled rederive returned %v, want context.Canceled", err)
 		}
 		pending, err := st.PendingRederives(ctx)
-		if err != nil || len(pending) != 1 || pending[0].Chain != internal.XChain || !pending[0].Started {
-			t.Fatalf("after the crash the pending rederives are %+v (%v), want the X-chain's under way", pending, err)
-		}
-		if diff := diffDumps(want, dumpTables(t, db, derivedTables)); len(diff) == 0 {
-			t.Fatal("the store is whole after one batch: the crash proves nothing")
+		if err != nil || len(pending) != 1 || pending[0].Chain != chain || !pending[0].Started || pending[0].Next != first.Next {
+			t.Fatalf("after the crash the pending rederives are %+v (%v), want the %s-chain's at %d", pending, err, chain, first.Next)
 		}
 		if err := ingest.RunPendingRederives(ctx, st, log, ingest.RederiveOptions{BatchSize: 3}); err != nil {
 			t.Fatal(err)

@@ -17,13 +17,13 @@ import (
 	"github.com/avaindex/avaindex/internal/store"
 )
 
-const rederiveUsage = `usage: avaindex rederive [--chain P|X] [--from 0] [--wait]
+const rederiveUsage = `usage: avaindex rederive [--chain P|X|C] [--from 0] [--wait]
 
 Writes a chain's derived state (the P-chain's UTXOs, stakers, subnets and
 chains, L1 validators, the reward and L1 fee replays, historical rewards;
-the X-chain's UTXOs and DAG txs; each one's chain metrics) again from what
-is stored of it (its blocks, the X-chain's mirrored DAG txs), without the
-node, in batches that each commit with the rederive's cursor: a rederive
+the X-chain's UTXOs and DAG txs; each one's chain metrics; the C-chain's
+shared-memory UTXOs) again from what is stored of it (its blocks, the
+X-chain's mirrored DAG txs, the C-chain's atomic txs), without the node, in batches that each commit with the rederive's cursor: a rederive
 cut short (a crash, Ctrl-C) resumes where it stopped, here or at the next
 start of avaindex serve. It runs under the store's indexer lease; with an
 indexer running it fails, or with --wait waits for the lease.
@@ -42,7 +42,7 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 		batch int
 	)
 	cfg, positional, err := config.LoadCommand("avaindex rederive", args, getenv, usage, func(fs *flag.FlagSet) {
-		fs.StringVar(&chain, "chain", "P", "the chain whose derived state to write again (P or X)")
+		fs.StringVar(&chain, "chain", "P", "the chain whose derived state to write again (P, X or C)")
 		fs.Uint64Var(&from, "from", 0, "the first height to derive again (0: the genesis)")
 		fs.BoolVar(&wait, "wait", false, "wait for the indexer lease instead of failing while an indexer holds it")
 		fs.IntVar(&batch, "batch", 256, "blocks per transaction")
@@ -54,8 +54,8 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 	switch {
 	case len(positional) > 0:
 		return fmt.Errorf("rederive: unexpected argument %q", positional[0])
-	case c != internal.PChain && c != internal.XChain:
-		return fmt.Errorf("rederive: --chain %q: only the P-chain (P) and the X-chain (X) can be rederived", chain)
+	case c != internal.PChain && c != internal.XChain && c != internal.CChain:
+		return fmt.Errorf("rederive: --chain %q: only the P-chain (P), the X-chain (X) and the C-chain's atomic txs (C) can be rederived", chain)
 	case from != 0:
 		return fmt.Errorf("rederive: --from %d: the derived state depends on the whole history (the reward and fee replays, the UTXOs' spends), so a chain is rederived from 0", from)
 	case batch <= 0:

@@ -29,7 +29,7 @@ func TestRederiveCommand(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"--chain", "C"}, `--chain "C": only the P-chain (P) and the X-chain (X)`},
+			{[]string{"--chain", "D"}, `--chain "D": only the P-chain (P), the X-chain (X) and the C-chain's atomic txs (C)`},
 			{[]string{"--from", "5"}, "--from 5: the derived state depends on the whole history"},
 			{[]string{"--batch", "0"}, "--batch 0"},
 			{[]string{"now"}, `unexpected argument "now"`},

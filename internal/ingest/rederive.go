@@ -10,6 +10,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -77,8 +78,10 @@ func Rederive(ctx context.Context, st RederiveSource, chain internal.Chain, log 
 			return err
 		}
 		step = (&xRederive{st: st, genesis: g}).step
+	case internal.CChain:
+		step = (&cRederive{st: st}).step
 	default:
-		return fmt.Errorf("rederive: the %s-chain cannot be rederived (the P- and X-chains can)", chain)
+		return fmt.Errorf("rederive: the %s-chain cannot be rederived (the P-, X- and C-chains can)", chain)
 	}
 	r, err := st.StartRederive(ctx, chain)
 	if err != nil {
@@ -205,6 +208,40 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	}
 	r, err = x.st.RederiveXBlocks(ctx, blocks)
 	return r, len(blocks), err
+}
+
+// cRederive applies the C-chain's stored atomic txs again: only they are
+// stored of its blocks, so a batch is the range of heights up to the n-th
+// block with any, or to the cursor.
+type cRederive struct{ st RederiveSource }
+
+func (c *cRederive) step(ctx context.Context, r store.Rederive, n int) (store.Rederive, int, error) {
+	stored, err := c.st.StoredCAtomicBlocks(ctx, r.Next, n)
+	if err != nil {
+		return r, 0, err
+	}
+	last := r.Target
+	if len(stored) == n && stored[n-1].Height < last {
+		last = stored[n-1].Height
+	}
+	var blocks []*cchain.Block
+	for _, sb := range stored {
+		if sb.Height > last {
+			break
+		}
+		b := &cchain.Block{Height: sb.Height, Hash: sb.Hash, Timestamp: sb.Timestamp}
+		for _, raw := range sb.Txs {
+			t, err := cchain.DecodeAtomicTx(raw)
+			if err != nil {
+				return r, 0, fmt.Errorf("rederive: C-chain block %d: %w", sb.Height, err)
+			}
+			b.AtomicTxs = append(b.AtomicTxs, t)
+		}
+		blocks = append(blocks, b)
+	}
+	from := r.Next
+	r, err = c.st.RederiveCBlocks(ctx, from, last, blocks)
+	return r, int(last - from + 1), err
 }
 
 // storedXGenesis returns the X-chain genesis of the stored network, nil

@@ -8,10 +8,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -52,6 +54,22 @@ type RederiveStore interface {
 	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (Rederive, error)
 	RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (Rederive, error)
 	RederiveXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) (Rederive, error)
+	// StoredCAtomicBlocks returns the stored atomic txs of up to n C-chain
+	// blocks from height from on, by block, ascending: only the atomic txs
+	// of the C-chain's blocks are stored, and all its derived state
+	// (shared memory) comes from them.
+	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]StoredCBlock, error)
+	// RederiveCBlocks applies the atomic txs of the C-chain's blocks
+	// (those of heights first..last that have any) again.
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*cchain.Block) (Rederive, error)
+}
+
+// StoredCBlock is a C-chain block's stored atomic txs, in block order.
+type StoredCBlock struct {
+	Height    uint64
+	Hash      ids.ID
+	Timestamp time.Time
+	Txs       [][]byte
 }
 
 // Rederive is the state of a chain's rederive.
@@ -120,6 +138,11 @@ var rederiveSpecs = map[internal.Chain]rederiveSpec{
 		},
 		phases: []rederivePhase{{RederiveBlocks, ChainCursor(internal.PChain)}},
 	},
+	internal.CChain: {
+		tables: []string{"c_atomic_utxo_addresses", "c_atomic_utxos", "c_imported_utxos"},
+		clears: []string{"DELETE FROM address_utxos WHERE origin = 'C'"},
+		phases: []rederivePhase{{RederiveBlocks, ChainCursor(internal.CChain)}},
+	},
 	internal.XChain: {
 		tables: []string{"x_utxo_addresses", "x_utxos", "x_imported_utxos", "x_early_spends", "x_dag_txs"},
 		clears: []string{
@@ -134,7 +157,7 @@ var rederiveSpecs = map[internal.Chain]rederiveSpec{
 
 // rederivable are the chains a rederive can run on, in the order pending
 // rederives run.
-var rederivable = []internal.Chain{internal.PChain, internal.XChain}
+var rederivable = []internal.Chain{internal.PChain, internal.XChain, internal.CChain}
 
 func rederiveState(ctx context.Context, db *database.DB, chain internal.Chain) (r Rederive, ok bool, err error) {
 	r.Chain = chain
@@ -247,7 +270,7 @@ func refuseWhileRederiving(ctx context.Context, tx *database.DB, chain internal.
 func (s *sqlStore) RequestRederive(ctx context.Context, chain internal.Chain) (err error) {
 	defer derrors.Wrap(&err, "store.RequestRederive(%s)", chain)
 	if _, ok := rederiveSpecs[chain]; !ok {
-		return fmt.Errorf("the %s-chain cannot be rederived (the P- and X-chains can): %w", chain, derrors.InvalidArgument)
+		return fmt.Errorf("the %s-chain cannot be rederived (the P-, X- and C-chains can): %w", chain, derrors.InvalidArgument)
 	}
 	_, err = s.db.Exec(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
 		RederiveKey(chain), []byte(rederiveRequested))
@@ -413,6 +436,50 @@ func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (r
 	}
 	return s.rederiveBatch(ctx, internal.XChain, RederiveDAG, first, last,
 		func(tx *database.DB) error { return write(ctx, tx) })
+}
+
+func (s *sqlStore) StoredCAtomicBlocks(ctx context.Context, from uint64, n int) (_ []StoredCBlock, err error) {
+	defer derrors.Wrap(&err, "store.StoredCAtomicBlocks(%d, %d)", from, n)
+	if from > math.MaxInt64 || n <= 0 {
+		return nil, fmt.Errorf("out of range: %w", derrors.InvalidArgument)
+	}
+	var out []StoredCBlock
+	err = s.db.RunQuery(ctx, `SELECT block_height, block_hash, timestamp, bytes FROM c_atomic_txs
+		WHERE block_height IN (SELECT DISTINCT block_height FROM c_atomic_txs WHERE block_height >= ? ORDER BY block_height LIMIT ?)
+		ORDER BY block_height, idx`, func(rows *sql.Rows) error {
+		var (
+			h, ts       int64
+			hash, bytes []byte
+		)
+		if err := rows.Scan(&h, &hash, &ts, &bytes); err != nil {
+			return err
+		}
+		if len(out) == 0 || out[len(out)-1].Height != uint64(h) {
+			id, err := ids.ToID(hash)
+			if err != nil {
+				return fmt.Errorf("stored C-chain block %d: %w", h, err)
+			}
+			out = append(out, StoredCBlock{Height: uint64(h), Hash: id, Timestamp: fromUnixSeconds(ts)})
+		}
+		b := &out[len(out)-1]
+		b.Txs = append(b.Txs, nonNil(bytes))
+		return nil
+	}, int64(from), n)
+	return out, err
+}
+
+func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*cchain.Block) (r Rederive, err error) {
+	defer derrors.Wrap(&err, "store.RederiveCBlocks(%d..%d)", first, last)
+	for i, b := range blocks {
+		if b == nil || b.Height < first || b.Height > last || (i > 0 && b.Height <= blocks[i-1].Height) {
+			return r, fmt.Errorf("the batch's blocks are not ascending within %d..%d: %w", first, last, derrors.InvalidArgument)
+		}
+	}
+	if first > last {
+		return r, fmt.Errorf("an empty range: %w", derrors.InvalidArgument)
+	}
+	return s.rederiveBatch(ctx, internal.CChain, RederiveBlocks, first, last,
+		func(tx *database.DB) error { return applyCAtomic(ctx, tx, blocks) })
 }
 
 // writePRewardUTXOs keeps the reward UTXOs the node reported for the
