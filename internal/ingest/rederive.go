@@ -107,7 +107,7 @@ func Rederive(ctx context.Context, st RederiveSource, chain internal.Chain, log 
 		}
 		if since := time.Since(progressAt); since >= opts.ProgressEvery && !r.Done {
 			rate := float64(sinceLog) / since.Seconds()
-			eta := time.Duration(float64(r.Target+1-r.Next) / max(rate, 1e-9) * float64(time.Second))
+			eta := time.Duration(float64(r.Left()) / max(rate, 1e-9) * float64(time.Second))
 			log.Info("rederiving", "chain", chain, "phase", r.Phase, "at", r.Next, "to", r.Target,
 				"perSecond", int(rate), "phaseEta", eta.Round(time.Second).String())
 			progressAt, sinceLog = time.Now(), 0

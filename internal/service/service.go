@@ -160,7 +160,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 					rlog := log.With("component", "rederive")
 					err := ingest.RunPendingRederives(ctx, st, rlog, ingest.RederiveOptions{OnBatch: func(r store.Rederive) {
 						// The blocks left, in /readyz's queues.
-						indexer.SetQueue(store.RederiveKey(r.Chain), int64(r.Target+1-r.Next))
+						indexer.SetQueue(store.RederiveKey(r.Chain), int64(r.Left()))
 					}})
 					if err != nil {
 						if ctx.Err() == nil {

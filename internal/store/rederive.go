@@ -86,6 +86,14 @@ type Rederive struct {
 	Done bool
 }
 
+// Left is how many heights (or DAG txs) are left in the rederive's phase.
+func (r Rederive) Left() uint64 {
+	if r.Done || !r.Started || r.Next > r.Target {
+		return 0
+	}
+	return r.Target + 1 - r.Next
+}
+
 // The phases of a rederive.
 const (
 	RederiveDAG    = "dag"
