@@ -5,6 +5,7 @@
 //	avaindex migrate [flags]   apply the store's schema and exit
 //	avaindex keys ...          create, list and revoke API keys
 //	avaindex backup PATH       copy the SQLite store, online
+//	avaindex rederive          derive a chain's state again from its blocks
 //	avaindex version           print the module version and VCS revision
 //
 // Every flag can also be set as AVAINDEX_<FLAG> or in a --config file.
@@ -33,6 +34,7 @@ commands:
   migrate   apply the store's schema and exit
   keys      create, list and revoke API keys (avaindex keys -h)
   backup    write a consistent copy of the SQLite store to a new file, online
+  rederive  write a chain's derived state again from its stored blocks
   version   print the module version and the VCS revision it was built from
 
 Run "avaindex <command> -h" for the flags of a command.
@@ -64,6 +66,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 		return runKeys(ctx, args, os.Getenv, os.Stdout, os.Stderr)
 	case "backup":
 		return runBackup(ctx, args, os.Getenv, os.Stdout, os.Stderr)
+	case "rederive":
+		return runRederive(ctx, args, os.Getenv, os.Stdout, os.Stderr)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

@@ -81,6 +81,20 @@ func AtomicTxs(networkID uint32, t time.Time, extData []byte) ([]*AtomicTx, erro
 	return out, nil
 }
 
+// DecodeAtomicTx decodes one atomic tx from its signed bytes (as stored:
+// internal.CAtomicTx.Bytes), the encoding of a pre-Apricot Phase 5
+// block's extra data, which held exactly one.
+func DecodeAtomicTx(b []byte) (*AtomicTx, error) {
+	txs, err := atomic.ExtractAtomicTxs(b, false, atomic.Codec)
+	if err != nil {
+		return nil, fmt.Errorf("parsing a C-chain atomic tx: %w", err)
+	}
+	if len(txs) != 1 {
+		return nil, fmt.Errorf("parsing a C-chain atomic tx: %d txs", len(txs))
+	}
+	return NewAtomicTx(txs[0])
+}
+
 // NewAtomicTx decodes what the parsed atomic tx does to shared memory.
 func NewAtomicTx(tx *atomic.Tx) (*AtomicTx, error) {
 	txID := tx.ID()

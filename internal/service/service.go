@@ -152,7 +152,28 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				in.lead(ctx, indexer.Run, log)
+				in.lead(ctx, func(ctx context.Context) error {
+					// The rederives a migration or `avaindex rederive`
+					// asked for, or that were cut short, run first, under
+					// the same lease: the indexer refuses to apply a
+					// chain's blocks while its rederive is pending.
+					rlog := log.With("component", "rederive")
+					err := ingest.RunPendingRederives(ctx, st, rlog, ingest.RederiveOptions{OnBatch: func(r store.Rederive) {
+						// The blocks left, in /readyz's queues.
+						indexer.SetQueue(store.RederiveKey(r.Chain), int64(r.Left()))
+					}})
+					if err != nil {
+						if ctx.Err() == nil {
+							rlog.Error("rederive failed; the indexer waits for it", "err", err)
+							select {
+							case <-ctx.Done():
+							case <-time.After(5 * time.Second):
+							}
+						}
+						return err
+					}
+					return indexer.Run(ctx)
+				}, log)
 			}()
 		}
 		if cfg.Role != config.RoleAPI {

@@ -54,6 +54,9 @@ func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) (er
 		if ok && first > cur+1 {
 			return fmt.Errorf("batch starts at %d but the C-chain cursor is at %d: %w", first, cur, derrors.InvalidArgument)
 		}
+		if err := refuseWhileRederiving(ctx, tx, internal.CChain); err != nil {
+			return err
+		}
 		n, err := tx.BulkInsert(ctx, "c_atomic_txs", cAtomicColumns, rows, onConflictDoNothing)
 		if err != nil {
 			return err

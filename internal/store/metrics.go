@@ -581,6 +581,11 @@ func catchUpMetrics(ctx context.Context, db *database.DB, log *slog.Logger) erro
 		if !ok {
 			continue // nothing indexed yet
 		}
+		if _, pending, err := rederiveState(ctx, db, internal.Chain(c.key)); err != nil {
+			return err
+		} else if pending {
+			continue // the rederive rolls the metrics up again
+		}
 		st, _, err := metricChain(ctx, db, c.key)
 		if err != nil {
 			return err

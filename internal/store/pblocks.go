@@ -90,6 +90,12 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (er
 		}
 	}
 	return s.applyBlocks(ctx, pTables, rows, func(tx *database.DB) error {
+		if err := refuseWhileRederiving(ctx, tx, internal.PChain); err != nil {
+			return err
+		}
+		if err := writePRewardUTXOs(ctx, tx, blocks); err != nil {
+			return err
+		}
 		// Derived state, written with the blocks so that it commits (or
 		// not) with them and the cursor.
 		for _, apply := range pAppliers {

@@ -46,6 +46,7 @@ type Store interface {
 	NFTStore
 	APIKeyStore
 	LeaseStore
+	RederiveStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error

@@ -40,11 +40,19 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) (er
 		}
 	}
 	return s.applyBlocks(ctx, xTables, rows, func(tx *database.DB) error {
-		if err := applyXUTXOs(ctx, tx, blocks); err != nil {
+		if err := refuseWhileRederiving(ctx, tx, internal.XChain); err != nil {
 			return err
 		}
-		return applyXMetrics(ctx, tx, blocks)
+		return applyXDerived(ctx, tx, blocks)
 	})
+}
+
+// applyXDerived writes the state derived from a batch of X-chain blocks.
+func applyXDerived(ctx context.Context, tx *database.DB, blocks []*xchain.Block) error {
+	if err := applyXUTXOs(ctx, tx, blocks); err != nil {
+		return err
+	}
+	return applyXMetrics(ctx, tx, blocks)
 }
 
 func (s *sqlStore) XBlockByHeight(ctx context.Context, height uint64) (_ *internal.XBlock, err error) {

@@ -95,19 +95,44 @@ func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (err 
 		return fmt.Errorf("store.ApplyXDAGTxs: nil tx: %w", derrors.InvalidArgument)
 	}
 	defer derrors.Wrap(&err, "store.ApplyXDAGTxs(%d..%d)", first.Index, last.Index)
+	write, err := xDAGWriter(dtxs)
+	if err != nil {
+		return err
+	}
+	return s.db.Transact(ctx, func(tx *database.DB) error {
+		if err := refuseWhileRederiving(ctx, tx, internal.XChain); err != nil {
+			return err
+		}
+		cur, ok, err := cursor(ctx, tx, XDAGCursor)
+		if err != nil {
+			return err
+		}
+		if next := cur + 1; (ok && first.Index > next) || (!ok && first.Index > 0) {
+			return fmt.Errorf("batch starts at X/tx container %d, beyond the DAG cursor: %w", first.Index, derrors.InvalidArgument)
+		}
+		if err := write(ctx, tx); err != nil {
+			return err
+		}
+		return moveCursor(ctx, tx, XDAGCursor, last.Index, last.ID)
+	})
+}
+
+// xDAGWriter checks dtxs (non-nil, consecutive indices) and returns what
+// writes them as DAG txs with their UTXO changes in a transaction.
+func xDAGWriter(dtxs []*xchain.DAGTx) (func(ctx context.Context, tx *database.DB) error, error) {
 	var (
 		u    xUTXOBatch
 		rows [][]any
 	)
 	for i, t := range dtxs {
 		if t == nil {
-			return fmt.Errorf("tx %d of the batch is nil: %w", i, derrors.InvalidArgument)
+			return nil, fmt.Errorf("tx %d of the batch is nil: %w", i, derrors.InvalidArgument)
 		}
 		if i > 0 && t.Index != dtxs[i-1].Index+1 {
-			return fmt.Errorf("indices not consecutive: %d follows %d: %w", t.Index, dtxs[i-1].Index, derrors.InvalidArgument)
+			return nil, fmt.Errorf("indices not consecutive: %d follows %d: %w", t.Index, dtxs[i-1].Index, derrors.InvalidArgument)
 		}
 		if t.Index > math.MaxInt32 {
-			return fmt.Errorf("X/tx container %d: index beyond the positions x_utxos holds: %w", t.Index, derrors.InvalidArgument)
+			return nil, fmt.Errorf("X/tx container %d: index beyond the positions x_utxos holds: %w", t.Index, derrors.InvalidArgument)
 		}
 		if t.Genesis != nil {
 			u.genesis(t.Genesis, int64(t.Genesis.Timestamp))
@@ -116,22 +141,12 @@ func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (err 
 		u.tx(t.UTXOs, position{txID: t.ID, height: 0, idx: int(t.Index), time: ts})
 		rows = append(rows, []any{int64(t.Index), t.ID[:], t.Type, ts})
 	}
-	return s.db.Transact(ctx, func(tx *database.DB) error {
-		cur, ok, err := cursor(ctx, tx, XDAGCursor)
-		if err != nil {
-			return err
-		}
-		if next := cur + 1; (ok && first.Index > next) || (!ok && first.Index > 0) {
-			return fmt.Errorf("batch starts at X/tx container %d, beyond the DAG cursor: %w", first.Index, derrors.InvalidArgument)
-		}
+	return func(ctx context.Context, tx *database.DB) error {
 		if _, err := tx.BulkInsert(ctx, "x_dag_txs", xDAGTxColumns, rows, onConflictDoNothing); err != nil {
 			return err
 		}
-		if err := u.write(ctx, tx); err != nil {
-			return err
-		}
-		return moveCursor(ctx, tx, XDAGCursor, last.Index, last.ID)
-	})
+		return u.write(ctx, tx)
+	}, nil
 }
 
 func (s *sqlStore) XDAGTx(ctx context.Context, id ids.ID) (_ *XDAGTx, err error) {
