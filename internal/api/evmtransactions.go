@@ -242,26 +242,35 @@ func (a *API) addressTransfers(r *http.Request, op string, typ internal.ERCType)
 	return q, items, next, err
 }
 
+// listedAs renders the transfers of a list that holds one shape, T (any
+// for the lists of every standard), in the default currency; a transfer
+// of another shape is the store's fault.
+func listedAs[T any](c *contracts, op string) func(context.Context, *internal.EVMTransfer) (T, error) {
+	return func(ctx context.Context, t *internal.EVMTransfer) (T, error) {
+		v, err := c.listedTransfer(ctx, t, Currencies[0])
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		item, ok := v.(T)
+		if !ok {
+			return item, errors.New(op + ": the store answered a transfer of type " + string(t.Type))
+		}
+		return item, nil
+	}
+}
+
 // listErc721 serves listErc721Transactions.
 func (a *API) listErc721(w http.ResponseWriter, r *http.Request) error {
 	q, items, next, err := a.addressTransfers(r, "listErc721Transactions", internal.ERC721)
 	if err != nil {
 		return err
 	}
-	c := a.contracts(q.chain.ChainID)
-	resp := ListErc721TransactionsResponse{NextPageToken: next, Transactions: make([]Erc721Transfer, 0, len(items))}
-	for i := range items {
-		t, err := c.listedTransfer(r.Context(), &items[i], Currencies[0])
-		if err != nil {
-			return err
-		}
-		item, ok := t.(Erc721Transfer)
-		if !ok {
-			return errors.New("listErc721Transactions: the store answered a transfer of type " + string(items[i].Type))
-		}
-		resp.Transactions = append(resp.Transactions, item)
+	txs, err := renderPage(r.Context(), items, listedAs[Erc721Transfer](a.contracts(q.chain.ChainID), "listErc721Transactions"))
+	if err != nil {
+		return err
 	}
-	WriteJSON(w, http.StatusOK, resp)
+	WriteJSON(w, http.StatusOK, ListErc721TransactionsResponse{NextPageToken: next, Transactions: txs})
 	return nil
 }
 
@@ -271,20 +280,11 @@ func (a *API) listErc1155(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c := a.contracts(q.chain.ChainID)
-	resp := ListErc1155TransactionsResponse{NextPageToken: next, Transactions: make([]Erc1155Transfer, 0, len(items))}
-	for i := range items {
-		t, err := c.listedTransfer(r.Context(), &items[i], Currencies[0])
-		if err != nil {
-			return err
-		}
-		item, ok := t.(Erc1155Transfer)
-		if !ok {
-			return errors.New("listErc1155Transactions: the store answered a transfer of type " + string(items[i].Type))
-		}
-		resp.Transactions = append(resp.Transactions, item)
+	txs, err := renderPage(r.Context(), items, listedAs[Erc1155Transfer](a.contracts(q.chain.ChainID), "listErc1155Transactions"))
+	if err != nil {
+		return err
 	}
-	WriteJSON(w, http.StatusOK, resp)
+	WriteJSON(w, http.StatusOK, ListErc1155TransactionsResponse{NextPageToken: next, Transactions: txs})
 	return nil
 }
 
@@ -303,14 +303,10 @@ func (a *API) listTokenTransfers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c := a.contracts(q.chain.ChainID)
-	resp := ListTransfersResponse{NextPageToken: next, Transfers: make([]any, 0, len(items))}
-	for i := range items {
-		t, err := c.listedTransfer(r.Context(), &items[i], Currencies[0])
-		if err != nil {
-			return err
-		}
-		resp.Transfers = append(resp.Transfers, t)
+	transfers, err := renderPage(r.Context(), items, listedAs[any](c, "listTransfers"))
+	if err != nil {
+		return err
 	}
-	WriteJSON(w, http.StatusOK, resp)
+	WriteJSON(w, http.StatusOK, ListTransfersResponse{NextPageToken: next, Transfers: transfers})
 	return nil
 }

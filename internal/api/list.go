@@ -82,3 +82,17 @@ func listPage[Item, Cursor any](a *API, r *http.Request, spec listSpec,
 	}
 	return items, next, nil
 }
+
+// renderPage maps a page's items, in order, to their wire form with
+// render; the first error ends it.
+func renderPage[T, R any](ctx context.Context, items []T, render func(context.Context, *T) (R, error)) ([]R, error) {
+	out := make([]R, 0, len(items))
+	for i := range items {
+		v, err := render(ctx, &items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

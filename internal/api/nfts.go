@@ -171,15 +171,11 @@ func (a *API) listTokens(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c := a.contracts(chain.ChainID)
-	resp := ListNftTokens{NextPageToken: next, Tokens: make([]any, 0, len(items))}
-	for i := range items {
-		t, err := c.nftToken(r.Context(), &items[i])
-		if err != nil {
-			return err
-		}
-		resp.Tokens = append(resp.Tokens, t)
+	tokens, err := renderPage(r.Context(), items, c.nftToken)
+	if err != nil {
+		return err
 	}
-	WriteJSON(w, http.StatusOK, resp)
+	WriteJSON(w, http.StatusOK, ListNftTokens{NextPageToken: next, Tokens: tokens})
 	return nil
 }
 
@@ -415,15 +411,11 @@ func (a *API) listErc721Balances(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c := a.contracts(q.chain.ChainID)
-	resp := ListErc721BalancesResponse{NextPageToken: next, NativeTokenBalance: native, Erc721TokenBalances: make([]Erc721TokenBalance, 0, len(items))}
-	for i := range items {
-		b, err := c.erc721Balance(r.Context(), &items[i])
-		if err != nil {
-			return err
-		}
-		resp.Erc721TokenBalances = append(resp.Erc721TokenBalances, b)
+	balances, err := renderPage(r.Context(), items, c.erc721Balance)
+	if err != nil {
+		return err
 	}
-	WriteJSON(w, http.StatusOK, resp)
+	WriteJSON(w, http.StatusOK, ListErc721BalancesResponse{NextPageToken: next, NativeTokenBalance: native, Erc721TokenBalances: balances})
 	return nil
 }
 
