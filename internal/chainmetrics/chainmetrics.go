@@ -34,19 +34,33 @@ func ParsePeriod(s string) (Period, error) {
 
 // Start returns the start (unix seconds, UTC) of the period holding ts.
 func (p Period) Start(ts int64) int64 {
-	t := time.Unix(ts, 0).UTC()
+	// Unix time has no leap seconds: hours, days and weeks are fixed
+	// spans from the epoch, and only months need the calendar. The rollup
+	// calls this for every block and address, so the fixed ones skip it.
 	switch p {
 	case Hour:
-		return t.Truncate(time.Hour).Unix()
+		return floorTo(ts, 0, 3600)
+	case Day:
+		return floorTo(ts, 0, 86400)
 	case Week:
-		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-		back := (int(day.Weekday()) + 6) % 7 // days since Monday
-		return day.AddDate(0, 0, -back).Unix()
+		return floorTo(ts, mondayEpoch, 7*86400)
 	case Month:
+		t := time.Unix(ts, 0).UTC()
 		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC).Unix()
-	default: // Day
-		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Unix()
 	}
+	return floorTo(ts, 0, 86400) // Day
+}
+
+// mondayEpoch is 1970-01-05 00:00 UTC, the first Monday after the epoch.
+const mondayEpoch = 4 * 86400
+
+// floorTo returns the latest origin + k*unit (k an integer) at or before ts.
+func floorTo(ts, origin, unit int64) int64 {
+	r := (ts - origin) % unit
+	if r < 0 {
+		r += unit
+	}
+	return ts - r
 }
 
 // Prev returns the start of the period before the one starting at start.

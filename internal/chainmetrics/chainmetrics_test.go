@@ -35,6 +35,40 @@ func TestPeriods(t *testing.T) {
 	}
 }
 
+// TestStartMatchesCalendar checks the fixed-span arithmetic of Start
+// against the calendar's own truncation over times on both sides of the
+// epoch, every weekday and period edges.
+func TestStartMatchesCalendar(t *testing.T) {
+	calendar := func(p Period, ts int64) int64 {
+		u := time.Unix(ts, 0).UTC()
+		day := time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, time.UTC)
+		switch p {
+		case Hour:
+			return time.Date(u.Year(), u.Month(), u.Day(), u.Hour(), 0, 0, 0, time.UTC).Unix()
+		case Week:
+			return day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)).Unix()
+		case Month:
+			return time.Date(u.Year(), u.Month(), 1, 0, 0, 0, 0, time.UTC).Unix()
+		}
+		return day.Unix()
+	}
+	var times []int64
+	for ts := int64(-40 * 86400); ts < 40*86400; ts += 3599 {
+		times = append(times, ts, ts+1)
+	}
+	for ts := at("2020-02-27T00:00:00Z"); ts < at("2030-01-01T00:00:00Z"); ts += 86400*3 + 3601 {
+		times = append(times, ts, ts-1)
+	}
+	for _, ts := range times {
+		for _, p := range Periods {
+			if got, want := p.Start(ts), calendar(p, ts); got != want {
+				t.Fatalf("%s.Start(%d = %s) = %s, want %s", p, ts, time.Unix(ts, 0).UTC(),
+					time.Unix(got, 0).UTC(), time.Unix(want, 0).UTC())
+			}
+		}
+	}
+}
+
 func TestValues(t *testing.T) {
 	// The first day after the genesis: 3 txs from its first block to its
 	// last, 100 s; the first block (2 txs) counts over 1 s.

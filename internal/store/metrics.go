@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"math/big"
 	"math/bits"
@@ -137,6 +138,19 @@ func metricChain(ctx context.Context, tx *database.DB, key string) (metricState,
 	return st, err == nil, err
 }
 
+// nPeriods is len(chainmetrics.Periods), hourPeriod the hour's index
+// there: a batch keeps its blocks' period starts in arrays.
+const (
+	nPeriods   = 4
+	hourPeriod = 0
+)
+
+func init() {
+	if len(chainmetrics.Periods) != nPeriods || chainmetrics.Periods[hourPeriod] != chainmetrics.Hour {
+		panic("store: nPeriods and hourPeriod disagree with chainmetrics.Periods")
+	}
+}
+
 // Roles of an address, the columns of metric_addresses.
 const (
 	roleAny = iota
@@ -212,21 +226,23 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 	if st.FirstTS == 0 {
 		st.FirstTS = blocks[0].Time
 	}
+	// starts[i][p] is the start of block i's period Periods[p].
+	starts := make([][nPeriods]int64, len(blocks))
+	for i, b := range blocks {
+		for p, period := range chainmetrics.Periods {
+			starts[i][p] = period.Start(b.Time)
+		}
+	}
 	// Each period's rollups the batch touches, read, then added to.
-	rollups := map[chainmetrics.Period]map[int64]*chainmetrics.Rollup{}
-	for _, p := range chainmetrics.Periods {
-		lo, hi := p.Start(blocks[0].Time), p.Start(blocks[len(blocks)-1].Time)
-		stored, err := readRollups(ctx, tx, key, p, lo, hi)
-		if err != nil {
-			return err
-		}
-		m := make(map[int64]*chainmetrics.Rollup, len(stored))
-		for i := range stored {
-			m[stored[i].Start] = &stored[i]
-		}
+	rollups, err := batchRollups(ctx, tx, key, starts[0], starts[len(starts)-1])
+	if err != nil {
+		return err
+	}
+	for p := range chainmetrics.Periods {
+		m := rollups[p]
 		prev := st.LastTS
-		for _, b := range blocks {
-			s := p.Start(b.Time)
+		for i, b := range blocks {
+			s := starts[i][p]
 			r := m[s]
 			if r == nil {
 				r = &chainmetrics.Rollup{Start: s}
@@ -235,7 +251,6 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 			r.Add(b, prev)
 			prev = b.Time
 		}
-		rollups[p] = m
 	}
 
 	// Distinct counts: an address is new to a period when it was last
@@ -252,7 +267,7 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 	if err := loadAddrs(ctx, tx, key, addrs); err != nil {
 		return err
 	}
-	see := func(a []byte, role int, ts int64) {
+	see := func(a []byte, role, i int) {
 		as := addrs[string(a)]
 		if as == nil {
 			as = &addrState{last: [3]int64{-1, -1, -1}}
@@ -260,7 +275,7 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 		}
 		// The hour is enough to tell every period, and an address seen
 		// again within it leaves its row as it is.
-		hour := chainmetrics.Hour.Start(ts)
+		hour := starts[i][hourPeriod]
 		last := as.last[role]
 		if last == hour {
 			return
@@ -273,9 +288,9 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 		case role == roleDeployer:
 			st.deployers++
 		}
-		for _, p := range chainmetrics.Periods {
-			s := p.Start(hour)
-			if last >= 0 && p.Start(last) == s {
+		for p, period := range chainmetrics.Periods {
+			s := starts[i][p]
+			if last >= 0 && period.Start(last) == s {
 				continue
 			}
 			r := rollups[p][s]
@@ -289,25 +304,25 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 			}
 		}
 	}
-	for _, b := range blocks {
+	for i, b := range blocks {
 		for _, a := range b.Addresses {
-			see(a, roleAny, b.Time)
+			see(a, roleAny, i)
 		}
 		for _, a := range b.Senders {
-			see(a, roleAny, b.Time)
-			see(a, roleSender, b.Time)
+			see(a, roleAny, i)
+			see(a, roleSender, i)
 		}
 		for _, a := range b.Deployers {
-			see(a, roleAny, b.Time)
-			see(a, roleDeployer, b.Time)
+			see(a, roleAny, i)
+			see(a, roleDeployer, i)
 		}
 		st.Txs += int64(b.Txs)
 		st.contracts += int64(b.Contracts)
 		st.LastTS = b.Time
 		// The totals after a block are the cumulative counts of the
 		// periods it lies in (their last block's win).
-		for _, p := range chainmetrics.Periods {
-			r := rollups[p][p.Start(b.Time)]
+		for p := range chainmetrics.Periods {
+			r := rollups[p][starts[i][p]]
 			r.CumTxs, r.CumAddresses, r.CumContracts, r.CumDeployers = st.Txs, st.Addresses, st.contracts, st.deployers
 		}
 	}
@@ -324,32 +339,67 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 	}
 
 	var rows [][]any
-	for _, p := range chainmetrics.Periods {
-		starts := make([]int64, 0, len(rollups[p]))
-		for s := range rollups[p] {
-			starts = append(starts, s)
-		}
-		slices.Sort(starts)
-		for _, s := range starts {
+	for p, period := range chainmetrics.Periods {
+		for _, s := range slices.Sorted(maps.Keys(rollups[p])) {
 			r := rollups[p][s]
-			rows = append(rows, []any{key, string(p), r.Start, r.Blocks, r.Txs, r.GasUsed, r.GasPriceSum, r.GasPrice,
+			rows = append(rows, []any{key, string(period), r.Start, r.Blocks, r.Txs, r.GasUsed, r.GasPriceSum, r.GasPrice,
 				r.Fees, r.MaxTPS, r.MaxGPS, r.FirstTS, r.LastTS, r.PrevTS, r.Addresses, r.Senders, r.Contracts, r.Deployers,
 				r.CumTxs, r.CumAddresses, r.CumContracts, r.CumDeployers})
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "metric_rollups", rollupColumns, rows, rollupUpsert)
+	_, err = tx.BulkInsert(ctx, "metric_rollups", rollupColumns, rows, rollupUpsert)
 	return err
 }
 
-const rollupSelect = `SELECT start, blocks, txs, gas_used, gas_price_sum, gas_price_max, fees, max_tps, max_gps,
-	first_ts, last_ts, prev_ts, addresses, senders, contracts, deployers, cum_txs, cum_addresses, cum_contracts, cum_deployers
-	FROM metric_rollups`
+// batchRollupsQuery reads a chain's stored rollups of every period from
+// the start of the first block's to that of the last's: one arm per
+// period, each an index range, in one round trip.
+var batchRollupsQuery = func() string {
+	var arms []string
+	for p := range chainmetrics.Periods {
+		arms = append(arms, fmt.Sprintf("SELECT %d AS p, %s FROM metric_rollups WHERE chain_key = ? AND period = ? AND start BETWEEN ? AND ?",
+			p, rollupFields))
+	}
+	return strings.Join(arms, " UNION ALL ")
+}()
 
-func scanRollup(r scanner) (chainmetrics.Rollup, error) {
+// batchRollups returns, per period, the chain's stored rollups from
+// first[p] to last[p], keyed by start.
+func batchRollups(ctx context.Context, tx *database.DB, key string, first, last [nPeriods]int64) ([nPeriods]map[int64]*chainmetrics.Rollup, error) {
+	var out [nPeriods]map[int64]*chainmetrics.Rollup
+	args := make([]any, 0, 4*nPeriods)
+	for p, period := range chainmetrics.Periods {
+		out[p] = map[int64]*chainmetrics.Rollup{}
+		args = append(args, key, string(period), first[p], last[p])
+	}
+	err := tx.RunPrepared(ctx, batchRollupsQuery, func(rows *sql.Rows) error {
+		var p int
+		x, err := scanRollup(rows, &p)
+		if err != nil {
+			return err
+		}
+		if p < 0 || p >= nPeriods {
+			return fmt.Errorf("rollup of period %d", p)
+		}
+		out[p][x.Start] = &x
+		return nil
+	}, args...)
+	return out, err
+}
+
+const (
+	rollupFields = `start, blocks, txs, gas_used, gas_price_sum, gas_price_max, fees, max_tps, max_gps,
+	first_ts, last_ts, prev_ts, addresses, senders, contracts, deployers, cum_txs, cum_addresses, cum_contracts, cum_deployers`
+	rollupSelect = "SELECT " + rollupFields + " FROM metric_rollups"
+)
+
+// scanRollup scans a row of rollupSelect's columns, after those lead
+// scans into.
+func scanRollup(r scanner, lead ...any) (chainmetrics.Rollup, error) {
 	var x chainmetrics.Rollup
-	err := r.Scan(&x.Start, &x.Blocks, &x.Txs, &x.GasUsed, &x.GasPriceSum, &x.GasPrice, &x.Fees, &x.MaxTPS, &x.MaxGPS,
+	err := r.Scan(append(lead, &x.Start, &x.Blocks, &x.Txs, &x.GasUsed, &x.GasPriceSum, &x.GasPrice, &x.Fees, &x.MaxTPS, &x.MaxGPS,
 		&x.FirstTS, &x.LastTS, &x.PrevTS, &x.Addresses, &x.Senders, &x.Contracts, &x.Deployers,
-		&x.CumTxs, &x.CumAddresses, &x.CumContracts, &x.CumDeployers)
+		&x.CumTxs, &x.CumAddresses, &x.CumContracts, &x.CumDeployers)...)
 	return x, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/avaindex/avaindex/internal/chainmetrics"
+	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -258,4 +259,89 @@ func TestMetricsEVM(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestMetricsDistinctAcrossBatches rolls up blocks whose addresses repeat
+// within an hour, across hours, days, a week and a month, in every role,
+// and checks the distinct and cumulative counts worked out by hand, for
+// the blocks applied in one batch, block by block and in uneven batches
+// (an address's earlier sightings then lie in rows of earlier batches).
+func TestMetricsDistinctAcrossBatches(t *testing.T) {
+	A, B, C := []byte("address A"), []byte("address B"), []byte("address C")
+	at := func(month time.Month, day, hour, minute int) int64 {
+		return time.Date(2024, month, day, hour, minute, 0, 0, time.UTC).Unix()
+	}
+	type addrs = [][]byte
+	blocks := []chainmetrics.Block{
+		{Height: 1, Time: at(3, 4, 10, 0), Txs: 1, Addresses: addrs{A, B}, Senders: addrs{A}},
+		{Height: 2, Time: at(3, 4, 10, 30), Txs: 1, Addresses: addrs{A}, Senders: addrs{B}},
+		{Height: 3, Time: at(3, 4, 11, 5), Txs: 1, Addresses: addrs{A, C}, Deployers: addrs{C}},
+		{Height: 4, Time: at(3, 5, 9, 0), Txs: 1, Addresses: addrs{B}, Senders: addrs{A}},
+		{Height: 5, Time: at(3, 11, 0, 10), Txs: 1, Addresses: addrs{A}, Deployers: addrs{A}},
+		{Height: 6, Time: at(4, 1, 0, 0), Txs: 1, Addresses: addrs{C}},
+	}
+	// period start -> addresses, senders, deployers, cumulative addresses,
+	// cumulative deployers. 2024-03-04 and 2024-04-01 are Mondays.
+	want := map[chainmetrics.Period]map[int64][5]int64{
+		chainmetrics.Hour: {
+			at(3, 4, 10, 0): {2, 2, 0, 2, 0}, // A, B; both send
+			at(3, 4, 11, 0): {2, 0, 1, 3, 1}, // A, C; C deploys
+			at(3, 5, 9, 0):  {2, 1, 0, 3, 1}, // B, A; A sends
+			at(3, 11, 0, 0): {1, 0, 1, 3, 2}, // A deploys
+			at(4, 1, 0, 0):  {1, 0, 0, 3, 2}, // C
+		},
+		chainmetrics.Day: {
+			at(3, 4, 0, 0):  {3, 2, 1, 3, 1},
+			at(3, 5, 0, 0):  {2, 1, 0, 3, 1},
+			at(3, 11, 0, 0): {1, 0, 1, 3, 2},
+			at(4, 1, 0, 0):  {1, 0, 0, 3, 2},
+		},
+		chainmetrics.Week: {
+			at(3, 4, 0, 0):  {3, 2, 1, 3, 1},
+			at(3, 11, 0, 0): {1, 0, 1, 3, 2},
+			at(4, 1, 0, 0):  {1, 0, 0, 3, 2},
+		},
+		chainmetrics.Month: {
+			at(3, 1, 0, 0): {3, 2, 2, 3, 2}, // C and A deploy in March
+			at(4, 1, 0, 0): {1, 0, 0, 3, 2},
+		},
+	}
+	for _, split := range [][]int{{6}, {1, 1, 1, 1, 1, 1}, {2, 3, 1}, {3, 3}} {
+		t.Run(fmt.Sprint(split), func(t *testing.T) {
+			dbtest.Run(t, func(t *testing.T, dsn string) {
+				ctx := context.Background()
+				s := openStore(t, dsn)
+				apply := func(bs []chainmetrics.Block) {
+					t.Helper()
+					err := s.db.Transact(ctx, func(tx *database.DB) error { return RollupMetrics(ctx, tx, "test", bs) })
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				rest := blocks
+				for _, n := range split {
+					apply(rest[:n])
+					apply(rest[:n]) // re-applying changes nothing
+					rest = rest[n:]
+				}
+				for p, starts := range want {
+					rs, err := s.MetricRollups(ctx, "test", p, 0, 1<<40)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := map[int64][5]int64{}
+					for _, r := range rs {
+						got[r.Start] = [5]int64{r.Addresses, r.Senders, r.Deployers, r.CumAddresses, r.CumDeployers}
+					}
+					if !reflect.DeepEqual(got, starts) {
+						t.Errorf("%s: got %v\nwant %v", p, got, starts)
+					}
+				}
+				chains, err := s.MetricChains(ctx)
+				if err != nil || len(chains) != 1 || chains[0].Addresses != 3 || chains[0].Txs != 6 {
+					t.Errorf("chains %+v, %v; want 3 addresses and 6 txs", chains, err)
+				}
+			})
+		})
+	}
 }
