@@ -36,6 +36,8 @@ type DataSource interface {
 	L1ValidatorEvents(ctx context.Context, txID ids.ID) (map[ids.ID][]pchain.L1Event, error)
 	Staker(ctx context.Context, txID ids.ID) (*store.StakerRecord, error)
 	XAssetTxs(ctx context.Context, q store.AssetTxQuery) ([]*store.TxRecord, error)
+	// The vertices that carried X-chain DAG txs, for a page of them at once.
+	TxVertices(ctx context.Context, txIDs []ids.ID) (map[ids.ID][]store.Vertex, error)
 	ActiveStakers(ctx context.Context, q store.ActiveStakerQuery) ([]*store.StakerRecord, error)
 	// The signature aggregator's: the L1 validators of L1 txs.
 	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)

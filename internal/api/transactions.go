@@ -47,9 +47,15 @@ func (a *API) getTx(w http.ResponseWriter, r *http.Request) error {
 			body, err = a.renderP(ctx, rec, d)
 		}
 	case internal.XChain:
-		var rec *store.TxRecord
+		var (
+			rec *store.TxRecord
+			vs  map[ids.ID][]store.Vertex
+		)
 		if rec, err = a.store.XTx(ctx, id); err == nil {
-			body, err = a.renderX(ctx, rec)
+			vs, err = a.dagVertices(ctx, rec)
+		}
+		if err == nil {
+			body, err = a.renderX(ctx, rec, vs)
 		}
 	default:
 		var rec *store.TxRecord
@@ -120,8 +126,12 @@ func (a *API) listAssetTxs(w http.ResponseWriter, r *http.Request) error {
 		Transactions:  []XChainTransaction{},
 		ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
 	}
+	vs, err := a.dagVertices(r.Context(), recs...)
+	if err != nil {
+		return err
+	}
 	for _, rec := range recs {
-		tx, err := a.renderX(r.Context(), rec)
+		tx, err := a.renderX(r.Context(), rec, vs)
 		if err != nil {
 			return err
 		}

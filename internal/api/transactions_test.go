@@ -48,6 +48,11 @@ func (f *fakeXStore) TxUTXOs(_ context.Context, c internal.Chain, id ids.ID) (*s
 	return &store.TxUTXOs{}, nil
 }
 
+// TxVertices: no vertex is indexed.
+func (f *fakeXStore) TxVertices(context.Context, []ids.ID) (map[ids.ID][]store.Vertex, error) {
+	return map[ids.ID][]store.Vertex{}, nil
+}
+
 // TestGetDAGTx renders a pre-Cortina X-chain tx, which the local network
 // (linear from its genesis) cannot issue, as an XChainNonLinearTransaction.
 func TestGetDAGTx(t *testing.T) {

@@ -563,8 +563,9 @@ func inInputOrder(rows []*store.UTXORow, inputs []ids.ID) []*store.UTXORow {
 	return out
 }
 
-// renderX renders the X-chain tx rec.
-func (a *API) renderX(ctx context.Context, rec *store.TxRecord) (*XChainTransaction, error) {
+// renderX renders the X-chain tx rec; a DAG tx with the vertices that
+// carried it (see dagVertices).
+func (a *API) renderX(ctx context.Context, rec *store.TxRecord, vertices map[ids.ID][]store.Vertex) (*XChainTransaction, error) {
 	d, err := xchain.DescribeTx(rec.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("stored X-chain tx %s: %w", rec.ID, err)
@@ -585,8 +586,11 @@ func (a *API) renderX(ctx context.Context, rec *store.TxRecord) (*XChainTransact
 		out.Memo = hex0x(d.Memo)
 	}
 	if rec.DAG {
-		// The vertices that carried a DAG tx are not indexed.
-		out.ChainFormat, out.Vertices = "non-linear", &[]TransactionVertex{}
+		vs := []TransactionVertex{}
+		for _, v := range vertices[rec.ID] {
+			vs = append(vs, TransactionVertex{Hash: v.ID.String(), Height: v.Height, Timestamp: v.Timestamp.Unix()})
+		}
+		out.ChainFormat, out.Vertices = "non-linear", &vs
 	} else {
 		out.BlockHeight, out.BlockHash = ptr(rec.Height), rec.BlockID.String()
 	}
@@ -620,6 +624,23 @@ func (a *API) renderX(ctx context.Context, rec *store.TxRecord) (*XChainTransact
 			Denomination: info.Denomination, Type: info.Type, CreatedAtTimestamp: info.CreatedAt, Cap: info.Cap}
 	}
 	return out, nil
+}
+
+// dagVertices returns the vertices that carried the DAG txs among recs
+// (store.TxVertices: by height, then X/vtx index), read at once. Empty for
+// a tx whose vertices are not indexed: the node's X/vtx index not
+// mirrored, or not decoded yet.
+func (a *API) dagVertices(ctx context.Context, recs ...*store.TxRecord) (map[ids.ID][]store.Vertex, error) {
+	var dag []ids.ID
+	for _, rec := range recs {
+		if rec.DAG {
+			dag = append(dag, rec.ID)
+		}
+	}
+	if len(dag) == 0 {
+		return nil, nil
+	}
+	return a.store.TxVertices(ctx, dag)
 }
 
 // renderC renders the C-chain atomic tx rec as a CChainExportTransaction or

@@ -197,6 +197,8 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		"C-chain": func(ctx context.Context) (bool, error) { return follow(ctx, ix, ix.cFollower()) },
 		// The X-chain's pre-Cortina txs, from the mirrored X/tx index.
 		"X-chain DAG": ix.stepXDAG,
+		// The vertices that carried them, from the mirrored X/vtx index.
+		"X-chain DAG vertices": ix.stepXVertices,
 	}
 	for what, step := range steps {
 		steps[what] = ix.guarded(step)

@@ -187,3 +187,56 @@ func (ix *Indexer) applyXDAG(ctx context.Context, g *xchain.Genesis) (int, error
 	}
 	return len(cs), nil
 }
+
+// stepXVertices decodes the X/vtx containers mirrored from the node (the
+// vertices of the X-chain's pre-Cortina DAG) into the txs each carried, in
+// batches, until it has caught up with the mirror, logging its progress on
+// long runs. It reports whether it was caught up already.
+func (ix *Indexer) stepXVertices(ctx context.Context) (caughtUp bool, err error) {
+	progressAt, applied := time.Now(), 0
+	for first := true; ; first = false {
+		n, err := ix.applyXVertices(ctx)
+		if err != nil || n == 0 {
+			return first && err == nil, err
+		}
+		applied += n
+		done, _, err := ix.store.Cursor(ctx, store.XVtxCursor)
+		if err != nil {
+			return false, err
+		}
+		mirrored, _, err := ix.store.Cursor(ctx, store.IndexCursor(store.XVtxIndex))
+		if err != nil {
+			return false, err
+		}
+		ix.setHeights(store.XVtxCursor, done, max(done, mirrored))
+		ix.applied(store.XVtxCursor, n)
+		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
+			ix.log.Info("decoding the X-chain's DAG vertices", "at", done, "mirrored", mirrored,
+				"verticesPerSecond", int(float64(applied)/since.Seconds()))
+			progressAt, applied = time.Now(), 0
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+}
+
+// applyXVertices decodes and applies the next batch of mirrored X/vtx
+// containers beyond the vertex cursor. It returns how many it applied: 0
+// when caught up with the mirror.
+func (ix *Indexer) applyXVertices(ctx context.Context) (int, error) {
+	cs, err := ix.store.XVertexContainers(ctx, ix.opts.BatchSize)
+	if err != nil || len(cs) == 0 {
+		return 0, err
+	}
+	vs := make([]*xchain.Vertex, len(cs))
+	for i, c := range cs {
+		if vs[i], err = xchain.DecodeVertex(c.Index, c.ID, c.Bytes, c.Timestamp); err != nil {
+			return 0, err
+		}
+	}
+	if err := ix.store.ApplyXVertices(ctx, vs); err != nil {
+		return 0, err
+	}
+	return len(cs), nil
+}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/snow/engine/avalanche/vertex"
+	"github.com/ava-labs/avalanchego/utils/hashing"
 	avmtxs "github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
@@ -64,6 +66,68 @@ func TestStepXDAG(t *testing.T) {
 			got, err := st.XDAGTx(ctx, c.ID)
 			if err != nil || got.Index != c.Index || got.Type != "BaseTx" {
 				t.Errorf("XDAGTx(%s) = %+v, %v", c.ID, got, err)
+			}
+		}
+	})
+}
+
+// TestStepXVertices mirrors a node's X/vtx index of DAG vertices, then
+// decodes it in batches into the txs each carried, reporting progress as a
+// height and tip.
+func TestStepXVertices(t *testing.T) {
+	var (
+		cs    []store.Container
+		txIDs []ids.ID
+	)
+	parent := ids.ID{9}
+	for i := range 3 {
+		tx := []byte{'t', byte(i)}
+		txIDs = append(txIDs, hashing.ComputeHash256Array(tx))
+		v, err := vertex.Build(ids.ID{1}, uint64(10+i), []ids.ID{parent}, [][]byte{tx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent = v.ID()
+		cs = append(cs, store.Container{Index: uint64(i), ID: v.ID(), Bytes: v.Bytes(),
+			Timestamp: time.Unix(1_600_000_000+int64(i), 0).UTC().Format(time.RFC3339Nano)})
+	}
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		fake := &fakeIndexNode{indexes: map[string][]store.Container{}}
+		fake.add(store.XVtxIndex, cs...)
+		srv := httptest.NewServer(fake)
+		defer srv.Close()
+		ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{BatchSize: 2})
+
+		if caughtUp, err := ix.stepXVertices(ctx); err != nil || !caughtUp {
+			t.Fatalf("before the mirror: caught up %v, %v; want true", caughtUp, err)
+		}
+		src := store.SourceUnknown
+		if _, err := ix.stepIndex(ctx, store.XVtxIndex, &src); err != nil {
+			t.Fatal(err)
+		}
+		if caughtUp, err := ix.stepXVertices(ctx); err != nil || caughtUp {
+			t.Fatalf("after the mirror: caught up %v, %v; want false", caughtUp, err)
+		}
+		if caughtUp, err := ix.stepXVertices(ctx); err != nil || !caughtUp {
+			t.Fatalf("second step: caught up %v, %v; want true", caughtUp, err)
+		}
+		if s := ix.Status(); s.Heights[string(store.XVtxCursor)] != 2 || s.Tips[string(store.XVtxCursor)] != 2 {
+			t.Errorf("status heights %v tips %v; want X/vertices at 2 of 2", s.Heights, s.Tips)
+		}
+		got, err := st.TxVertices(ctx, txIDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, id := range txIDs {
+			if vs := got[id]; len(vs) != 1 || vs[0].ID != cs[i].ID || vs[0].Index != uint64(i) || vs[0].Height != uint64(10+i) ||
+				vs[0].Timestamp.Unix() != 1_600_000_000+int64(i) {
+				t.Errorf("tx %d: vertices %+v", i, vs)
 			}
 		}
 	})

@@ -290,3 +290,38 @@ func (s *sqlStore) containers(ctx context.Context, sizeHint uint64, pBlocks bool
 	}
 	return out, nil
 }
+
+// containersBeyond returns up to max of the containers of index mirrored
+// beyond the cursor done (of what is decoded from them), in index order;
+// none when done has caught up with the mirror.
+func containersBeyond(ctx context.Context, db *database.DB, done CursorKey, index string, max int) ([]Container, error) {
+	var at, mirrored sql.NullInt64
+	err := db.QueryRow(ctx, "SELECT (SELECT height FROM cursors WHERE chain = ?), (SELECT height FROM cursors WHERE chain = ?)",
+		string(done), string(IndexCursor(index))).Scan(&at, &mirrored)
+	if err != nil || !mirrored.Valid || at.Valid && at.Int64 >= mirrored.Int64 {
+		return nil, err
+	}
+	next := int64(0)
+	if at.Valid {
+		next = at.Int64 + 1
+	}
+	var cs []Container
+	err = db.RunQuery(ctx, `SELECT idx, id, timestamp, bytes FROM containers WHERE index_name = ? AND idx >= ?
+		ORDER BY idx LIMIT ?`, func(r *sql.Rows) error {
+		var (
+			c  Container
+			i  int64
+			id []byte
+		)
+		if err := r.Scan(&i, &id, &c.Timestamp, &c.Bytes); err != nil {
+			return err
+		}
+		c.Index = uint64(i)
+		var err error
+		c.ID, err = ids.ToID(id)
+		c.Bytes = nonNil(c.Bytes)
+		cs = append(cs, c)
+		return err
+	}, index, next, max)
+	return cs, err
+}

@@ -14,8 +14,9 @@ import (
 
 // CursorKey names a sequence that avaindex applies in order and keeps a
 // cursor of: a chain's blocks (ChainCursor), a container index of the node
-// (IndexCursor), the X-chain's DAG txs (XDAGCursor), and whatever else is
-// followed the same way. Its text is the key of the cursors row.
+// (IndexCursor), the X-chain's DAG txs (XDAGCursor) and vertices
+// (XVtxCursor), and whatever else is followed the same way. Its text is
+// the key of the cursors row.
 type CursorKey string
 
 // ChainCursor is the cursor of chain's blocks: the last height applied.
@@ -28,6 +29,11 @@ func IndexCursor(index string) CursorKey { return CursorKey("index:" + index) }
 // XDAGCursor is the cursor of the X-chain's pre-Cortina DAG txs applied:
 // the index, in the mirrored X/tx index, of the last one.
 const XDAGCursor CursorKey = "X/dag"
+
+// XVtxCursor is the cursor of the X-chain's pre-Cortina DAG vertices
+// decoded: the index, in the mirrored X/vtx index, of the last one. (Not
+// IndexCursor(XVtxIndex), which is how far the index is mirrored.)
+const XVtxCursor CursorKey = "X/vertices"
 
 // CursorStore reads cursors.
 type CursorStore interface {

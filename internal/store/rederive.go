@@ -151,6 +151,9 @@ var rederiveSpecs = map[internal.Chain]rederiveSpec{
 		clears: []string{"DELETE FROM address_utxos WHERE origin = 'C'"},
 		phases: []rederivePhase{{RederiveBlocks, ChainCursor(internal.CChain)}},
 	},
+	// The X-chain's DAG vertices (x_vertices, x_vertex_txs; xvertices.go)
+	// are not cleared: each is its X/vtx container decoded, depending on no
+	// other stored value, so a rederive would write them again unchanged.
 	internal.XChain: {
 		tables: []string{"x_utxo_addresses", "x_utxos", "x_imported_utxos", "x_early_spends", "x_dag_txs"},
 		clears: []string{

@@ -30,6 +30,7 @@ type Store interface {
 	CStore
 	XUTXOStore
 	XDAGStore
+	XVertexStore
 	AtomicStore
 	BlockSummaryStore
 	PBlockStore

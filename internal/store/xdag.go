@@ -55,35 +55,7 @@ func (s *sqlStore) XDAGContainers(ctx context.Context, max int) (_ []Container, 
 	if max <= 0 {
 		return nil, derrors.Invalid("max must be positive")
 	}
-	var done, mirrored sql.NullInt64
-	err = s.db.QueryRow(ctx, "SELECT (SELECT height FROM cursors WHERE chain = ?), (SELECT height FROM cursors WHERE chain = ?)",
-		string(XDAGCursor), string(IndexCursor(XTxIndex))).Scan(&done, &mirrored)
-	if err != nil || !mirrored.Valid || done.Valid && done.Int64 >= mirrored.Int64 {
-		return nil, err
-	}
-	next := int64(0)
-	if done.Valid {
-		next = done.Int64 + 1
-	}
-	var cs []Container
-	err = s.db.RunQuery(ctx, `SELECT idx, id, timestamp, bytes FROM containers WHERE index_name = ? AND idx >= ?
-		ORDER BY idx LIMIT ?`, func(r *sql.Rows) error {
-		var (
-			c  Container
-			i  int64
-			id []byte
-		)
-		if err := r.Scan(&i, &id, &c.Timestamp, &c.Bytes); err != nil {
-			return err
-		}
-		c.Index = uint64(i)
-		var err error
-		c.ID, err = ids.ToID(id)
-		c.Bytes = nonNil(c.Bytes)
-		cs = append(cs, c)
-		return err
-	}, XTxIndex, next, max)
-	return cs, err
+	return containersBeyond(ctx, s.db, XDAGCursor, XTxIndex, max)
 }
 
 func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (err error) {

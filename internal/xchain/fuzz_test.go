@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/snow/engine/avalanche/vertex"
 	"github.com/ava-labs/avalanchego/utils/hashing"
 	avmblock "github.com/ava-labs/avalanchego/vms/avm/block"
 	"github.com/ava-labs/avalanchego/vms/avm/txs"
@@ -123,6 +124,67 @@ func FuzzDecodeDAGTx(f *testing.F) {
 			t.Fatalf("DecodeDAGTx(%d, %q) = %+v", index, ts, d)
 		}
 		checkTx(t, d.Tx)
+	})
+}
+
+// FuzzDecodeVertex decodes arbitrary bytes as a container of the X/vtx
+// index: accepted only when they are a vertex with the container's id,
+// whose tx ids are the hashes of its txs' bytes, each once.
+func FuzzDecodeVertex(f *testing.F) {
+	seeds := fuzzSeedTxs(f)
+	var parent ids.ID
+	for i := range seeds {
+		var txBytes [][]byte
+		for _, tx := range seeds[:i+1] {
+			txBytes = append(txBytes, tx.Bytes())
+		}
+		vtx, err := vertex.Build(ids.ID{0xc}, uint64(i), []ids.ID{parent}, txBytes)
+		if err != nil {
+			f.Fatal(err)
+		}
+		parent = vtx.ID()
+		f.Add(uint64(i), vtx.Bytes(), "2020-09-10T12:00:00.5Z", false)
+	}
+	stop, err := vertex.BuildStopVertex(ids.ID{0xc}, 9, []ids.ID{parent})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint64(9), stop.Bytes(), "2023-04-25T15:00:00Z", false)
+	f.Add(uint64(0), []byte{}, "yesterday", true)
+	f.Fuzz(func(t *testing.T, index uint64, b []byte, ts string, otherID bool) {
+		id := hashing.ComputeHash256Array(b)
+		if otherID {
+			id[0] ^= 1
+		}
+		v, err := DecodeVertex(index, id, b, ts)
+		if err != nil {
+			return
+		}
+		if otherID {
+			t.Fatalf("container %d accepted under another vertex's id", index)
+		}
+		parsed, err := vertex.Parse(b)
+		if err != nil {
+			t.Fatalf("container %d decoded, but does not parse: %v", index, err)
+		}
+		if _, terr := time.Parse(time.RFC3339Nano, ts); terr != nil || !v.Timestamp.Equal(mustTime(t, ts)) || v.Index != index ||
+			v.ID != id || v.Height != parsed.Height() || v.Stop != parsed.StopVertex() {
+			t.Fatalf("DecodeVertex(%d, %q) = %+v", index, ts, v)
+		}
+		want := map[ids.ID]bool{}
+		for _, tx := range parsed.Txs() {
+			want[hashing.ComputeHash256Array(tx)] = true
+		}
+		got := map[ids.ID]bool{}
+		for _, txID := range v.TxIDs {
+			if got[txID] || !want[txID] {
+				t.Fatalf("container %d: tx %s listed twice or not carried", index, txID)
+			}
+			got[txID] = true
+		}
+		if len(got) != len(want) {
+			t.Fatalf("container %d: %d tx ids, want %d", index, len(got), len(want))
+		}
 	})
 }
 
