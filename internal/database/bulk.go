@@ -76,7 +76,11 @@ func (db *DB) BulkInsert(ctx context.Context, table string, columns []string, ro
 		return 0, fmt.Errorf("database.BulkInsert(%s): %d columns exceed the parameter limit %d", table, len(columns), db.shared.maxParams)
 	}
 	if db.conn != nil && conflict == "" && len(rows) >= copyMinRows {
-		return db.copyRows(ctx, table, columns, rows)
+		n, err := db.copyRows(ctx, table, columns, rows)
+		if err != nil {
+			return n, err
+		}
+		return n, db.noteInserted(ctx, table, n)
 	}
 	per = 1 << (bits.Len(uint(per)) - 1) // round down to a power of two
 	cols := strings.Join(columns, ", ")
@@ -103,7 +107,7 @@ func (db *DB) BulkInsert(ctx context.Context, table string, columns []string, ro
 		}
 		total += n
 	}
-	return total, nil
+	return total, db.noteInserted(ctx, table, total)
 }
 
 // copyMinRows is the fewest rows BulkInsert sends with COPY: below, the

@@ -100,6 +100,11 @@ type shared struct {
 	// stmts are SQLite readers' statements kept by RunPrepared.
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
+
+	// growth is BulkInsert's count of rows per table since PostgreSQL's
+	// statistics last counted them (analyze.go).
+	growMu sync.Mutex
+	growth map[string]*growth
 }
 
 // maxPreparedStmts bounds the statements RunPrepared keeps; past it, other

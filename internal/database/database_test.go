@@ -635,3 +635,49 @@ func TestBackup(t *testing.T) {
 		}
 	})
 }
+
+// TestBulkInsertAnalyzes checks that on PostgreSQL a table filled from
+// empty by BulkInsert has statistics that count its rows once it received
+// analyzeMinRows, and again once it doubled, without waiting for
+// autovacuum; below the threshold it is left alone.
+func TestBulkInsertAnalyzes(t *testing.T) {
+	db := open(t, dbtest.Postgres(t))
+	ctx := context.Background()
+	mustExec(t, db, "CREATE TABLE t (a BIGINT PRIMARY KEY)")
+	reltuples := func() float64 {
+		t.Helper()
+		var n float64
+		if err := db.QueryRow(ctx, "SELECT reltuples FROM pg_class WHERE oid = 't'::regclass").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	next := 0
+	insert := func(n int) {
+		t.Helper()
+		rows := make([][]any, n)
+		for i := range rows {
+			rows[i] = []any{int64(next)}
+			next++
+		}
+		if _, err := db.BulkInsert(ctx, "t", []string{"a"}, rows, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(analyzeMinRows - 1)
+	if n := reltuples(); n > 0 {
+		t.Fatalf("after %d rows reltuples = %v, want the table not analyzed yet", analyzeMinRows-1, n)
+	}
+	insert(1)
+	if n := reltuples(); n != analyzeMinRows {
+		t.Fatalf("after %d rows reltuples = %v, want %d", analyzeMinRows, n, analyzeMinRows)
+	}
+	insert(analyzeMinRows - 1)
+	if n := reltuples(); n != analyzeMinRows {
+		t.Fatalf("after %d rows reltuples = %v, want still %d", 2*analyzeMinRows-1, n, analyzeMinRows)
+	}
+	insert(1)
+	if n := reltuples(); n != 2*analyzeMinRows {
+		t.Fatalf("after %d rows reltuples = %v, want %d", 2*analyzeMinRows, n, 2*analyzeMinRows)
+	}
+}
