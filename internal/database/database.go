@@ -96,6 +96,9 @@ type shared struct {
 
 	mu   sync.Mutex
 	sqls map[bulkKey]string // bulk INSERT texts, already rebound
+	// colTypes are PostgreSQL tables' column types, by table and column,
+	// for BulkInsert's unnest statements.
+	colTypes map[string]map[string]string
 
 	// stmts are SQLite readers' statements kept by RunPrepared.
 	stmtMu sync.Mutex

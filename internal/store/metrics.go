@@ -551,10 +551,21 @@ func appendSenders(dst [][]byte, owners map[ids.ID][][]byte, lists ...[]utxo.Inp
 // inputOwners returns the owners' addresses of the UTXOs ids on chain's
 // UTXO lists (its own and those exported to it). An imported UTXO whose
 // export is not stored yet has none.
+//
+// The ids go as one list (database.InList): on PostgreSQL one array,
+// which halved this lookup's time next to an IN list of a batch's 256
+// spent UTXOs. (The same change made the address lookups of loadAddrs and
+// the UTXO appliers' lookups slower; they keep their IN lists.)
 func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all []ids.ID) (map[ids.ID][][]byte, error) {
 	owners := map[ids.ID][][]byte{}
-	err := idChunksOf(all, readInList, func(args []any, in string) error {
-		return tx.RunQuery(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
+	for start := 0; start < len(all); start += readInList {
+		chunk := all[start:min(len(all), start+readInList)]
+		values := make([][]byte, len(chunk))
+		for i := range chunk {
+			values[i] = chunk[i][:]
+		}
+		in, args := tx.InList(values)
+		err := tx.RunQuery(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id "+in+" AND chain = ?",
 			func(r *sql.Rows) error {
 				var id, addr []byte
 				if err := r.Scan(&id, &addr); err != nil {
@@ -567,8 +578,11 @@ func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all
 				owners[uid] = append(owners[uid], addr)
 				return nil
 			}, append(args, string(chain))...)
-	})
-	return owners, err
+		if err != nil {
+			return nil, err
+		}
+	}
+	return owners, nil
 }
 
 func applyPMetrics(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
