@@ -185,12 +185,59 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
 }
 
 // markListedSpent marks the list rows of the UTXOs utxoIDs consumed, on
-// every list.
+// every list. With a spentOwners in ctx, it records the owners of the rows
+// it marks there.
 func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) error {
+	so := spentOwnersOf(ctx)
 	return idChunks(utxoIDs, func(args []any, in string) error {
-		_, err := tx.Exec(ctx, "UPDATE address_utxos SET spent = 1 WHERE spent = 0 AND utxo_id IN "+in, args...)
-		return err
+		q := "UPDATE address_utxos SET spent = 1 WHERE spent = 0 AND utxo_id IN " + in
+		if so == nil {
+			_, err := tx.Exec(ctx, q, args...)
+			return err
+		}
+		return tx.RunQuery(ctx, q+" RETURNING utxo_id, chain, address", func(r *sql.Rows) error {
+			var (
+				id, addr []byte
+				chain    string
+			)
+			if err := r.Scan(&id, &chain, &addr); err != nil {
+				return err
+			}
+			uid, err := ids.ToID(id)
+			if err != nil {
+				return err
+			}
+			so.add(internal.Chain(chain), uid, addr)
+			return nil
+		}, args...)
 	})
+}
+
+// spentOwners are the owners of the UTXOs a batch's appliers marked
+// spent, by list (chain) and UTXO: the metrics' senders (inputOwners),
+// which would otherwise read again the rows the UPDATE just returned.
+// ApplyPBlocks and ApplyXBlocks put one in their appliers' context.
+type spentOwners map[internal.Chain]map[ids.ID][][]byte
+
+type spentOwnersKey struct{}
+
+func withSpentOwners(ctx context.Context) context.Context {
+	return context.WithValue(ctx, spentOwnersKey{}, spentOwners{})
+}
+
+// spentOwnersOf returns ctx's spentOwners, nil when it has none.
+func spentOwnersOf(ctx context.Context) spentOwners {
+	so, _ := ctx.Value(spentOwnersKey{}).(spentOwners)
+	return so
+}
+
+func (so spentOwners) add(chain internal.Chain, id ids.ID, addr []byte) {
+	m := so[chain]
+	if m == nil {
+		m = map[ids.ID][][]byte{}
+		so[chain] = m
+	}
+	m[id] = append(m[id], addr)
 }
 
 // backfillAddressUTXOs writes the list rows of every stored UTXO; rows

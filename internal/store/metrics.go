@@ -550,7 +550,9 @@ func appendSenders(dst [][]byte, owners map[ids.ID][][]byte, lists ...[]utxo.Inp
 
 // inputOwners returns the owners' addresses of the UTXOs ids on chain's
 // UTXO lists (its own and those exported to it). An imported UTXO whose
-// export is not stored yet has none.
+// export is not stored yet has none. Those the batch's appliers marked
+// spent come from ctx's spentOwners; the others (a batch applied again
+// finds its UTXOs spent already) are read.
 //
 // The ids go as one list (database.InList): on PostgreSQL one array,
 // which halved this lookup's time next to an IN list of a batch's 256
@@ -558,8 +560,17 @@ func appendSenders(dst [][]byte, owners map[ids.ID][][]byte, lists ...[]utxo.Inp
 // the UTXO appliers' lookups slower; they keep their IN lists.)
 func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all []ids.ID) (map[ids.ID][][]byte, error) {
 	owners := map[ids.ID][][]byte{}
-	for start := 0; start < len(all); start += readInList {
-		chunk := all[start:min(len(all), start+readInList)]
+	marked := spentOwnersOf(ctx)[chain]
+	var missing []ids.ID
+	for _, id := range all {
+		if o, ok := marked[id]; ok {
+			owners[id] = o
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	for start := 0; start < len(missing); start += readInList {
+		chunk := missing[start:min(len(missing), start+readInList)]
 		values := make([][]byte, len(chunk))
 		for i := range chunk {
 			values[i] = chunk[i][:]

@@ -98,6 +98,7 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (er
 		}
 		// Derived state, written with the blocks so that it commits (or
 		// not) with them and the cursor.
+		ctx := withSpentOwners(ctx)
 		for _, apply := range pAppliers {
 			if err := apply(ctx, tx, blocks); err != nil {
 				return err

@@ -43,7 +43,7 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) (er
 		if err := refuseWhileRederiving(ctx, tx, internal.XChain); err != nil {
 			return err
 		}
-		return applyXDerived(ctx, tx, blocks)
+		return applyXDerived(withSpentOwners(ctx), tx, blocks)
 	})
 }
 
