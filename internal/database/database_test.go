@@ -404,6 +404,51 @@ func TestMigrate(t *testing.T) {
 	})
 }
 
+// TestMigrateDialects runs a version's file for the backend it names and
+// not the other's, beside versions for both, and refuses two files of one
+// version for the same backend.
+func TestMigrateDialects(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := open(t, dsn)
+		fsys := fstest.MapFS{
+			"0001_a.sql":          {Data: []byte("CREATE TABLE a (x BIGINT PRIMARY KEY, d TEXT)")},
+			"0002_b.sqlite.sql":   {Data: []byte("INSERT INTO a (x, d) VALUES (2, 'sqlite')")},
+			"0002_b.postgres.sql": {Data: []byte("INSERT INTO a (x, d) VALUES (2, 'postgres')")},
+			"0003_c.postgres.sql": {Data: []byte("INSERT INTO a (x, d) VALUES (3, 'postgres')")},
+		}
+		applied, err := db.Migrate(ctx, fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ds []string
+		err = db.RunQuery(ctx, "SELECT d FROM a ORDER BY x", func(r *sql.Rows) error {
+			var d string
+			err := r.Scan(&d)
+			ds = append(ds, d)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantApplied := "[sqlite]", "[1 2]"
+		if db.Dialect() == Postgres {
+			want, wantApplied = "[postgres postgres]", "[1 2 3]"
+		}
+		if fmt.Sprint(ds) != want || fmt.Sprint(applied) != wantApplied {
+			t.Errorf("rows %v after applying %v; want %s after %s", ds, applied, want, wantApplied)
+		}
+		for _, bad := range []fstest.MapFS{
+			{"0001_a.sqlite.sql": {}, "0001_b.sqlite.sql": {}},
+			{"0001_a.sql": {}, "0001_b.postgres.sql": {}},
+		} {
+			if _, err := ReadMigrations(bad); err == nil {
+				t.Errorf("ReadMigrations(%v): no error", bad)
+			}
+		}
+	})
+}
+
 // TestMigrateConcurrent starts several processes' worth of Migrate on one
 // new database at once: all succeed and each migration is applied once.
 func TestMigrateConcurrent(t *testing.T) {

@@ -8,15 +8,20 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Migration is one schema change: a file NNNN_name.sql of a migrations
-// directory.
+// directory, or NNNN_name.sqlite.sql / NNNN_name.postgres.sql for a change
+// of one backend only (a layout the other has no word for); a version may
+// have one file of each backend.
 type Migration struct {
 	Version int64
 	Name    string // the file name
 	SQL     string
+	// Dialect is the one backend the migration is for; empty for both.
+	Dialect Dialect
 }
 
 var migrationName = regexp.MustCompile(`^([0-9]+)_[A-Za-z0-9_.-]+\.sql$`)
@@ -47,15 +52,38 @@ func ReadMigrations(fsys fs.FS) ([]Migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, Migration{Version: v, Name: name, SQL: string(text)})
+		mig := Migration{Version: v, Name: name, SQL: string(text)}
+		for _, d := range []Dialect{SQLite, Postgres} {
+			if strings.HasSuffix(name, "."+string(d)+".sql") {
+				mig.Dialect = d
+			}
+		}
+		ms = append(ms, mig)
 	}
-	slices.SortFunc(ms, func(a, b Migration) int { return cmpInt64(a.Version, b.Version) })
+	slices.SortFunc(ms, func(a, b Migration) int {
+		if c := cmpInt64(a.Version, b.Version); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Dialect), string(b.Dialect))
+	})
 	for i := 1; i < len(ms); i++ {
-		if ms[i].Version == ms[i-1].Version {
-			return nil, fmt.Errorf("migrations %q and %q have the same version", ms[i-1].Name, ms[i].Name)
+		a, b := ms[i-1], ms[i]
+		if a.Version == b.Version && (a.Dialect == "" || b.Dialect == "" || a.Dialect == b.Dialect) {
+			return nil, fmt.Errorf("migrations %q and %q have the same version", a.Name, b.Name)
 		}
 	}
 	return ms, nil
+}
+
+// forDialect returns the migrations of ms that d runs.
+func forDialect(ms []Migration, d Dialect) []Migration {
+	var out []Migration
+	for _, m := range ms {
+		if m.Dialect == "" || m.Dialect == d {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func cmpInt64(a, b int64) int {
@@ -85,6 +113,7 @@ func (db *DB) Migrate(ctx context.Context, fsys fs.FS) (applied []int64, err err
 	if err != nil {
 		return nil, fmt.Errorf("database.Migrate: %w", err)
 	}
+	ms = forDialect(ms, db.dialect)
 	err = db.Transact(ctx, func(tx *DB) error {
 		applied = nil
 		if tx.dialect == Postgres {
