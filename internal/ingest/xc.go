@@ -132,34 +132,44 @@ func (ix *Indexer) applyPBlocks(ctx context.Context, blocks []*pchain.Block) err
 
 // stepXDAG decodes the X/tx containers mirrored from the node (the
 // X-chain's pre-Cortina txs) into DAG txs and their UTXO changes, in
-// batches, until it has caught up with the mirror, logging its progress on
-// long runs (mainnet has millions). It reports whether it was caught up
-// already.
+// batches, until it has caught up with the mirror (mainnet has millions).
+// It reports whether it was caught up already.
 func (ix *Indexer) stepXDAG(ctx context.Context) (caughtUp bool, err error) {
 	g, err := ix.xGenesis()
 	if err != nil {
 		return false, err
 	}
+	return ix.stepMirrored(ctx, store.XDAGCursor, store.XTxIndex, "DAG txs",
+		func(ctx context.Context) (int, error) { return ix.applyXDAG(ctx, g) })
+}
+
+// stepMirrored runs apply, which decodes and applies the next batch of an
+// index's mirrored containers beyond cursor (0 when caught up), until it
+// has caught up with the mirror, reporting the cursor's height and tip and
+// logging its progress (what it decodes, per second) on long runs. It
+// reports whether it was caught up already.
+func (ix *Indexer) stepMirrored(ctx context.Context, cursor store.CursorKey, index, what string,
+	apply func(context.Context) (int, error)) (caughtUp bool, err error) {
 	progressAt, applied := time.Now(), 0
 	for first := true; ; first = false {
-		n, err := ix.applyXDAG(ctx, g)
+		n, err := apply(ctx)
 		if err != nil || n == 0 {
 			return first && err == nil, err
 		}
 		applied += n
-		done, _, err := ix.store.Cursor(ctx, store.XDAGCursor)
+		done, _, err := ix.store.Cursor(ctx, cursor)
 		if err != nil {
 			return false, err
 		}
-		mirrored, _, err := ix.store.Cursor(ctx, store.IndexCursor(store.XTxIndex))
+		mirrored, _, err := ix.store.Cursor(ctx, store.IndexCursor(index))
 		if err != nil {
 			return false, err
 		}
-		ix.setHeights(store.XDAGCursor, done, max(done, mirrored))
-		ix.applied(store.XDAGCursor, n)
+		ix.setHeights(cursor, done, max(done, mirrored))
+		ix.applied(cursor, n)
 		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
-			ix.log.Info("decoding the X-chain's DAG txs", "at", done, "mirrored", mirrored,
-				"txsPerSecond", int(float64(applied)/since.Seconds()))
+			ix.log.Info("decoding the X-chain's "+what, "at", done, "mirrored", mirrored,
+				"perSecond", int(float64(applied)/since.Seconds()))
 			progressAt, applied = time.Now(), 0
 		}
 		if err := ctx.Err(); err != nil {
@@ -190,35 +200,10 @@ func (ix *Indexer) applyXDAG(ctx context.Context, g *xchain.Genesis) (int, error
 
 // stepXVertices decodes the X/vtx containers mirrored from the node (the
 // vertices of the X-chain's pre-Cortina DAG) into the txs each carried, in
-// batches, until it has caught up with the mirror, logging its progress on
-// long runs. It reports whether it was caught up already.
+// batches, until it has caught up with the mirror. It reports whether it
+// was caught up already.
 func (ix *Indexer) stepXVertices(ctx context.Context) (caughtUp bool, err error) {
-	progressAt, applied := time.Now(), 0
-	for first := true; ; first = false {
-		n, err := ix.applyXVertices(ctx)
-		if err != nil || n == 0 {
-			return first && err == nil, err
-		}
-		applied += n
-		done, _, err := ix.store.Cursor(ctx, store.XVtxCursor)
-		if err != nil {
-			return false, err
-		}
-		mirrored, _, err := ix.store.Cursor(ctx, store.IndexCursor(store.XVtxIndex))
-		if err != nil {
-			return false, err
-		}
-		ix.setHeights(store.XVtxCursor, done, max(done, mirrored))
-		ix.applied(store.XVtxCursor, n)
-		if since := time.Since(progressAt); since >= ix.opts.ProgressEvery {
-			ix.log.Info("decoding the X-chain's DAG vertices", "at", done, "mirrored", mirrored,
-				"verticesPerSecond", int(float64(applied)/since.Seconds()))
-			progressAt, applied = time.Now(), 0
-		}
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-	}
+	return ix.stepMirrored(ctx, store.XVtxCursor, store.XVtxIndex, "DAG vertices", ix.applyXVertices)
 }
 
 // applyXVertices decodes and applies the next batch of mirrored X/vtx

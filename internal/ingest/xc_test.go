@@ -35,33 +35,7 @@ func TestStepXDAG(t *testing.T) {
 	}
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		fake := &fakeIndexNode{indexes: map[string][]store.Container{}}
-		fake.add(store.XTxIndex, cs...)
-		srv := httptest.NewServer(fake)
-		defer srv.Close()
-		ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{BatchSize: 2})
-
-		if caughtUp, err := ix.stepXDAG(ctx); err != nil || !caughtUp {
-			t.Fatalf("before the mirror: caught up %v, %v; want true", caughtUp, err)
-		}
-		src := store.SourceUnknown
-		if _, err := ix.stepIndex(ctx, store.XTxIndex, &src); err != nil {
-			t.Fatal(err)
-		}
-		if caughtUp, err := ix.stepXDAG(ctx); err != nil || caughtUp {
-			t.Fatalf("after the mirror: caught up %v, %v; want false", caughtUp, err)
-		}
-		if caughtUp, err := ix.stepXDAG(ctx); err != nil || !caughtUp {
-			t.Fatalf("second step: caught up %v, %v; want true", caughtUp, err)
-		}
-		if s := ix.Status(); s.Heights[string(store.XDAGCursor)] != 2 || s.Tips[string(store.XDAGCursor)] != 2 {
-			t.Errorf("status heights %v tips %v; want X/dag at 2 of 2", s.Heights, s.Tips)
-		}
+		st := stepMirroredIndex(t, dsn, store.XTxIndex, cs, store.XDAGCursor, (*Indexer).stepXDAG)
 		for _, c := range cs {
 			got, err := st.XDAGTx(ctx, c.ID)
 			if err != nil || got.Index != c.Index || got.Type != "BaseTx" {
@@ -93,33 +67,7 @@ func TestStepXVertices(t *testing.T) {
 	}
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		fake := &fakeIndexNode{indexes: map[string][]store.Container{}}
-		fake.add(store.XVtxIndex, cs...)
-		srv := httptest.NewServer(fake)
-		defer srv.Close()
-		ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{BatchSize: 2})
-
-		if caughtUp, err := ix.stepXVertices(ctx); err != nil || !caughtUp {
-			t.Fatalf("before the mirror: caught up %v, %v; want true", caughtUp, err)
-		}
-		src := store.SourceUnknown
-		if _, err := ix.stepIndex(ctx, store.XVtxIndex, &src); err != nil {
-			t.Fatal(err)
-		}
-		if caughtUp, err := ix.stepXVertices(ctx); err != nil || caughtUp {
-			t.Fatalf("after the mirror: caught up %v, %v; want false", caughtUp, err)
-		}
-		if caughtUp, err := ix.stepXVertices(ctx); err != nil || !caughtUp {
-			t.Fatalf("second step: caught up %v, %v; want true", caughtUp, err)
-		}
-		if s := ix.Status(); s.Heights[string(store.XVtxCursor)] != 2 || s.Tips[string(store.XVtxCursor)] != 2 {
-			t.Errorf("status heights %v tips %v; want X/vertices at 2 of 2", s.Heights, s.Tips)
-		}
+		st := stepMirroredIndex(t, dsn, store.XVtxIndex, cs, store.XVtxCursor, (*Indexer).stepXVertices)
 		got, err := st.TxVertices(ctx, txIDs)
 		if err != nil {
 			t.Fatal(err)
@@ -131,4 +79,43 @@ func TestStepXVertices(t *testing.T) {
 			}
 		}
 	})
+}
+
+// stepMirroredIndex serves cs (3 containers) as a fake node's index, then
+// runs step (which decodes that index's mirror under cursor, in batches of
+// two): caught up before the mirror, not after it, caught up on the second
+// step, with the cursor reported at 2 of 2. It returns the store, open
+// until the test ends.
+func stepMirroredIndex(t *testing.T, dsn, index string, cs []store.Container, cursor store.CursorKey,
+	step func(*Indexer, context.Context) (bool, error)) store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	fake := &fakeIndexNode{indexes: map[string][]store.Container{}}
+	fake.add(index, cs...)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{BatchSize: 2})
+
+	if caughtUp, err := step(ix, ctx); err != nil || !caughtUp {
+		t.Fatalf("before the mirror: caught up %v, %v; want true", caughtUp, err)
+	}
+	src := store.SourceUnknown
+	if _, err := ix.stepIndex(ctx, index, &src); err != nil {
+		t.Fatal(err)
+	}
+	if caughtUp, err := step(ix, ctx); err != nil || caughtUp {
+		t.Fatalf("after the mirror: caught up %v, %v; want false", caughtUp, err)
+	}
+	if caughtUp, err := step(ix, ctx); err != nil || !caughtUp {
+		t.Fatalf("second step: caught up %v, %v; want true", caughtUp, err)
+	}
+	if s := ix.Status(); s.Heights[string(cursor)] != 2 || s.Tips[string(cursor)] != 2 {
+		t.Errorf("status heights %v tips %v; want %s at 2 of 2", s.Heights, s.Tips, cursor)
+	}
+	return st
 }
