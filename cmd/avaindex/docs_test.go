@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -116,4 +117,50 @@ func headingAnchors(md string) map[string]bool {
 		seen[a]++
 	}
 	return out
+}
+
+// TestServedOperationsDocumented checks that every Data API operation of
+// the served OpenAPI document (internal/apidoc/openapi.json, which a test
+// holds equal to the route table) has its row, by operationId, in a page
+// under docs/api/, where the served operations are listed.
+func TestServedOperationsDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "internal/apidoc/openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs/api/*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	n := 0
+	for path, ops := range doc.Paths {
+		if !strings.HasPrefix(path, "/v1/") {
+			continue // avaindex's own routes and the node API, by path in node-api.md
+		}
+		for method, op := range ops {
+			n++
+			if !strings.Contains(all.String(), "| `"+op.OperationID+"` |") {
+				t.Errorf("%s %s (%s) is served but has no row in docs/api/", strings.ToUpper(method), path, op.OperationID)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the served document has no Data API operation")
+	}
 }
