@@ -230,10 +230,9 @@ func (f *Fetcher) Fetch(ctx context.Context, uri string) ([]byte, *Outcome) {
 	case "data":
 		return f.data(uri)
 	case "ipfs":
-		p := strings.TrimPrefix(u.Host+u.EscapedPath(), "/")
-		p = strings.TrimPrefix(p, "ipfs/")
-		if p == "" {
-			return nil, fail(internal.NFTInvalidTokenURI, false, "ipfs URI without a CID")
+		p, err := ipfsPath(u)
+		if err != nil {
+			return nil, fail(internal.NFTInvalidTokenURI, false, "%v", err)
 		}
 		gw := strings.TrimRight(f.cfg.IPFSGateway, "/") + "/ipfs/" + p
 		if u.RawQuery != "" {
@@ -250,6 +249,42 @@ func (f *Fetcher) Fetch(ctx context.Context, uri string) ([]byte, *Outcome) {
 	default:
 		return nil, fail(internal.NFTInvalidTokenURIScheme, false, "unsupported scheme %q", u.Scheme)
 	}
+}
+
+// ipfsPath is the path under the gateway's /ipfs/ that an ipfs:// URI
+// names (CID and path, as escaped in the URI), with its dot segments
+// resolved. A path that would leave /ipfs/ (ipfs://../api/v0/shutdown)
+// is refused, since the gateway may be a private host a flag allowed; so
+// is a segment that decodes to a slash or backslash, which a gateway
+// may read as a separator after decoding.
+func ipfsPath(u *url.URL) (string, error) {
+	p := strings.TrimPrefix(u.Host+u.EscapedPath(), "/")
+	if after, ok := strings.CutPrefix(p, "ipfs/"); ok {
+		p = after
+	}
+	var out []string
+	for _, seg := range strings.Split(p, "/") {
+		dec, err := url.PathUnescape(seg)
+		if err != nil {
+			return "", fmt.Errorf("ipfs URI path: %w", err)
+		}
+		switch {
+		case strings.ContainsAny(dec, `/\`):
+			return "", fmt.Errorf("ipfs URI path segment %q holds a separator", seg)
+		case dec == "" || dec == ".":
+		case dec == "..":
+			if len(out) == 0 {
+				return "", errors.New("ipfs URI path leaves the gateway's /ipfs/")
+			}
+			out = out[:len(out)-1]
+		default:
+			out = append(out, seg)
+		}
+	}
+	if len(out) == 0 {
+		return "", errors.New("ipfs URI without a CID")
+	}
+	return strings.Join(out, "/"), nil
 }
 
 // data decodes a data: URI, data:[<media type>][;base64],<data>.

@@ -57,6 +57,10 @@ func TestFetch(t *testing.T) {
 			_, _ = w.Write([]byte(strings.Repeat(" ", 1000)))
 		}
 	})
+	// Paths of the gateway outside /ipfs/ that an ipfs:// URI must not reach.
+	for _, p := range []string{"/api/v0/shutdown", "/admin/secret", "/debug/pprof", "/ipfs"} {
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(doc)) })
+	}
 	mux.HandleFunc("/throttled", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTooManyRequests) })
 	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) })
 	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) })
@@ -100,6 +104,14 @@ func TestFetch(t *testing.T) {
 		{"loopback allowed", f, allowed + "/doc", "", false},
 		{"ipfs through the gateway", f, "ipfs://QmCID/7.json", "", false},
 		{"ipfs with ipfs/ prefix", f, "ipfs://ipfs/QmCID/7.json", "", false},
+		{"ipfs dot segments inside the CID's path", f, "ipfs://QmCID/x/./../7.json", "", false},
+		{"ipfs escaping to the gateway's API", f, "ipfs://../api/v0/shutdown", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping past the CID", f, "ipfs://QmX/../../admin/secret?x=1", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping after the ipfs/ prefix", f, "ipfs://ipfs/../../debug/pprof", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping with encoded dots", f, "ipfs://QmX/%2e%2e/%2E%2E/admin/secret", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping with an encoded slash", f, "ipfs://QmX/..%2f..%2fadmin/secret", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping with a backslash", f, `ipfs://QmX/..\..\admin/secret`, internal.NFTInvalidTokenURI, false},
+		{"ipfs up to the bare prefix", f, "ipfs://QmX/..", internal.NFTInvalidTokenURI, false},
 		{"loopback refused", strict, allowed + "/doc", internal.NFTInvalidTokenURI, false},
 		{"loopback outside the allowed network", f, other + "/doc", internal.NFTInvalidTokenURI, false},
 		{"localhost name refused", strict, strings.Replace(allowed, "127.0.0.1", "localhost", 1) + "/doc", internal.NFTInvalidTokenURI, false},
