@@ -101,23 +101,35 @@ func (e *BlockedError) Error() string {
 
 // notPublic are the networks refused besides what netip classifies:
 // shared address space, benchmarking, reserved, IETF protocol
-// assignments, documentation, NAT64, and the cloud metadata services'
-// IPv6 address.
+// assignments, documentation, the 6to4 relay anycast, NAT64, the cloud
+// metadata services' IPv6 address, and the IPv6 prefixes that embed an
+// IPv4 address a host may route to (IPv4-compatible ::/96, IPv4-
+// translated ::ffff:0:0:0/96, Teredo 2001::/32) or that are private by
+// another name (site-local fec0::/10). IPv4-mapped addresses are judged
+// by the address they map (Unmap), 6to4 ones by the one they embed.
 var notPublic = func() []netip.Prefix {
 	var out []netip.Prefix
-	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15",
-		"198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32", "64:ff9b::/96", "64:ff9b:1::/48",
-		"2001:db8::/32", "fd00:ec2::254/128", "100::/64"} {
+	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24",
+		"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
+		"::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "2001::/32", "2001:db8::/32",
+		"fd00:ec2::254/128", "100::/64", "fec0::/10"} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
 }()
+
+// sixToFour is 6to4's prefix, 2002:V4ADDR::/48.
+var sixToFour = netip.MustParsePrefix("2002::/16")
 
 // Public reports whether a is a public unicast address: not loopback,
 // private, link-local (169.254.169.254, the cloud metadata service,
 // included), multicast, unspecified or otherwise reserved.
 func Public(a netip.Addr) bool {
 	a = a.Unmap()
+	if sixToFour.Contains(a) {
+		b := a.As16()
+		return Public(netip.AddrFrom4([4]byte(b[2:6])))
+	}
 	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
 		return false

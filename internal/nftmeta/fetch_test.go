@@ -24,6 +24,15 @@ func TestPublic(t *testing.T) {
 		{"192.168.1.1", false}, {"169.254.169.254", false}, {"fe80::1", false}, {"fc00::1", false},
 		{"224.0.0.1", false}, {"ff02::1", false}, {"0.0.0.0", false}, {"::", false}, {"100.64.0.1", false},
 		{"::ffff:127.0.0.1", false}, {"::ffff:169.254.169.254", false}, {"fd00:ec2::254", false}, {"255.255.255.255", false},
+		// IPv6 prefixes that embed an IPv4 address: IPv4-compatible,
+		// IPv4-translated (SIIT), 6to4, Teredo, site-local, and the 6to4
+		// relay anycast.
+		{"::127.0.0.1", false}, {"::10.0.0.1", false}, {"::8.8.8.8", false},
+		{"::ffff:0:127.0.0.1", false}, {"::ffff:0:8.8.8.8", false},
+		{"2002:7f00:1::1", false}, {"2002:a9fe:a9fe::1", false}, {"2002:0a00:0001::", false}, {"2002:808:808::1", true},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false}, {"2001::1", false},
+		{"fec0::1", false}, {"feff::1", false},
+		{"192.88.99.1", false}, {"::ffff:192.88.99.1", false},
 	} {
 		if got := Public(netip.MustParseAddr(tc.addr)); got != tc.want {
 			t.Errorf("Public(%s) = %t, want %t", tc.addr, got, tc.want)
