@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"unicode/utf8"
 )
 
 var (
@@ -77,6 +79,23 @@ func Missing(format string, args ...any) error {
 // (e.g. Unavailable with a message that says what is unavailable).
 func Client(kind error, format string, args ...any) error {
 	return &clientError{msg: fmt.Sprintf(format, args...), kind: kind}
+}
+
+// MaxEcho bounds how many bytes of a client's input a message repeats.
+const MaxEcho = 64
+
+// Echo quotes v for a message to the client, at most MaxEcho bytes of it
+// (cut on a character boundary, "..." marking the cut): an error body
+// never repeats a 60 kB path or parameter in full.
+func Echo(v string) string {
+	if len(v) <= MaxEcho {
+		return strconv.Quote(v)
+	}
+	n := MaxEcho
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return strconv.Quote(v[:n]) + "..."
 }
 
 // clientError carries a message that is safe to show to API clients.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +66,20 @@ func TestClientOfAnyKind(t *testing.T) {
 	}
 	if msg, ok := ClientMessage(err); !ok || msg != "3 validators did not answer" {
 		t.Errorf("ClientMessage = %q, %t", msg, ok)
+	}
+}
+
+func TestEcho(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"short", `"short"`},
+		{strings.Repeat("a", MaxEcho), `"` + strings.Repeat("a", MaxEcho) + `"`},
+		{strings.Repeat("a", 60_000), `"` + strings.Repeat("a", MaxEcho) + `"...`},
+		// A cut inside a character moves back to its start.
+		{strings.Repeat("a", MaxEcho-1) + "é" + "b", `"` + strings.Repeat("a", MaxEcho-1) + `"...`},
+		{"\x00\"", `"\x00\""`},
+	} {
+		if got := Echo(tc.in); got != tc.want {
+			t.Errorf("Echo(%.80q) = %s, want %s", tc.in, got, tc.want)
+		}
 	}
 }
