@@ -21,6 +21,10 @@ var (
 	PermissionDenied = errors.New("permission denied")
 	// NotFound: the resource does not exist (or is not indexed yet).
 	NotFound = errors.New("not found")
+	// MethodNotAllowed: the path is served, under other methods.
+	MethodNotAllowed = errors.New("method not allowed")
+	// UnsupportedMediaType: the body is not of the type the route takes.
+	UnsupportedMediaType = errors.New("unsupported media type")
 	// ResourceExhausted: a rate limit was hit.
 	ResourceExhausted = errors.New("resource exhausted")
 	// BadGateway: the upstream node gave an invalid answer.
@@ -37,6 +41,8 @@ var statuses = []struct {
 	{Unauthenticated, http.StatusUnauthorized},
 	{PermissionDenied, http.StatusForbidden},
 	{NotFound, http.StatusNotFound},
+	{MethodNotAllowed, http.StatusMethodNotAllowed},
+	{UnsupportedMediaType, http.StatusUnsupportedMediaType},
 	{ResourceExhausted, http.StatusTooManyRequests},
 	{BadGateway, http.StatusBadGateway},
 	{Unavailable, http.StatusServiceUnavailable},

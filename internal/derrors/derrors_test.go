@@ -20,6 +20,8 @@ func TestToStatus(t *testing.T) {
 		{PermissionDenied, http.StatusForbidden},
 		{fmt.Errorf("a: %w", fmt.Errorf("b: %w", NotFound)), http.StatusNotFound},
 		{Missing("block %s", "x"), http.StatusNotFound},
+		{MethodNotAllowed, http.StatusMethodNotAllowed},
+		{UnsupportedMediaType, http.StatusUnsupportedMediaType},
 		{ResourceExhausted, http.StatusTooManyRequests},
 		{BadGateway, http.StatusBadGateway},
 		{fmt.Errorf("node: %w: dial refused", Unavailable), http.StatusServiceUnavailable},
