@@ -117,7 +117,13 @@ func New(d Deps) http.Handler {
 		}
 		return d.Access.wrap(rt)
 	}
+	heavy := newHeavyLimiter()
 	for _, r := range Routes(d) {
+		if r.Surface == NodeAPI {
+			// Inside the access check: a call over its quota is refused
+			// before it waits for a slot.
+			r.Handler = heavy.wrap(r.Handler, writeRPCError)
+		}
 		if len(r.RPCMethods) > 0 {
 			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, guard(r)))
 			continue
