@@ -66,7 +66,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s = served
 		}
 		if pol := g.access.Policies[s]; pol.CORS {
-			g.access.cors.preflight(w, r, methods, g.allowedHeaders(pol, methods))
+			g.access.cors.preflight(w, r, methods, allowedHeaders(pol, methods))
 			return
 		}
 	}
@@ -109,7 +109,7 @@ func (g *gate) allowed(r *http.Request) ([]string, Surface) {
 // allowedHeaders are the request headers a route of pol taking methods
 // reads beyond the CORS-safelisted ones: Content-Type for a JSON body, the
 // API key headers where keys are taken.
-func (g *gate) allowedHeaders(pol Policy, methods []string) []string {
+func allowedHeaders(pol Policy, methods []string) []string {
 	var h []string
 	for _, m := range methods {
 		if m == http.MethodPost {
