@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -164,6 +165,11 @@ var metricsV1 = regexp.MustCompile(`^/v1/(avg_tps|max_tps|tx_count|gas_used|avg_
 // JSON-RPC error envelope).
 func checkAnswer(req fuzzRequest, status int, body []byte) string {
 	sf := surface(req.route.path)
+	// Another method on a served path may be a hosted operation avaindex
+	// does not serve: its 501 names it (internal/server/unserved.go).
+	if status == http.StatusNotImplemented && req.what == "method" && bytes.Contains(body, []byte("avaindex does not serve it")) {
+		return ""
+	}
 	if status >= 500 {
 		return fmt.Sprintf("HTTP %d %.300s", status, body)
 	}

@@ -124,15 +124,22 @@ func New(d Deps) http.Handler {
 		}
 		handle(r.Pattern, guard(r))
 	}
+	// Once the surfaces are known, a hosted operation no route serves is a
+	// 501 naming it (unserved.go), any other path no route serves a 404.
+	var unserved []unservedOp
+	if d.Waiting == "" {
+		unserved = unservedOps(Routes(d))
+		handleUnserved(handle, guard, unserved)
+	}
 	if d.Waiting != "" {
 		handle("/v1/", guard(Route{Pattern: "/v1/", Handler: dataAPIUnavailable(d.Waiting), Surface: DataAPI}))
 		handle("/ext/", guard(Route{Pattern: "/ext/", Handler: nodeAPIUnavailable(d.Waiting), Surface: NodeAPI}))
 		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsAPIUnavailable(d.Waiting), Surface: MetricsAPI}))
 	} else {
 		// A path under /v2/ no route serves is the Metrics API's 404.
-		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsapi.NotFoundHandler(), Surface: MetricsAPI}))
+		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: unservedOr(unserved, metricsapi.NotFoundHandler()), Surface: MetricsAPI}))
 	}
-	handle("/", guard(Route{Pattern: "/", Handler: api.NotFoundHandler(), Surface: DataAPI}))
+	handle("/", guard(Route{Pattern: "/", Handler: unservedOr(unserved, api.NotFoundHandler()), Surface: DataAPI}))
 	if d.Access == nil {
 		return mux
 	}
