@@ -131,6 +131,9 @@ Ctrl-C stops both.
 			if err == nil {
 				err = waitIndexed(ctx, node.URL, base, d.EVMChainID)
 			}
+			if err == nil {
+				err = waitNFTMetadata(ctx, base, d)
+			}
 			if err != nil {
 				if ctx.Err() == nil {
 					fmt.Fprintln(os.Stderr, "devnet: the demo transactions failed (avaindex keeps serving):", err)

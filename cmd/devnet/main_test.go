@@ -233,6 +233,8 @@ func TestDemo(t *testing.T) {
 			"/deployments":                {`"ercType":"ERC-20"`, `"ercType":"ERC-721"`, `"ercType":"ERC-1155"`},
 			"/transactions:getDeployment": {`"internalTxType":"CREATE2"`, `"callType":"CONTRACT_CALL"`},
 			"/balances:getNative":         {`"symbol":"AVAX"`, `"balance":"`},
+			// The NFTs' metadata, from data: URIs, fetched without a network.
+			"/nfts/collections/": {`"indexStatus":"INDEXED"`, `"name":"Avaindex Test`},
 		} {
 			found := false
 			for what, body := range bodies {
