@@ -17,21 +17,8 @@ import (
 // they are beside the repository, and requires the committed one to be
 // the same bytes.
 func TestHostedIsCurrent(t *testing.T) {
-	dir := openapitest.ReferenceDir(t)
-	data, err := os.ReadFile(filepath.Join(dir, ReferenceFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing under CI=true, where ../shared/reference must be present", dir)
-		}
-		t.Skipf("SKIP: the references are not in %s (a clone without ../shared): hosted.json cannot be compared with them", dir)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, err := os.ReadFile(filepath.Join(dir, MetricsReferenceFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readReference(t, ReferenceFile, HostedFile)
+	metrics := readReference(t, MetricsReferenceFile, HostedFile)
 	want, err := BuildHosted(data, metrics)
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +49,25 @@ func TestBuildHosted(t *testing.T) {
 	if len(HostedOperations()) < 100 {
 		t.Errorf("hosted.json has %d operations: not the references'", len(HostedOperations()))
 	}
+}
+
+// readReference reads a reference document, which what is made from it
+// (made) is compared with: a clone without ../shared skips the test, but
+// not under CI=true, where the references must be there.
+func readReference(t *testing.T, name, made string) []byte {
+	t.Helper()
+	path := filepath.Join(openapitest.ReferenceDir(t), name)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing under CI=true, where ../shared/reference must be present", path)
+		}
+		t.Skipf("SKIP: %s is not here (a clone without ../shared): %s cannot be compared with it", path, made)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func decodeHosted(t *testing.T, b []byte) []HostedOperation {
