@@ -305,13 +305,11 @@ func LoadCommand(cmd Command, args []string, getenv func(string) string, usage i
 	}
 	l := new(loader)
 	c := &l.c
-	commandOnly := map[string]bool{}
-	if cmd.Extra != nil {
-		probe := flag.NewFlagSet("", flag.ContinueOnError)
-		cmd.Extra(probe)
-		probe.VisitAll(func(f *flag.Flag) { commandOnly[f.Name] = true })
-	}
 	fs := l.flagSet(cmd, usage)
+	// The command's own flags are those no command shares.
+	shared := Command{Flags: AllFlags}.FlagSet()
+	commandOnly := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { commandOnly[f.Name] = shared.Lookup(f.Name) == nil })
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -346,12 +344,11 @@ func LoadCommand(cmd Command, args []string, getenv func(string) string, usage i
 				return nil, nil, fmt.Errorf("config file %s: %w", path, err)
 			}
 		}
-		every := Command{Flags: AllFlags}.FlagSet()
 		for k := range fileValues {
 			if structuredKeys[k] {
 				continue
 			}
-			if k == "config" || commandOnly[k] || every.Lookup(k) == nil {
+			if k == "config" || commandOnly[k] || shared.Lookup(k) == nil {
 				return nil, nil, fmt.Errorf("config file %s: unknown key %q", path, k)
 			}
 		}
