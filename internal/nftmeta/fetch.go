@@ -4,6 +4,12 @@
 // on the address actually dialed; bounded size, redirects and time), and
 // the worker that drains the store's queue of tokens to fetch. It has no
 // HTTP handlers; internal/service runs the worker.
+//
+// The Worker claims tokens from the store's queue (store.NFTStore), fetches
+// them concurrently with a bound per host, records every outcome as the
+// token's indexStatus, and retries the failures that may pass with
+// backoff; its queue length is in ingest.Status.Queues (/readyz and the
+// status page).
 package nftmeta
 
 import (

@@ -2,6 +2,14 @@
 // /v1, the node API under /ext, health at /healthz and /readyz, and the
 // service's own metrics at /metrics. Every route is instrumented by its
 // pattern, and a node API route also by its JSON-RPC method.
+//
+// Routes is the one route table: the server's own routes and the
+// surfaces'. While the network is not known yet, the API surfaces answer
+// 503 with the reason. The status page (status.html) is /readyz rendered in
+// the browser, inline SVG, no external asset. access.go guards each API
+// route by its surface's Policy (API keys with 401/403 on the Data API,
+// rate limits and their headers on all three, the Metrics API keyless but
+// limited); cors.go answers CORS on the Data and Metrics APIs.
 package server
 
 import (
