@@ -6,6 +6,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -24,6 +25,7 @@ var genericMessages = map[int]string{
 	http.StatusInternalServerError: "an internal error occurred",
 	http.StatusBadGateway:          "the upstream node returned an invalid response",
 	http.StatusServiceUnavailable:  "the service is temporarily unavailable",
+	http.StatusNotImplemented:      "avaindex does not serve this operation",
 }
 
 // errorBody returns the body of an error response for err and its status.
@@ -50,7 +52,7 @@ func errorBody(err error) (ErrorBody, int) {
 // r may be nil.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	body, status := errorBody(err)
-	if status >= 500 {
+	if status >= 500 && !errors.Is(err, derrors.Unimplemented) {
 		args := []any{"status", status, "err", err}
 		if err == nil {
 			args[3] = "WriteError called with a nil error"

@@ -31,6 +31,9 @@ var (
 	BadGateway = errors.New("bad gateway")
 	// Unavailable: a dependency (store, upstream node) cannot serve now.
 	Unavailable = errors.New("unavailable")
+	// Unimplemented: an operation of the hosted API avaindex does not
+	// serve. It is no fault of the server's: not logged as one.
+	Unimplemented = errors.New("unimplemented")
 )
 
 var statuses = []struct {
@@ -46,6 +49,7 @@ var statuses = []struct {
 	{ResourceExhausted, http.StatusTooManyRequests},
 	{BadGateway, http.StatusBadGateway},
 	{Unavailable, http.StatusServiceUnavailable},
+	{Unimplemented, http.StatusNotImplemented},
 }
 
 // ToStatus returns the HTTP status for err: the status of the first kind err

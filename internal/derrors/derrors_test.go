@@ -25,6 +25,7 @@ func TestToStatus(t *testing.T) {
 		{ResourceExhausted, http.StatusTooManyRequests},
 		{BadGateway, http.StatusBadGateway},
 		{fmt.Errorf("node: %w: dial refused", Unavailable), http.StatusServiceUnavailable},
+		{Client(Unimplemented, "listWebhooks: avaindex does not serve it"), http.StatusNotImplemented},
 		{errors.New("disk on fire"), http.StatusInternalServerError},
 	} {
 		if got := ToStatus(tc.err); got != tc.want {

@@ -1,9 +1,13 @@
 package nftmeta
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"math/big"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +46,8 @@ type Worker struct {
 	now   func() time.Time
 	queue func(int64)
 	uris  URIReader
+	// logEvery is the least time between two log lines of the outcomes.
+	logEvery time.Duration
 
 	fetched atomic.Int64
 }
@@ -72,7 +78,7 @@ func NewWorker(st Store, cfg Config, log *slog.Logger, queue func(int64)) *Worke
 	if queue == nil {
 		queue = func(int64) {}
 	}
-	return &Worker{st: st, f: NewFetcher(cfg), cfg: cfg, log: log, now: time.Now, queue: queue}
+	return &Worker{st: st, f: NewFetcher(cfg), cfg: cfg, log: log, now: time.Now, queue: queue, logEvery: 10 * time.Second}
 }
 
 // Fetched is how many fetches the worker has recorded.
@@ -163,8 +169,14 @@ func (w *Worker) save(ctx context.Context, results <-chan store.NFTResult) {
 	var batch []store.NFTResult
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	lastLog, lastCount := time.Now(), int64(0)
+	lastLog, outcomes := time.Now(), tally{}
 	flush := func() {
+		// The outcomes since the last line, at most every logEvery: how
+		// many fetches succeeded, how many failed and why.
+		if outcomes.total > 0 && time.Since(lastLog) >= w.logEvery {
+			w.log.Info("nft metadata fetched", outcomes.attrs(time.Since(lastLog))...)
+			lastLog, outcomes = time.Now(), tally{}
+		}
 		if len(batch) == 0 {
 			return
 		}
@@ -177,20 +189,20 @@ func (w *Worker) save(ctx context.Context, results <-chan store.NFTResult) {
 		} else {
 			for _, r := range batch {
 				metaFetches.WithLabelValues(string(r.Metadata.Status)).Inc()
+				outcomes.add(r)
 			}
 			w.fetched.Add(int64(len(batch)))
 		}
 		batch = batch[:0]
-		if n := w.fetched.Load(); time.Since(lastLog) > 10*time.Second && n > lastCount {
-			w.log.Info("nft metadata fetched", "tokens", n-lastCount, "seconds", int(time.Since(lastLog).Seconds()))
-			lastLog, lastCount = time.Now(), n
-		}
 	}
 	for {
 		select {
 		case r, ok := <-results:
 			if !ok {
 				flush()
+				if outcomes.total > 0 {
+					w.log.Info("nft metadata fetched", outcomes.attrs(time.Since(lastLog))...)
+				}
 				return
 			}
 			batch = append(batch, r)
@@ -201,6 +213,53 @@ func (w *Worker) save(ctx context.Context, results <-chan store.NFTResult) {
 			flush()
 		}
 	}
+}
+
+// tally counts the fetches saved between two log lines by the indexStatus
+// they ended with.
+type tally struct {
+	total, retrying int
+	byStatus        map[internal.NFTStatus]int
+}
+
+func (t *tally) add(r store.NFTResult) {
+	if t.byStatus == nil {
+		t.byStatus = map[internal.NFTStatus]int{}
+	}
+	t.total++
+	t.byStatus[r.Metadata.Status]++
+	if !r.RetryAt.IsZero() {
+		t.retrying++
+	}
+}
+
+// attrs are the log line's attributes: the fetches over span, those that
+// indexed the metadata and those that failed, with their indexStatus
+// counts ("UNREACHABLE_TOKEN_URI=2 INVALID_METADATA_JSON=1", the most
+// frequent first) and how many will be fetched again.
+func (t *tally) attrs(span time.Duration) []any {
+	failed := t.total - t.byStatus[internal.NFTIndexed]
+	attrs := []any{"fetches", t.total, "indexed", t.byStatus[internal.NFTIndexed], "failed", failed}
+	if failed > 0 {
+		statuses := make([]internal.NFTStatus, 0, len(t.byStatus))
+		for s := range t.byStatus {
+			if s != internal.NFTIndexed {
+				statuses = append(statuses, s)
+			}
+		}
+		slices.SortFunc(statuses, func(a, b internal.NFTStatus) int {
+			if c := cmp.Compare(t.byStatus[b], t.byStatus[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		why := make([]string, len(statuses))
+		for i, s := range statuses {
+			why[i] = fmt.Sprintf("%s=%d", s, t.byStatus[s])
+		}
+		attrs = append(attrs, "failures", strings.Join(why, " "), "retrying", t.retrying)
+	}
+	return append(attrs, "seconds", int(span.Seconds()))
 }
 
 // Process fetches and parses one token's metadata.

@@ -41,7 +41,9 @@ func newGate(mux *http.ServeMux, surfaces map[string]Surface, fallbacks []string
 	for p := range surfaces {
 		// Only patterns with a method: the node API's routes take any and
 		// answer wrong methods and types as the node does (gorilla/rpc).
-		if strings.HasPrefix(p, http.MethodPost+" ") {
+		// A fallback reads no body: an unserved operation is a 501 whatever
+		// its type.
+		if strings.HasPrefix(p, http.MethodPost+" ") && !g.fallbacks[p] {
 			g.jsonBody[p] = true
 		}
 	}

@@ -139,6 +139,17 @@ func New(d Deps) http.Handler {
 		handle(r.Pattern, guard(r))
 	}
 	fallbacks := []string{"/", "/v2/", "/ext/"}
+	// Once the surfaces are known, a hosted operation no route serves is a
+	// 501 naming it (unserved.go), any other path no route serves a 404.
+	// Their patterns serve nothing, so a 405's Allow does not list them.
+	var unserved []unservedOp
+	if d.Waiting == "" {
+		unserved = unservedOps(Routes(d))
+		handleUnserved(handle, guard, unserved)
+		for _, op := range unserved {
+			fallbacks = append(fallbacks, op.Method+" "+op.Path)
+		}
+	}
 	if d.Waiting != "" {
 		handle("/v1/", guard(Route{Pattern: "/v1/", Handler: dataAPIUnavailable(d.Waiting), Surface: DataAPI}))
 		handle("/ext/", guard(Route{Pattern: "/ext/", Handler: nodeAPIUnavailable(d.Waiting), Surface: NodeAPI}))
@@ -146,11 +157,11 @@ func New(d Deps) http.Handler {
 		fallbacks = append(fallbacks, "/v1/")
 	} else {
 		// A path under /v2/ no route serves is the Metrics API's 404.
-		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsapi.NotFoundHandler(), Surface: MetricsAPI}))
+		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: unservedOr(unserved, metricsapi.NotFoundHandler()), Surface: MetricsAPI}))
 		// One under /ext/ is the node's plain 404, outside any quota.
 		handle("/ext/", extNotFound())
 	}
-	handle("/", guard(Route{Pattern: "/", Handler: api.NotFoundHandler(), Surface: DataAPI}))
+	handle("/", guard(Route{Pattern: "/", Handler: unservedOr(unserved, api.NotFoundHandler()), Surface: DataAPI}))
 	return newGate(mux, surfaces, fallbacks, d.Access)
 }
 

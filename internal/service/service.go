@@ -275,9 +275,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, r := range metricsAPI.Routes() {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.MetricsAPI})
-	}
+	routes = append(routes, metricsRoutes(metricsAPI)...)
 	patterns := make([]string, len(routes))
 	for i, r := range routes {
 		patterns[i] = r.Pattern
@@ -293,6 +291,15 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	}
 	return server.New(server.Deps{Store: st, Indexer: indexerStatus{in, indexer}, Network: network, Routes: routes, Access: access, Instance: in}),
 		indexer, stop, nil
+}
+
+// metricsRoutes are the Metrics API's routes in the route table.
+func metricsRoutes(m *metricsapi.API) []server.Route {
+	var out []server.Route
+	for _, r := range m.Routes() {
+		out = append(out, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.MetricsAPI})
+	}
+	return out
 }
 
 // metricsEVMChains are the followed EVM chains as the Metrics API lists
