@@ -253,3 +253,7 @@ type NFTToken struct {
 	URIKnown bool
 	Metadata NFTMetadata
 }
+
+// EVMFeatures are the features an EVM chain may have enabled (the Data
+// API's schema ApiFeature).
+var EVMFeatures = []string{"nftIndexing", "webhooks", "teleporter"}

@@ -28,6 +28,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evmchains"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -78,7 +79,7 @@ type ChainRegistry interface {
 	ByBlockchainID(id ids.ID) (evmchains.Chain, bool)
 	// NativeBalance asks the chain's RPC for addr's balance after block
 	// number (nil: the latest), for chains whose balances are not
-	// indexed.
+	// indexed; the RPC's refusal is a derrors.Unavailable for the client.
 	NativeBalance(ctx context.Context, chainID uint64, addr common.Address, number *uint64) (*big.Int, error)
 }
 
@@ -98,7 +99,7 @@ type Deps struct {
 	Network *internal.Network
 	// Aliases are extra {network} names for the indexed network.
 	Aliases []string
-	// TokenKey signs page tokens; at least MinTokenKeyLen bytes.
+	// TokenKey signs page tokens; at least param.MinTokenKeyLen bytes.
 	TokenKey []byte
 	// Aggregator serves the signature aggregator endpoints; they answer
 	// 503 when it is nil.
@@ -120,7 +121,7 @@ type API struct {
 	store    DataSource
 	network  *internal.Network
 	networks *Networks
-	tokens   *Tokens
+	tokens   *param.Tokens
 	// assets and genesis cache what never changes once indexed.
 	assets  assets
 	genesis genesisValidators
@@ -151,7 +152,7 @@ type Route struct {
 
 // New returns the Data API for d.
 func New(d Deps) (*API, error) {
-	tokens, err := NewTokens(d.TokenKey)
+	tokens, err := param.NewTokens(d.TokenKey)
 	if err != nil {
 		return nil, err
 	}

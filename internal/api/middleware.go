@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // MaxBodyBytes bounds the body of a Data API request.
@@ -38,7 +39,7 @@ func Middleware(next http.Handler) http.Handler {
 // that parse but that a route does not take are left to the route.
 func StrictQuery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := queryValues(r); err != nil {
+		if _, err := param.Values(r); err != nil {
 			WriteError(w, r, err)
 			return
 		}
@@ -164,7 +165,7 @@ func DecodeJSONBody(r *http.Request, v any) error {
 	case errors.Is(err, io.EOF):
 		return derrors.Invalid("request body must be a JSON object")
 	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return derrors.Invalid("request body field %s must be a JSON %s, got %s", clip(typeErr.Field, maxEcho), jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		return derrors.Invalid("request body field %s must be a JSON %s, got %s", param.Clip(typeErr.Field, param.MaxEcho), jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 	case errors.As(err, &typeErr):
 		return derrors.Invalid("request body must be a JSON object, got %s", typeErr.Value)
 	}
