@@ -65,7 +65,7 @@ func serve(t *testing.T, st store.Store, access *Access) string {
 	for _, r := range dataAPI.Routes() {
 		routes = append(routes, Route{Pattern: r.Pattern, Handler: r.Handler, Surface: DataAPI, Write: r.Write})
 	}
-	srv := httptest.NewServer(New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: routes, Access: access}))
+	srv := httptest.NewServer(New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: routes, Access: access}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
