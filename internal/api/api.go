@@ -97,6 +97,9 @@ type Deps struct {
 	Chains  ChainRegistry
 	Catalog ContractCatalog
 	Network *internal.Network
+	// NetworkGenesis is the network's genesis bytes when avalanchego does
+	// not build it in (--genesis-file): its X-chain's genesis assets.
+	NetworkGenesis []byte
 	// Aliases are extra {network} names for the indexed network.
 	Aliases []string
 	// TokenKey signs page tokens; at least param.MinTokenKeyLen bytes.
@@ -118,10 +121,12 @@ const NoMinAge time.Duration = -1
 
 // API is the Data API of one indexed network.
 type API struct {
-	store    DataSource
-	network  *internal.Network
-	networks *Networks
-	tokens   *param.Tokens
+	store   DataSource
+	network *internal.Network
+	// networkGenesis is Deps.NetworkGenesis.
+	networkGenesis []byte
+	networks       *Networks
+	tokens         *param.Tokens
 	// assets and genesis cache what never changes once indexed.
 	assets  assets
 	genesis genesisValidators
@@ -178,17 +183,18 @@ func New(d Deps) (*API, error) {
 		catalog = (*evmchains.Catalog)(nil)
 	}
 	return &API{
-		evm:         d.EVM,
-		chains:      chains,
-		catalog:     catalog,
-		store:       d.Store,
-		network:     d.Network,
-		networks:    NewNetworks(d.Network.Name, d.Aliases...),
-		tokens:      tokens,
-		signer:      d.Aggregator,
-		prices:      prices,
-		priceMinAge: minAge,
-		chainIDs:    [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
+		evm:            d.EVM,
+		chains:         chains,
+		catalog:        catalog,
+		store:          d.Store,
+		network:        d.Network,
+		networkGenesis: d.NetworkGenesis,
+		networks:       NewNetworks(d.Network.Name, d.Aliases...),
+		tokens:         tokens,
+		signer:         d.Aggregator,
+		prices:         prices,
+		priceMinAge:    minAge,
+		chainIDs:       [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 	}, nil
 }
 

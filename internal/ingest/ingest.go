@@ -42,6 +42,10 @@ type Options struct {
 	// Teleporter is the TeleporterMessenger's address on the EVM chains;
 	// zero is the canonical one (evm.DefaultTeleporter).
 	Teleporter common.Address
+	// NetworkGenesis is the network's genesis bytes when avalanchego does
+	// not build it in (--genesis-file): the X-chain's genesis UTXOs and
+	// the genesis balances of the EVM chains it creates.
+	NetworkGenesis []byte
 	// NetworkCheckEvery is how often the node is asked which network it
 	// runs (network.go); a failed step of any loop asks sooner.
 	NetworkCheckEvery time.Duration

@@ -19,7 +19,7 @@ import (
 // xGenesis returns the genesis of the network's X-chain, nil when it is
 // not known (see xchain.GenesisFor): the X-chain then starts empty.
 func (ix *Indexer) xGenesis() (*xchain.Genesis, error) {
-	g, ok, err := xchain.GenesisFor(ix.network.XChainID)
+	g, ok, err := xchain.GenesisFor(ix.network.XChainID, ix.opts.NetworkGenesis)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -72,10 +72,14 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	}
 	defer st.Close()
 
+	// A custom network's genesis (--genesis-file) is handed to what
+	// decodes its chains; the P-chain's decoder keeps it for block 0.
+	var networkGenesis []byte
 	if cfg.GenesisFile != "" {
-		if err := pchain.RegisterGenesisFile(cfg.GenesisFile); err != nil {
+		if networkGenesis, err = pchain.ReadGenesisFile(cfg.GenesisFile); err != nil {
 			return err
 		}
+		pchain.RegisterGenesis(networkGenesis)
 	}
 	client := node.New(cfg.NodeURL)
 	known, err := storedNetwork(ctx, st, cfg.Rewards)
@@ -105,7 +109,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	stopSurfaces := func() {}
 	defer func() { stopSurfaces() }()
 	if known != nil {
-		h, ws, stop, err := surfaces(ctx, st, client, known, cfg, tokenKey, access, in, log)
+		h, ws, stop, err := surfaces(ctx, st, client, known, networkGenesis, cfg, tokenKey, access, in, log)
 		if err != nil {
 			return err
 		}
@@ -145,7 +149,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 			return err
 		}
 		if workers == nil {
-			h, ws, stop, err := surfaces(ctx, st, client, network, cfg, tokenKey, access, in, log)
+			h, ws, stop, err := surfaces(ctx, st, client, network, networkGenesis, cfg, tokenKey, access, in, log)
 			if err != nil {
 				return err
 			}
@@ -178,7 +182,7 @@ func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Lo
 // surfaces returns the handler of every surface of network, the
 // background workers (not yet running) whose progress it reports, and
 // what stops the signature aggregator's peer.
-func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, access *server.Access, in *instance, log *slog.Logger) (_ http.Handler, _ []worker, stop func(), err error) {
+func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, networkGenesis []byte, cfg *config.Config, tokenKey []byte, access *server.Access, in *instance, log *slog.Logger) (_ http.Handler, _ []worker, stop func(), err error) {
 	formatter, err := pchain.NewFormatter(network.ID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -216,7 +220,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if minAge == 0 {
 		minAge = api.NoMinAge
 	}
-	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
+	dataAPI, err := api.New(api.Deps{Store: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
 		EVM: st, Chains: chains, Catalog: catalog, Prices: priceSrc, HistoricalPriceMinAge: minAge})
 	if err != nil {
 		return nil, nil, nil, err
@@ -240,7 +244,8 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	}
 
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
-		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger)})
+		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger),
+		NetworkGenesis: networkGenesis})
 	var rederives progress.Queues
 	// The metadata worker claims its work in the store, so every instance
 	// that does background work may run one.
@@ -254,7 +259,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		{name: "indexer", roles: indexingRoles, run: func(ctx context.Context) error {
 			log.Info("indexing network while this instance holds the indexer lease", "name", network.Name, "id", network.ID,
 				"node", cfg.NodeURL, "instance", cfg.InstanceName)
-			in.lead(ctx, func(ctx context.Context) error { return index(ctx, st, indexer, &rederives, log) }, log)
+			in.lead(ctx, func(ctx context.Context) error { return index(ctx, st, indexer, networkGenesis, &rederives, log) }, log)
 			return nil
 		}},
 		{name: "NFT metadata", roles: indexingRoles, run: nftWorker.Run},
@@ -271,9 +276,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 // `avaindex rederive` asked for, or that were cut short, and then the
 // indexer: the indexer refuses to apply a chain's blocks while its
 // rederive is pending.
-func index(ctx context.Context, st store.Store, indexer *ingest.Indexer, rederives *progress.Queues, log *slog.Logger) error {
+func index(ctx context.Context, st store.Store, indexer *ingest.Indexer, networkGenesis []byte, rederives *progress.Queues, log *slog.Logger) error {
 	rlog := log.With("component", "rederive")
-	err := ingest.RunPendingRederives(ctx, st, rlog, ingest.RederiveOptions{OnBatch: func(r store.Rederive) {
+	err := ingest.RunPendingRederives(ctx, st, rlog, ingest.RederiveOptions{NetworkGenesis: networkGenesis, OnBatch: func(r store.Rederive) {
 		// The blocks left, in /readyz's queues.
 		rederives.Set(store.RederiveKey(r.Chain), int64(r.Left()))
 	}})
