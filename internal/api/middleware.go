@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,10 +26,11 @@ const (
 )
 
 // Middleware wraps the Data API's handler: it recovers panics into 500
-// responses, accepts the API key headers, refuses malformed query strings
-// and bounds request bodies.
+// responses, refuses malformed query strings and bounds request bodies.
+// The API key headers are read by internal/server's access guard
+// (RequestAPIKey).
 func Middleware(next http.Handler) http.Handler {
-	return Recover(AcceptAPIKey(StrictQuery(LimitBody(next, MaxBodyBytes))))
+	return Recover(StrictQuery(LimitBody(next, MaxBodyBytes)))
 }
 
 // StrictQuery answers a request whose query string does not parse (a bad
@@ -94,8 +94,6 @@ func (w *trackingWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-type apiKeyCtxKey struct{}
-
 // RequestAPIKey returns the API key of a request's headers,
 // x-data-api-key first, or "".
 func RequestAPIKey(h http.Header) string {
@@ -104,23 +102,6 @@ func RequestAPIKey(h http.Header) string {
 		key = strings.TrimSpace(h.Get(HeaderGlacierAPIKey))
 	}
 	return key
-}
-
-// AcceptAPIKey accepts the optional API key headers, x-data-api-key first,
-// and makes the key available through APIKey. It never rejects a request.
-func AcceptAPIKey(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if key := RequestAPIKey(r.Header); key != "" {
-			r = r.WithContext(context.WithValue(r.Context(), apiKeyCtxKey{}, key))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// APIKey returns the API key the request carried, if any. Never log it.
-func APIKey(ctx context.Context) (string, bool) {
-	k, ok := ctx.Value(apiKeyCtxKey{}).(string)
-	return k, ok
 }
 
 // LimitBody bounds the request body to n bytes; reading past it fails with

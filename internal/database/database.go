@@ -262,9 +262,6 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 // MaxParams is the most bind parameters one statement may carry.
 func (db *DB) MaxParams() int { return db.shared.maxParams }
 
-// InTransaction reports whether db is a transaction's handle.
-func (db *DB) InTransaction() bool { return db.tx != nil }
-
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.w.PingContext(ctx); err != nil {
