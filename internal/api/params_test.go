@@ -10,35 +10,16 @@ import (
 
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
 
-	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
+	"github.com/avaindex/avaindex/internal/testing/paramtest"
 )
 
-func req(rawQuery string) *http.Request {
-	r := httptest.NewRequest("GET", "/v1/x", nil)
-	r.URL.RawQuery = rawQuery
-	return r
-}
-
-// wantInvalid requires err to be a 400 whose client message contains every
-// fragment.
-func wantInvalid(t *testing.T, err error, fragments ...string) {
-	t.Helper()
-	if derrors.ToStatus(err) != http.StatusBadRequest {
-		t.Errorf("err = %v (status %d), want a 400", err, derrors.ToStatus(err))
-		return
-	}
-	msg, ok := derrors.ClientMessage(err)
-	if !ok {
-		t.Errorf("err %v has no client message", err)
-	}
-	for _, f := range fragments {
-		if !strings.Contains(msg, f) {
-			t.Errorf("message %q does not contain %q", msg, f)
-		}
-	}
-}
+// The parameter tests' helpers.
+var (
+	req         = paramtest.Request
+	wantInvalid = paramtest.WantInvalid
+)
 
 // TestPageSizeResponse is the acceptance test: every bad pageSize answers
 // 400 with the documented body and a message naming pageSize.
