@@ -4,8 +4,9 @@
 // Handlers read through narrow interfaces, never the whole store:
 // DataSource for the primary network, EVMSource for the EVM chains, with
 // ChainRegistry and ContractCatalog, and PriceSource, the one price seam
-// (prices.go). Parameters are validated by params.go, page tokens signed
-// by token.go, and every list pages through listPage (list.go); wire types
+// (prices.go). Parameters are read by internal/param (the Data API's own,
+// addresses, networks, EVM ids, in params.go), page tokens signed by
+// param.Tokens, and every list pages through listPage (list.go); wire types
 // are in types.go, errors in errors.go, the middleware in middleware.go.
 // There is one file per OpenAPI tag (blocks.go, transactions.go, utxos.go,
 // rewards.go, signature_aggregator.go; for the EVM chains chains.go,

@@ -6,7 +6,10 @@
 // lease it runs the indexer under: one instance indexes a store at a time,
 // the others serve and take over. routeTable is the API surfaces' routes,
 // which TestOpenAPIDocumentsEveryRoute compares with the served document
-// both ways.
+// both ways. Every background worker is a Run(ctx) error in the one list
+// surfaces returns, run under one errgroup by runWorkers for the
+// instance's --role (workers.go); each tells its progress through
+// progress.Reporter, which /readyz and the status page read.
 package service
 
 import (
