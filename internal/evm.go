@@ -146,13 +146,6 @@ type EVMContract struct {
 	Decimals *uint8
 }
 
-// EVMBalance is an address's native balance after a block.
-type EVMBalance struct {
-	Address     common.Address
-	BlockNumber uint64
-	Balance     *big.Int
-}
-
 // TeleporterDirection says which end of a Teleporter message a tx is.
 type TeleporterDirection string
 
@@ -253,3 +246,7 @@ type NFTToken struct {
 	URIKnown bool
 	Metadata NFTMetadata
 }
+
+// EVMFeatures are the features an EVM chain may have enabled (the Data
+// API's schema ApiFeature).
+var EVMFeatures = []string{"nftIndexing", "webhooks", "teleporter"}

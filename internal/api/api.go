@@ -4,8 +4,9 @@
 // Handlers read through narrow interfaces, never the whole store:
 // DataSource for the primary network, EVMSource for the EVM chains, with
 // ChainRegistry and ContractCatalog, and PriceSource, the one price seam
-// (prices.go). Parameters are validated by params.go, page tokens signed
-// by token.go, and every list pages through listPage (list.go); wire types
+// (prices.go). Parameters are read by internal/param (the Data API's own,
+// addresses, networks, EVM ids, in params.go), page tokens signed by
+// param.Tokens, and every list pages through listPage (list.go); wire types
 // are in types.go, errors in errors.go, the middleware in middleware.go.
 // There is one file per OpenAPI tag (blocks.go, transactions.go, utxos.go,
 // rewards.go, signature_aggregator.go; for the EVM chains chains.go,
@@ -28,6 +29,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evmchains"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -78,7 +80,7 @@ type ChainRegistry interface {
 	ByBlockchainID(id ids.ID) (evmchains.Chain, bool)
 	// NativeBalance asks the chain's RPC for addr's balance after block
 	// number (nil: the latest), for chains whose balances are not
-	// indexed.
+	// indexed; the RPC's refusal is a derrors.Unavailable for the client.
 	NativeBalance(ctx context.Context, chainID uint64, addr common.Address, number *uint64) (*big.Int, error)
 }
 
@@ -96,9 +98,12 @@ type Deps struct {
 	Chains  ChainRegistry
 	Catalog ContractCatalog
 	Network *internal.Network
+	// NetworkGenesis is the network's genesis bytes when avalanchego does
+	// not build it in (--genesis-file): its X-chain's genesis assets.
+	NetworkGenesis []byte
 	// Aliases are extra {network} names for the indexed network.
 	Aliases []string
-	// TokenKey signs page tokens; at least MinTokenKeyLen bytes.
+	// TokenKey signs page tokens; at least param.MinTokenKeyLen bytes.
 	TokenKey []byte
 	// Aggregator serves the signature aggregator endpoints; they answer
 	// 503 when it is nil.
@@ -117,10 +122,12 @@ const NoMinAge time.Duration = -1
 
 // API is the Data API of one indexed network.
 type API struct {
-	store    DataSource
-	network  *internal.Network
-	networks *Networks
-	tokens   *Tokens
+	store   DataSource
+	network *internal.Network
+	// networkGenesis is Deps.NetworkGenesis.
+	networkGenesis []byte
+	networks       *Networks
+	tokens         *param.Tokens
 	// assets and genesis cache what never changes once indexed.
 	assets  assets
 	genesis genesisValidators
@@ -151,7 +158,7 @@ type Route struct {
 
 // New returns the Data API for d.
 func New(d Deps) (*API, error) {
-	tokens, err := NewTokens(d.TokenKey)
+	tokens, err := param.NewTokens(d.TokenKey)
 	if err != nil {
 		return nil, err
 	}
@@ -177,17 +184,18 @@ func New(d Deps) (*API, error) {
 		catalog = (*evmchains.Catalog)(nil)
 	}
 	return &API{
-		evm:         d.EVM,
-		chains:      chains,
-		catalog:     catalog,
-		store:       d.Store,
-		network:     d.Network,
-		networks:    NewNetworks(d.Network.Name, d.Aliases...),
-		tokens:      tokens,
-		signer:      d.Aggregator,
-		prices:      prices,
-		priceMinAge: minAge,
-		chainIDs:    [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
+		evm:            d.EVM,
+		chains:         chains,
+		catalog:        catalog,
+		store:          d.Store,
+		network:        d.Network,
+		networkGenesis: d.NetworkGenesis,
+		networks:       NewNetworks(d.Network.Name, d.Aliases...),
+		tokens:         tokens,
+		signer:         d.Aggregator,
+		prices:         prices,
+		priceMinAge:    minAge,
+		chainIDs:       [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 	}, nil
 }
 

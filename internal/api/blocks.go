@@ -12,6 +12,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -79,7 +80,7 @@ func (a *API) getBlock(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := r.PathValue("blockId")
 	var b *store.BlockSummary
-	if h, ok := parseInt(v); ok && h >= 0 {
+	if h, ok := param.ParseInt(v); ok && h >= 0 {
 		b, err = a.store.BlockSummaryByHeight(r.Context(), chain, uint64(h))
 	} else {
 		var id ids.ID

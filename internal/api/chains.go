@@ -11,9 +11,10 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
 
-	"github.com/avaindex/avaindex/internal/config"
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evmchains"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // The "EVM Chains" operations: the EVM chains served (the registry's), and
@@ -23,7 +24,7 @@ import (
 // and with feature. All the chains are of the one network avaindex
 // indexes: another network of the schema's enum lists none.
 func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
-	network, hasNetwork, err := QueryValue(r, "network")
+	network, hasNetwork, err := param.QueryValue(r, "network")
 	if err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
 			chains = nil
 		}
 	}
-	feature, err := Enum(r, "feature", "", config.Features...)
+	feature, err := param.Enum(r, "feature", "", internal.EVMFeatures...)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // genericMessages is the message of an error response whose error carries no
@@ -101,6 +102,6 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 // message names the method and path that matched no route.
 func NotFoundHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, r, derrors.Missing("no route for %s %s", r.Method, clip(r.URL.EscapedPath(), 256)))
+		WriteError(w, r, derrors.Missing("no route for %s %s", r.Method, param.Clip(r.URL.EscapedPath(), 256)))
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // Keyset pagination, the one way every list endpoint pages.
@@ -32,7 +34,7 @@ type listSpec struct {
 
 // scope is the page-token scope of the query.
 func (s listSpec) scope() string {
-	return Scope(append([]string{s.Op}, s.Filters...)...)
+	return param.Scope(append([]string{s.Op}, s.Filters...)...)
 }
 
 // listPage returns one page of a keyset-paginated list and its
@@ -52,7 +54,7 @@ func listPage[Item, Cursor any](a *API, r *http.Request, spec listSpec,
 	if maxSize == 0 {
 		maxSize = MaxPageSize
 	}
-	size, err := PageSize(r, DefaultPageSize, maxSize)
+	size, err := param.PageSize(r, DefaultPageSize, maxSize)
 	if err != nil {
 		return nil, "", err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -63,7 +64,7 @@ func (a *API) listUTXOsV2(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, ok, err := QueryValue(r, "addresses"); err != nil || ok {
+	if _, ok, err := param.QueryValue(r, "addresses"); err != nil || ok {
 		if err == nil {
 			err = derrors.Invalid("addresses goes in the request body, not the query string")
 		}
@@ -102,7 +103,7 @@ func (a *API) serveUTXOs(w http.ResponseWriter, r *http.Request, op, network str
 	for _, ad := range addrs {
 		q.Addresses = append(q.Addresses, ad.ID)
 	}
-	assetParam, _, err := QueryValue(r, "assetId")
+	assetParam, _, err := param.QueryValue(r, "assetId")
 	if err != nil {
 		return err
 	}
@@ -116,10 +117,10 @@ func (a *API) serveUTXOs(w http.ResponseWriter, r *http.Request, op, network str
 	if q.MinAmount, _, err = Amount(r, "minUtxoAmount"); err != nil {
 		return err
 	}
-	if q.IncludeSpent, err = Bool(r, "includeSpent", false); err != nil {
+	if q.IncludeSpent, err = param.Bool(r, "includeSpent", false); err != nil {
 		return err
 	}
-	sortBy, err := Enum(r, "sortBy", "timestamp", "timestamp", "amount")
+	sortBy, err := param.Enum(r, "sortBy", "timestamp", "timestamp", "amount")
 	if err != nil {
 		return err
 	}

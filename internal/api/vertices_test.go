@@ -20,6 +20,7 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -132,7 +133,7 @@ func TestDAGTxVertices(t *testing.T) {
 		}
 
 		counted := &vertexReads{DataSource: st}
-		api, err := New(Deps{Store: counted, TokenKey: bytes.Repeat([]byte{1}, MinTokenKeyLen), Aliases: []string{Testnet},
+		api, err := New(Deps{Store: counted, TokenKey: bytes.Repeat([]byte{1}, param.MinTokenKeyLen), Aliases: []string{Testnet},
 			Network: &internal.Network{Name: "local", HRP: "local", XChainID: xChain.ID(), AVAXAssetID: avaxID}})
 		if err != nil {
 			t.Fatal(err)

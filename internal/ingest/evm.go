@@ -135,7 +135,7 @@ func (e *evmFollower) genesisAlloc(ctx context.Context) (map[common.Address]*big
 		e.ix.log.Warn("the genesis of this EVM chain is not known: its native balances are not indexed", "chain", e.name)
 		return nil, nil
 	}
-	data, ok, err := evm.NetworkGenesisData(e.chain.BlockchainID)
+	data, ok, err := evm.NetworkGenesisData(e.chain.BlockchainID, e.ix.opts.NetworkGenesis)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,9 @@ type RederiveOptions struct {
 	ProgressEvery time.Duration
 	// OnBatch, when set, is called after each committed batch.
 	OnBatch func(store.Rederive)
+	// NetworkGenesis is the network's genesis bytes when avalanchego does
+	// not build it in (Options.NetworkGenesis).
+	NetworkGenesis []byte
 }
 
 // RunPendingRederives runs every rederive asked for (by a migration,
@@ -73,7 +76,7 @@ func Rederive(ctx context.Context, st RederiveSource, chain internal.Chain, log 
 	case internal.PChain:
 		step = newPRederive(st).step
 	case internal.XChain:
-		g, err := storedXGenesis(ctx, st)
+		g, err := storedXGenesis(ctx, st, opts.NetworkGenesis)
 		if err != nil {
 			return err
 		}
@@ -246,7 +249,7 @@ func (c *cRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 
 // storedXGenesis returns the X-chain genesis of the stored network, nil
 // when it is not known (as the indexer's xGenesis).
-func storedXGenesis(ctx context.Context, st RederiveSource) (*xchain.Genesis, error) {
+func storedXGenesis(ctx context.Context, st RederiveSource, networkGenesis []byte) (*xchain.Genesis, error) {
 	v, ok, err := st.Setting(ctx, store.NetworkSetting)
 	if err != nil {
 		return nil, err
@@ -258,7 +261,7 @@ func storedXGenesis(ctx context.Context, st RederiveSource) (*xchain.Genesis, er
 	if err := json.Unmarshal(v, &n); err != nil {
 		return nil, fmt.Errorf("rederive: the stored network: %w", err)
 	}
-	g, ok, err := xchain.GenesisFor(n.XChainID)
+	g, ok, err := xchain.GenesisFor(n.XChainID, networkGenesis)
 	if err != nil || !ok {
 		return nil, err
 	}

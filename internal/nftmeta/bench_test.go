@@ -65,7 +65,7 @@ func BenchmarkMetadata(b *testing.B) {
 				b.Fatal(err)
 			}
 			w := nftmeta.NewWorker(st, nftmeta.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-				Concurrency: 64, PerHost: 64, PollInterval: 20 * time.Millisecond}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+				Concurrency: 64, PerHost: 64, PollInterval: 20 * time.Millisecond}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			runCtx, stop := context.WithCancel(ctx)
 			done := make(chan error, 1)
 			b.StartTimer()

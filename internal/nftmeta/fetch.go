@@ -8,8 +8,8 @@
 // The Worker claims tokens from the store's queue (store.NFTStore), fetches
 // them concurrently with a bound per host, records every outcome as the
 // token's indexStatus, and retries the failures that may pass with
-// backoff; its queue length is in ingest.Status.Queues (/readyz and the
-// status page).
+// backoff; it reports its queue's length (Worker.Report, a
+// progress.Reporter) to /readyz and the status page.
 package nftmeta
 
 import (

@@ -55,7 +55,7 @@ func TestWorkerLogsOutcomes(t *testing.T) {
 		st.queue = append(st.queue, w)
 	}
 	var logs lockedBuffer
-	w := NewWorker(st, Config{PollInterval: 10 * time.Millisecond}, slog.New(slog.NewTextHandler(&logs, nil)), nil)
+	w := NewWorker(st, Config{PollInterval: 10 * time.Millisecond}, slog.New(slog.NewTextHandler(&logs, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()

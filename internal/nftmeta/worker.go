@@ -17,6 +17,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
+	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -34,7 +35,7 @@ type URIReader interface {
 	ReadTokenURI(ctx context.Context, chainID uint64, token common.Address, id *big.Int, typ internal.ERCType) (*string, error)
 }
 
-// QueueName is the worker's queue in the indexer's status (/readyz).
+// QueueName is the worker's queue in the progress status (/readyz).
 const QueueName = "nft-metadata"
 
 // Worker drains the store's queue of tokens whose metadata to fetch.
@@ -44,7 +45,7 @@ type Worker struct {
 	cfg   Config
 	log   *slog.Logger
 	now   func() time.Time
-	queue func(int64)
+	queue progress.Queues
 	uris  URIReader
 	// logEvery is the least time between two log lines of the outcomes.
 	logEvery time.Duration
@@ -71,15 +72,14 @@ func init() {
 // again before its metadata is fetched.
 func (w *Worker) SetURIReader(r URIReader) { w.uris = r }
 
-// NewWorker returns a worker over st; queue, when not nil, is told the
-// queue's length as it changes (the indexer's status).
-func NewWorker(st Store, cfg Config, log *slog.Logger, queue func(int64)) *Worker {
+// NewWorker returns a worker over st.
+func NewWorker(st Store, cfg Config, log *slog.Logger) *Worker {
 	cfg.Defaults()
-	if queue == nil {
-		queue = func(int64) {}
-	}
-	return &Worker{st: st, f: NewFetcher(cfg), cfg: cfg, log: log, now: time.Now, queue: queue, logEvery: 10 * time.Second}
+	return &Worker{st: st, f: NewFetcher(cfg), cfg: cfg, log: log, now: time.Now, logEvery: 10 * time.Second}
 }
+
+// Report adds the queue's length, as last read, to s (progress.Reporter).
+func (w *Worker) Report(s *progress.Status) { w.queue.Report(s) }
 
 // Fetched is how many fetches the worker has recorded.
 func (w *Worker) Fetched() int64 { return w.fetched.Load() }
@@ -131,7 +131,7 @@ func (w *Worker) claim(ctx context.Context, work chan<- store.NFTWork) {
 		if idle || time.Since(lastLen) > 2*time.Second {
 			n, err := w.st.NFTQueueLength(ctx)
 			if err == nil {
-				w.queue(n)
+				w.queue.Set(QueueName, n)
 				metaQueue.Set(float64(n))
 				lastLen = time.Now()
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/apikeys"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/ratelimit"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -50,7 +51,7 @@ func testTiers(extra ...ratelimit.Tier) map[string]ratelimit.Tier {
 // stand-in, behind access, on a loopback listener.
 func serve(t *testing.T, st store.Store, access *Access) string {
 	t.Helper()
-	dataAPI, err := api.New(api.Deps{Store: st, Network: testNetwork, TokenKey: make([]byte, api.MinTokenKeyLen)})
+	dataAPI, err := api.New(api.Deps{Store: st, Network: testNetwork, TokenKey: make([]byte, param.MinTokenKeyLen)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func serve(t *testing.T, st store.Store, access *Access) string {
 	for _, r := range dataAPI.Routes() {
 		routes = append(routes, Route{Pattern: r.Pattern, Handler: r.Handler, Surface: DataAPI, Write: r.Write})
 	}
-	srv := httptest.NewServer(New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: routes, Access: access}))
+	srv := httptest.NewServer(New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: routes, Access: access}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -21,9 +21,9 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/apidoc"
-	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/metricsapi"
+	"github.com/avaindex/avaindex/internal/progress"
 )
 
 // Route is one pattern of http.ServeMux and its handler.
@@ -46,16 +46,12 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// StatusReporter is what /readyz asks of the indexer.
-type StatusReporter interface {
-	Status() ingest.Status
-}
-
 // Deps are what the server serves from.
 type Deps struct {
 	Store Pinger
-	// Indexer is nil while Waiting.
-	Indexer StatusReporter
+	// Progress is the background workers' (the indexer's among them), for
+	// /readyz and the status page; nil while Waiting.
+	Progress progress.Reporter
 	// Network is the indexed network; nil while Waiting.
 	Network *internal.Network
 	// Routes are the API surfaces' routes.
@@ -172,8 +168,8 @@ type readiness struct {
 	Reason string `json:"reason,omitempty"`
 	Store  string `json:"store"`
 	// Network is the indexed network, once known.
-	Network *networkInfo  `json:"network,omitempty"`
-	Indexer ingest.Status `json:"indexer"`
+	Network *networkInfo    `json:"network,omitempty"`
+	Indexer progress.Status `json:"indexer"`
 	// Instance is this instance's part in indexing, when it shares the
 	// store with others.
 	Instance *Instance `json:"instance,omitempty"`
@@ -192,8 +188,8 @@ func readinessOf(ctx context.Context, d Deps) (readiness, int) {
 	if d.Network != nil {
 		res.Network = &networkInfo{Name: d.Network.Name, ID: d.Network.ID}
 	}
-	if d.Indexer != nil {
-		res.Indexer = d.Indexer.Status()
+	if d.Progress != nil {
+		d.Progress.Report(&res.Indexer)
 	}
 	// An instance that does not index (its role, or another holds the
 	// lease) is ready without a running indexer.
