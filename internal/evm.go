@@ -146,13 +146,6 @@ type EVMContract struct {
 	Decimals *uint8
 }
 
-// EVMBalance is an address's native balance after a block.
-type EVMBalance struct {
-	Address     common.Address
-	BlockNumber uint64
-	Balance     *big.Int
-}
-
 // TeleporterDirection says which end of a Teleporter message a tx is.
 type TeleporterDirection string
 

@@ -158,7 +158,7 @@ func (w *ingestWatch) sameBlocks(n *testnet.Network, pTip, cTip uint64) {
 			w.t.Fatalf("P-chain block %d: %v, or not the node's", h, err)
 		}
 	}
-	sums, err := w.st.PBlockSummaries(w.ctx, nil, int(pTip)+10, false)
+	sums, err := readsOf(w.t, w.st).PBlockSummaries(w.ctx, nil, int(pTip)+10, false)
 	if err != nil {
 		w.t.Fatal(err)
 	}

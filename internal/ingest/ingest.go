@@ -70,7 +70,7 @@ func (o *Options) defaults() {
 type Indexer struct {
 	node    *node.Client
 	network *internal.Network
-	store   store.Store
+	store   Store
 	// uriClients are the EVM clients ReadTokenURI uses, by chain id.
 	uriClients sync.Map
 	log        *slog.Logger
@@ -115,7 +115,7 @@ type Status struct {
 }
 
 // New returns an indexer of the chains of network, read from node n, into st.
-func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Logger, opts Options) *Indexer {
+func New(n *node.Client, network *internal.Network, st Store, log *slog.Logger, opts Options) *Indexer {
 	opts.defaults()
 	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
 		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}, Tracers: map[string]bool{}},

@@ -16,9 +16,21 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-// RederiveSource is what a rederive reads and writes of the store.
+// RederiveSource is what a rederive calls of the store: the rederive's
+// state, what is stored of the chain, and the batch applies that move the
+// rederive's cursor (see store.RederiveStore). store.Store satisfies it.
 type RederiveSource interface {
-	store.RederiveStore
+	PendingRederives(ctx context.Context) ([]store.Rederive, error)
+	StartRederive(ctx context.Context, chain internal.Chain) (store.Rederive, error)
+
+	StoredPBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
+	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (store.Rederive, error)
+	StoredXBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
+	RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (store.Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) (store.Rederive, error)
+	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]store.StoredCBlock, error)
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*cchain.Block) (store.Rederive, error)
+
 	// Setting reads the stored network (store.NetworkSetting), whose
 	// X-chain genesis the X-chain's rederive needs.
 	Setting(ctx context.Context, key string) ([]byte, bool, error)

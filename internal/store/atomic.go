@@ -15,8 +15,8 @@ import (
 	"github.com/avaindex/avaindex/internal/pchain"
 )
 
-// AtomicStore reads the atomic UTXOs that move between the P-, X- and
-// C-chains through shared memory.
+// Atomic UTXOs move between the P-, X- and C-chains through shared
+// memory.
 //
 // An export (a P or X ExportTx's exported outputs, a C ExportTx's outputs)
 // is stored with the exporting chain's UTXOs; the import that takes it out
@@ -24,15 +24,9 @@ import (
 // are indexed concurrently, so either may be applied first: an import is
 // also kept with the importing chain (p_, x_, c_imported_utxos), and an
 // export that arrives after its import is marked when it is stored.
-type AtomicStore interface {
-	// AtomicUTXOs returns the exported UTXOs still in the shared memory of
-	// destination (exported to it and not imported yet, as far as indexed)
-	// that have any of addrs among their owners, each once, ordered by id.
-	AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) ([]*AtomicUTXO, error)
-	// ExportedUTXO returns the exported UTXO with id, from whichever chain
-	// exported it; derrors.NotFound when none is stored.
-	ExportedUTXO(ctx context.Context, id ids.ID) (*AtomicUTXO, error)
-}
+//
+// AtomicUTXOs and ExportedUTXO are on no interface of the store: only
+// tests read through them (with an interface of their own).
 
 // AtomicUTXO is one UTXO a chain exported.
 type AtomicUTXO struct {

@@ -160,7 +160,7 @@ func TestAtomicMovement(t *testing.T) {
 	})
 }
 
-func (sc *atomicScenario) check(t *testing.T, s Store) {
+func (sc *atomicScenario) check(t *testing.T, s *sqlStore) {
 	t.Helper()
 	ctx := context.Background()
 	for id, want := range sc.imported {

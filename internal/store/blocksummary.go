@@ -30,18 +30,10 @@ type BlockSummary struct {
 	TxIDs []ids.ID
 }
 
-// BlockSummaryStore reads block summaries, for the Data API's block lists,
+// Block summaries are for the Data API's block lists (ChainBlockStore),
 // which would otherwise read every block's and tx's bytes to show ids and
-// counts.
-type BlockSummaryStore interface {
-	// PBlockSummaries returns up to limit P-chain block summaries ordered by
-	// height, descending when desc. When after is non-nil only heights
-	// beyond *after in that order are returned (strictly lower when desc,
-	// strictly higher when not): the keyset the API's page tokens carry.
-	PBlockSummaries(ctx context.Context, after *uint64, limit int, desc bool) ([]*BlockSummary, error)
-	// PBlockSummaryByID returns the summary of the P-chain block id.
-	PBlockSummaryByID(ctx context.Context, id ids.ID) (*BlockSummary, error)
-}
+// counts. PBlockSummaries and PBlockSummaryByID, the P-chain's alone, are
+// on no interface of the store: only tests read through them.
 
 // length(bytes) is the byte length of a BYTEA on PostgreSQL and of a BLOB
 // on SQLite, so the size is read without the bytes.

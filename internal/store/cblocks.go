@@ -24,9 +24,6 @@ type CStore interface {
 	ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) error
 	// CLastHash returns the hash of the C-chain block at the cursor.
 	CLastHash(ctx context.Context) (ids.ID, error)
-	// CAtomicTxs returns the atomic txs stored for blocks from..to, in
-	// chain order, with their block heights.
-	CAtomicTxs(ctx context.Context, from, to uint64) ([]internal.CAtomicTx, []uint64, error)
 }
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}

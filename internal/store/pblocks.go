@@ -30,10 +30,9 @@ type PBlockStore interface {
 	// fails whole. An empty batch does nothing.
 	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
 
-	// PBlockByHeight and PBlockByID return a stored P-chain block with its
+	// PBlockByHeight returns a stored P-chain block with its
 	// transactions.
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
-	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
 	// PBlockBytesByHeight and PBlockBytesByID return a stored P-chain
 	// block's id and platformvm bytes alone, in one indexed read: what the
 	// node API's getBlock and getBlockByHeight serve, its hottest path.
@@ -103,9 +102,6 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (er
 			if err := apply(ctx, tx, blocks); err != nil {
 				return err
 			}
-		}
-		if s.beforeCursor != nil {
-			return s.beforeCursor(tx)
 		}
 		return nil
 	})

@@ -28,11 +28,8 @@ type Store interface {
 	XStore
 	L1FeeStore
 	CStore
-	XUTXOStore
 	XDAGStore
 	XVertexStore
-	AtomicStore
-	BlockSummaryStore
 	PBlockStore
 	CursorStore
 	SettingStore
@@ -101,11 +98,6 @@ func New(db *database.DB) Store {
 
 type sqlStore struct {
 	db *database.DB
-
-	// beforeCursor, when set (by tests), runs inside ApplyPBlocks's
-	// transaction after the rows are written and before the cursor moves;
-	// an error from it aborts the transaction.
-	beforeCursor func(tx *database.DB) error
 }
 
 const onConflictDoNothing = "ON CONFLICT DO NOTHING"

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -382,6 +383,16 @@ func TestApplyConflicts(t *testing.T) {
 	})
 }
 
+// lastPApplier runs f last among the P-chain's appliers, inside
+// ApplyPBlocks's transaction after the rows are written and before the
+// cursor moves, until t ends.
+func lastPApplier(t *testing.T, f func(tx *database.DB) error) {
+	t.Helper()
+	saved := pAppliers
+	pAppliers = append(slices.Clip(saved), func(_ context.Context, tx *database.DB, _ []*pchain.Block) error { return f(tx) })
+	t.Cleanup(func() { pAppliers = saved })
+}
+
 // TestApplyAtomic fails ApplyPBlocks's transaction after its rows are
 // written and before the cursor moves, as a crash would: neither the blocks
 // nor the cursor may change.
@@ -391,7 +402,14 @@ func TestApplyAtomic(t *testing.T) {
 		s := openStore(t, dsn)
 		errCrash := errors.New("crash")
 		var sawRows bool
-		s.beforeCursor = func(tx *database.DB) error {
+		var beforeCursor func(tx *database.DB) error
+		lastPApplier(t, func(tx *database.DB) error {
+			if beforeCursor == nil {
+				return nil
+			}
+			return beforeCursor(tx)
+		})
+		beforeCursor = func(tx *database.DB) error {
 			var n int
 			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM p_blocks").Scan(&n); err != nil {
 				return err
@@ -407,12 +425,12 @@ func TestApplyAtomic(t *testing.T) {
 		}
 		wantState(t, s, state{})
 
-		s.beforeCursor = nil
+		beforeCursor = nil
 		mustApply(t, s, makeBlocks(t, "a", 0, 300))
 		want := state{blocks: 300, txs: txCount(0, 300), cursor: 299, hasCursor: true}
 		wantState(t, s, want)
 
-		s.beforeCursor = func(*database.DB) error { return errCrash }
+		beforeCursor = func(*database.DB) error { return errCrash }
 		if err := s.ApplyPBlocks(ctx, makeBlocks(t, "a", 250, 600)); !errors.Is(err, errCrash) {
 			t.Fatalf("err = %v, want errCrash", err)
 		}
@@ -422,7 +440,7 @@ func TestApplyAtomic(t *testing.T) {
 		}
 
 		// A cancelled context fails the batch the same way.
-		s.beforeCursor = nil
+		beforeCursor = nil
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		if err := s.ApplyPBlocks(cctx, makeBlocks(t, "a", 300, 400)); err == nil {

@@ -35,8 +35,6 @@ type XDAGStore interface {
 	// fails with derrors.InvalidArgument. Re-applying changes nothing; the
 	// cursor never moves back. An empty batch does nothing.
 	ApplyXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) error
-	// XDAGTx returns a stored DAG tx.
-	XDAGTx(ctx context.Context, id ids.ID) (*XDAGTx, error)
 }
 
 // XDAGTx is one pre-Cortina X-chain tx.

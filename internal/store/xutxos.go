@@ -15,15 +15,9 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-// XUTXOStore keeps the X-chain's UTXO set and its history.
-type XUTXOStore interface {
-	// XUTXOsOf returns the UTXOs of the X-chain's current UTXO set (unspent
-	// and not exported, of every kind) that have any of addrs among their
-	// owners, each once, ordered by id.
-	XUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*XUTXO, error)
-	// XUTXO returns a stored X-chain UTXO, spent or not, exported or not.
-	XUTXO(ctx context.Context, id ids.ID) (*XUTXO, error)
-}
+// The X-chain's UTXO set and its history are read by the Data API's UTXO
+// lists (UTXOListStore). XUTXOsOf and XUTXO are on no interface of the
+// store: only tests read through them.
 
 // XUTXO is one stored X-chain UTXO.
 type XUTXO struct {
