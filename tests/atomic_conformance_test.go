@@ -238,8 +238,8 @@ func TestAtomicAndXUTXOsConformance(t *testing.T) {
 						t.Errorf("X-chain import %s takes %s: %v", stx.ID, in.ID, err)
 						continue
 					}
-					if u.ConsumedTxID != stx.ID || u.ConsumedHeight != h || u.Destination != n.XChainID {
-						t.Errorf("export %s consumed by %s at %d (to %s), want %s at %d", in.ID, u.ConsumedTxID, u.ConsumedHeight, u.Destination, stx.ID, h)
+					if u.ConsumedTxID != stx.ID || u.ConsumedHeight != h || u.PeerChain != n.XChainID {
+						t.Errorf("export %s consumed by %s at %d (to %s), want %s at %d", in.ID, u.ConsumedTxID, u.ConsumedHeight, u.PeerChain, stx.ID, h)
 					}
 				}
 			}
@@ -275,7 +275,7 @@ func TestAtomicAndXUTXOsConformance(t *testing.T) {
 			}
 			gotLeft := map[ids.ID][]byte{}
 			for _, u := range left {
-				if u.Source == pair.source {
+				if u.Origin == pair.source {
 					gotLeft[u.ID] = u.Bytes
 				}
 			}

@@ -13,10 +13,10 @@ import (
 // storeReads are the store's reads that only tests make: the store
 // implements them, but no interface of the store carries them.
 type storeReads interface {
-	XUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*store.XUTXO, error)
-	XUTXO(ctx context.Context, id ids.ID) (*store.XUTXO, error)
-	AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) ([]*store.AtomicUTXO, error)
-	ExportedUTXO(ctx context.Context, id ids.ID) (*store.AtomicUTXO, error)
+	XUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*store.ListedUTXO, error)
+	XUTXO(ctx context.Context, id ids.ID) (*store.ListedUTXO, error)
+	AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) ([]*store.ListedUTXO, error)
+	ExportedUTXO(ctx context.Context, id ids.ID) (*store.ListedUTXO, error)
 	PBlockSummaries(ctx context.Context, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
 	CAtomicTxs(ctx context.Context, from, to uint64) ([]internal.CAtomicTx, []uint64, error)
 }

@@ -170,14 +170,14 @@ func (sc *atomicScenario) check(t *testing.T, s *sqlStore) {
 		}
 		if u.ConsumedTxID != want.by || u.ConsumedHeight != want.height {
 			t.Errorf("export %s (from %s) consumed by %s at %d, want %s at %d",
-				id, u.Source, u.ConsumedTxID, u.ConsumedHeight, want.by, want.height)
+				id, u.Origin, u.ConsumedTxID, u.ConsumedHeight, want.by, want.height)
 		}
 	}
 	left, err := s.AtomicUTXOs(ctx, aCChain, []ids.ShortID{uAddrC, uAddrA})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(left) != 1 || left[0].ID != sc.pending || left[0].Source != internal.XChain || left[0].Amount != 14 || left[0].Consumed() {
+	if len(left) != 1 || left[0].ID != sc.pending || left[0].Origin != internal.XChain || left[0].Amount != 14 || left[0].Spent() {
 		t.Errorf("atomic UTXOs left for C: %+v, want only %s", left, sc.pending)
 	}
 	for _, dest := range []ids.ID{aPChain, aXChain} {

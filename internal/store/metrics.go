@@ -459,62 +459,72 @@ func (s *sqlStore) MetricChains(ctx context.Context) (_ []MetricChain, err error
 
 // The P- and X-chains' blocks as the metrics see them.
 
-// pMetricBlocks returns the metrics' view of P-chain blocks: their txs,
-// the owners of the outputs they produce, and those of the UTXOs they
-// consume (stored by the UTXO appliers, which run first), who send.
+// utxoBlock is a P- or X-chain block as its metrics need it: its height,
+// time, number of txs, and what those txs do to UTXOs (txs without UTXOs
+// left out).
+type utxoBlock struct {
+	height uint64
+	time   time.Time
+	txs    int
+	utxos  []utxoEffects
+}
+
+// utxoEffects are what a tx does to UTXOs: the chain's UTXOs it consumes,
+// the other chains' it imports, the outputs it produces.
+type utxoEffects struct {
+	consumed, imported []utxo.Input
+	produced           []*utxo.Output
+}
+
+// pMetricBlocks returns the metrics' view of P-chain blocks (utxoMetricBlocks).
 func pMetricBlocks(ctx context.Context, tx *database.DB, blocks []*pchain.Block) ([]chainmetrics.Block, error) {
-	out := make([]chainmetrics.Block, len(blocks))
-	var inputs []ids.ID
-	for _, b := range blocks {
-		for _, t := range b.Txs {
-			if t.UTXOs == nil {
-				continue
-			}
-			inputs = appendInputIDs(inputs, t.UTXOs.Consumed, t.UTXOs.Imported)
-		}
-	}
-	owners, err := inputOwners(ctx, tx, internal.PChain, inputs)
-	if err != nil {
-		return nil, err
-	}
+	ubs := make([]utxoBlock, len(blocks))
 	for i, b := range blocks {
-		mb := chainmetrics.Block{Height: b.Height, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs)}
+		ubs[i] = utxoBlock{height: b.Height, time: b.Timestamp, txs: len(b.Txs)}
 		for _, t := range b.Txs {
-			if t.UTXOs == nil {
-				continue
+			if t.UTXOs != nil {
+				ubs[i].utxos = append(ubs[i].utxos, utxoEffects{t.UTXOs.Consumed, t.UTXOs.Imported, t.UTXOs.Produced})
 			}
-			mb.Addresses = appendOwners(mb.Addresses, t.UTXOs.Produced)
-			mb.Senders = appendSenders(mb.Senders, owners, t.UTXOs.Consumed, t.UTXOs.Imported)
 		}
-		out[i] = mb
 	}
-	return out, nil
+	return utxoMetricBlocks(ctx, tx, internal.PChain, ubs)
 }
 
 // xMetricBlocks is pMetricBlocks for the X-chain.
 func xMetricBlocks(ctx context.Context, tx *database.DB, blocks []*xchain.Block) ([]chainmetrics.Block, error) {
-	out := make([]chainmetrics.Block, len(blocks))
-	var inputs []ids.ID
-	for _, b := range blocks {
+	ubs := make([]utxoBlock, len(blocks))
+	for i, b := range blocks {
+		ubs[i] = utxoBlock{height: b.Height, time: b.Timestamp, txs: len(b.Txs)}
 		for _, t := range b.Txs {
-			if t.UTXOs == nil {
-				continue
+			if t.UTXOs != nil {
+				ubs[i].utxos = append(ubs[i].utxos, utxoEffects{t.UTXOs.Consumed, t.UTXOs.Imported, t.UTXOs.Produced})
 			}
-			inputs = appendInputIDs(inputs, t.UTXOs.Consumed, t.UTXOs.Imported)
 		}
 	}
-	owners, err := inputOwners(ctx, tx, internal.XChain, inputs)
+	return utxoMetricBlocks(ctx, tx, internal.XChain, ubs)
+}
+
+// utxoMetricBlocks returns the metrics' view of a P- or X-chain's blocks:
+// their txs, the owners of the outputs they produce, and those of the
+// UTXOs they consume (stored by the UTXO appliers, which run first), who
+// send.
+func utxoMetricBlocks(ctx context.Context, tx *database.DB, chain internal.Chain, blocks []utxoBlock) ([]chainmetrics.Block, error) {
+	var inputs []ids.ID
+	for _, b := range blocks {
+		for _, e := range b.utxos {
+			inputs = appendInputIDs(inputs, e.consumed, e.imported)
+		}
+	}
+	owners, err := inputOwners(ctx, tx, chain, inputs)
 	if err != nil {
 		return nil, err
 	}
+	out := make([]chainmetrics.Block, len(blocks))
 	for i, b := range blocks {
-		mb := chainmetrics.Block{Height: b.Height, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs)}
-		for _, t := range b.Txs {
-			if t.UTXOs == nil {
-				continue
-			}
-			mb.Addresses = appendOwners(mb.Addresses, t.UTXOs.Produced)
-			mb.Senders = appendSenders(mb.Senders, owners, t.UTXOs.Consumed, t.UTXOs.Imported)
+		mb := chainmetrics.Block{Height: b.height, Time: unixSeconds(b.time), Txs: b.txs}
+		for _, e := range b.utxos {
+			mb.Addresses = appendOwners(mb.Addresses, e.produced)
+			mb.Senders = appendSenders(mb.Senders, owners, e.consumed, e.imported)
 		}
 		out[i] = mb
 	}

@@ -441,7 +441,7 @@ func (sc *dagScenario) check(t *testing.T, s *sqlStore) {
 	}
 	// The genesis holder no longer holds the spent genesis UTXO.
 	if us, err := s.XUTXOsOf(ctx, sc.gen.Owners.Addrs); err != nil ||
-		slices.ContainsFunc(us, func(u *XUTXO) bool { return u.ID == sc.gen.ID() }) {
+		slices.ContainsFunc(us, func(u *ListedUTXO) bool { return u.ID == sc.gen.ID() }) {
 		t.Errorf("genesis holder's UTXOs include the spent genesis UTXO (%v)", err)
 	}
 

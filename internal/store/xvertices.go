@@ -24,7 +24,7 @@ const XVtxIndex = "X/vtx"
 //
 // They are no derived state: a vertex is its container decoded, and what
 // is stored of it depends on nothing else, so the X-chain's rederive
-// leaves them be (rederive.go).
+// leaves them be (rederivestate.go).
 type XVertexStore interface {
 	// XVertexContainers returns up to max of the X/vtx containers mirrored
 	// beyond XVtxCursor, in index order: the next vertices to decode. None
