@@ -9,7 +9,6 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
-	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -44,7 +43,7 @@ type Store interface {
 	PutSupply(ctx context.Context, subnetID ids.ID, height, supply uint64) error
 
 	// The EVM chains (evm.go).
-	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*evm.Block) error
+	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) error
 	EVMBlockHash(ctx context.Context, chainID, number uint64) (common.Hash, error)
 	EVMContractTypes(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]internal.ERCType, error)
 	NFTTokenIDs(ctx context.Context, chainID uint64, token common.Address, from, to *big.Int, limit int) ([]*big.Int, error)

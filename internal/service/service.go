@@ -25,6 +25,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/config"
+	"github.com/avaindex/avaindex/internal/derive"
 	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/metricsapi"
 	"github.com/avaindex/avaindex/internal/nftmeta"
@@ -49,7 +50,7 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
 	}
-	return store.Open(ctx, cfg.DB)
+	return store.Open(ctx, cfg.DB, store.WithMetricsCatchUp(derive.MetricDecoders()))
 }
 
 // Run serves until ctx is done; a stop requested through ctx is not an

@@ -9,7 +9,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -170,7 +169,7 @@ var (
 // into shared memory and the UTXOs their ImportTxs consume (see
 // cchain.AtomicTx), and matches both with the other chains' imports and
 // exports.
-func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*cchain.Block) error {
+func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBlockData) error {
 	var (
 		utxoRows, addrRows [][]any
 		listed             listedOutputs

@@ -10,7 +10,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -21,14 +20,14 @@ type CStore interface {
 	// ascending; blocks without atomic txs included, so that the cursor
 	// moves past them) and moves the C-chain cursor to the last height, in
 	// one transaction. Re-applying changes nothing.
-	ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) error
+	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) error
 	// CLastHash returns the hash of the C-chain block at the cursor.
 	CLastHash(ctx context.Context) (ids.ID, error)
 }
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
 
-func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) (err error) {
+func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
-	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // PUTXOStore keeps the P-chain UTXO set and its history.
@@ -69,7 +68,7 @@ type utxoRows struct {
 
 // output adds the row of output p (row, in the chain's UTXO columns),
 // its owners and its list rows, for a tx at time t.
-func (u *utxoRows) output(chain internal.Chain, p *utxo.Output, row []any, t int64) {
+func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []any, t int64) {
 	id := p.ID()
 	u.utxoRows = append(u.utxoRows, row)
 	for _, a := range p.Owners.Addrs {
@@ -118,7 +117,7 @@ type spends struct {
 }
 
 // add records the UTXOs the tx at pos consumes and imports.
-func (s *spends) add(pos position, consumed, imported []utxo.Input) {
+func (s *spends) add(pos position, consumed, imported []internal.UTXOInput) {
 	if len(consumed) > 0 {
 		c := consumption{pos: pos}
 		for _, in := range consumed {

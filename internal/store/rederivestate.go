@@ -13,7 +13,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -61,7 +60,7 @@ type RederiveStore interface {
 	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]StoredCBlock, error)
 	// RederiveCBlocks applies the atomic txs of the C-chain's blocks
 	// (those of heights first..last that have any) again.
-	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*cchain.Block) (Rederive, error)
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (Rederive, error)
 }
 
 // StoredCBlock is a C-chain block's stored atomic txs, in block order.
@@ -479,7 +478,7 @@ func (s *sqlStore) StoredCAtomicBlocks(ctx context.Context, from uint64, n int) 
 	return out, err
 }
 
-func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*cchain.Block) (r Rederive, err error) {
+func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (r Rederive, err error) {
 	defer derrors.Wrap(&err, "store.RederiveCBlocks(%d..%d)", first, last)
 	for i, b := range blocks {
 		if b == nil || b.Height < first || b.Height > last || (i > 0 && b.Height <= blocks[i-1].Height) {

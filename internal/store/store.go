@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -67,10 +68,30 @@ func Migrations() fs.FS {
 	return sub
 }
 
+// Option configures Open.
+type Option func(*openOptions)
+
+type openOptions struct {
+	metricDecoders map[internal.Chain]MetricDecoder
+}
+
+// WithMetricsCatchUp has Open roll up the chain metrics of the P- and
+// X-chain blocks stored before them (a store indexed before migration
+// 0018), decoded by decoders (the derivation layer's): the store decodes
+// nothing itself.
+func WithMetricsCatchUp(decoders map[internal.Chain]MetricDecoder) Option {
+	return func(o *openOptions) { o.metricDecoders = decoders }
+}
+
 // Open opens the database named by dsn ("sqlite:PATH" or a PostgreSQL URL,
 // see database.Open), applies the migrations it lacks and the backfills
-// they ask for, and returns a Store over it.
-func Open(ctx context.Context, dsn string) (Store, error) {
+// they ask for (and, WithMetricsCatchUp, the metrics' catch-up), and
+// returns a Store over it.
+func Open(ctx context.Context, dsn string, opts ...Option) (Store, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
@@ -83,7 +104,7 @@ func Open(ctx context.Context, dsn string) (Store, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := catchUpMetrics(ctx, db, slog.Default()); err != nil {
+	if err := catchUpMetrics(ctx, db, o.metricDecoders, slog.Default()); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // testID derives a deterministic id from parts.
@@ -155,12 +156,37 @@ func stored(blocks []*pchain.Block) []*internal.PBlock {
 
 func openStore(t testing.TB, dsn string) *sqlStore {
 	t.Helper()
-	s, err := Open(context.Background(), dsn)
+	s, err := Open(context.Background(), dsn, WithMetricsCatchUp(testMetricDecoders))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s.(*sqlStore)
+}
+
+// testMetricDecoders decode stored blocks for the metrics' catch-up as the
+// derivation layer does (derive.MetricDecoders, which imports the store).
+var testMetricDecoders = map[internal.Chain]MetricDecoder{
+	internal.PChain: func(h uint64, b []byte) (internal.UTXOBlock, error) {
+		if h == 0 {
+			return internal.UTXOBlock{}, nil
+		}
+		pb, err := pchain.Decode(h, b)
+		if err != nil {
+			return internal.UTXOBlock{}, err
+		}
+		return pb.UTXOBlock(), nil
+	},
+	internal.XChain: func(h uint64, b []byte) (internal.UTXOBlock, error) {
+		if h == 0 {
+			return internal.UTXOBlock{}, nil
+		}
+		xb, err := xchain.Decode(h, b, nil)
+		if err != nil {
+			return internal.UTXOBlock{}, err
+		}
+		return xb.UTXOBlock(), nil
+	},
 }
 
 func mustApply(t *testing.T, s Store, bs []*pchain.Block) {

@@ -16,7 +16,6 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
-	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // UTXOListStore reads the per-address UTXO lists of the Data API (table
@@ -128,13 +127,13 @@ type listedOutputs struct {
 }
 
 type listedOutput struct {
-	o      *utxo.Output
+	o      *internal.UTXOOutput
 	origin internal.Chain
 	time   int64
 }
 
 // add lists o, created on origin at time t (unix seconds).
-func (l *listedOutputs) add(o *utxo.Output, origin internal.Chain, t int64) {
+func (l *listedOutputs) add(o *internal.UTXOOutput, origin internal.Chain, t int64) {
 	l.outs = append(l.outs, listedOutput{o: o, origin: origin, time: t})
 }
 
