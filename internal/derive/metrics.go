@@ -34,7 +34,7 @@ func MetricDecoders() map[internal.Chain]store.MetricDecoder {
 			if err != nil {
 				return internal.UTXOBlock{}, err
 			}
-			return xb.UTXOBlock(), nil
+			return xb.Data().UTXOBlock(), nil
 		},
 	}
 }

@@ -26,10 +26,10 @@ type RederiveSource interface {
 	StoredPBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
 	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (store.Rederive, error)
 	StoredXBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
-	RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (store.Rederive, error)
-	RederiveXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) (store.Rederive, error)
+	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (store.Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (store.Rederive, error)
 	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]store.StoredCBlock, error)
-	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*cchain.Block) (store.Rederive, error)
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (store.Rederive, error)
 
 	// Setting reads the stored network (store.NetworkSetting), whose
 	// X-chain genesis the X-chain's rederive needs.
@@ -202,7 +202,7 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 				return r, 0, fmt.Errorf("rederive: %w", err)
 			}
 		}
-		r, err = x.st.RederiveXDAGTxs(ctx, dtxs)
+		r, err = x.st.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dtxs))
 		return r, len(dtxs), err
 	}
 	stored, err := x.st.StoredXBlocks(ctx, r.Next, n)
@@ -218,7 +218,7 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 			return r, 0, fmt.Errorf("rederive: %w", err)
 		}
 	}
-	r, err = x.st.RederiveXBlocks(ctx, blocks)
+	r, err = x.st.RederiveXBlocks(ctx, xchain.BlocksData(blocks))
 	return r, len(blocks), err
 }
 

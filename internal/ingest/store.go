@@ -8,10 +8,8 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // Store is what the indexer calls of the store: each chain's apply of a
@@ -29,13 +27,13 @@ type Store interface {
 	// The P-, X- and C-chains (xc.go).
 	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
-	ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) error
+	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData) error
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
-	ApplyXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) error
+	ApplyXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) error
 	XDAGContainers(ctx context.Context, max int) ([]store.Container, error)
-	ApplyXVertices(ctx context.Context, vs []*xchain.Vertex) error
+	ApplyXVertices(ctx context.Context, vs []*internal.XVertex) error
 	XVertexContainers(ctx context.Context, max int) ([]store.Container, error)
-	ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) error
+	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) error
 	CLastHash(ctx context.Context) (ids.ID, error)
 
 	// The supply the node reports (ingest.go).

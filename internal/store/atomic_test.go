@@ -129,7 +129,7 @@ func (sc *atomicScenario) apply(t *testing.T, s Store, chain byte) {
 	case 'P':
 		err = s.ApplyPBlocks(ctx, sc.p)
 	case 'X':
-		err = s.ApplyXBlocks(ctx, sc.x)
+		err = s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x))
 	case 'C':
 		err = s.ApplyCBlocks(ctx, sc.c)
 	}
@@ -207,7 +207,7 @@ func TestAtomicConcurrent(t *testing.T) {
 			s := openStore(t, dbtestFresh(t, dsn))
 			errs := make(chan error, 3)
 			go func() { errs <- s.ApplyPBlocks(context.Background(), sc.p) }()
-			go func() { errs <- s.ApplyXBlocks(context.Background(), sc.x) }()
+			go func() { errs <- s.ApplyXBlocks(context.Background(), xchain.BlocksData(sc.x)) }()
 			go func() { errs <- s.ApplyCBlocks(context.Background(), sc.c) }()
 			for range 3 {
 				if err := <-errs; err != nil {

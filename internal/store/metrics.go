@@ -22,7 +22,6 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // MetricStore keeps the chain metrics' rollups (migration 0018), written by
@@ -467,7 +466,7 @@ func pMetricBlocks(ctx context.Context, tx *database.DB, blocks []*pchain.Block)
 	return utxoMetricBlocks(ctx, tx, internal.PChain, ubs)
 }
 
-func xMetricBlocks(ctx context.Context, tx *database.DB, blocks []*xchain.Block) ([]chainmetrics.Block, error) {
+func xMetricBlocks(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) ([]chainmetrics.Block, error) {
 	ubs := make([]internal.UTXOBlock, len(blocks))
 	for i, b := range blocks {
 		ubs[i] = b.UTXOBlock()
@@ -585,7 +584,7 @@ func applyPMetrics(ctx context.Context, tx *database.DB, blocks []*pchain.Block)
 	return RollupMetrics(ctx, tx, PMetricKey, mbs)
 }
 
-func applyXMetrics(ctx context.Context, tx *database.DB, blocks []*xchain.Block) error {
+func applyXMetrics(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
 	mbs, err := xMetricBlocks(ctx, tx, blocks)
 	if err != nil {
 		return err

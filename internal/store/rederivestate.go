@@ -16,7 +16,6 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // RederiveStore is the store's side of a rederive: the derived state of a
@@ -51,8 +50,8 @@ type RederiveStore interface {
 	// move the cursor past it, in one transaction; the last batch of the
 	// last phase ends the rederive.
 	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (Rederive, error)
-	RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (Rederive, error)
-	RederiveXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) (Rederive, error)
+	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (Rederive, error)
 	// StoredCAtomicBlocks returns the stored atomic txs of up to n C-chain
 	// blocks from height from on, by block, ascending: only the atomic txs
 	// of the C-chain's blocks are stored, and all its derived state
@@ -419,7 +418,7 @@ func (s *sqlStore) RederivePBlocks(ctx context.Context, blocks []*pchain.Block) 
 		})
 }
 
-func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (r Rederive, err error) {
+func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (r Rederive, err error) {
 	if len(blocks) == 0 {
 		return r, fmt.Errorf("store.RederiveXBlocks: no blocks: %w", derrors.InvalidArgument)
 	}
@@ -434,7 +433,7 @@ func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) 
 		func(tx *database.DB) error { return applyXDerived(ctx, tx, blocks) })
 }
 
-func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (r Rederive, err error) {
+func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData) (r Rederive, err error) {
 	if len(dtxs) == 0 || dtxs[0] == nil || dtxs[len(dtxs)-1] == nil {
 		return r, fmt.Errorf("store.RederiveXDAGTxs: no txs: %w", derrors.InvalidArgument)
 	}

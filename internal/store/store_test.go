@@ -185,7 +185,7 @@ var testMetricDecoders = map[internal.Chain]MetricDecoder{
 		if err != nil {
 			return internal.UTXOBlock{}, err
 		}
-		return xb.UTXOBlock(), nil
+		return xb.Data().UTXOBlock(), nil
 	},
 }
 

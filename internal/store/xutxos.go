@@ -12,7 +12,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // The X-chain's UTXO set and its history are read by the Data API's UTXO
@@ -34,10 +33,10 @@ type xUTXOBatch struct {
 	produced []ids.ID
 }
 
-func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
+func (u *xUTXOBatch) produce(p *internal.UTXOOutput, pos position) {
 	var peer any
 	id := p.ID()
-	if p.Kind == xchain.KindExported {
+	if p.Kind == exportedKind {
 		peer = p.PeerChain[:]
 		u.exported = append(u.exported, id)
 	} else {
@@ -50,7 +49,7 @@ func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
 }
 
 // tx records what the tx at pos consumes, imports and produces.
-func (u *xUTXOBatch) tx(eff *xchain.TxUTXOs, pos position) {
+func (u *xUTXOBatch) tx(eff *internal.UTXOEffects, pos position) {
 	for _, p := range eff.Produced {
 		u.produce(p, pos)
 	}
@@ -68,7 +67,7 @@ func (u *xUTXOBatch) tx(eff *xchain.TxUTXOs, pos position) {
 // Block 0 of a chain linear from its genesis brings the genesis UTXOs (a
 // DAG chain's genesis goes with its DAG txs, xdag.go). Re-applying a batch
 // changes nothing.
-func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*xchain.Block) error {
+func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
 	var u xUTXOBatch
 	for _, b := range blocks {
 		ts := unixSeconds(b.Timestamp)
@@ -84,7 +83,7 @@ func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*xchain.Block) e
 
 // genesis adds the X-chain's genesis UTXOs, created by the genesis
 // CreateAssetTxs at height 0, idx -1, at time ts.
-func (u *xUTXOBatch) genesis(g *xchain.Genesis, ts int64) {
+func (u *xUTXOBatch) genesis(g *internal.XGenesisData, ts int64) {
 	for _, p := range g.UTXOs {
 		u.produce(p, position{txID: p.UTXO.TxID, height: 0, idx: -1, time: ts})
 	}

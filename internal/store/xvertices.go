@@ -9,9 +9,9 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // XVtxIndex is the node's index of the X-chain's DAG vertices, in
@@ -35,7 +35,7 @@ type XVertexStore interface {
 	// transaction. A batch that would leave a gap after the cursor fails
 	// with derrors.InvalidArgument. Re-applying changes nothing; the
 	// cursor never moves back. An empty batch does nothing.
-	ApplyXVertices(ctx context.Context, vs []*xchain.Vertex) error
+	ApplyXVertices(ctx context.Context, vs []*internal.XVertex) error
 	// TxVertices returns the stored vertices that carried each of txIDs,
 	// by height and then X/vtx index; a tx no stored vertex carried has no
 	// entry.
@@ -65,7 +65,7 @@ func (s *sqlStore) XVertexContainers(ctx context.Context, max int) (_ []Containe
 	return containersBeyond(ctx, s.db, XVtxCursor, XVtxIndex, max)
 }
 
-func (s *sqlStore) ApplyXVertices(ctx context.Context, vs []*xchain.Vertex) (err error) {
+func (s *sqlStore) ApplyXVertices(ctx context.Context, vs []*internal.XVertex) (err error) {
 	if len(vs) == 0 {
 		return nil
 	}
