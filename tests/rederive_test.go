@@ -23,7 +23,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
-	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/derive"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -281,7 +281,7 @@ func TestRederivePChain(t *testing.T) {
 		// A crash after two batches of 3 blocks: the cursor is at 6.
 		cctx, cancel := context.WithCancel(ctx)
 		batches := 0
-		err = ingest.Rederive(cctx, st, internal.PChain, log, ingest.RederiveOptions{BatchSize: 3, OnBatch: func(store.Rederive) {
+		err = derive.Rederive(cctx, st, internal.PChain, log, derive.RederiveOptions{BatchSize: 3, OnBatch: func(store.Rederive) {
 			if batches++; batches == 2 {
 				cancel()
 			}
@@ -314,7 +314,7 @@ func TestRederivePChain(t *testing.T) {
 		}
 
 		// The resume, in other batches, from the cursor.
-		if err := ingest.RunPendingRederives(ctx, st, log, ingest.RederiveOptions{BatchSize: 5}); err != nil {
+		if err := derive.RunPendingRederives(ctx, st, log, derive.RederiveOptions{BatchSize: 5}); err != nil {
 			t.Fatal(err)
 		}
 		if pending, err := st.PendingRederives(ctx); err != nil || len(pending) != 0 {
@@ -441,7 +441,7 @@ func BenchmarkRederivePChain(b *testing.B) {
 			if err := st.RequestRederive(ctx, internal.PChain); err != nil {
 				b.Fatal(err)
 			}
-			if err := ingest.Rederive(ctx, st, internal.PChain, log, ingest.RederiveOptions{BatchSize: 256}); err != nil {
+			if err := derive.Rederive(ctx, st, internal.PChain, log, derive.RederiveOptions{BatchSize: 256}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -506,7 +506,7 @@ func rederiveChain(t *testing.T, chain internal.Chain, need, wipes []string) {
 		}
 		cctx, cancel := context.WithCancel(ctx)
 		var first store.Rederive
-		err = ingest.Rederive(cctx, st, chain, log, ingest.RederiveOptions{BatchSize: 1, OnBatch: func(r store.Rederive) {
+		err = derive.Rederive(cctx, st, chain, log, derive.RederiveOptions{BatchSize: 1, OnBatch: func(r store.Rederive) {
 			first = r
 			cancel()
 		}})
@@ -521,7 +521,7 @@ func rederiveChain(t *testing.T, chain internal.Chain, need, wipes []string) {
 		if err != nil || len(pending) != 1 || pending[0].Chain != chain || !pending[0].Started || pending[0].Next != first.Next {
 			t.Fatalf("after the crash the pending rederives are %+v (%v), want the %s-chain's at %d", pending, err, chain, first.Next)
 		}
-		if err := ingest.RunPendingRederives(ctx, st, log, ingest.RederiveOptions{BatchSize: 3}); err != nil {
+		if err := derive.RunPendingRederives(ctx, st, log, derive.RederiveOptions{BatchSize: 3}); err != nil {
 			t.Fatal(err)
 		}
 		if pending, err := st.PendingRederives(ctx); err != nil || len(pending) != 0 {

@@ -1,7 +1,3 @@
-// Package derive is the derivation layer: it turns what the chain packages
-// decode into the values the store writes, so that the store persists and
-// decodes nothing. It holds, for now, the decoders of stored blocks that
-// the store's metrics catch-up reads (MetricDecoders).
 package derive
 
 import (

@@ -159,7 +159,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 					// the same lease: the indexer refuses to apply a
 					// chain's blocks while its rederive is pending.
 					rlog := log.With("component", "rederive")
-					err := ingest.RunPendingRederives(ctx, st, rlog, ingest.RederiveOptions{OnBatch: func(r store.Rederive) {
+					err := derive.RunPendingRederives(ctx, st, rlog, derive.RederiveOptions{OnBatch: func(r store.Rederive) {
 						// The blocks left, in /readyz's queues.
 						indexer.SetQueue(store.RederiveKey(r.Chain), int64(r.Left()))
 					}})

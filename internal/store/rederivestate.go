@@ -20,7 +20,7 @@ import (
 
 // RederiveStore is the store's side of a rederive: the derived state of a
 // chain written again from what is stored of it (its blocks, the X-chain's
-// mirrored DAG txs), without the node (see ingest.Rederive, which decodes
+// mirrored DAG txs), without the node (see derive.Rederive, which decodes
 // them). A rederive is asked for by a settings row "rederive:CHAIN"
 // (RequestRederive, or a migration that inserts it with the value
 // 'request'); StartRederive clears the chain's derived state and turns the
