@@ -13,3 +13,17 @@ func (b *Block) UTXOBlock() internal.UTXOBlock {
 	}
 	return ub
 }
+
+// DecodeUTXOBlock decodes the stored block at height as its chain metrics
+// read it; the genesis block (height 0) is not decoded: the metrics skip
+// it.
+func DecodeUTXOBlock(height uint64, b []byte) (internal.UTXOBlock, error) {
+	if height == 0 {
+		return internal.UTXOBlock{}, nil
+	}
+	pb, err := Decode(height, b)
+	if err != nil {
+		return internal.UTXOBlock{}, err
+	}
+	return pb.UTXOBlock(), nil
+}

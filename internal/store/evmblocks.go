@@ -95,16 +95,22 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 				return err
 			}
 		}
-		for _, apply := range []func(context.Context, *database.DB, int64, []*internal.EVMBlockData) error{
-			applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts, applyNFTs,
-			applyEVMBalances, applyTeleporter, applyEVMMetrics,
-		} {
+		for _, apply := range evmAppliers {
 			if err := apply(ctx, tx, cid, blocks); err != nil {
 				return err
 			}
 		}
 		return moveCursor(ctx, tx, key, last, ids.ID(blocks[len(blocks)-1].Hash))
 	})
+}
+
+// evmAppliers write what an EVM chain's batch of blocks holds and what is
+// derived from it, in this order, inside ApplyEVMBlocks's transaction (cid
+// is the stored chain id), the metrics last as on every chain. Each is
+// idempotent: a batch may be applied again.
+var evmAppliers = []func(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error{
+	applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts, applyNFTs,
+	applyEVMBalances, applyTeleporter, applyEVMMetrics,
 }
 
 func untrustBalances(ctx context.Context, tx *database.DB, cid int64) error {

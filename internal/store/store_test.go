@@ -164,29 +164,10 @@ func openStore(t testing.TB, dsn string) *sqlStore {
 	return s.(*sqlStore)
 }
 
-// testMetricDecoders decode stored blocks for the metrics' catch-up as the
-// derivation layer does (derive.MetricDecoders, which imports the store).
+// testMetricDecoders are derive.MetricDecoders (which imports the store).
 var testMetricDecoders = map[internal.Chain]MetricDecoder{
-	internal.PChain: func(h uint64, b []byte) (internal.UTXOBlock, error) {
-		if h == 0 {
-			return internal.UTXOBlock{}, nil
-		}
-		pb, err := pchain.Decode(h, b)
-		if err != nil {
-			return internal.UTXOBlock{}, err
-		}
-		return pb.UTXOBlock(), nil
-	},
-	internal.XChain: func(h uint64, b []byte) (internal.UTXOBlock, error) {
-		if h == 0 {
-			return internal.UTXOBlock{}, nil
-		}
-		xb, err := xchain.Decode(h, b, nil)
-		if err != nil {
-			return internal.UTXOBlock{}, err
-		}
-		return xb.Data().UTXOBlock(), nil
-	},
+	internal.PChain: pchain.DecodeUTXOBlock,
+	internal.XChain: xchain.DecodeUTXOBlock,
 }
 
 func mustApply(t *testing.T, s Store, bs []*pchain.Block) {

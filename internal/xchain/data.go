@@ -49,3 +49,17 @@ func (g *Genesis) data() *internal.XGenesisData {
 	}
 	return &internal.XGenesisData{Timestamp: g.Timestamp, UTXOs: g.UTXOs}
 }
+
+// DecodeUTXOBlock decodes the stored block at height as its chain metrics
+// read it; the genesis block (height 0) is not decoded: the metrics skip
+// it.
+func DecodeUTXOBlock(height uint64, b []byte) (internal.UTXOBlock, error) {
+	if height == 0 {
+		return internal.UTXOBlock{}, nil
+	}
+	xb, err := Decode(height, b, nil)
+	if err != nil {
+		return internal.UTXOBlock{}, err
+	}
+	return xb.Data().UTXOBlock(), nil
+}
