@@ -17,7 +17,6 @@ type storeReads interface {
 	XUTXO(ctx context.Context, id ids.ID) (*store.ListedUTXO, error)
 	AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) ([]*store.ListedUTXO, error)
 	ExportedUTXO(ctx context.Context, id ids.ID) (*store.ListedUTXO, error)
-	PBlockSummaries(ctx context.Context, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
 	CAtomicTxs(ctx context.Context, from, to uint64) ([]internal.CAtomicTx, []uint64, error)
 }
 

@@ -63,7 +63,7 @@ func (u *xUTXOBatch) tx(eff *internal.UTXOEffects, pos position) {
 // the avm's executor makes them (see xchain.UTXOsOfTx): inputs and
 // operation inputs consumed, outputs, initial states and operation outputs
 // produced, exported outputs stored as 'exported', imported inputs
-// recorded and matched with the exporting chain's rows (see AtomicStore).
+// recorded and matched with the exporting chain's rows (see atomic.go).
 // Block 0 of a chain linear from its genesis brings the genesis UTXOs (a
 // DAG chain's genesis goes with its DAG txs, xdag.go). Re-applying a batch
 // changes nothing.
