@@ -456,23 +456,30 @@ func (s *sqlStore) MetricChains(ctx context.Context) (_ []MetricChain, err error
 
 // The P- and X-chains' blocks as the metrics see them.
 
-// pMetricBlocks and xMetricBlocks return the metrics' view of P- and
-// X-chain blocks (utxoMetricBlocks).
-func pMetricBlocks(ctx context.Context, tx *database.DB, blocks []*pchain.Block) ([]chainmetrics.Block, error) {
-	ubs := make([]internal.UTXOBlock, len(blocks))
-	for i, b := range blocks {
-		ubs[i] = b.UTXOBlock()
+// utxoBlocker is a P- or X-chain block that tells what its txs do to
+// UTXOs.
+type utxoBlocker interface{ UTXOBlock() internal.UTXOBlock }
+
+// applyUTXOMetrics returns the applier that rolls a batch of chain's (the
+// P- or X-chain's) blocks up into its metrics.
+func applyUTXOMetrics[B utxoBlocker](chain internal.Chain) func(context.Context, *database.DB, []B) error {
+	return func(ctx context.Context, tx *database.DB, blocks []B) error {
+		ubs := make([]internal.UTXOBlock, len(blocks))
+		for i, b := range blocks {
+			ubs[i] = b.UTXOBlock()
+		}
+		mbs, err := utxoMetricBlocks(ctx, tx, chain, ubs)
+		if err != nil {
+			return err
+		}
+		return RollupMetrics(ctx, tx, string(chain), mbs)
 	}
-	return utxoMetricBlocks(ctx, tx, internal.PChain, ubs)
 }
 
-func xMetricBlocks(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) ([]chainmetrics.Block, error) {
-	ubs := make([]internal.UTXOBlock, len(blocks))
-	for i, b := range blocks {
-		ubs[i] = b.UTXOBlock()
-	}
-	return utxoMetricBlocks(ctx, tx, internal.XChain, ubs)
-}
+var (
+	applyPMetrics = applyUTXOMetrics[*pchain.Block](internal.PChain)
+	applyXMetrics = applyUTXOMetrics[*internal.XBlockData](internal.XChain)
+)
 
 // utxoMetricBlocks returns the metrics' view of a P- or X-chain's blocks:
 // their txs, the owners of the outputs they produce, and those of the
@@ -574,22 +581,6 @@ func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all
 		}
 	}
 	return owners, nil
-}
-
-func applyPMetrics(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
-	mbs, err := pMetricBlocks(ctx, tx, blocks)
-	if err != nil {
-		return err
-	}
-	return RollupMetrics(ctx, tx, PMetricKey, mbs)
-}
-
-func applyXMetrics(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
-	mbs, err := xMetricBlocks(ctx, tx, blocks)
-	if err != nil {
-		return err
-	}
-	return RollupMetrics(ctx, tx, XMetricKey, mbs)
 }
 
 // MetricDecoder decodes a stored block of a P- or X-chain (its height and
