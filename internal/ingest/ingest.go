@@ -1,7 +1,8 @@
 // Package ingest is the worker that follows the chains of an avalanchego
 // node and writes what it decodes into the store. Each batch of blocks is
 // committed together with the chain's cursor, so a crash at any point
-// resumes from the last committed block with nothing lost or doubled.
+// resumes from the last committed block with nothing lost or doubled. It
+// calls only what its Store interface lists of the store.
 package ingest
 
 import (

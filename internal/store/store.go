@@ -1,6 +1,16 @@
 // Package store is avaindex's persistence: one Store interface, served by
 // one implementation over internal/database, which runs on SQLite (the
 // embedded default) and PostgreSQL with the same schema and queries.
+//
+// It keeps the tables, the reads, the cursors and the transaction shell in
+// which a batch of blocks is written with the state derived from it (each
+// chain's appliers, one ordered list per chain: pAppliers, xAppliers,
+// evmAppliers). The values it writes are the domain types of package
+// internal (XBlockData, CBlockData, EVMBlockData, UTXOOutput, ...), which
+// the chain packages decode; it imports no decoder but pchain, whose
+// appliers (staking, rewards, L1 fees, subnets, UTXOs) are still here.
+// Open decodes nothing: the metrics' catch-up reads the stored blocks with
+// the decoders the derivation layer hands it (WithMetricsCatchUp).
 package store
 
 import (
