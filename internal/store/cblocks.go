@@ -27,6 +27,10 @@ type CStore interface {
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
 
+// cAppliers write the state derived from a batch of C-chain blocks: their
+// atomic txs' effects on shared memory.
+var cAppliers = []applier[*internal.CBlockData]{applyCAtomic}
+
 func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) (err error) {
 	if len(blocks) == 0 {
 		return nil
@@ -69,7 +73,7 @@ func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockDa
 				}
 			}
 		}
-		if err := applyCAtomic(ctx, tx, blocks); err != nil {
+		if err := runAppliers(ctx, tx, cAppliers, blocks); err != nil {
 			return err
 		}
 		return moveCursor(ctx, tx, ChainCursor(internal.CChain), last, blocks[len(blocks)-1].Hash)

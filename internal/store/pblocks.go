@@ -40,16 +40,26 @@ type PBlockStore interface {
 	PBlockBytesByID(ctx context.Context, id ids.ID) ([]byte, error)
 }
 
-// pApplier writes state derived from a batch of P-chain blocks inside
-// ApplyPBlocks's transaction. Appliers must be idempotent: a batch may be
+// applier writes state derived from a batch of a chain's blocks inside
+// the batch's transaction. Appliers must be idempotent: a batch may be
 // applied again after a crash.
-type pApplier func(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error
+type applier[B any] func(ctx context.Context, tx *database.DB, blocks []B) error
+
+// runAppliers runs appliers over blocks, in order.
+func runAppliers[B any](ctx context.Context, tx *database.DB, appliers []applier[B], blocks []B) error {
+	for _, apply := range appliers {
+		if err := apply(ctx, tx, blocks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // pAppliers run in order for every batch: applyPStaking writes L1 refund
 // UTXOs that applyPUTXOs may see spent, and the stakers that
 // applyPRewardHistory reads; applyPAtomic needs the exports and imports
 // applyPUTXOs stores; applyPMetrics reads the owners of the UTXOs spent.
-var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPRewardHistory, applyPAtomic, applyPState, applyPMetrics}
+var pAppliers = []applier[*pchain.Block]{applyPStaking, applyPUTXOs, applyPRewardHistory, applyPAtomic, applyPState, applyPMetrics}
 
 func scanPBlock(r scanner) (*internal.PBlock, error) {
 	var (
@@ -97,13 +107,7 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (er
 		}
 		// Derived state, written with the blocks so that it commits (or
 		// not) with them and the cursor.
-		ctx := withSpentOwners(ctx)
-		for _, apply := range pAppliers {
-			if err := apply(ctx, tx, blocks); err != nil {
-				return err
-			}
-		}
-		return nil
+		return runAppliers(withSpentOwners(ctx), tx, pAppliers, blocks)
 	})
 }
 

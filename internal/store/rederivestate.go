@@ -408,14 +408,7 @@ func (s *sqlStore) RederivePBlocks(ctx context.Context, blocks []*pchain.Block) 
 		}
 	}
 	return s.rederiveBatch(ctx, internal.PChain, RederiveBlocks, blocks[0].Height, blocks[len(blocks)-1].Height,
-		func(tx *database.DB) error {
-			for _, apply := range pAppliers {
-				if err := apply(ctx, tx, blocks); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		func(tx *database.DB) error { return runAppliers(ctx, tx, pAppliers, blocks) })
 }
 
 func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (r Rederive, err error) {
@@ -430,7 +423,7 @@ func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBloc
 	first, last := blocks[0].Height, blocks[len(blocks)-1].Height
 	defer derrors.Wrap(&err, "store.RederiveXBlocks(%d..%d)", first, last)
 	return s.rederiveBatch(ctx, internal.XChain, RederiveBlocks, first, last,
-		func(tx *database.DB) error { return applyXDerived(ctx, tx, blocks) })
+		func(tx *database.DB) error { return runAppliers(ctx, tx, xAppliers, blocks) })
 }
 
 func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData) (r Rederive, err error) {
@@ -488,7 +481,7 @@ func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, bloc
 		return r, fmt.Errorf("an empty range: %w", derrors.InvalidArgument)
 	}
 	return s.rederiveBatch(ctx, internal.CChain, RederiveBlocks, first, last,
-		func(tx *database.DB) error { return applyCAtomic(ctx, tx, blocks) })
+		func(tx *database.DB) error { return runAppliers(ctx, tx, cAppliers, blocks) })
 }
 
 // writePRewardUTXOs keeps the reward UTXOs the node reported for the

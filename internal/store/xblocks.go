@@ -42,24 +42,14 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockDa
 		if err := refuseWhileRederiving(ctx, tx, internal.XChain); err != nil {
 			return err
 		}
-		return applyXDerived(withSpentOwners(ctx), tx, blocks)
+		return runAppliers(withSpentOwners(ctx), tx, xAppliers, blocks)
 	})
 }
 
 // xAppliers write the state derived from a batch of X-chain blocks, in
 // order: applyXMetrics reads the owners of the UTXOs applyXUTXOs marks
 // spent.
-var xAppliers = []func(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error{applyXUTXOs, applyXMetrics}
-
-// applyXDerived runs xAppliers over blocks.
-func applyXDerived(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
-	for _, apply := range xAppliers {
-		if err := apply(ctx, tx, blocks); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+var xAppliers = []applier[*internal.XBlockData]{applyXUTXOs, applyXMetrics}
 
 func (s *sqlStore) XBlockByHeight(ctx context.Context, height uint64) (_ *internal.XBlock, err error) {
 	defer derrors.Wrap(&err, "store.XBlockByHeight(%d)", height)
