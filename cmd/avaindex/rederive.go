@@ -12,7 +12,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/database"
-	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/derive"
 	"github.com/avaindex/avaindex/internal/service"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -113,7 +113,7 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 		batches int
 	)
 	start := time.Now()
-	err = ingest.Rederive(ctx, st, c, log, ingest.RederiveOptions{BatchSize: batch,
+	err = derive.Rederive(ctx, st, c, log, derive.RederiveOptions{BatchSize: batch,
 		OnBatch: func(r store.Rederive) { last, batches = r, batches+1 }})
 	if err != nil {
 		if errors.Is(err, context.Canceled) && batches > 0 {

@@ -114,7 +114,7 @@ func TestDAGTxVertices(t *testing.T) {
 			}
 			dtxs = append(dtxs, d)
 		}
-		if err := st.ApplyXDAGTxs(ctx, dtxs); err != nil {
+		if err := st.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs)); err != nil {
 			t.Fatal(err)
 		}
 		if cs, err = st.XVertexContainers(ctx, 10); err != nil || len(cs) != 3 {

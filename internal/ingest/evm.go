@@ -350,7 +350,7 @@ func (e *evmFollower) remember(types map[common.Address]internal.ERCType) {
 }
 
 func (e *evmFollower) apply(ctx context.Context, blocks []*evm.Block) error {
-	if err := e.ix.store.ApplyEVMBlocks(ctx, e.chain.ChainID, blocks); err != nil {
+	if err := e.ix.store.ApplyEVMBlocks(ctx, e.chain.ChainID, evm.Data(blocks)); err != nil {
 		return err
 	}
 	committed := map[common.Address]internal.ERCType{}

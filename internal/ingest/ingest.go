@@ -1,7 +1,8 @@
 // Package ingest is the worker that follows the chains of an avalanchego
 // node and writes what it decodes into the store. Each batch of blocks is
 // committed together with the chain's cursor, so a crash at any point
-// resumes from the last committed block with nothing lost or doubled.
+// resumes from the last committed block with nothing lost or doubled. It
+// calls only what its Store interface lists of the store.
 package ingest
 
 import (
@@ -75,7 +76,7 @@ func (o *Options) defaults() {
 type Indexer struct {
 	node    *node.Client
 	network *internal.Network
-	store   store.Store
+	store   Store
 	// uriClients are the EVM clients ReadTokenURI uses, by chain id.
 	uriClients sync.Map
 	log        *slog.Logger
@@ -98,7 +99,7 @@ type Indexer struct {
 }
 
 // New returns an indexer of the chains of network, read from node n, into st.
-func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Logger, opts Options) *Indexer {
+func New(n *node.Client, network *internal.Network, st Store, log *slog.Logger, opts Options) *Indexer {
 	opts.defaults()
 	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
 		status: progress.Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}, Tracers: map[string]bool{}},

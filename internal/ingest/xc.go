@@ -46,7 +46,9 @@ func (ix *Indexer) xFollower(g *xchain.Genesis) follower[*xchain.Block] {
 			}
 			return b.ID, nil
 		},
-		apply: ix.store.ApplyXBlocks,
+		apply: func(ctx context.Context, bs []*xchain.Block) error {
+			return ix.store.ApplyXBlocks(ctx, xchain.BlocksData(bs))
+		},
 	}
 }
 
@@ -194,7 +196,7 @@ func (ix *Indexer) applyXDAG(ctx context.Context, g *xchain.Genesis) (int, error
 			return 0, err
 		}
 	}
-	if err := ix.store.ApplyXDAGTxs(ctx, dtxs); err != nil {
+	if err := ix.store.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs)); err != nil {
 		return 0, err
 	}
 	return len(cs), nil

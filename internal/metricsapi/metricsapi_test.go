@@ -20,7 +20,6 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -372,12 +371,12 @@ func TestEVMChain(t *testing.T) {
 		// Block 0 (the genesis) and blocks 1 and 2 on the 12th, 10 s apart:
 		// 2 txs of 21,000 gas at 25 and 35 gwei, then 1 of 50,000 at 30.
 		from, to := common.Address{1}, common.Address{2}
-		var blocks []*evm.Block
+		var blocks []*internal.EVMBlockData
 		for n, txs := range [][]internal.EVMTx{nil,
 			{{From: from, To: &to, GasUsed: 21_000, GasPrice: big.NewInt(25e9)}, {From: to, To: &from, GasUsed: 21_000, GasPrice: big.NewInt(35e9)}},
 			{{From: from, GasUsed: 50_000, GasPrice: big.NewInt(30e9)}},
 		} {
-			b := &evm.Block{EVMBlock: internal.EVMBlock{Number: uint64(n), Hash: common.Hash{byte(n + 1)},
+			b := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: uint64(n), Hash: common.Hash{byte(n + 1)},
 				Timestamp: utc(12, 8, 0, 10*n), TxCount: len(txs)}, Traced: true}
 			if n > 0 {
 				b.ParentHash = blocks[n-1].Hash

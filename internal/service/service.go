@@ -34,6 +34,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/config"
+	"github.com/avaindex/avaindex/internal/derive"
 	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/metricsapi"
 	"github.com/avaindex/avaindex/internal/nftmeta"
@@ -59,7 +60,7 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
 	}
-	return store.Open(ctx, cfg.DB)
+	return store.Open(ctx, cfg.DB, store.WithMetricsCatchUp(derive.MetricDecoders()))
 }
 
 // Run serves until ctx is done; a stop requested through ctx is not an
@@ -279,7 +280,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 // rederive is pending.
 func index(ctx context.Context, st store.Store, indexer *ingest.Indexer, networkGenesis []byte, rederives *progress.Queues, log *slog.Logger) error {
 	rlog := log.With("component", "rederive")
-	err := ingest.RunPendingRederives(ctx, st, rlog, ingest.RederiveOptions{NetworkGenesis: networkGenesis, OnBatch: func(r store.Rederive) {
+	err := derive.RunPendingRederives(ctx, st, rlog, derive.RederiveOptions{NetworkGenesis: networkGenesis, OnBatch: func(r store.Rederive) {
 		// The blocks left, in /readyz's queues.
 		rederives.Set(store.RederiveKey(r.Chain), int64(r.Left()))
 	}})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
@@ -13,8 +14,26 @@ import (
 	"github.com/avaindex/avaindex/internal/derrors"
 )
 
-// ChainBlockStore reads block summaries of every chain, as
-// BlockSummaryStore does for the P-chain's lists.
+// BlockSummary is a stored block as lists show it: its header fields, its
+// size and its transactions' ids, without the block's or the txs' bytes.
+type BlockSummary struct {
+	Height   uint64
+	ID       ids.ID
+	ParentID ids.ID
+	// Type is the block kind, e.g. "BanffStandardBlock".
+	Type string
+	// Timestamp is zero for blocks that carry none.
+	Timestamp time.Time
+	// Size is the length of the block's bytes.
+	Size int
+	// TxIDs are the ids of the block's transactions, in block order; nil
+	// when it has none.
+	TxIDs []ids.ID
+}
+
+// ChainBlockStore reads block summaries of every chain, for the Data
+// API's block lists, which would otherwise read every block's and tx's
+// bytes to show ids and counts.
 //
 // The C-chain's are partial: avaindex keeps of C-chain blocks only those
 // that carry atomic txs, and of them their number, hash, time and atomic

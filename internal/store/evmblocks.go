@@ -14,11 +14,10 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 )
 
 // EVMStore keeps the EVM chains' blocks and everything decoded with them
-// (evm.Block), by EVM chain id, and reads them (EVMReader).
+// (internal.EVMBlockData, decoded by evm), by EVM chain id, and reads them (EVMReader).
 type EVMStore interface {
 	EVMReader
 	// ApplyEVMBlocks stores blocks of the chain (consecutive numbers,
@@ -26,7 +25,7 @@ type EVMStore interface {
 	// contracts, balances and Teleporter messages, and moves the chain's
 	// cursor (EVMCursor) to the last block, in one transaction.
 	// Re-applying changes nothing.
-	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*evm.Block) error
+	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) error
 	// EVMBlockHash returns the hash of the stored block number; NotFound
 	// when it is not stored.
 	EVMBlockHash(ctx context.Context, chainID, number uint64) (common.Hash, error)
@@ -38,7 +37,7 @@ type EVMStore interface {
 var evmBlockColumns = []string{"chain_id", "number", "hash", "parent_hash", "timestamp", "miner", "gas_limit",
 	"gas_used", "base_fee", "size", "tx_count", "traced"}
 
-func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*evm.Block) (err error) {
+func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -96,16 +95,22 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 				return err
 			}
 		}
-		for _, apply := range []func(context.Context, *database.DB, int64, []*evm.Block) error{
-			applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts, applyNFTs,
-			applyEVMBalances, applyTeleporter, applyEVMMetrics,
-		} {
+		for _, apply := range evmAppliers {
 			if err := apply(ctx, tx, cid, blocks); err != nil {
 				return err
 			}
 		}
 		return moveCursor(ctx, tx, key, last, ids.ID(blocks[len(blocks)-1].Hash))
 	})
+}
+
+// evmAppliers write what an EVM chain's batch of blocks holds and what is
+// derived from it, in this order, inside ApplyEVMBlocks's transaction (cid
+// is the stored chain id), the metrics last as on every chain. Each is
+// idempotent: a batch may be applied again.
+var evmAppliers = []func(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error{
+	applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts, applyNFTs,
+	applyEVMBalances, applyTeleporter, applyEVMMetrics,
 }
 
 func untrustBalances(ctx context.Context, tx *database.DB, cid int64) error {

@@ -206,7 +206,7 @@ func TestChainBlockSummaries(t *testing.T) {
 		mustApply(t, s, sc.blocks)
 		after := uint64(6)
 		for _, desc := range []bool{true, false} {
-			want, err := s.PBlockSummaries(ctx, &after, 3, desc)
+			want, err := s.BlockSummaries(ctx, internal.PChain, &after, 3, desc)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package ingest
+package derive
 
 import (
 	"context"
@@ -16,9 +16,21 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-// RederiveSource is what a rederive reads and writes of the store.
+// RederiveSource is what a rederive calls of the store: the rederive's
+// state, what is stored of the chain, and the batch applies that move the
+// rederive's cursor (see store.RederiveStore). store.Store satisfies it.
 type RederiveSource interface {
-	store.RederiveStore
+	PendingRederives(ctx context.Context) ([]store.Rederive, error)
+	StartRederive(ctx context.Context, chain internal.Chain) (store.Rederive, error)
+
+	StoredPBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
+	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (store.Rederive, error)
+	StoredXBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
+	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (store.Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (store.Rederive, error)
+	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]store.StoredCBlock, error)
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (store.Rederive, error)
+
 	// Setting reads the stored network (store.NetworkSetting), whose
 	// X-chain genesis the X-chain's rederive needs.
 	Setting(ctx context.Context, key string) ([]byte, bool, error)
@@ -193,7 +205,7 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 				return r, 0, fmt.Errorf("rederive: %w", err)
 			}
 		}
-		r, err = x.st.RederiveXDAGTxs(ctx, dtxs)
+		r, err = x.st.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dtxs))
 		return r, len(dtxs), err
 	}
 	stored, err := x.st.StoredXBlocks(ctx, r.Next, n)
@@ -209,7 +221,7 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 			return r, 0, fmt.Errorf("rederive: %w", err)
 		}
 	}
-	r, err = x.st.RederiveXBlocks(ctx, blocks)
+	r, err = x.st.RederiveXBlocks(ctx, xchain.BlocksData(blocks))
 	return r, len(blocks), err
 }
 
