@@ -827,3 +827,89 @@ type ListCollectibleBalancesResponse struct {
 	NextPageToken       string `json:"nextPageToken,omitempty"`
 	CollectibleBalances []any  `json:"collectibleBalances"`
 }
+
+// Subnet is a subnet with its blockchains (schema Subnet). The
+// deprecated ownerAddresses, threshold and locktime repeat
+// subnetOwnershipInfo.
+type Subnet struct {
+	CreateBlockTimestamp        int64                      `json:"createBlockTimestamp"`
+	CreateBlockIndex            string                     `json:"createBlockIndex"`
+	SubnetID                    string                     `json:"subnetId"`
+	OwnerAddresses              []string                   `json:"ownerAddresses"`
+	Threshold                   uint32                     `json:"threshold"`
+	Locktime                    uint64                     `json:"locktime"`
+	SubnetOwnershipInfo         SubnetOwnershipInfo        `json:"subnetOwnershipInfo"`
+	IsL1                        bool                       `json:"isL1"`
+	L1ConversionTransactionHash string                     `json:"l1ConversionTransactionHash,omitempty"`
+	L1ValidatorManagerDetails   *L1ValidatorManagerDetails `json:"l1ValidatorManagerDetails,omitempty"`
+	Blockchains                 []Blockchain               `json:"blockchains"`
+}
+
+// Blockchain is a blockchain of a subnet (schema Blockchain).
+type Blockchain struct {
+	CreateBlockTimestamp int64           `json:"createBlockTimestamp"`
+	CreateBlockNumber    string          `json:"createBlockNumber"`
+	BlockchainID         string          `json:"blockchainId"`
+	VMID                 string          `json:"vmId"`
+	SubnetID             string          `json:"subnetId"`
+	BlockchainName       string          `json:"blockchainName"`
+	EVMChainID           *uint64         `json:"evmChainId,omitempty"`
+	GenesisData          json.RawMessage `json:"genesisData,omitempty"`
+}
+
+// ListSubnetsResponse is a page of subnets.
+type ListSubnetsResponse struct {
+	NextPageToken string   `json:"nextPageToken,omitempty"`
+	Subnets       []Subnet `json:"subnets"`
+}
+
+// ListBlockchainsResponse is a page of blockchains.
+type ListBlockchainsResponse struct {
+	NextPageToken string       `json:"nextPageToken,omitempty"`
+	Blockchains   []Blockchain `json:"blockchains"`
+}
+
+// GetNetworkDetailsResponse is the primary network's staking (schema
+// GetNetworkDetailsResponse).
+type GetNetworkDetailsResponse struct {
+	ValidatorDetails ValidatorsDetails `json:"validatorDetails"`
+	DelegatorDetails DelegatorsDetails `json:"delegatorDetails"`
+}
+
+// ValidatorsDetails is the current primary-network validators' staking
+// (schema ValidatorsDetails).
+type ValidatorsDetails struct {
+	ValidatorCount               int                   `json:"validatorCount"`
+	TotalAmountStaked            string                `json:"totalAmountStaked"`
+	EstimatedAnnualStakingReward string                `json:"estimatedAnnualStakingReward"`
+	StakingDistributionByVersion []StakingDistribution `json:"stakingDistributionByVersion"`
+	StakingRatio                 string                `json:"stakingRatio"`
+}
+
+// StakingDistribution is the stake of the validators running one
+// avalanchego version (schema StakingDistribution).
+type StakingDistribution struct {
+	Version        string `json:"version"`
+	AmountStaked   string `json:"amountStaked"`
+	ValidatorCount int    `json:"validatorCount"`
+}
+
+// DelegatorsDetails is the current primary-network delegators' staking
+// (schema DelegatorsDetails).
+type DelegatorsDetails struct {
+	DelegatorCount    int    `json:"delegatorCount"`
+	TotalAmountStaked string `json:"totalAmountStaked"`
+}
+
+// ChainAddressChainIdMapListResponse is the chains each address was used
+// on (schema ChainAddressChainIdMapListResponse).
+type ChainAddressChainIdMapListResponse struct {
+	Addresses []ChainAddressChainIdMap `json:"addresses"`
+}
+
+// ChainAddressChainIdMap is one address and the primary-network chains it
+// was used on (schema ChainAddressChainIdMap).
+type ChainAddressChainIdMap struct {
+	Address       string   `json:"address"`
+	BlockchainIDs []string `json:"blockchainIds"`
+}

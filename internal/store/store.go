@@ -23,6 +23,7 @@ type Store interface {
 	ContainerStore
 	PUTXOStore
 	SubnetStore
+	SubnetListStore
 	SupplyStore
 	StakerStore
 	XStore

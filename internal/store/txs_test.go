@@ -210,23 +210,43 @@ func TestChainBlockSummaries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.BlockSummaries(ctx, internal.PChain, &after, 3, desc)
+			got, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: desc}, &after, 3)
 			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("desc=%t: %+v, %v; want %+v", desc, got, err, want)
 			}
 		}
-		b, err := s.BlockSummaryByHeight(ctx, internal.PChain, 5)
+		// A time range keeps the blocks whose timestamps are in it, both
+		// ends included, in the same order and pages.
+		all, err := s.PBlockSummaries(ctx, nil, 1000, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := all[len(all)-3].Timestamp.Unix(), all[2].Timestamp.Unix()
+		if lo >= hi {
+			t.Fatalf("scenario timestamps %d..%d do not make a range", lo, hi)
+		}
+		var want []uint64
+		for _, b := range all {
+			if ts := b.Timestamp.Unix(); !b.Timestamp.IsZero() && ts >= lo && ts <= hi && b.Height < 6 {
+				want = append(want, b.Height)
+			}
+		}
+		ranged, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Start: &lo, End: &hi, Desc: true}, &after, 1000)
+		if err != nil || !reflect.DeepEqual(heights(ranged), want) || len(want) == 0 {
+			t.Errorf("in [%d, %d] below 6: %v, %v; want %v", lo, hi, heights(ranged), err, want)
+		}
+		b, err := s.BlockSummaryByHeight(ctx, BlockQuery{Chain: internal.PChain}, 5)
 		if err != nil || b.Height != 5 || len(b.TxIDs) != 2 || b.TxIDs[1] != sc.blocks[5].Txs[1].ID {
 			t.Errorf("BlockSummaryByHeight(5) = %+v, %v", b, err)
 		}
-		if b2, err := s.BlockSummaryByID(ctx, internal.PChain, b.ID); err != nil || !reflect.DeepEqual(b2, b) {
+		if b2, err := s.BlockSummaryByID(ctx, BlockQuery{Chain: internal.PChain}, b.ID); err != nil || !reflect.DeepEqual(b2, b) {
 			t.Errorf("BlockSummaryByID = %+v, %v; want %+v", b2, err, b)
 		}
 		for _, c := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
-			if _, err := s.BlockSummaryByHeight(ctx, c, 1000); !errors.Is(err, derrors.NotFound) {
+			if _, err := s.BlockSummaryByHeight(ctx, BlockQuery{Chain: c}, 1000); !errors.Is(err, derrors.NotFound) {
 				t.Errorf("%s: BlockSummaryByHeight(1000) = %v, want NotFound", c, err)
 			}
-			if bs, err := s.BlockSummaries(ctx, c, nil, 5, true); err != nil || (c != internal.PChain && len(bs) != 0) {
+			if bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: c, Desc: true}, nil, 5); err != nil || (c != internal.PChain && len(bs) != 0) {
 				t.Errorf("%s: BlockSummaries = %v, %v", c, bs, err)
 			}
 		}
