@@ -57,6 +57,11 @@ type DataSource interface {
 	SubnetBlockchains(ctx context.Context, subnets []ids.ID) (map[ids.ID][]*pchain.Blockchain, error)
 	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
 	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
+
+	// The X-chain's DAG vertices (vertices.go).
+	XVertices(ctx context.Context, before *uint64, limit int) ([]store.Container, error)
+	XVertexByID(ctx context.Context, id ids.ID) (*store.Container, error)
+	XVerticesAtHeight(ctx context.Context, height uint64, after *uint64, limit int, desc bool) ([]store.Container, error)
 }
 
 // EVMSource is what the EVM endpoints read from the store (the store's
@@ -220,6 +225,9 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}", Handler: a.handle(a.getBlockchain)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}", Handler: a.handle(a.getAsset)},
 		{Pattern: "GET /v1/networks/{network}/addresses:listChainIds", Handler: a.handle(a.getChainIDs)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices", Handler: a.handle(a.listVertices)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}", Handler: a.handle(a.getVertex)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", Handler: a.handle(a.getVertexByHeight)},
 		{Pattern: "GET /v1/chains", Handler: a.handle(a.listChains)},
 		{Pattern: "GET /v1/chains/{chainId}", Handler: a.handle(a.getChain)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}", Handler: a.handle(a.getContractMetadata)},

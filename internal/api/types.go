@@ -913,3 +913,23 @@ type ChainAddressChainIdMap struct {
 	Address       string   `json:"address"`
 	BlockchainIDs []string `json:"blockchainIds"`
 }
+
+// XChainVertex is a vertex of the X-chain's pre-Cortina DAG (schema
+// XChainVertex).
+type XChainVertex struct {
+	VertexHash      string   `json:"vertexHash"`
+	ParentHashes    []string `json:"parentHashes"`
+	VertexHeight    uint64   `json:"vertexHeight"`
+	VertexIndex     uint64   `json:"vertexIndex"`
+	VertexTimestamp int64    `json:"vertexTimestamp"`
+	TxCount         int      `json:"txCount"`
+	Transactions    []string `json:"transactions"`
+	VertexSizeBytes int      `json:"vertexSizeBytes"`
+}
+
+// ListXChainVerticesResponse is a page of vertices.
+type ListXChainVerticesResponse struct {
+	NextPageToken string         `json:"nextPageToken,omitempty"`
+	Vertices      []XChainVertex `json:"vertices"`
+	ChainInfo     ChainInfo      `json:"chainInfo"`
+}

@@ -32,6 +32,7 @@ type Store interface {
 	XUTXOStore
 	XDAGStore
 	XVertexStore
+	XVertexListStore
 	AtomicStore
 	BlockSummaryStore
 	PBlockStore
