@@ -218,6 +218,13 @@ func TestPrimaryNetworkMatchesNode(t *testing.T) {
 	})
 }
 
+// fujiIDs writes the local network's X- and C-chain ids as Fuji's, for
+// validating bodies against the schema's closed enums of chain ids.
+func fujiIDs(n *testnet.Network) *strings.Replacer {
+	return strings.NewReplacer(n.XChainID.String(), "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
+		n.CChainID.String(), "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp")
+}
+
 // jsonOf is v in JSON, for comparing wire values.
 func jsonOf(t *testing.T, v any) string {
 	t.Helper()
@@ -323,9 +330,7 @@ func checkChainIDs(t *testing.T, doc *openapitest.Doc, n *testnet.Network, base 
 	}
 	u := base + "/addresses:listChainIds?addresses=" + n.Address + ",X-" + freshAddr
 	status, body, _ := get(t, u)
-	fuji := strings.NewReplacer(n.XChainID.String(), "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm",
-		n.CChainID.String(), "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp")
-	if err := doc.CheckResponse("GET", "/v1/networks/{network}/addresses:listChainIds", status, []byte(fuji.Replace(string(body)))); err != nil {
+	if err := doc.CheckResponse("GET", "/v1/networks/{network}/addresses:listChainIds", status, []byte(fujiIDs(n).Replace(string(body)))); err != nil {
 		t.Errorf("GET %s: %v", u, err)
 	}
 	var got api.ChainAddressChainIdMapListResponse

@@ -225,6 +225,7 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}", Handler: a.handle(a.getBlockchain)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}", Handler: a.handle(a.getAsset)},
 		{Pattern: "GET /v1/networks/{network}/addresses:listChainIds", Handler: a.handle(a.getChainIDs)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/balances", Handler: a.handle(a.getBalances)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices", Handler: a.handle(a.listVertices)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}", Handler: a.handle(a.getVertex)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", Handler: a.handle(a.getVertexByHeight)},

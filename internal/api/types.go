@@ -933,3 +933,63 @@ type ListXChainVerticesResponse struct {
 	Vertices      []XChainVertex `json:"vertices"`
 	ChainInfo     ChainInfo      `json:"chainInfo"`
 }
+
+// AggregatedAssetAmount is the sum of an address set's UTXOs of one asset
+// in one state (schema AggregatedAssetAmount).
+type AggregatedAssetAmount struct {
+	AssetID      string `json:"assetId"`
+	Name         string `json:"name"`
+	Symbol       string `json:"symbol"`
+	Denomination int    `json:"denomination"`
+	Type         string `json:"type"`
+	Amount       string `json:"amount"`
+	UTXOCount    int    `json:"utxoCount"`
+}
+
+// SharedAssetBalance is an AggregatedAssetAmount in shared memory, with
+// the chain that exported it (schemas PChainSharedAsset,
+// XChainSharedAssetBalance, CChainSharedAssetBalance); Status is the
+// P-chain's only.
+type SharedAssetBalance struct {
+	AggregatedAssetAmount
+	SharedWithChainID string `json:"sharedWithChainId"`
+	Status            string `json:"status,omitempty"`
+}
+
+// PChainBalance is an address set's P-chain balances (schema
+// PChainBalance).
+type PChainBalance struct {
+	UnlockedUnstaked     []AggregatedAssetAmount `json:"unlockedUnstaked"`
+	UnlockedStaked       []AggregatedAssetAmount `json:"unlockedStaked"`
+	LockedPlatform       []AggregatedAssetAmount `json:"lockedPlatform"`
+	LockedStakeable      []AggregatedAssetAmount `json:"lockedStakeable"`
+	LockedStaked         []AggregatedAssetAmount `json:"lockedStaked"`
+	PendingStaked        []AggregatedAssetAmount `json:"pendingStaked"`
+	AtomicMemoryUnlocked []SharedAssetBalance    `json:"atomicMemoryUnlocked"`
+	AtomicMemoryLocked   []SharedAssetBalance    `json:"atomicMemoryLocked"`
+}
+
+// XChainBalances is an address set's X-chain balances (schema
+// XChainBalances).
+type XChainBalances struct {
+	Locked               []AggregatedAssetAmount `json:"locked"`
+	Unlocked             []AggregatedAssetAmount `json:"unlocked"`
+	AtomicMemoryUnlocked []SharedAssetBalance    `json:"atomicMemoryUnlocked"`
+	AtomicMemoryLocked   []SharedAssetBalance    `json:"atomicMemoryLocked"`
+}
+
+// CChainAtomicBalances is an address set's atomic UTXOs in the C-chain's
+// shared memory (schema CChainAtomicBalances).
+type CChainAtomicBalances struct {
+	AtomicMemoryUnlocked []SharedAssetBalance `json:"atomicMemoryUnlocked"`
+	AtomicMemoryLocked   []SharedAssetBalance `json:"atomicMemoryLocked"`
+}
+
+// BalancesResponse is getBalancesByAddresses' body: Balances is a
+// PChainBalance, XChainBalances or CChainAtomicBalances (schemas
+// ListPChainBalancesResponse, ListXChainBalancesResponse,
+// ListCChainAtomicBalancesResponse).
+type BalancesResponse struct {
+	Balances  any       `json:"balances"`
+	ChainInfo ChainInfo `json:"chainInfo"`
+}
