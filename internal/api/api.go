@@ -225,6 +225,8 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}", Handler: a.handle(a.getBlockchain)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}", Handler: a.handle(a.getAsset)},
 		{Pattern: "GET /v1/networks/{network}/addresses:listChainIds", Handler: a.handle(a.getChainIDs)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses", Handler: a.handle(a.lastActivity)},
+		{Pattern: "POST /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses", Handler: a.handle(a.lastActivityV2)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/balances", Handler: a.handle(a.getBalances)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices", Handler: a.handle(a.listVertices)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}", Handler: a.handle(a.getVertex)},

@@ -993,3 +993,17 @@ type BalancesResponse struct {
 	Balances  any       `json:"balances"`
 	ChainInfo ChainInfo `json:"chainInfo"`
 }
+
+// LastActivityTimestamp is an address set's latest UTXO creation or
+// consumption on a chain (schema LastActivityTimestamp).
+type LastActivityTimestamp struct {
+	Timestamp   int64  `json:"timestamp"`
+	BlockNumber string `json:"blockNumber"`
+	TxHash      string `json:"txHash"`
+	UtxoID      string `json:"utxoId"`
+	IsConsumed  bool   `json:"isConsumed"`
+	ChainName   string `json:"chainName"`
+	// Network is "mainnet" or "fuji" (schema PrimaryNetworkType).
+	Network string `json:"network"`
+}
+
