@@ -218,6 +218,7 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOs)},
 		{Pattern: "POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOsV2)},
 		{Pattern: "GET /v1/networks/{network}/rewards", Handler: a.handle(a.listRewards)},
+		{Pattern: "GET /v1/networks/{network}/rewards:listPending", Handler: a.handle(a.listPendingRewards)},
 		{Pattern: "GET /v1/networks/{network}", Handler: a.handle(a.getNetworkDetails)},
 		{Pattern: "GET /v1/networks/{network}/subnets", Handler: a.handle(a.listSubnets)},
 		{Pattern: "GET /v1/networks/{network}/subnets/{subnetId}", Handler: a.handle(a.getSubnet)},

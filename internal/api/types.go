@@ -1007,3 +1007,24 @@ type LastActivityTimestamp struct {
 	Network string `json:"network"`
 }
 
+// PendingReward is the reward a current primary-network staker will get
+// if it ends well (schema PendingReward).
+type PendingReward struct {
+	Addresses      []string `json:"addresses"`
+	TxHash         string   `json:"txHash"`
+	AmountStaked   string   `json:"amountStaked"`
+	NodeID         string   `json:"nodeId"`
+	StartTimestamp uint64   `json:"startTimestamp"`
+	EndTimestamp   uint64   `json:"endTimestamp"`
+	// RewardType is "VALIDATOR" or "DELEGATOR".
+	RewardType string `json:"rewardType"`
+	// Progress is the share of the staking period elapsed, in percent.
+	Progress        float64     `json:"progress"`
+	EstimatedReward AssetAmount `json:"estimatedReward"`
+}
+
+// ListPendingRewardsResponse is a page of pending rewards.
+type ListPendingRewardsResponse struct {
+	NextPageToken  string          `json:"nextPageToken,omitempty"`
+	PendingRewards []PendingReward `json:"pendingRewards"`
+}
