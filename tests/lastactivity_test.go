@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/utils/formatting/address"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	pblock "github.com/ava-labs/avalanchego/vms/platformvm/block"
 
@@ -27,13 +26,7 @@ func TestLastActivityMatchesNode(t *testing.T) {
 	n, issued := issuedNetwork(t)
 	k1, k2 := issueUTXOExtras(t, n, issued)
 	doc := openapitest.Default(t)
-	bech := func(a ids.ShortID) string {
-		s, err := address.FormatBech32(n.HRP, a[:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	bech := func(a ids.ShortID) string { return bech32Of(t, n, a)[0] }
 	const path = "/v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses"
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, n.URL, dsn, "--network-alias", "testnet") + "/v1/networks/testnet/blockchains/p-chain"
@@ -66,14 +59,30 @@ func TestLastActivityMatchesNode(t *testing.T) {
 			if wantHeight < 0 {
 				t.Fatalf("%s: no UTXO listed", addrs)
 			}
+			// One tx may create or consume several of the UTXOs: any of
+			// them names the event.
+			utxoIDs := map[string]bool{}
+			for _, u := range utxos {
+				if (!want.IsConsumed && u.TxHash == want.TxHash) || (want.IsConsumed && u.ConsumingTxHash == want.TxHash) {
+					utxoIDs[u.UtxoID] = true
+				}
+			}
 			var got api.LastActivityTimestamp
-			if st := getJSON(t, doc, path, base+"/lastActivityTimestampByAddresses?addresses="+addrs, &got); st != 200 || got != want {
+			st := getJSON(t, doc, path, base+"/lastActivityTimestampByAddresses?addresses="+addrs, &got)
+			if gotID := got.UtxoID; st != 200 || !utxoIDs[gotID] {
+				t.Errorf("%s: last activity %d names UTXO %s, not one of %v", addrs, st, gotID, utxoIDs)
+			}
+			if got.UtxoID = want.UtxoID; got != want {
 				t.Errorf("%s: last activity %d %+v; from the UTXO list %+v", addrs, st, got, want)
 			}
 			status, body := post(t, base+"/lastActivityTimestampByAddresses", `{"addresses":"`+addrs+`"}`)
 			doc.ValidateResponse(t, "POST", path, status, body)
 			var gotPost api.LastActivityTimestamp
-			if status != 200 || json.Unmarshal(body, &gotPost) != nil || gotPost != got {
+			err := json.Unmarshal(body, &gotPost)
+			if postID := gotPost.UtxoID; status != 200 || err != nil || !utxoIDs[postID] {
+				t.Errorf("%s: POST %d %s names none of %v", addrs, status, body, utxoIDs)
+			}
+			if gotPost.UtxoID = got.UtxoID; gotPost != got {
 				t.Errorf("%s: POST %d %s; GET %+v", addrs, status, body, got)
 			}
 			// The node's block at that height holds the tx, at that time.

@@ -96,7 +96,7 @@ func TestPendingRewardsMatchNode(t *testing.T) {
 					}
 					var owners []string
 					for _, o := range w.owners {
-						owners = append(owners, bech32s(t, n, []ids.ShortID{o})...)
+						owners = append(owners, bech32Of(t, n, o)...)
 					}
 					if g.RewardType != w.typ || g.NodeID != w.node || g.AmountStaked != fmt.Sprint(w.weight) || g.StartTimestamp != w.start ||
 						g.EndTimestamp != w.end || g.EstimatedReward.Amount != fmt.Sprint(w.reward) || g.EstimatedReward.AssetID != n.AVAXAssetID.String() ||

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/utils/formatting/address"
 	"github.com/ava-labs/avalanchego/vms/avm"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
@@ -70,13 +69,7 @@ func TestPrimaryNetworkBalancesMatchNode(t *testing.T) {
 	n, issued := issuedNetwork(t)
 	k1, k2 := issueUTXOExtras(t, n, issued)
 	doc := openapitest.Default(t)
-	bech := func(a ids.ShortID) string {
-		s, err := address.FormatBech32(n.HRP, a[:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	bech := func(a ids.ShortID) string { return bech32Of(t, n, a)[0] }
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, n.URL, dsn, "--network-alias", "testnet") + "/v1/networks/testnet/blockchains/"
 		balances := func(chain, query string) balanceBody {

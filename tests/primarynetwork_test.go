@@ -121,7 +121,7 @@ func TestPrimaryNetworkMatchesNode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Threshold != info.Threshold || s.Locktime != info.Locktime || !slices.Equal(s.OwnerAddresses, bech32s(t, n, info.ControlKeys)) ||
+			if s.Threshold != info.Threshold || s.Locktime != info.Locktime || !slices.Equal(s.OwnerAddresses, bech32Of(t, n, info.ControlKeys...)) ||
 				fmt.Sprint(s.SubnetOwnershipInfo) != fmt.Sprint(api.SubnetOwnershipInfo{Locktime: info.Locktime, Threshold: info.Threshold, Addresses: s.OwnerAddresses}) {
 				t.Errorf("subnet %s owner = %+v; node %+v", ns.ID, s, info)
 			}
@@ -233,19 +233,6 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func bech32s(t *testing.T, n *testnet.Network, addrs []ids.ShortID) []string {
-	t.Helper()
-	out := []string{}
-	for _, a := range addrs {
-		s, err := address.FormatBech32(n.HRP, a[:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 // checkNetworkDetails compares getNetworkDetails with the node's current

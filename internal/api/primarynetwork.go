@@ -100,31 +100,43 @@ func withGenesis[T any](genesis []T, posOf func(T) pchain.Pos, after *pchain.Pos
 	return out, nil
 }
 
-// listSubnets serves listSubnets: the primary network and every subnet,
+// listByCreation is a page of listSubnets or listBlockchains (op): the
+// genesis items, then those page reads from the store, in creation order,
 // oldest first unless sortOrder is desc.
-func (a *API) listSubnets(w http.ResponseWriter, r *http.Request) error {
+func listByCreation[T any](a *API, r *http.Request, op string, posOf func(T) pchain.Pos,
+	genesis func(context.Context) ([]T, error),
+	page func(ctx context.Context, after *pchain.Pos, limit int, desc bool) ([]T, error),
+) ([]T, string, error) {
 	if _, err := a.networks.Network(r); err != nil {
-		return err
+		return nil, "", err
 	}
 	order, err := SortOrder(r, Asc)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	desc := order == Desc
-	spec := listSpec{Op: "listSubnets", Filters: []string{order},
+	spec := listSpec{Op: op, Filters: []string{order},
 		DefaultPageSize: DefaultNetworkListPageSize, MaxPageSize: MaxNetworkListPageSize}
-	subnets, next, err := listPage(a, r, spec,
-		func(ctx context.Context, after *pchain.Pos, limit int) ([]*pchain.Subnet, error) {
-			primary, err := a.primaryNetwork(ctx)
+	return listPage(a, r, spec,
+		func(ctx context.Context, after *pchain.Pos, limit int) ([]T, error) {
+			g, err := genesis(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return withGenesis([]*pchain.Subnet{primary}, func(s *pchain.Subnet) pchain.Pos { return s.Created }, after, limit, desc,
-				func(after *pchain.Pos, limit int) ([]*pchain.Subnet, error) {
-					return a.store.SubnetPage(ctx, after, limit, desc)
-				})
+			return withGenesis(g, posOf, after, limit, desc, func(after *pchain.Pos, limit int) ([]T, error) {
+				return page(ctx, after, limit, desc)
+			})
 		},
-		func(s *pchain.Subnet) pchain.Pos { return pchain.Pos{Height: s.Created.Height, Index: s.Created.Index} })
+		func(v T) pchain.Pos { p := posOf(v); return pchain.Pos{Height: p.Height, Index: p.Index} })
+}
+
+// listSubnets serves listSubnets: the primary network and every subnet.
+func (a *API) listSubnets(w http.ResponseWriter, r *http.Request) error {
+	subnets, next, err := listByCreation(a, r, "listSubnets", func(s *pchain.Subnet) pchain.Pos { return s.Created },
+		func(ctx context.Context) ([]*pchain.Subnet, error) {
+			p, err := a.primaryNetwork(ctx)
+			return []*pchain.Subnet{p}, err
+		}, a.store.SubnetPage)
 	if err != nil {
 		return err
 	}
@@ -209,32 +221,10 @@ func (a *API) wireSubnets(ctx context.Context, subnets []*pchain.Subnet) ([]Subn
 }
 
 // listBlockchains serves listBlockchains: the X- and C-chain, then every
-// chain a CreateChainTx made, oldest first unless sortOrder is desc.
+// chain a CreateChainTx made.
 func (a *API) listBlockchains(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.networks.Network(r); err != nil {
-		return err
-	}
-	order, err := SortOrder(r, Asc)
-	if err != nil {
-		return err
-	}
-	desc := order == Desc
-	spec := listSpec{Op: "listBlockchains", Filters: []string{order},
-		DefaultPageSize: DefaultNetworkListPageSize, MaxPageSize: MaxNetworkListPageSize}
-	chains, next, err := listPage(a, r, spec,
-		func(ctx context.Context, after *pchain.Pos, limit int) ([]*pchain.Blockchain, error) {
-			genesis, err := a.genesisChains(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return withGenesis(genesis, func(c *pchain.Blockchain) pchain.Pos { return c.Created }, after, limit, desc,
-				func(after *pchain.Pos, limit int) ([]*pchain.Blockchain, error) {
-					return a.store.BlockchainPage(ctx, after, limit, desc)
-				})
-		},
-		func(c *pchain.Blockchain) pchain.Pos {
-			return pchain.Pos{Height: c.Created.Height, Index: c.Created.Index}
-		})
+	chains, next, err := listByCreation(a, r, "listBlockchains", func(c *pchain.Blockchain) pchain.Pos { return c.Created },
+		a.genesisChains, a.store.BlockchainPage)
 	if err != nil {
 		return err
 	}

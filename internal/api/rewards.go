@@ -44,21 +44,7 @@ type rewardCursor struct {
 
 // listRewards serves listHistoricalPrimaryNetworkRewards.
 func (a *API) listRewards(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.networks.Network(r); err != nil {
-		return err
-	}
-	addrs, err := Addresses(r, "addresses", MaxRewardAddresses, a.network.HRP)
-	if err != nil {
-		return err
-	}
-	nodes, err := NodeIDs(r, "nodeIds", MaxRewardNodeIDs)
-	if err != nil {
-		return err
-	}
-	if len(addrs) == 0 && len(nodes) == 0 {
-		return derrors.Invalid("addresses or nodeIds is required: give at least one of them")
-	}
-	order, err := SortOrder(r, Desc)
+	addrs, nodes, order, err := a.rewardFilters(r)
 	if err != nil {
 		return err
 	}
@@ -95,6 +81,25 @@ func (a *API) listRewards(w http.ResponseWriter, r *http.Request) error {
 	}
 	WriteJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// rewardFilters parses the {network} and filters of the reward lists:
+// addresses and nodeIds (one of them at least) and sortOrder.
+func (a *API) rewardFilters(r *http.Request) (addrs []Address, nodes []ids.NodeID, order string, err error) {
+	if _, err = a.networks.Network(r); err != nil {
+		return nil, nil, "", err
+	}
+	if addrs, err = Addresses(r, "addresses", MaxRewardAddresses, a.network.HRP); err != nil {
+		return nil, nil, "", err
+	}
+	if nodes, err = NodeIDs(r, "nodeIds", MaxRewardNodeIDs); err != nil {
+		return nil, nil, "", err
+	}
+	if len(addrs) == 0 && len(nodes) == 0 {
+		return nil, nil, "", derrors.Invalid("addresses or nodeIds is required: give at least one of them")
+	}
+	order, err = SortOrder(r, Desc)
+	return addrs, nodes, order, err
 }
 
 // nodesKey is the normalized node list of a page token's scope.
@@ -163,21 +168,7 @@ type pendingCursor struct {
 // potentialReward, replayed by pchain.RewardState), progress the percent
 // of its staking period elapsed now.
 func (a *API) listPendingRewards(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.networks.Network(r); err != nil {
-		return err
-	}
-	addrs, err := Addresses(r, "addresses", MaxRewardAddresses, a.network.HRP)
-	if err != nil {
-		return err
-	}
-	nodes, err := NodeIDs(r, "nodeIds", MaxRewardNodeIDs)
-	if err != nil {
-		return err
-	}
-	if len(addrs) == 0 && len(nodes) == 0 {
-		return derrors.Invalid("addresses or nodeIds is required: give at least one of them")
-	}
-	order, err := SortOrder(r, Desc)
+	addrs, nodes, order, err := a.rewardFilters(r)
 	if err != nil {
 		return err
 	}

@@ -46,12 +46,9 @@ func (a *API) listUTXOs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	addrs, err := Addresses(r, "addresses", MaxUTXOAddresses, a.network.HRP)
+	addrs, err := a.queryAddresses(r)
 	if err != nil {
 		return err
-	}
-	if addrs == nil {
-		return derrors.Invalid("addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddresses)
 	}
 	return a.serveUTXOs(w, r, "getUtxosByAddresses", network, chain, addrs, MaxPageSize)
 }
@@ -63,26 +60,41 @@ func (a *API) listUTXOsV2(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	addrs, err := a.bodyAddresses(r)
+	if err != nil {
+		return err
+	}
+	return a.serveUTXOs(w, r, "getUtxosByAddressesV2", network, chain, addrs, MaxPageSizeLarge)
+}
+
+// queryAddresses parses the required addresses query parameter of a GET.
+func (a *API) queryAddresses(r *http.Request) ([]Address, error) {
+	addrs, err := Addresses(r, "addresses", MaxUTXOAddresses, a.network.HRP)
+	if err == nil && addrs == nil {
+		err = derrors.Invalid("addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddresses)
+	}
+	return addrs, err
+}
+
+// bodyAddresses parses the addresses of a POST in its JSON body
+// {"addresses": "a,b,..."}; the query string must not have them.
+func (a *API) bodyAddresses(r *http.Request) ([]Address, error) {
 	if _, ok, err := QueryValue(r, "addresses"); err != nil || ok {
 		if err == nil {
 			err = derrors.Invalid("addresses goes in the request body, not the query string")
 		}
-		return err
+		return nil, err
 	}
 	var body struct {
 		Addresses *string `json:"addresses"`
 	}
 	if err := DecodeJSONBody(r, &body); err != nil {
-		return err
+		return nil, err
 	}
 	if body.Addresses == nil {
-		return derrors.Invalid("request body field addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddressesPost)
+		return nil, derrors.Invalid("request body field addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddressesPost)
 	}
-	addrs, err := ParseAddresses("addresses", *body.Addresses, MaxUTXOAddressesPost, a.network.HRP)
-	if err != nil {
-		return err
-	}
-	return a.serveUTXOs(w, r, "getUtxosByAddressesV2", network, chain, addrs, MaxPageSizeLarge)
+	return ParseAddresses("addresses", *body.Addresses, MaxUTXOAddressesPost, a.network.HRP)
 }
 
 // utxoChain parses the {network} and {blockchainId} of a UTXO list.
@@ -327,12 +339,9 @@ func (a *API) lastActivity(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	addrs, err := Addresses(r, "addresses", MaxUTXOAddresses, a.network.HRP)
+	addrs, err := a.queryAddresses(r)
 	if err != nil {
 		return err
-	}
-	if addrs == nil {
-		return derrors.Invalid("addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddresses)
 	}
 	return a.serveLastActivity(w, r, chain, addrs)
 }
@@ -344,22 +353,7 @@ func (a *API) lastActivityV2(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, ok, err := QueryValue(r, "addresses"); err != nil || ok {
-		if err == nil {
-			err = derrors.Invalid("addresses goes in the request body, not the query string")
-		}
-		return err
-	}
-	var body struct {
-		Addresses *string `json:"addresses"`
-	}
-	if err := DecodeJSONBody(r, &body); err != nil {
-		return err
-	}
-	if body.Addresses == nil {
-		return derrors.Invalid("request body field addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddressesPost)
-	}
-	addrs, err := ParseAddresses("addresses", *body.Addresses, MaxUTXOAddressesPost, a.network.HRP)
+	addrs, err := a.bodyAddresses(r)
 	if err != nil {
 		return err
 	}
