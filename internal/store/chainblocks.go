@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -72,20 +73,92 @@ func (s *sqlStore) BlockSummaries(ctx context.Context, q BlockQuery, after *uint
 			conds, args = append(conds, "height > ?"), append(args, int64(a))
 		}
 	}
-	// Timestamps grow with heights, but a filter on them is not a range
-	// of the height index: the scan stops at the page's end, not at the
-	// range's.
+	// A chain's timestamps never decrease with its heights (blocks
+	// without one, before Banff, are a prefix at 0), so a time range is a
+	// height range, found by binary search over the height index: the
+	// scan then stops at the range's end, not at the table's. The
+	// timestamps are filtered too, so a block out of that order is never
+	// listed out of its range.
 	if q.Start != nil {
 		conds, args = append(conds, "timestamp >= ?"), append(args, *q.Start)
 	}
 	if q.End != nil {
 		conds, args = append(conds, "timestamp <= ?"), append(args, *q.End)
 	}
+	if q.Start != nil {
+		h, ok, err := s.lastHeightAtOrBefore(ctx, q, *q.Start-1)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			conds, args = append(conds, "height > ?"), append(args, h)
+		}
+	}
+	if q.End != nil {
+		h, ok, err := s.lastHeightAtOrBefore(ctx, q, *q.End)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, nil // every block is after the range
+		}
+		conds, args = append(conds, "height <= ?"), append(args, h)
+	}
 	order := " ORDER BY height ASC LIMIT ?"
 	if q.Desc {
 		order = " ORDER BY height DESC LIMIT ?"
 	}
 	return s.blockSummaries(ctx, q, strings.Join(conds, " AND "), order, append(args, limit)...)
+}
+
+// lastHeightAtOrBefore returns the last stored height of q.Chain whose
+// block's timestamp is at most ts, and false when there is none, in
+// O(log n) seeks of the height index.
+func (s *sqlStore) lastHeightAtOrBefore(ctx context.Context, q BlockQuery, ts int64) (int64, bool, error) {
+	table, height, where, args := "p_blocks", "height", "", []any{}
+	switch q.Chain {
+	case internal.PChain:
+	case internal.XChain:
+		table = "x_blocks"
+	case internal.CChain:
+		table, height, where, args = "evm_blocks", "number", "chain_id = ? AND ", []any{int64(q.EVMChainID)}
+	default:
+		return 0, false, derrors.Invalid("no blocks of chain %q", q.Chain)
+	}
+	whole := ""
+	if where != "" {
+		whole = " WHERE " + strings.TrimSuffix(where, " AND ")
+	}
+	var lo, hi sql.NullInt64
+	err := s.db.QueryRow(ctx, "SELECT MIN("+height+"), MAX("+height+") FROM "+table+whole, args...).Scan(&lo, &hi)
+	if err != nil || !lo.Valid {
+		return 0, false, err
+	}
+	// at returns the first stored height at or above h and its time.
+	at := func(h int64) (int64, int64, error) {
+		var got, t int64
+		err := s.db.QueryRow(ctx, "SELECT "+height+", timestamp FROM "+table+" WHERE "+where+height+" >= ? ORDER BY "+height+" LIMIT 1",
+			append(slices.Clone(args), h)...).Scan(&got, &t)
+		return got, t, err
+	}
+	if _, t, err := at(lo.Int64); err != nil || t > ts {
+		return 0, false, err
+	}
+	// Invariant: l is a stored height at or before ts; none above r is.
+	l, r := lo.Int64, hi.Int64
+	for l < r {
+		mid := l + (r-l+1)/2
+		got, t, err := at(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if t <= ts {
+			l = got // got >= mid > l, and got <= r: what is above r is later
+		} else {
+			r = mid - 1
+		}
+	}
+	return l, true, nil
 }
 
 func (s *sqlStore) BlockSummaryByID(ctx context.Context, q BlockQuery, id ids.ID) (_ *BlockSummary, err error) {

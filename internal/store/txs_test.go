@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -235,6 +237,31 @@ func TestChainBlockSummaries(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(heights(ranged), want) || len(want) == 0 {
 			t.Errorf("in [%d, %d] below 6: %v, %v; want %v", lo, hi, heights(ranged), err, want)
 		}
+		// Open ends, ranges before and after every block, one second.
+		first, last := all[len(all)-1].Timestamp.Unix(), all[0].Timestamp.Unix()
+		for _, r := range []struct{ start, end *int64 }{
+			{&lo, nil}, {nil, &hi}, {ptr(int64(0)), ptr(first - 1)}, {ptr(last + 1), nil}, {&lo, &lo}, {ptr(int64(0)), ptr(last + 100)},
+		} {
+			var want []uint64
+			for _, b := range all {
+				ts := b.Timestamp.Unix()
+				if b.Timestamp.IsZero() {
+					ts = 0
+				}
+				if (r.start == nil || ts >= *r.start) && (r.end == nil || ts <= *r.end) {
+					want = append(want, b.Height)
+				}
+			}
+			for _, desc := range []bool{true, false} {
+				got, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Start: r.start, End: r.end, Desc: desc}, nil, 1000)
+				if !desc {
+					slices.Reverse(got)
+				}
+				if err != nil || fmt.Sprint(heights(got)) != fmt.Sprint(want) {
+					t.Errorf("in [%v, %v] desc=%t: %v, %v; want %v", r.start, r.end, desc, heights(got), err, want)
+				}
+			}
+		}
 		b, err := s.BlockSummaryByHeight(ctx, BlockQuery{Chain: internal.PChain}, 5)
 		if err != nil || b.Height != 5 || len(b.TxIDs) != 2 || b.TxIDs[1] != sc.blocks[5].Txs[1].ID {
 			t.Errorf("BlockSummaryByHeight(5) = %+v, %v", b, err)
@@ -252,3 +279,5 @@ func TestChainBlockSummaries(t *testing.T) {
 		}
 	})
 }
+
+func ptr[T any](v T) *T { return &v }
