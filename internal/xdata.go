@@ -76,4 +76,6 @@ type XVertex struct {
 	// linearization, carries none.
 	TxIDs []ids.ID
 	Stop  bool
+	// Parents are the vertices it extends, in the vertex's order.
+	Parents []ids.ID
 }

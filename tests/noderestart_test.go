@@ -159,7 +159,7 @@ func (w *ingestWatch) sameBlocks(n *testnet.Network, pTip, cTip uint64) {
 			w.t.Fatalf("P-chain block %d: %v, or not the node's", h, err)
 		}
 	}
-	sums, err := w.st.BlockSummaries(w.ctx, internal.PChain, nil, int(pTip)+10, false)
+	sums, err := w.st.BlockSummaries(w.ctx, store.BlockQuery{Chain: internal.PChain, Desc: false}, nil, int(pTip)+10)
 	if err != nil {
 		w.t.Fatal(err)
 	}

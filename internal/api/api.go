@@ -39,9 +39,9 @@ import (
 // indexer owns. An endpoint that needs a new read adds it here; store.Store
 // satisfies it.
 type DataSource interface {
-	BlockSummaries(ctx context.Context, chain internal.Chain, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
-	BlockSummaryByID(ctx context.Context, chain internal.Chain, id ids.ID) (*store.BlockSummary, error)
-	BlockSummaryByHeight(ctx context.Context, chain internal.Chain, height uint64) (*store.BlockSummary, error)
+	BlockSummaries(ctx context.Context, q store.BlockQuery, after *uint64, limit int) ([]*store.BlockSummary, error)
+	BlockSummaryByID(ctx context.Context, q store.BlockQuery, id ids.ID) (*store.BlockSummary, error)
+	BlockSummaryByHeight(ctx context.Context, q store.BlockQuery, height uint64) (*store.BlockSummary, error)
 
 	PTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
 	XTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
@@ -61,6 +61,21 @@ type DataSource interface {
 	HistoricalRewards(ctx context.Context, q store.RewardQuery, after *store.RewardKey, limit int) ([]*store.HistoricalReward, error)
 	// The rewards' types, for the reward UTXOs a tx emits (txrender.go).
 	RewardTypes(ctx context.Context, utxoIDs []ids.ID) (map[ids.ID]string, error)
+
+	// The Primary Network tag's (primarynetwork.go): subnets and
+	// blockchains, the primary network's current stakers and supply.
+	SubnetPage(ctx context.Context, after *pchain.Pos, limit int, desc bool) ([]*pchain.Subnet, error)
+	Subnet(ctx context.Context, id ids.ID) (*pchain.Subnet, error)
+	BlockchainPage(ctx context.Context, after *pchain.Pos, limit int, desc bool) ([]*pchain.Blockchain, error)
+	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
+	SubnetBlockchains(ctx context.Context, subnets []ids.ID) (map[ids.ID][]*pchain.Blockchain, error)
+	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
+	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
+
+	// The X-chain's DAG vertices (vertices.go).
+	XVertices(ctx context.Context, before *uint64, limit int) ([]store.Container, error)
+	XVertexByID(ctx context.Context, id ids.ID) (*store.Container, error)
+	XVerticesAtHeight(ctx context.Context, height uint64, after *uint64, limit int, desc bool) ([]store.Container, error)
 }
 
 // EVMSource is what the EVM endpoints read from the store (the store's
@@ -223,6 +238,20 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOs)},
 		{Pattern: "POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOsV2)},
 		{Pattern: "GET /v1/networks/{network}/rewards", Handler: a.handle(a.listRewards)},
+		{Pattern: "GET /v1/networks/{network}/rewards:listPending", Handler: a.handle(a.listPendingRewards)},
+		{Pattern: "GET /v1/networks/{network}", Handler: a.handle(a.getNetworkDetails)},
+		{Pattern: "GET /v1/networks/{network}/subnets", Handler: a.handle(a.listSubnets)},
+		{Pattern: "GET /v1/networks/{network}/subnets/{subnetId}", Handler: a.handle(a.getSubnet)},
+		{Pattern: "GET /v1/networks/{network}/blockchains", Handler: a.handle(a.listBlockchains)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}", Handler: a.handle(a.getBlockchain)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}", Handler: a.handle(a.getAsset)},
+		{Pattern: "GET /v1/networks/{network}/addresses:listChainIds", Handler: a.handle(a.getChainIDs)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses", Handler: a.handle(a.lastActivity)},
+		{Pattern: "POST /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses", Handler: a.handle(a.lastActivityV2)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/balances", Handler: a.handle(a.getBalances)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices", Handler: a.handle(a.listVertices)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}", Handler: a.handle(a.getVertex)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", Handler: a.handle(a.getVertexByHeight)},
 		{Pattern: "GET /v1/chains", Handler: a.handle(a.listChains)},
 		{Pattern: "GET /v1/chains/{chainId}", Handler: a.handle(a.getChain)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}", Handler: a.handle(a.getContractMetadata)},

@@ -30,6 +30,8 @@ type listSpec struct {
 	// MaxPageSize bounds pageSize: MaxPageSize when zero, MaxPageSizeLarge
 	// for the endpoints with large pages (POST .../utxos).
 	MaxPageSize int
+	// DefaultPageSize is pageSize when absent: DefaultPageSize when zero.
+	DefaultPageSize int
 }
 
 // scope is the page-token scope of the query.
@@ -54,7 +56,11 @@ func listPage[Item, Cursor any](a *API, r *http.Request, spec listSpec,
 	if maxSize == 0 {
 		maxSize = MaxPageSize
 	}
-	size, err := param.PageSize(r, DefaultPageSize, maxSize)
+	def := spec.DefaultPageSize
+	if def == 0 {
+		def = DefaultPageSize
+	}
+	size, err := param.PageSize(r, def, maxSize)
 	if err != nil {
 		return nil, "", err
 	}

@@ -336,3 +336,14 @@ func ChainIDParam(r *http.Request) (ChainID, error) {
 	}
 	return ChainID{Blockchain: id, Text: v}, nil
 }
+
+// PathID parses the path segment name as a cb58 id ({subnetId},
+// {blockchainId}, {assetId}, ...).
+func PathID(r *http.Request, name string) (ids.ID, error) {
+	v := r.PathValue(name)
+	id, err := ids.FromString(v)
+	if err != nil {
+		return ids.Empty, derrors.Invalid("%s must be a cb58 id, got %s", name, got(v))
+	}
+	return id, nil
+}

@@ -34,6 +34,7 @@ type Store interface {
 	ContainerStore
 	PUTXOStore
 	SubnetStore
+	SubnetListStore
 	SupplyStore
 	StakerStore
 	XStore
@@ -41,6 +42,7 @@ type Store interface {
 	CStore
 	XDAGStore
 	XVertexStore
+	XVertexListStore
 	PBlockStore
 	CursorStore
 	SettingStore

@@ -468,7 +468,7 @@ func TestNotFound(t *testing.T) {
 			"huge height":    func() error { _, err := s.PBlockByHeight(ctx, math.MaxUint64); return err },
 			"id":             func() error { _, err := s.PBlockByID(ctx, testID("nope")); return err },
 			"tx id as block": func() error { _, err := s.PBlockByID(ctx, txOfBlock1); return err },
-			"summary id":     func() error { _, err := s.BlockSummaryByID(ctx, internal.PChain, testID("nope")); return err },
+			"summary id":     func() error { _, err := s.BlockSummaryByID(ctx, BlockQuery{Chain: internal.PChain}, testID("nope")); return err },
 			"bytes height":   func() error { _, _, err := s.PBlockBytesByHeight(ctx, 5); return err },
 			"bytes huge":     func() error { _, _, err := s.PBlockBytesByHeight(ctx, math.MaxUint64); return err },
 			"bytes id":       func() error { _, err := s.PBlockBytesByID(ctx, testID("nope")); return err },
@@ -505,7 +505,7 @@ func TestPBlockSummaries(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		if bs, err := s.BlockSummaries(ctx, internal.PChain, nil, 10, true); err != nil || len(bs) != 0 {
+		if bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: true}, nil, 10); err != nil || len(bs) != 0 {
 			t.Fatalf("empty store: %v, %v", heights(bs), err)
 		}
 		blocks := makeBlocks(t, "a", 0, 25)
@@ -518,7 +518,7 @@ func TestPBlockSummaries(t *testing.T) {
 		all := stored(blocks)
 
 		for _, want := range all {
-			got, err := s.BlockSummaryByID(ctx, internal.PChain, want.ID)
+			got, err := s.BlockSummaryByID(ctx, BlockQuery{Chain: internal.PChain}, want.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -533,7 +533,7 @@ func TestPBlockSummaries(t *testing.T) {
 			var after *uint64
 			pages := 0
 			for {
-				bs, err := s.BlockSummaries(ctx, internal.PChain, after, 10, desc)
+				bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: desc}, after, 10)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -586,7 +586,7 @@ func TestPBlockSummaries(t *testing.T) {
 			{u(math.MaxInt64), 2, true, []uint64{24, 23}},
 			{nil, 1000, false, every},
 		} {
-			bs, err := s.BlockSummaries(ctx, internal.PChain, tc.after, tc.limit, tc.desc)
+			bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: tc.desc}, tc.after, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -598,7 +598,7 @@ func TestPBlockSummaries(t *testing.T) {
 				t.Errorf("PBlockSummaries(after=%s, limit=%d, desc=%t) = %v, want %v", a, tc.limit, tc.desc, got, tc.want)
 			}
 		}
-		if _, err := s.BlockSummaries(ctx, internal.PChain, nil, 0, false); !errors.Is(err, derrors.InvalidArgument) {
+		if _, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: false}, nil, 0); !errors.Is(err, derrors.InvalidArgument) {
 			t.Errorf("limit 0: err = %v, want InvalidArgument", err)
 		}
 	})
@@ -727,7 +727,7 @@ func TestReadWhileIngesting(t *testing.T) {
 			if !reflect.DeepEqual(b, all[h]) {
 				t.Fatalf("block %d read while ingesting differs", h)
 			}
-			bs, err := s.BlockSummaries(ctx, internal.PChain, nil, 50, true)
+			bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: true}, nil, 50)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,7 @@ func DecodeVertex(index uint64, id ids.ID, b []byte, timestamp string) (*Vertex,
 	if vtx.ID() != id {
 		return nil, fmt.Errorf("X/vtx container %d is %s, but its vertex is %s", index, id, vtx.ID())
 	}
-	v := &Vertex{Index: index, ID: id, Height: vtx.Height(), Timestamp: ts, Stop: vtx.StopVertex()}
+	v := &Vertex{Index: index, ID: id, Height: vtx.Height(), Timestamp: ts, Stop: vtx.StopVertex(), Parents: vtx.ParentIDs()}
 	seen := make(map[ids.ID]bool, len(vtx.Txs()))
 	for _, tx := range vtx.Txs() {
 		// A tx's id is the hash of its signed bytes, as the avm computes
