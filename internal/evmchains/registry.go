@@ -109,7 +109,11 @@ type Options struct {
 	// chains.
 	CChain config.EVMChain
 	Chains []config.EVMChain
-	PChain PChain
+	// DiscoverVMIDs are the VMs whose chains on the indexed P-chain are
+	// served without configuration when the node serves their RPC
+	// (discover.go); nil means subnet-evm's, empty none.
+	DiscoverVMIDs []ids.ID
+	PChain        PChain
 	// Cursors may be nil: every chain is then Unavailable.
 	Cursors Cursors
 	// Settings may be nil: nothing is remembered across restarts.
@@ -185,6 +189,7 @@ func New(ctx context.Context, opts Options) (*Registry, error) {
 			return nil, err
 		}
 	}
+	r.discover(ctx)
 	return r, nil
 }
 
@@ -291,15 +296,14 @@ func (r *Registry) NativeBalance(ctx context.Context, chainID uint64, addr commo
 	return bals[addr], nil
 }
 
-// Run checks the chains' status every Refresh and resolves the chains
-// not resolved yet, until ctx is done. A chain resolved after start is
-// served by the Data API; the indexer follows it from the next start.
+// Run checks the chains' status every Refresh, resolves the chains not
+// resolved yet and discovers new ones, until ctx is done. A chain added
+// after start is in Chains() from then on, which the indexer follows.
 func (r *Registry) Run(ctx context.Context) {
 	t := time.NewTicker(r.opts.Refresh)
 	defer t.Stop()
 	for {
-		r.retryPending(ctx)
-		r.refresh(ctx)
+		r.Refresh(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -308,10 +312,11 @@ func (r *Registry) Run(ctx context.Context) {
 	}
 }
 
-// Refresh checks every chain's status now, and retries the chains not
-// resolved yet (Run does it periodically).
+// Refresh retries the chains not resolved yet, discovers new ones and
+// checks every chain's status now (Run does it periodically).
 func (r *Registry) Refresh(ctx context.Context) {
 	r.retryPending(ctx)
+	r.discover(ctx)
 	r.refresh(ctx)
 }
 
@@ -567,15 +572,7 @@ func (r *Registry) byGenesisChainID(ctx context.Context, chainID uint64) (ids.ID
 	}
 	var found []ids.ID
 	for _, bc := range chains {
-		var g struct {
-			Config struct {
-				ChainID *big.Int `json:"chainId"`
-			} `json:"config"`
-		}
-		if json.Unmarshal(bc.Genesis, &g) != nil || g.Config.ChainID == nil {
-			continue
-		}
-		if g.Config.ChainID.IsUint64() && g.Config.ChainID.Uint64() == chainID {
+		if id, ok := genesisChainID(bc.Genesis); ok && id == chainID {
 			found = append(found, bc.ID)
 		}
 	}

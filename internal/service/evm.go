@@ -13,7 +13,8 @@ import (
 )
 
 // evmChains builds the registry of the EVM chains network serves (its
-// C-chain and the configured ones), whose Chains() the indexer follows,
+// C-chain, the configured ones and those discovered on the P-chain), whose
+// Chains() the indexer follows, new ones too,
 // and the curated contract metadata, and starts the registry's status
 // checks until ctx is done or stop is called.
 func evmChains(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, log *slog.Logger) (_ *evmchains.Registry, _ *evmchains.Catalog, stop func(), err error) {
@@ -23,14 +24,16 @@ func evmChains(ctx context.Context, st store.Store, client *node.Client, network
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	reg, err := evmchains.New(ctx, evmchains.Options{
-		Network:  network,
-		Node:     client,
-		CChain:   cfg.CChain,
-		Chains:   cfg.EVMChains,
-		PChain:   st,
-		Cursors:  st,
-		Settings: st,
-		Log:      log,
+		Network: network,
+		Node:    client,
+		CChain:  cfg.CChain,
+		Chains:  cfg.EVMChains,
+		// Chains the P-chain created and the node serves are discovered.
+		DiscoverVMIDs: cfg.DiscoverEVMVMIDs,
+		PChain:        st,
+		Cursors:       st,
+		Settings:      st,
+		Log:           log,
 	})
 	if err != nil {
 		cancel()

@@ -1,0 +1,185 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/common/hexutil"
+	"github.com/ava-labs/libevm/crypto"
+
+	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/contracts"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/testing/openapitest"
+	"github.com/avaindex/avaindex/internal/testing/testnet"
+)
+
+// nativeMinter is subnet-evm's native minter precompile.
+var nativeMinter = common.HexToAddress("0x0200000000000000000000000000000000000001")
+
+// TestEVML1Discovered runs avaindex, with no EVM chain configured, against
+// the node of a real subnet-evm L1 (testnet.GetL1): it must find the L1's
+// chain on the P-chain (a chain that appears while it runs: the store is
+// empty at start), list it in /v1/chains with the P-chain's ids and name,
+// and index it as it indexes the C-chain: every block as the node has it,
+// an ERC-20's transfers, and the native balances of every address touched
+// (a transfer, a native-minter mint, a contract's gas) at every block, as
+// eth_getBalance answers.
+func TestEVML1Discovered(t *testing.T) {
+	l := testnet.GetL1(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	doc := openapitest.Default(t)
+	me := l.Net.EthAddr
+
+	// Activity on the L1: a transfer, a mint by the native minter, an
+	// ERC-20 deployed, minted and transferred.
+	alice := common.BytesToAddress(crypto.Keccak256([]byte("l1 alice"), []byte(time.Now().String())))
+	bob := common.BytesToAddress(crypto.Keccak256([]byte("l1 bob"), alice[:]))
+	var first, head uint64
+	send := func(what string, to *common.Address, value *big.Int, data []byte) common.Address {
+		t.Helper()
+		r, err := l.SendEVMTx(ctx, to, value, data, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if first == 0 {
+			first = r.BlockNumber.Uint64()
+		}
+		head = r.BlockNumber.Uint64()
+		return r.ContractAddress
+	}
+	send("transfer", &alice, big.NewInt(1_000_000_007), nil)
+	minted := big.NewInt(424_242)
+	mint := append(crypto.Keccak256([]byte("mintNativeCoin(address,uint256)"))[:4],
+		append(common.LeftPadBytes(bob[:], 32), common.LeftPadBytes(minted.Bytes(), 32)...)...)
+	send("mint", &nativeMinter, nil, mint)
+	token := send("deploy erc20", nil, nil, contracts.Token20.Deploy("L1 Token", "L1T", uint8(18)))
+	send("mint erc20", &token, nil, contracts.MintERC20(me, big.NewInt(5000)))
+	send("transfer erc20", &token, nil, contracts.TransferERC20(alice, big.NewInt(1234)))
+
+	ec, err := l.EthClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	if b, err := ec.BalanceAt(ctx, bob, nil); err != nil || b.Cmp(minted) != 0 {
+		t.Fatalf("the native minter gave Bob %v (%v), want %s", b, err, minted)
+	}
+	nodeBalance := map[common.Address]map[uint64]string{}
+	for _, a := range []common.Address{me, alice, bob, token} {
+		nodeBalance[a] = map[uint64]string{}
+		for h := first - 1; h <= head; h++ {
+			v, err := ec.BalanceAt(ctx, a, new(big.Int).SetUint64(h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodeBalance[a][h] = v.String()
+		}
+	}
+	chainID := strconv.FormatUint(l.EVMChainID, 10)
+
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile)
+		getJSON := func(path string, q url.Values, out any) {
+			t.Helper()
+			u := base + path
+			if len(q) > 0 {
+				u += "?" + q.Encode()
+			}
+			status, body, _ := get(t, u)
+			if status != http.StatusOK {
+				t.Fatalf("GET %s: %d %s", u, status, body)
+			}
+			doc.ValidateResponse(t, "GET", path, status, body)
+			if err := json.Unmarshal(body, out); err != nil {
+				t.Fatalf("GET %s: %v", u, err)
+			}
+		}
+
+		// Discovered once the P-chain's CreateChainTx is indexed (the API
+		// answers 503 until avaindex knows the network).
+		var list api.ListChainsResponse
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+			status, body, _ := get(t, base+"/v1/chains")
+			if status == http.StatusOK {
+				getJSON("/v1/chains", nil, &list)
+				if slices.ContainsFunc(list.Chains, func(c api.EVMChainInfo) bool { return c.ChainID == chainID }) {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET /v1/chains lacks the L1's chain %s: %d %s", chainID, status, body)
+			}
+		}
+		var c api.EVMChainInfo
+		getJSON("/v1/chains/"+l.BlockchainID.String(), nil, &c)
+		if c.ChainID != chainID || c.PlatformChainID != l.BlockchainID.String() || c.SubnetID != l.SubnetID.String() ||
+			c.VMID != testnet.SubnetEVMID.String() || c.ChainName != testnet.L1ChainName || c.RPCURL != l.RPCURL() || c.VMName != "EVM" {
+			t.Errorf("GET /v1/chains/%s = %+v", l.BlockchainID, c)
+		}
+
+		waitEVMIndexed(t, dsn, l.EVMChainID, head)
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		// Every block as eth_getBlockByNumber has it (its JSON: coreth's
+		// header type would hash subnet-evm's header wrongly).
+		for h := uint64(0); h <= head; h++ {
+			var want struct {
+				Hash, ParentHash   common.Hash
+				GasUsed, Timestamp hexutil.Uint64
+				BaseFeePerGas      *hexutil.Big
+				Transactions       []json.RawMessage
+			}
+			if err := ec.Client().CallContext(ctx, &want, "eth_getBlockByNumber", hexutil.Uint64(h), false); err != nil {
+				t.Fatal(err)
+			}
+			got, err := st.EVMBlock(ctx, l.EVMChainID, h)
+			if err != nil {
+				t.Fatalf("block %d: %v", h, err)
+			}
+			if got.Hash != want.Hash || got.ParentHash != want.ParentHash || got.GasUsed != uint64(want.GasUsed) ||
+				uint64(got.Timestamp.Unix()) != uint64(want.Timestamp) || got.TxCount != len(want.Transactions) ||
+				got.BaseFee == nil || want.BaseFeePerGas == nil || got.BaseFee.Cmp(want.BaseFeePerGas.ToInt()) != 0 {
+				t.Errorf("block %d = %+v, the node's %+v", h, got, want)
+			}
+		}
+
+		cbase := "/v1/chains/" + chainID
+		var transfers struct {
+			Transfers []listedTransfer `json:"transfers"`
+		}
+		getJSON(cbase+"/tokens/"+token.Hex()+"/transfers", nil, &transfers)
+		type tr struct{ from, to, value string }
+		var got []tr
+		for _, x := range transfers.Transfers {
+			got = append(got, tr{x.From.Address, x.To.Address, x.Value})
+		}
+		want := []tr{{me.Hex(), alice.Hex(), "1234"}, {common.Address{}.Hex(), me.Hex(), "5000"}} // newest first
+		if !slices.Equal(got, want) {
+			t.Errorf("the L1 token's transfers %+v, want %+v", got, want)
+		}
+
+		for a, byHeight := range nodeBalance {
+			for h := first - 1; h <= head; h++ {
+				var b api.GetNativeBalanceResponse
+				getJSON(cbase+"/addresses/"+a.Hex()+"/balances:getNative", url.Values{"blockNumber": {strconv.FormatUint(h, 10)}}, &b)
+				if nb := b.NativeTokenBalance; nb.Balance != byHeight[h] || nb.ChainID != chainID || nb.Decimals != 18 {
+					t.Errorf("the L1 balance of %s at block %d = %+v, the node's %s", a, h, nb, byHeight[h])
+				}
+			}
+		}
+	})
+}
