@@ -1,11 +1,13 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math/big"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"testing"
@@ -89,7 +91,7 @@ func TestEVML1Discovered(t *testing.T) {
 	chainID := strconv.FormatUint(l.EVMChainID, 10)
 
 	dbtest.Run(t, func(t *testing.T, dsn string) {
-		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile)
+		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
 		getJSON := func(path string, q url.Values, out any) {
 			t.Helper()
 			u := base + path
@@ -126,6 +128,28 @@ func TestEVML1Discovered(t *testing.T) {
 		if c.ChainID != chainID || c.PlatformChainID != l.BlockchainID.String() || c.SubnetID != l.SubnetID.String() ||
 			c.VMID != testnet.SubnetEVMID.String() || c.ChainName != testnet.L1ChainName || c.RPCURL != l.RPCURL() || c.VMName != "EVM" {
 			t.Errorf("GET /v1/chains/%s = %+v", l.BlockchainID, c)
+		}
+
+		// A14: the CreateChainTx carries the chain's genesis, which
+		// genesisData gives whole (it was written in the reference's field
+		// shapes: numbers in config, hex strings at the top).
+		var tx api.PChainTransaction
+		getJSON("/v1/networks/testnet/blockchains/p-chain/transactions/"+l.BlockchainID.String(), nil, &tx)
+		if tx.TxType != "CreateChainTx" || tx.BlockchainInfo == nil || tx.BlockchainInfo.ChainName != testnet.L1ChainName ||
+			tx.BlockchainInfo.VMID != testnet.SubnetEVMID.String() || !sameJSONValue(t, tx.BlockchainInfo.GenesisData, l.Genesis) {
+			t.Errorf("the L1's CreateChainTx = %+v, blockchainInfo %+v; want its genesis %s", tx, tx.BlockchainInfo, l.Genesis)
+		}
+
+		// The conversion: the L1's manager on its own chain, and the node
+		// as its only validator.
+		var conv api.PChainTransaction
+		getJSON("/v1/networks/testnet/blockchains/p-chain/transactions/"+l.L1.ConvertSubnetToL1Tx.String(), nil, &conv)
+		vdr := l.L1.Validators()[0]
+		if conv.TxType != "ConvertSubnetToL1Tx" || conv.SubnetID != l.SubnetID.String() || conv.L1ValidatorManagerDetails == nil ||
+			*conv.L1ValidatorManagerDetails != (api.L1ValidatorManagerDetails{BlockchainID: l.BlockchainID.String(), ContractAddress: testnet.L1ManagerAddress}) ||
+			len(conv.L1ValidatorDetails) != 1 || conv.L1ValidatorDetails[0].NodeID != l.Node.String() ||
+			conv.L1ValidatorDetails[0].ValidationID != vdr.ValidationID.String() || conv.L1ValidatorDetails[0].Weight != testnet.L1NodeWeight {
+			t.Errorf("the L1's ConvertSubnetToL1Tx = %+v, manager %+v, validators %+v", conv, conv.L1ValidatorManagerDetails, conv.L1ValidatorDetails)
 		}
 
 		waitEVMIndexed(t, dsn, l.EVMChainID, head)
@@ -182,4 +206,20 @@ func TestEVML1Discovered(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sameJSONValue reports whether a and b are the same JSON value, whatever
+// their keys' order and spacing.
+func sameJSONValue(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	decode := func(raw []byte) any {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Errorf("decoding %s: %v", raw, err)
+		}
+		return v
+	}
+	return reflect.DeepEqual(decode(a), decode(b))
 }

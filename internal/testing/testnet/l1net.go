@@ -46,6 +46,9 @@ const (
 	// L1NodeWeight and L1NodeBalance are the node's as the L1's validator.
 	L1NodeWeight  = 100
 	L1NodeBalance = units.Avax
+	// L1ManagerAddress is the L1's validator manager address on its chain
+	// as the conversion names it; no contract is there.
+	L1ManagerAddress = "0x0000000000000000000000000000000000001111"
 	// L1StartTimeout bounds starting the L1 network once its binaries are
 	// built: two node starts and the P-chain txs between them.
 	L1StartTimeout = 4 * time.Minute
@@ -306,8 +309,7 @@ func StartL1(ctx context.Context, nodeBin, pluginDir, dir string) (*EVML1, *proc
 	if err != nil {
 		return cleanup(err, p)
 	}
-	// A validator manager address of the chain; nothing calls it here.
-	manager := ethcommon.HexToAddress("0x0000000000000000000000000000000000001111")
+	manager := ethcommon.HexToAddress(L1ManagerAddress)
 	if l.L1, err = n.ConvertToL1(ctx, l.SubnetID, l.BlockchainID, manager.Bytes(), []L1ValidatorSpec{vdr}); err != nil {
 		return cleanup(err, p)
 	}
