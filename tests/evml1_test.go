@@ -15,7 +15,6 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/common/hexutil"
-	"github.com/ava-labs/libevm/crypto"
 
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/store"
@@ -24,9 +23,6 @@ import (
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
-
-// nativeMinter is subnet-evm's native minter precompile.
-var nativeMinter = common.HexToAddress("0x0200000000000000000000000000000000000001")
 
 // TestEVML1Discovered runs avaindex, with no EVM chain configured, against
 // the node of a real subnet-evm L1 (testnet.GetL1): it must find the L1's
@@ -45,37 +41,19 @@ func TestEVML1Discovered(t *testing.T) {
 
 	// Activity on the L1: a transfer, a mint by the native minter, an
 	// ERC-20 deployed, minted and transferred.
-	alice := common.BytesToAddress(crypto.Keccak256([]byte("l1 alice"), []byte(time.Now().String())))
-	bob := common.BytesToAddress(crypto.Keccak256([]byte("l1 bob"), alice[:]))
-	var first, head uint64
-	send := func(what string, to *common.Address, value *big.Int, data []byte) common.Address {
-		t.Helper()
-		r, err := l.SendEVMTx(ctx, to, value, data, 0)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if first == 0 {
-			first = r.BlockNumber.Uint64()
-		}
-		head = r.BlockNumber.Uint64()
-		return r.ContractAddress
+	sc, err := contracts.RunL1(ctx, l)
+	if err != nil {
+		t.Fatal(err)
 	}
-	send("transfer", &alice, big.NewInt(1_000_000_007), nil)
-	minted := big.NewInt(424_242)
-	mint := append(crypto.Keccak256([]byte("mintNativeCoin(address,uint256)"))[:4],
-		append(common.LeftPadBytes(bob[:], 32), common.LeftPadBytes(minted.Bytes(), 32)...)...)
-	send("mint", &nativeMinter, nil, mint)
-	token := send("deploy erc20", nil, nil, contracts.Token20.Deploy("L1 Token", "L1T", uint8(18)))
-	send("mint erc20", &token, nil, contracts.MintERC20(me, big.NewInt(5000)))
-	send("transfer erc20", &token, nil, contracts.TransferERC20(alice, big.NewInt(1234)))
+	alice, bob, token, first, head := sc.Alice, sc.Bob, sc.Token, sc.First, sc.Last
 
 	ec, err := l.EthClient(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ec.Close()
-	if b, err := ec.BalanceAt(ctx, bob, nil); err != nil || b.Cmp(minted) != 0 {
-		t.Fatalf("the native minter gave Bob %v (%v), want %s", b, err, minted)
+	if b, err := ec.BalanceAt(ctx, bob, nil); err != nil || b.Cmp(sc.Minted) != 0 {
+		t.Fatalf("the native minter gave Bob %v (%v), want %s", b, err, sc.Minted)
 	}
 	nodeBalance := map[common.Address]map[uint64]string{}
 	for _, a := range []common.Address{me, alice, bob, token} {
@@ -191,7 +169,10 @@ func TestEVML1Discovered(t *testing.T) {
 		for _, x := range transfers.Transfers {
 			got = append(got, tr{x.From.Address, x.To.Address, x.Value})
 		}
-		want := []tr{{me.Hex(), alice.Hex(), "1234"}, {common.Address{}.Hex(), me.Hex(), "5000"}} // newest first
+		want := []tr{ // newest first
+			{me.Hex(), alice.Hex(), strconv.FormatInt(sc.AliceTokens, 10)},
+			{common.Address{}.Hex(), me.Hex(), strconv.FormatInt(sc.TokenSupply, 10)},
+		}
 		if !slices.Equal(got, want) {
 			t.Errorf("the L1 token's transfers %+v, want %+v", got, want)
 		}

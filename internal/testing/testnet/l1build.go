@@ -26,11 +26,11 @@ const L1BuildTimeout = 25 * time.Minute
 // l1ModuleDir is the module of the L1 binaries, relative to the repository.
 const l1ModuleDir = "tools/l1node"
 
-// l1Binaries returns the node binary and the plugin directory of the L1
+// L1Binaries returns the node binary and the plugin directory of the L1
 // node, building them if needed: once per machine and source version, in the
 // user cache directory, keyed by a hash of tools/l1node's go.mod, go.sum and
 // Go files, under a file lock so that concurrent test processes build once.
-func l1Binaries(ctx context.Context) (nodeBin, pluginDir string, err error) {
+func L1Binaries(ctx context.Context) (nodeBin, pluginDir string, err error) {
 	if d := os.Getenv(L1NodeDirEnv); d != "" {
 		if isFile(filepath.Join(d, "node")) && isFile(filepath.Join(d, "plugins", SubnetEVMID.String())) {
 			return filepath.Join(d, "node"), filepath.Join(d, "plugins"), nil

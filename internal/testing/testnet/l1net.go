@@ -183,9 +183,19 @@ type lazyL1 struct {
 	mu      sync.Mutex
 	started bool
 	l1      *EVML1
-	proc    *process
+	proc    *L1Process
 	err     error
 }
+
+// L1Process is the running node of an L1 network that StartL1 started.
+type L1Process struct{ p *process }
+
+// Stop stops the node (SIGTERM, then SIGKILL after StopTimeout) and removes
+// its directory unless StartL1 was given it.
+func (p *L1Process) Stop() error { return p.p.stop(StopTimeout) }
+
+// Exited is closed when the node exits, for whatever reason.
+func (p *L1Process) Exited() <-chan struct{} { return p.p.done }
 
 // GetL1 returns the process's subnet-evm L1, starting it on first use (see
 // EVML1): the L1 binaries are built once per machine (or taken from
@@ -234,13 +244,13 @@ func (l *lazyL1) stop() error {
 	if p == nil {
 		return nil
 	}
-	return p.stop(StopTimeout)
+	return p.Stop()
 }
 
 // launchL1 builds the binaries and starts the L1 network; see GetL1.
-func launchL1() (*EVML1, *process, error) {
+func launchL1() (*EVML1, *L1Process, error) {
 	buildCtx, cancel := context.WithTimeout(context.Background(), L1BuildTimeout)
-	nodeBin, pluginDir, err := l1Binaries(buildCtx)
+	nodeBin, pluginDir, err := L1Binaries(buildCtx)
 	cancel()
 	if err != nil {
 		return nil, nil, fmt.Errorf("L1 binaries: %w", err)
@@ -251,11 +261,19 @@ func launchL1() (*EVML1, *process, error) {
 }
 
 // StartL1 starts a custom network on nodeBin with the subnet-evm plugin of
-// pluginDir and makes the L1 on it (see EVML1). Its data goes in dir, a new
-// temporary directory when empty, which the returned process removes when
-// it stops.
-func StartL1(ctx context.Context, nodeBin, pluginDir, dir string) (*EVML1, *process, error) {
-	if dir == "" {
+// pluginDir (L1Binaries) and makes the L1 on it (see EVML1). Its data goes
+// in dir, which must not hold a node yet; when dir is empty, in a new
+// temporary directory that the returned process removes when it stops.
+func StartL1(ctx context.Context, nodeBin, pluginDir, dir string) (*EVML1, *L1Process, error) {
+	ownDir := dir == ""
+	if !ownDir {
+		if _, err := os.Stat(filepath.Join(dir, "node")); err == nil {
+			return nil, nil, fmt.Errorf("testnet: %s already holds a node; the L1 network starts afresh", dir)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, err
+		}
+	} else {
 		d, err := os.MkdirTemp("", "avaindex-l1-")
 		if err != nil {
 			return nil, nil, err
@@ -263,8 +281,8 @@ func StartL1(ctx context.Context, nodeBin, pluginDir, dir string) (*EVML1, *proc
 		dir = d
 	}
 	// With L1KeepEnv set, a failed start leaves dir for its logs.
-	keep := os.Getenv(L1KeepEnv) != ""
-	cleanup := func(err error, p *process) (*EVML1, *process, error) {
+	keep := os.Getenv(L1KeepEnv) != "" || !ownDir
+	cleanup := func(err error, p *process) (*EVML1, *L1Process, error) {
 		if keep {
 			err = fmt.Errorf("%w (the node's data and logs are kept in %s)", err, dir)
 		}
@@ -334,7 +352,7 @@ func StartL1(ctx context.Context, nodeBin, pluginDir, dir string) (*EVML1, *proc
 		return cleanup(err, nil)
 	}
 	args = append(args, "--track-subnets="+l.SubnetID.String())
-	p, uri, err = startNode(ctx, nodeBin, dir, nodeDir, args, false, l.BlockchainID.String())
+	p, uri, err = startNode(ctx, nodeBin, dir, nodeDir, args, !ownDir, l.BlockchainID.String())
 	if err != nil {
 		return cleanup(err, nil)
 	}
@@ -344,7 +362,7 @@ func StartL1(ctx context.Context, nodeBin, pluginDir, dir string) (*EVML1, *proc
 	if err := l.waitEVM(ctx); err != nil {
 		return cleanup(err, p)
 	}
-	return l, p, nil
+	return l, &L1Process{p}, nil
 }
 
 // waitEVM waits until the L1's RPC answers its EVM chain id.
