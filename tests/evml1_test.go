@@ -70,21 +70,7 @@ func TestEVML1Discovered(t *testing.T) {
 
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
-		getJSON := func(path string, q url.Values, out any) {
-			t.Helper()
-			u := base + path
-			if len(q) > 0 {
-				u += "?" + q.Encode()
-			}
-			status, body, _ := get(t, u)
-			if status != http.StatusOK {
-				t.Fatalf("GET %s: %d %s", u, status, body)
-			}
-			doc.ValidateResponse(t, "GET", path, status, body)
-			if err := json.Unmarshal(body, out); err != nil {
-				t.Fatalf("GET %s: %v", u, err)
-			}
-		}
+		getJSON := apiGetter(t, base, doc)
 
 		// Discovered once the P-chain's CreateChainTx is indexed (the API
 		// answers 503 until avaindex knows the network).

@@ -3,8 +3,6 @@ package testnet
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -133,15 +131,5 @@ func l1SourceHash(mod string) (string, error) {
 		return "", fmt.Errorf("no sources in %s", mod)
 	}
 	sort.Strings(files)
-	h := sha256.New()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		rel, _ := filepath.Rel(mod, f)
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:20], nil
+	return hashFiles(mod, files)
 }
