@@ -60,7 +60,7 @@ func TestSDKSignatureAggregator(t *testing.T) {
 	sa := &facts.SignatureAggregator
 	sa.ConversionTx = l1.ConvertSubnetToL1Tx.String()
 	sa.ConversionMessage = hex.EncodeToString(conversionMessage(t, n, l1, []testnet.L1ValidatorSpec{spec}).Bytes())
-	logData := sendWarp(t, ctx, n, []byte("avaindex sdk warp test "+time.Now().String()))
+	logData := sendWarp(t, ctx, n.SendEVMTx, []byte("avaindex sdk warp test "+time.Now().String()))
 	values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
 	if err != nil {
 		t.Fatal(err)
