@@ -124,6 +124,8 @@ func TestEVML1Discovered(t *testing.T) {
 		defer st.Close()
 		// Every block as eth_getBlockByNumber has it (its JSON: coreth's
 		// header type would hash subnet-evm's header wrongly).
+		today := time.Now().UTC().Truncate(24 * time.Hour).Unix()
+		var todayTxs, todayGas float64
 		for h := uint64(0); h <= head; h++ {
 			var want struct {
 				Hash, ParentHash   common.Hash
@@ -143,6 +145,46 @@ func TestEVML1Discovered(t *testing.T) {
 				got.BaseFee == nil || want.BaseFeePerGas == nil || got.BaseFee.Cmp(want.BaseFeePerGas.ToInt()) != 0 {
 				t.Errorf("block %d = %+v, the node's %+v", h, got, want)
 			}
+			if int64(want.Timestamp) >= today {
+				todayTxs += float64(len(want.Transactions))
+				todayGas += float64(want.GasUsed)
+			}
+		}
+
+		// The Metrics API serves the L1 as it serves the C-chain: today's
+		// tx_count and gas_used are its blocks' (rolled up after they are
+		// indexed: wait for the count).
+		mdoc := openapitest.Metrics(t)
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+			got := metricsGet(t, mdoc, base+"/v1/tx_count/"+chainID)
+			if len(got.Results) > 0 && got.Results[0].Timestamp == today && got.Results[0].Value >= todayTxs {
+				if got.Results[0].Value != todayTxs {
+					t.Errorf("today's L1 tx_count %v, the node's blocks have %v", got.Results[0].Value, todayTxs)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("today's L1 tx_count %+v did not reach the node's %v", got.Results, todayTxs)
+			}
+		}
+		if g := metricsGet(t, mdoc, base+"/v1/gas_used/"+chainID); len(g.Results) == 0 || g.Results[0].Value != todayGas {
+			t.Errorf("today's L1 gas_used %+v, the node's blocks have %v", g.Results, todayGas)
+		}
+		var mchains struct {
+			Chains []struct {
+				EVMChainID   uint64 `json:"evmChainId"`
+				BlockchainID string `json:"blockchainId"`
+			} `json:"chains"`
+		}
+		status, body, _ := get(t, base+"/v2/chains")
+		mdoc.ValidateResponse(t, "GET", "/v2/chains", status, body)
+		if err := json.Unmarshal(body, &mchains); err != nil || !slices.ContainsFunc(mchains.Chains, func(c struct {
+			EVMChainID   uint64 `json:"evmChainId"`
+			BlockchainID string `json:"blockchainId"`
+		}) bool {
+			return c.EVMChainID == l.EVMChainID && c.BlockchainID == l.BlockchainID.String()
+		}) {
+			t.Errorf("/v2/chains lacks the L1: %d %s", status, body)
 		}
 
 		cbase := "/v1/chains/" + chainID
