@@ -45,7 +45,13 @@ func TestEVML1Discovered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alice, bob, token, first, head := sc.Alice, sc.Bob, sc.Token, sc.First, sc.Last
+	// The test contracts' scenario (ERC-20, ERC-721, ERC-1155, a factory's
+	// CREATE and CREATE2 children), as on the C-chain.
+	nfts, err := contracts.RunOn(ctx, l.SendEVMTx, me)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, bob, token, first, head := sc.Alice, sc.Bob, sc.Token, sc.First, nfts.Last
 
 	ec, err := l.EthClient(ctx)
 	if err != nil {
@@ -56,7 +62,7 @@ func TestEVML1Discovered(t *testing.T) {
 		t.Fatalf("the native minter gave Bob %v (%v), want %s", b, err, sc.Minted)
 	}
 	nodeBalance := map[common.Address]map[uint64]string{}
-	for _, a := range []common.Address{me, alice, bob, token} {
+	for _, a := range append([]common.Address{me, alice, bob, token}, nfts.Touched()...) {
 		nodeBalance[a] = map[uint64]string{}
 		for h := first - 1; h <= head; h++ {
 			v, err := ec.BalanceAt(ctx, a, new(big.Int).SetUint64(h))
@@ -203,6 +209,38 @@ func TestEVML1Discovered(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("the L1 token's transfers %+v, want %+v", got, want)
+		}
+
+		// The scenario's tokens: their metadata and every transfer.
+		for _, tok := range []struct {
+			c   contracts.Token
+			typ string
+		}{{nfts.Token20, "ERC-20"}, {nfts.NFT721, "ERC-721"}, {nfts.Multi1155, "ERC-1155"}} {
+			var m api.ContractMetadata
+			getJSON(cbase+"/addresses/"+tok.c.Address.Hex(), nil, &m)
+			if m.ERCType != tok.typ || m.Name != tok.c.Name || m.Symbol != tok.c.Symbol || m.DeploymentDetails == nil ||
+				m.DeploymentDetails.TxHash != tok.c.DeployTx.Hex() {
+				t.Errorf("the L1 metadata of %s = %+v, want %s %q %q deployed by %s", tok.c.Address, m, tok.typ, tok.c.Name, tok.c.Symbol, tok.c.DeployTx)
+			}
+			var listed struct {
+				Transfers []listedTransfer `json:"transfers"`
+			}
+			getJSON(cbase+"/tokens/"+tok.c.Address.Hex()+"/transfers", url.Values{"pageSize": {"100"}}, &listed)
+			var want []string
+			for _, tr := range nfts.Transfers {
+				if tr.Contract == tok.c.Address {
+					want = append(want, tr.Tx.Hex()+" "+tr.To.Hex())
+				}
+			}
+			var got []string
+			for _, x := range listed.Transfers {
+				got = append(got, x.TxHash+" "+x.To.Address)
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("the L1 transfers of %s %s:\n got  %v\n want %v", tok.typ, tok.c.Address, got, want)
+			}
 		}
 
 		for a, byHeight := range nodeBalance {
