@@ -30,8 +30,8 @@ import (
 // empty at start), list it in /v1/chains with the P-chain's ids and name,
 // and index it as it indexes the C-chain: every block as the node has it,
 // an ERC-20's transfers, and the native balances of every address touched
-// (a transfer, a native-minter mint, a contract's gas) at every block, as
-// eth_getBalance answers.
+// (a transfer, a native-minter mint, fees under a fee-manager change, the
+// contracts' scenario) at every block, as eth_getBalance answers.
 func TestEVML1Discovered(t *testing.T) {
 	l := testnet.GetL1(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -58,6 +58,11 @@ func TestEVML1Discovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ec.Close()
+	// The fee manager's change holds from the block after it.
+	if h, err := ec.HeaderByNumber(ctx, new(big.Int).SetUint64(sc.FeeChanged+1)); err != nil ||
+		h.BaseFee.Cmp(big.NewInt(contracts.L1FeeConfig[2])) < 0 {
+		t.Fatalf("the block after the fee change: %+v, %v; want a base fee of at least %d", h, err, contracts.L1FeeConfig[2])
+	}
 	if b, err := ec.BalanceAt(ctx, bob, nil); err != nil || b.Cmp(sc.Minted) != 0 {
 		t.Fatalf("the native minter gave Bob %v (%v), want %s", b, err, sc.Minted)
 	}
