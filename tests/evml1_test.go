@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,50 +35,18 @@ import (
 // (a transfer, a native-minter mint, fees under a fee-manager change, the
 // contracts' scenario) at every block, as eth_getBalance answers.
 func TestEVML1Discovered(t *testing.T) {
-	l := testnet.GetL1(t)
+	r := l1Scenarios(t)
+	l, sc, nfts := r.l, r.sc, r.nfts
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	doc := openapitest.Default(t)
 	me := l.Net.EthAddr
-
-	// Activity on the L1: a transfer, a mint by the native minter, an
-	// ERC-20 deployed, minted and transferred.
-	sc, err := contracts.RunL1(ctx, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The test contracts' scenario (ERC-20, ERC-721, ERC-1155, a factory's
-	// CREATE and CREATE2 children), as on the C-chain.
-	nfts, err := contracts.RunOn(ctx, l.SendEVMTx, me)
-	if err != nil {
-		t.Fatal(err)
-	}
-	alice, bob, token, first, head := sc.Alice, sc.Bob, sc.Token, sc.First, nfts.Last
-
+	alice, token, first, head, nodeBalance := sc.Alice, sc.Token, r.first, r.head, r.balances
 	ec, err := l.EthClient(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ec.Close()
-	// The fee manager's change holds from the block after it.
-	if h, err := ec.HeaderByNumber(ctx, new(big.Int).SetUint64(sc.FeeChanged+1)); err != nil ||
-		h.BaseFee.Cmp(big.NewInt(contracts.L1FeeConfig[2])) < 0 {
-		t.Fatalf("the block after the fee change: %+v, %v; want a base fee of at least %d", h, err, contracts.L1FeeConfig[2])
-	}
-	if b, err := ec.BalanceAt(ctx, bob, nil); err != nil || b.Cmp(sc.Minted) != 0 {
-		t.Fatalf("the native minter gave Bob %v (%v), want %s", b, err, sc.Minted)
-	}
-	nodeBalance := map[common.Address]map[uint64]string{}
-	for _, a := range append([]common.Address{me, alice, bob, token}, nfts.Touched()...) {
-		nodeBalance[a] = map[uint64]string{}
-		for h := first - 1; h <= head; h++ {
-			v, err := ec.BalanceAt(ctx, a, new(big.Int).SetUint64(h))
-			if err != nil {
-				t.Fatal(err)
-			}
-			nodeBalance[a][h] = v.String()
-		}
-	}
 	chainID := strconv.FormatUint(l.EVMChainID, 10)
 
 	dbtest.Run(t, func(t *testing.T, dsn string) {
@@ -274,4 +244,96 @@ func sameJSONValue(t *testing.T, a, b []byte) bool {
 		return v
 	}
 	return reflect.DeepEqual(decode(a), decode(b))
+}
+
+// l1Run is what the L1 scenarios did (once per process): contracts.RunL1
+// (a transfer, a native-minter mint, a fee-manager change, an ERC-20) and
+// the test contracts' scenario (contracts.RunOn), with what the node says
+// of the blocks and balances since they began.
+type l1Run struct {
+	l    *testnet.EVML1
+	sc   *contracts.L1Scenario
+	nfts *contracts.Scenario
+	// first is RunL1's first block, head the last block of both.
+	first, head uint64
+	// blocks are the node's blocks first-1..head.
+	blocks map[uint64]nodeEVMBlock
+	// balances are the node's balances of every touched address at blocks
+	// first-1..head.
+	balances map[common.Address]map[uint64]string
+}
+
+var l1ScenariosOnce struct {
+	once sync.Once
+	run  l1Run
+	err  error
+}
+
+// l1Scenarios runs the L1 scenarios on testnet.GetL1's L1 once per
+// process and returns what they did.
+func l1Scenarios(t *testing.T) *l1Run {
+	t.Helper()
+	l := testnet.GetL1(t)
+	o := &l1ScenariosOnce
+	o.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		r := &o.run
+		r.l = l
+		if r.sc, o.err = contracts.RunL1(ctx, l); o.err != nil {
+			return
+		}
+		if r.nfts, o.err = contracts.RunOn(ctx, l.SendEVMTx, l.Net.EthAddr); o.err != nil {
+			return
+		}
+		r.first, r.head = r.sc.First, r.nfts.Last
+		o.err = r.readNode(ctx)
+	})
+	if o.err != nil {
+		t.Fatalf("the L1 scenarios: %v", o.err)
+	}
+	return &o.run
+}
+
+// readNode reads the blocks and balances off the L1's node, and checks
+// that the node shows what the scenarios did: Bob minted, the fee
+// manager's minimum base fee in force from the block after its change.
+func (r *l1Run) readNode(ctx context.Context) error {
+	ec, err := r.l.EthClient(ctx)
+	if err != nil {
+		return err
+	}
+	defer ec.Close()
+	if h, err := ec.HeaderByNumber(ctx, new(big.Int).SetUint64(r.sc.FeeChanged+1)); err != nil ||
+		h.BaseFee.Cmp(big.NewInt(contracts.L1FeeConfig[2])) < 0 {
+		return fmt.Errorf("the block after the fee change: %+v, %v; want a base fee of at least %d", h, err, contracts.L1FeeConfig[2])
+	}
+	if b, err := ec.BalanceAt(ctx, r.sc.Bob, nil); err != nil || b.Cmp(r.sc.Minted) != 0 {
+		return fmt.Errorf("the native minter gave Bob %v (%v), want %s", b, err, r.sc.Minted)
+	}
+	r.blocks = map[uint64]nodeEVMBlock{}
+	for h := r.first - 1; h <= r.head; h++ {
+		var b struct {
+			Hash          common.Hash    `json:"hash"`
+			Timestamp     hexutil.Uint64 `json:"timestamp"`
+			BaseFeePerGas *hexutil.Big   `json:"baseFeePerGas"`
+		}
+		if err := ec.Client().CallContext(ctx, &b, "eth_getBlockByNumber", hexutil.Uint64(h), false); err != nil {
+			return err
+		}
+		r.blocks[h] = nodeEVMBlock{Hash: b.Hash, Time: uint64(b.Timestamp), BaseFee: b.BaseFeePerGas.ToInt()}
+	}
+	r.balances = map[common.Address]map[uint64]string{}
+	me := r.l.Net.EthAddr
+	for _, a := range append([]common.Address{me, r.sc.Alice, r.sc.Bob, r.sc.Token}, r.nfts.Touched()...) {
+		r.balances[a] = map[uint64]string{}
+		for h := r.first - 1; h <= r.head; h++ {
+			v, err := ec.BalanceAt(ctx, a, new(big.Int).SetUint64(h))
+			if err != nil {
+				return err
+			}
+			r.balances[a][h] = v.String()
+		}
+	}
+	return nil
 }
