@@ -2,9 +2,6 @@ package tests
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -140,14 +137,7 @@ func TestSDKL1(t *testing.T) {
 	facts.Network = "testnet"
 	addrs := []common.Address{s.Deployer, s.Alice, s.Bob, s.ChildCreate, s.ChildCreate2, r.sc.Alice, r.sc.Bob}
 	facts.EVM = newSDKEVMFacts(s, l.EVMChainID, l.BlockchainID.String(), "NATIVE", r.blocks, r.balances, addrs, r.first-1, r.head)
-	factsFile := filepath.Join(t.TempDir(), "facts.json")
-	b, err := json.MarshalIndent(facts, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(factsFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	factsFile := writeFacts(t, facts)
 	dsn := dbtest.SQLite(t)
 	base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
 	waitEVMIndexed(t, dsn, l.EVMChainID, r.head)

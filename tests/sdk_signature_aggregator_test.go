@@ -3,9 +3,6 @@ package tests
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -68,14 +65,7 @@ func TestSDKSignatureAggregator(t *testing.T) {
 	sa.WarpLogData = hex.EncodeToString(logData)
 	sa.WarpMessage = hex.EncodeToString(values[0].([]byte))
 	sa.UnknownTx = ids.GenerateTestID().String()
-	factsFile := filepath.Join(t.TempDir(), "facts.json")
-	b, err := json.MarshalIndent(facts, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(factsFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	factsFile := writeFacts(t, facts)
 
 	base := startService(t, n.URL, dbtest.SQLite(t), "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
 	indexedNow(t, n, base)

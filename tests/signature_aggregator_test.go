@@ -452,6 +452,21 @@ func sendWarp(t *testing.T, ctx context.Context, send evmSender, payload []byte)
 	return nil
 }
 
+// unsignedOfLog is the unsigned warp message of a SendWarpMessage log's
+// data.
+func unsignedOfLog(t *testing.T, logData []byte) *warp.UnsignedMessage {
+	t.Helper()
+	values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned, err := warp.ParseUnsignedMessage(values[0].([]byte))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return unsigned
+}
+
 // TestSignatureAggregatorCChainWarp sends warp messages from the C-chain
 // through the warp precompile and aggregates them with POST, given as the
 // log's data and as the raw unsigned message: the node's C-chain signs
@@ -469,14 +484,7 @@ func TestSignatureAggregatorCChainWarp(t *testing.T) {
 
 		for i, form := range []string{"log data", "raw"} {
 			logData := sendWarp(t, ctx, n.SendEVMTx, fmt.Appendf(nil, "avaindex warp test %d %d", i, time.Now().UnixNano()))
-			values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
-			if err != nil {
-				t.Fatal(err)
-			}
-			unsigned, err := warp.ParseUnsignedMessage(values[0].([]byte))
-			if err != nil {
-				t.Fatal(err)
-			}
+			unsigned := unsignedOfLog(t, logData)
 			if unsigned.SourceChainID != n.CChainID {
 				t.Fatalf("the message is from %s, not the C-chain %s", unsigned.SourceChainID, n.CChainID)
 			}
@@ -520,14 +528,7 @@ func TestSignatureAggregatorL1Warp(t *testing.T) {
 		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
 		waitIndexed(t, base, tip, time.Minute)
 		logData := sendWarp(t, ctx, l.SendEVMTx, fmt.Appendf(nil, "avaindex L1 warp test %d", time.Now().UnixNano()))
-		values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unsigned, err := warp.ParseUnsignedMessage(values[0].([]byte))
-		if err != nil {
-			t.Fatal(err)
-		}
+		unsigned := unsignedOfLog(t, logData)
 		if unsigned.SourceChainID != l.BlockchainID || unsigned.NetworkID != l.Net.NetworkID {
 			t.Fatalf("the message is from %s on network %d, not the L1's chain %s", unsigned.SourceChainID, unsigned.NetworkID, l.BlockchainID)
 		}
