@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/avaindex/avaindex/internal"
@@ -53,11 +54,26 @@ func configuredBlockchains(chains []config.EVMChain) map[ids.ID]bool {
 	return out
 }
 
+// maxProbeWait bounds the wait before a chain whose RPC the node did not
+// serve is asked again: a node restarted to track its subnet serves it
+// within that of its start.
+const maxProbeWait = time.Minute
+
+// unserved is a discoverable chain the node did not serve when asked.
+type unserved struct {
+	next time.Time     // when to ask again
+	wait time.Duration // the wait after the next failure
+}
+
 // discover adds the chains of the indexed P-chain that run a discovered
 // VM, are not served yet nor configured, and whose RPC the node serves. A
 // chain whose RPC does not answer (the node does not run it, or not yet)
-// is asked again at the next call.
+// is asked again after a wait that doubles from Refresh up to
+// maxProbeWait, so that a P-chain of many chains that the node does not
+// run costs few requests; a chain new on the P-chain is asked at once.
 func (r *Registry) discover(ctx context.Context) {
+	r.discoverMu.Lock()
+	defer r.discoverMu.Unlock()
 	if r.opts.PChain == nil {
 		return
 	}
@@ -78,11 +94,23 @@ func (r *Registry) discover(ctx context.Context) {
 		if _, ok := r.ByBlockchainID(bc.ID); ok {
 			continue
 		}
-		e, err := r.discovered(ctx, bc)
-		if err != nil {
-			r.opts.Log.Debug("EVM chain not served by the node", "blockchainId", bc.ID, "err", err)
+		now := time.Now()
+		if u, ok := r.unserved[bc.ID]; ok && now.Before(u.next) {
 			continue
 		}
+		e, err := r.discovered(ctx, bc)
+		if err != nil {
+			u, ok := r.unserved[bc.ID]
+			if !ok {
+				u.wait = r.opts.Refresh
+			}
+			u.next = now.Add(u.wait)
+			u.wait = min(2*u.wait, maxProbeWait)
+			r.unserved[bc.ID] = u
+			r.opts.Log.Debug("EVM chain not served by the node", "blockchainId", bc.ID, "retryIn", u.next.Sub(now), "err", err)
+			continue
+		}
+		delete(r.unserved, bc.ID)
 		if err := r.add(e); err != nil {
 			r.opts.Log.Error("discovered EVM chain not served", "blockchainId", bc.ID, "err", err)
 			continue

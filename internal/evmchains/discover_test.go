@@ -59,15 +59,17 @@ type fakeNode struct {
 	*httptest.Server
 	mu     sync.Mutex
 	served map[string]uint64
+	asked  map[string]int // requests by chain alias
 }
 
 func newFakeNode(t *testing.T) *fakeNode {
-	f := &fakeNode{served: map[string]uint64{"C": 43112}}
+	f := &fakeNode{served: map[string]uint64{"C": 43112}, asked: map[string]int{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rest, ok := strings.CutPrefix(r.URL.Path, "/ext/bc/")
 		alias, isRPC := strings.CutSuffix(rest, "/rpc")
 		f.mu.Lock()
 		chainID, served := f.served[alias]
+		f.asked[alias]++
 		f.mu.Unlock()
 		if !ok || !isRPC || !served {
 			http.NotFound(w, r)
@@ -114,8 +116,9 @@ func TestDiscover(t *testing.T) {
 	fn.serve(configured.ID, 559)
 	configuredURL := fn.URL + "/ext/bc/" + configured.ID.String() + "/rpc"
 
+	// A short Refresh: a chain not served is asked again soon.
 	reg, err := evmchains.New(ctx, evmchains.Options{Network: network, Node: node.New(fn.URL), PChain: pc, Log: quiet,
-		Chains: []config.EVMChain{{RPCURL: configuredURL, Name: "Configured Name"}}})
+		Chains: []config.EVMChain{{RPCURL: configuredURL, Name: "Configured Name"}}, Refresh: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +161,7 @@ func TestDiscover(t *testing.T) {
 	late := &pchain.Blockchain{ID: ids.GenerateTestID(), Name: "late", SubnetID: ids.GenerateTestID(), VMID: evmchains.SubnetEVMID, Genesis: evmGenesis(560)}
 	pc.add(late)
 	fn.serve(late.ID, 560)
+	time.Sleep(10 * time.Millisecond)
 	reg.Refresh(ctx)
 	for _, bc := range []*pchain.Blockchain{notServed, late} {
 		if c, ok := reg.ByBlockchainID(bc.ID); !ok || c.Name != bc.Name {
@@ -202,5 +206,37 @@ func TestDiscoverVMIDs(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("DiscoverVMIDs %v: chains %v, want %v", tc.vms, got, tc.want)
 		}
+	}
+}
+
+// TestDiscoverAsksUnservedChainsLess: a chain the node does not serve is
+// asked again only after a wait (from Refresh, doubling), not at every
+// refresh; a chain new on the P-chain is asked at once.
+func TestDiscoverAsksUnservedChainsLess(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fn := newFakeNode(t)
+	network := &internal.Network{ID: constants.LocalID, Name: "local", CChainID: ids.GenerateTestID()}
+	elsewhere := &pchain.Blockchain{ID: ids.GenerateTestID(), Name: "elsewhere", SubnetID: ids.GenerateTestID(), VMID: evmchains.SubnetEVMID, Genesis: evmGenesis(701)}
+	pc := &fakePChain{chains: []*pchain.Blockchain{elsewhere}}
+	reg, err := evmchains.New(ctx, evmchains.Options{Network: network, Node: node.New(fn.URL), PChain: pc, Log: quiet, Refresh: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		reg.Refresh(ctx)
+	}
+	late := &pchain.Blockchain{ID: ids.GenerateTestID(), Name: "late", SubnetID: ids.GenerateTestID(), VMID: evmchains.SubnetEVMID, Genesis: evmGenesis(702)}
+	pc.add(late)
+	fn.serve(late.ID, 702)
+	reg.Refresh(ctx)
+	fn.mu.Lock()
+	asked := fn.asked[elsewhere.ID.String()]
+	fn.mu.Unlock()
+	if asked != 1 {
+		t.Errorf("the unserved chain was asked %d times in 4 refreshes within its wait, want once", asked)
+	}
+	if _, ok := reg.ByChainID(702); !ok {
+		t.Error("a chain new on the P-chain was not asked at once")
 	}
 }

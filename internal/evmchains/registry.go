@@ -145,6 +145,10 @@ type Registry struct {
 	// pending are the configured chains not resolved yet (their RPC did
 	// not answer and nothing was remembered of them); Run retries them.
 	pending []config.EVMChain
+	// discoverMu serializes discover, which alone touches unserved: the
+	// discoverable chains the node did not serve, with when to ask again.
+	discoverMu sync.Mutex
+	unserved   map[ids.ID]unserved
 }
 
 type entry struct {
@@ -171,7 +175,7 @@ func New(ctx context.Context, opts Options) (*Registry, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &Registry{opts: opts}
+	r := &Registry{opts: opts, unserved: map[ids.ID]unserved{}}
 	c, err := r.resolveCChain(ctx)
 	if err != nil {
 		return nil, err
