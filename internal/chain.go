@@ -1,5 +1,7 @@
 // Package internal holds the domain types that flow from the node clients
-// through the decoders into the store and out of the API handlers.
+// through the decoders into the store and out of the API handlers: Network,
+// Chain, PBlock, PTx, XBlock, CAtomicTx, and the EVM chains' (evm.go:
+// EVMChain, EVMBlock, EVMTx, EVMTransfer, EVMContract, ...).
 package internal
 
 import (

@@ -1,5 +1,17 @@
 // Package api serves the Data API from the store. Handlers return errors;
 // one writer (WriteError) turns them into the Data API's error body.
+//
+// Handlers read through narrow interfaces, never the whole store:
+// DataSource for the primary network, EVMSource for the EVM chains, with
+// ChainRegistry and ContractCatalog, and PriceSource, the one price seam
+// (prices.go). Parameters are validated by params.go, page tokens signed
+// by token.go, and every list pages through listPage (list.go); wire types
+// are in types.go, errors in errors.go, the middleware in middleware.go.
+// There is one file per OpenAPI tag (blocks.go, transactions.go, utxos.go,
+// rewards.go, signature_aggregator.go; for the EVM chains chains.go,
+// contracts.go, balances.go, evmtransactions.go, nfts.go with the NFT
+// balance lists), with helpers beside (txrender.go, evmrender.go,
+// assets.go, genesisdata.go).
 package api
 
 import (

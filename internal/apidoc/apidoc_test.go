@@ -131,7 +131,7 @@ func TestDocsPageIsSelfContained(t *testing.T) {
 		t.Errorf("the page does not point the viewer at /openapi.json with no validator:\n%s", page)
 	}
 	get(t, srv.URL+"/docs/LICENSE", "text/plain; charset=utf-8")
-	for _, missing := range []string{"/docs/nope.js", "/docs/..%2fapidoc.go"} {
+	for _, missing := range []string{"/docs/nope.js", "/docs/..%2fapidoc.go", "/docs/" + strings.Repeat("a", 60_000)} {
 		resp, err := http.Get(srv.URL + missing)
 		if err != nil {
 			t.Fatal(err)
@@ -140,7 +140,11 @@ func TestDocsPageIsSelfContained(t *testing.T) {
 		resp.Body.Close()
 		var e api.ErrorBody
 		if resp.StatusCode != http.StatusNotFound || json.Unmarshal(body, &e) != nil || e.StatusCode != 404 || e.Message == "" {
-			t.Errorf("GET %s: %d %s, want 404 with the error body", missing, resp.StatusCode, body)
+			t.Errorf("GET %.60s: %d %.200s, want 404 with the error body", missing, resp.StatusCode, body)
+		}
+		// The message repeats at most a bounded prefix of the path.
+		if len(body) > 1024 {
+			t.Errorf("GET %.60s: a body of %d bytes, want at most 1024", missing, len(body))
 		}
 	}
 

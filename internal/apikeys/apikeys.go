@@ -3,6 +3,9 @@
 // salted password hash would add nothing here: it protects guessable
 // secrets, and 256 random bits cannot be guessed, so a plain SHA-256 is as
 // safe and lets a key be found by its hash in one lookup on every request.
+//
+// Cache holds the active keys, read again every 2 s, so that a revocation
+// takes effect within seconds without a store read per request.
 package apikeys
 
 import (

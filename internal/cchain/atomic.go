@@ -1,6 +1,8 @@
 // Package cchain decodes what avaindex keeps of C-chain blocks: the atomic
 // import and export transactions in their extra data, parsed with coreth's
-// atomic codec, with what each does to shared memory.
+// atomic codec, with what each does to shared memory: the UTXOs an export
+// puts into it, the inputs an import takes. describe.go decodes a stored
+// atomic tx or UTXO for display.
 package cchain
 
 import (

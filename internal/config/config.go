@@ -1,6 +1,11 @@
 // Package config holds avaindex's one configuration struct and loads it
 // from, in order of precedence: command-line flags, AVAINDEX_<FLAG>
 // environment variables, a YAML or JSON file (--config), and defaults.
+//
+// The config file's structured keys are no flags: evm-chains and c-chain
+// describe the EVM chains (evm.go), price-coins the price feed's coin ids
+// (prices.go). docs/configuration.md lists every flag; a test in
+// cmd/avaindex holds it equal to the commands' flags.
 package config
 
 import (

@@ -13,6 +13,19 @@
 // the writer writes. Code running inside Transact must use the *DB it is
 // handed: with one writer connection, a write through the outer *DB would
 // wait for the transaction that is waiting for it.
+//
+// Every other difference between the two lives here too: bulk insert (on
+// PostgreSQL COPY when there is no conflict clause, else one unnest
+// statement of column arrays; a table analyzed once it doubled,
+// analyze.go, so that a store growing from empty keeps its index plans),
+// lists matched as one array on PostgreSQL (InList), bulk loads
+// (BeginBulkLoad: secondary indexes built after the rows), BulkUpdate,
+// transaction locks (LockTx), byte-string search (BytesContain),
+// migrations (a version may have one file per backend,
+// NNNN_name.sqlite.sql / .postgres.sql), online backup (Backup, SQLite's
+// VACUUM INTO), and the leases instances share work by (lease.go: a
+// PostgreSQL session advisory lock or a SQLite file lock, with an epoch
+// that fences the writes of the Transacts made under WithLease).
 package database
 
 import (

@@ -4,6 +4,15 @@
 // its traces, the token transfers and Teleporter messages of its logs, and
 // the contracts its transactions deployed. It is pure: no SQL, no HTTP; the
 // contract descriptions it needs (eth_call answers) are handed to it.
+//
+// The block's txs, logs, internal txs and deployments come from the call
+// frames of the muxTracer's traces, balance changes from the prestate
+// diffs (and atomic txs, native-minter mints); transfers are classified
+// once the contracts' types are known (Classify), contracts described from
+// eth_call answers (Describe); the genesis allocation is decoded here too.
+// nft.go reads the NFT metadata events (ERC-4906, ERC-1155 URI), the tokens
+// whose URI to read (NFTChanges) and the tokenURI/uri answers, with {id}
+// substituted.
 package evm
 
 import (

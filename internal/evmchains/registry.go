@@ -6,7 +6,9 @@
 // fills in its metadata with defaults, and tells whether each chain is
 // available: its RPC answers and avaindex's index of it is caught up. It
 // also holds the curated contract metadata of token-list files
-// (catalog.go). No HTTP is served here.
+// (catalog.go). No HTTP is served here. Each chain's status is checked by
+// Run. The service hands Chains() to the indexer and the registry to the
+// Data API.
 package evmchains
 
 import (

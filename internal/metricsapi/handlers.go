@@ -160,7 +160,7 @@ func (a *API) chainMetrics(w http.ResponseWriter, r *http.Request) error {
 	}
 	m, ok := chainmetrics.ParseMetric(r.PathValue("metric"))
 	if !ok {
-		return derrors.Invalid("metric must be one of %s, got %q", metricNames(), r.PathValue("metric"))
+		return derrors.Invalid("metric must be one of %s, got %s", metricNames(), derrors.Echo(r.PathValue("metric")))
 	}
 	var (
 		q   = pageQuery{metric: m}
@@ -254,5 +254,5 @@ func (a *API) getChain(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	return derrors.Client(derrors.NotFound, "chainId %q is not an EVM chain this service indexes", id)
+	return derrors.Client(derrors.NotFound, "chainId %s is not an EVM chain this service indexes", derrors.Echo(id))
 }

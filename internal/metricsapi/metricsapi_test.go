@@ -321,6 +321,42 @@ func TestErrors(t *testing.T) {
 	})
 }
 
+// TestErrorsEchoBoundedInput: an error message repeats at most a bounded
+// prefix of what the client sent, however long.
+func TestErrorsEchoBoundedInput(t *testing.T) {
+	f := newFixture(t, dbtest.SQLite(t))
+	long := strings.Repeat("a", 60_000)
+	p := "/v2/chains/" + constants.PlatformChainID.String() + "/metrics/"
+	for _, c := range []struct {
+		path   string
+		status int
+	}{
+		{"/v1/avg_tps/" + long, 404},
+		{"/v2/chains/" + long, 404},
+		{p + long, 400},
+		{p + "txCount?timeInterval=" + long, 400},
+		{p + "txCount?startTimestamp=" + long, 400},
+		{p + "txCount?" + long + "=1", 400},
+		{"/v2/" + long, 404},
+	} {
+		h := f.h
+		if c.path == "/v2/"+long {
+			h = NotFoundHandler()
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", c.path, nil))
+		var body ErrorBody
+		if rec.Code != c.status || json.Unmarshal(rec.Body.Bytes(), &body) != nil || len(body.Message) != 1 {
+			t.Errorf("GET %.60s...: %d %.200s, want %d with the error body", c.path, rec.Code, rec.Body, c.status)
+			continue
+		}
+		if rec.Body.Len() > 1024 || !strings.Contains(body.Message[0], "aaaa") {
+			t.Errorf("GET %.60s...: a body of %d bytes, want at most 1024 with a prefix of the input: %.200s",
+				c.path, rec.Body.Len(), rec.Body)
+		}
+	}
+}
+
 func jsonDecode(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // An EVM chain of the registry: listed by /v2/chains, its metrics asked by

@@ -2,6 +2,12 @@
 // calls the ingester and the node API need, over an HTTP client with
 // timeouts, bounded reply sizes and per-method metrics. Request and reply
 // types are avalanchego's own, so the wire format is the node's.
+//
+// evm.go has EVMClient, one per EVM chain's RPC URL, whose calls that belong
+// together (a block, its receipts and traces; a contract's eth_calls) go in
+// one JSON-RPC batch; chains.go the node's names for chains
+// (info.getBlockchainID, platform.getBlockchains). Nothing else in avaindex
+// calls the node.
 package node
 
 import (

@@ -2,7 +2,9 @@
 // and the container index at /ext/index/...) from avaindex's store. It
 // dispatches with gorilla/rpc and avalanchego's own JSON codec, and takes
 // avalanchego's argument and reply types, so envelopes, argument decoding,
-// error codes and messages are the node's.
+// error codes and messages are the node's. It reads the store through
+// PlatformSource and ContainerSource, and asks the node for what only a
+// live node knows (uptime, connected) through Upstream.
 package nodeapi
 
 import (

@@ -1,5 +1,13 @@
 // Package pchain decodes P-chain blocks with avalanchego's own codecs and
 // renders them in the node's JSON form.
+//
+// Each block is decoded once into a Block whose txs carry the parsed tx and
+// what it does to the UTXO set, with the genesis at height 0, the proposal
+// an option block decides, and the reward UTXOs. Over those values it also
+// holds the staking, subnet, L1-fee and reward derivations (RewardState,
+// L1Fees: what the executor computes and no block carries), and
+// describe.go, a stored tx or UTXO decoded for display (the Data API's
+// transactions).
 package pchain
 
 import (

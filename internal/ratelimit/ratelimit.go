@@ -7,7 +7,8 @@
 // golang.org/x/time/rate token bucket per caller, Redis runs
 // github.com/go-redis/redis_rate's GCRA script. A token bucket whose burst
 // is its whole quota and GCRA with the same burst admit exactly the same
-// requests, so a tier means the same on either backend.
+// requests, so a tier means the same on either backend. Fallback limits in
+// memory while Redis is down.
 package ratelimit
 
 import (

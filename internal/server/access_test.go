@@ -199,7 +199,7 @@ func TestAPIKeys(t *testing.T) {
 		}
 
 		agg := `{"message":"00"}`
-		a = call(t, "POST", base+aggPath, agg, "x-data-api-key", ro)
+		a = call(t, "POST", base+aggPath, agg, "x-data-api-key", ro, "Content-Type", "application/json")
 		wantError(t, a, http.StatusForbidden, "read-only")
 		wantLimits(t, a, tiers[ratelimit.ReadOnly], tiers[ratelimit.ReadOnly].Limit-1)
 		if a = call(t, "GET", base+blocksPath, "", "x-data-api-key", ro); a.status != http.StatusOK {
@@ -207,7 +207,7 @@ func TestAPIKeys(t *testing.T) {
 		}
 		// The standard tier may write: the aggregator answers (here, 503:
 		// this server has none), not the access check.
-		if a = call(t, "POST", base+aggPath, agg, "x-data-api-key", std); a.status == http.StatusForbidden || a.status == http.StatusUnauthorized {
+		if a = call(t, "POST", base+aggPath, agg, "x-data-api-key", std, "Content-Type", "application/json"); a.status == http.StatusForbidden || a.status == http.StatusUnauthorized {
 			t.Errorf("standard key writing: %d %s", a.status, a.body)
 		}
 
@@ -258,7 +258,7 @@ func TestReadOnlyAnonymous(t *testing.T) {
 	defer st.Close()
 	tiers := testTiers(ratelimit.Tier{Name: ratelimit.Anonymous, Limit: 100, Period: time.Minute, ReadOnly: true})
 	base := serve(t, st, newAccess(t, AccessConfig{Keys: apikeys.NewCache(st, 0, nil), Tiers: tiers}))
-	wantError(t, call(t, "POST", base+aggPath, `{"message":"00"}`), http.StatusForbidden, "without an API key")
+	wantError(t, call(t, "POST", base+aggPath, `{"message":"00"}`, "Content-Type", "application/json"), http.StatusForbidden, "without an API key")
 	if a := call(t, "GET", base+blocksPath, ""); a.status != http.StatusOK {
 		t.Errorf("reading: %d %s", a.status, a.body)
 	}
@@ -436,11 +436,20 @@ func TestCORS(t *testing.T) {
 	}
 
 	anyOrigin := serve(t, st, newAccess(t, AccessConfig{Keys: keys}))
-	for _, tc := range []struct{ path, method string }{{blocksPath, "GET"}, {aggPath, "POST"}, {metricsPath, "GET"}} {
+	// A preflight allows only the methods the path is served under and the
+	// headers its route reads, whatever was asked.
+	const keyHeaders = "x-data-api-key, x-glacier-api-key"
+	for _, tc := range []struct{ path, method, methods, headers string }{
+		{blocksPath, "GET", "GET, HEAD", keyHeaders},
+		{blocksPath, "DELETE", "GET, HEAD", keyHeaders},
+		{aggPath, "POST", "POST", "Content-Type, " + keyHeaders},
+		{aggPath, "PUT", "POST", "Content-Type, " + keyHeaders},
+		{metricsPath, "GET", "GET, HEAD", ""},
+	} {
 		a := preflight(anyOrigin, tc.path, tc.method, "https://dapp.example")
 		h := a.header
-		if a.status != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Methods") != tc.method ||
-			h.Get("Access-Control-Allow-Headers") != "content-type,x-glacier-api-key" || h.Get("Access-Control-Max-Age") == "" ||
+		if a.status != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Methods") != tc.methods ||
+			h.Get("Access-Control-Allow-Headers") != tc.headers || h.Get("Access-Control-Max-Age") == "" ||
 			h.Get("Access-Control-Allow-Credentials") != "" {
 			t.Errorf("preflight %s %s: %d %v", tc.method, tc.path, a.status, h)
 		}

@@ -2,6 +2,14 @@
 // /v1, the node API under /ext, health at /healthz and /readyz, and the
 // service's own metrics at /metrics. Every route is instrumented by its
 // pattern, and a node API route also by its JSON-RPC method.
+//
+// Routes is the one route table: the server's own routes and the
+// surfaces'. While the network is not known yet, the API surfaces answer
+// 503 with the reason. The status page (status.html) is /readyz rendered in
+// the browser, inline SVG, no external asset. access.go guards each API
+// route by its surface's Policy (API keys with 401/403 on the Data API,
+// rate limits and their headers on all three, the Metrics API keyless but
+// limited); cors.go answers CORS on the Data and Metrics APIs.
 package server
 
 import (
@@ -117,38 +125,33 @@ func New(d Deps) http.Handler {
 		}
 		return d.Access.wrap(rt)
 	}
+	heavy := newHeavyLimiter()
 	for _, r := range Routes(d) {
+		if r.Surface == NodeAPI {
+			// Inside the access check: a call over its quota is refused
+			// before it waits for a slot.
+			r.Handler = heavy.wrap(r.Handler, writeRPCError)
+		}
 		if len(r.RPCMethods) > 0 {
 			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, guard(r)))
 			continue
 		}
 		handle(r.Pattern, guard(r))
 	}
+	fallbacks := []string{"/", "/v2/", "/ext/"}
 	if d.Waiting != "" {
 		handle("/v1/", guard(Route{Pattern: "/v1/", Handler: dataAPIUnavailable(d.Waiting), Surface: DataAPI}))
 		handle("/ext/", guard(Route{Pattern: "/ext/", Handler: nodeAPIUnavailable(d.Waiting), Surface: NodeAPI}))
 		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsAPIUnavailable(d.Waiting), Surface: MetricsAPI}))
+		fallbacks = append(fallbacks, "/v1/")
 	} else {
 		// A path under /v2/ no route serves is the Metrics API's 404.
 		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsapi.NotFoundHandler(), Surface: MetricsAPI}))
+		// One under /ext/ is the node's plain 404, outside any quota.
+		handle("/ext/", extNotFound())
 	}
 	handle("/", guard(Route{Pattern: "/", Handler: api.NotFoundHandler(), Surface: DataAPI}))
-	if d.Access == nil {
-		return mux
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// A preflight is answered for the route that would serve the
-		// request it announces, when that route's surface allows CORS.
-		if isPreflight(r) {
-			actual := r.Clone(r.Context())
-			actual.Method = r.Header.Get("Access-Control-Request-Method")
-			if _, pattern := mux.Handler(actual); d.Access.Policies[surfaces[pattern]].CORS {
-				d.Access.cors.preflight(w, r)
-				return
-			}
-		}
-		mux.ServeHTTP(w, r)
-	})
+	return newGate(mux, surfaces, fallbacks, d.Access)
 }
 
 // readiness is the body of /readyz.

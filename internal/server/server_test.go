@@ -208,7 +208,7 @@ func TestUnknownPaths(t *testing.T) {
 		Routes: []Route{{Pattern: "GET /v2/chains", Surface: MetricsAPI, Handler: http.NotFoundHandler()}}})
 	for _, tc := range []struct{ method, path, want string }{
 		{http.MethodGet, "/v2/nothing", `{"message":["no route for GET /v2/nothing"],"statusCode":404,"error":"Not Found"}`},
-		{http.MethodPut, "/v2/chains", `{"message":["no route for PUT /v2/chains"],"statusCode":404,"error":"Not Found"}`},
+		{http.MethodPut, "/v2/chain", `{"message":["no route for PUT /v2/chain"],"statusCode":404,"error":"Not Found"}`},
 		{http.MethodGet, "/v1/nothing", `{"message":"no route for GET /v1/nothing","statusCode":404,"error":"Not Found"}`},
 		{http.MethodGet, "/elsewhere", `{"message":"no route for GET /elsewhere","statusCode":404,"error":"Not Found"}`},
 	} {

@@ -1,5 +1,12 @@
 // Package service wires avaindex together: store, node client, indexer and
 // HTTP surfaces, for `avaindex serve` and `devnet`.
+//
+// The listener opens first, and the surfaces are swapped in once the
+// network is known. instance.go holds the instance's role and the indexer
+// lease it runs the indexer under: one instance indexes a store at a time,
+// the others serve and take over. routeTable is the API surfaces' routes,
+// which TestOpenAPIDocumentsEveryRoute compares with the served document
+// both ways.
 package service
 
 import (

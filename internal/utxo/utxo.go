@@ -2,7 +2,7 @@
 // inputs a tx spends, and an output as a chain (or shared memory) keeps
 // it, with the fields avaindex indexes read from it. Each chain encodes its
 // UTXOs with its own codec and names its own kinds; that stays with the
-// chain's package.
+// chain's package. Info is an output as the Data API shows it.
 package utxo
 
 import (

@@ -13,6 +13,10 @@
 // carry derrors kinds and say how much weight signed, how much was needed,
 // and which validators did not sign and why (QuorumError).
 //
+// It also builds the L1 message of a P-chain tx (the GET form of the
+// aggregator). p2pnet runs avalanchego's network as an outbound-only peer,
+// or a listening one for warptest's in-process validators.
+//
 // The package has no HTTP in it; internal/api serves it.
 package warpagg
 

@@ -1,5 +1,12 @@
 // Package xchain decodes X-chain blocks and txs with avalanchego's avm
 // parser, and derives what txs do to the UTXO set.
+//
+// A post-Cortina block is decoded once into a Block; a pre-Cortina DAG tx,
+// from the mirrored X/tx index, into a DAGTx; a DAG vertex, from the
+// mirrored X/vtx index, into a Vertex with the ids of the txs it carried
+// (vertex.go). It also holds the X-chain genesis of every known network,
+// its assets too, and describe.go, a stored tx, UTXO or asset decoded for
+// display.
 package xchain
 
 import (
