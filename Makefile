@@ -7,10 +7,13 @@ FUZZTIME ?= 3s
 # FUZZMINIMIZETIME bounds the minimizing of new inputs (off in the short runs).
 FUZZMINIMIZETIME ?= 0
 
-.PHONY: test check build localnet bench fuzz
+.PHONY: test check build localnet l1node bench fuzz
 
-test: check localnet
-	AVAINDEX_LOCALNET_BIN=$(CURDIR)/bin/localnet $(GO) test -count=1 -v -timeout $(TEST_TIMEOUT) ./...
+# The subnet-evm VM id: the plugin's file name in the node's --plugin-dir.
+SUBNET_EVM_VMID := srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy
+
+test: check localnet l1node
+	AVAINDEX_LOCALNET_BIN=$(CURDIR)/bin/localnet AVAINDEX_L1NODE_DIR=$(CURDIR)/bin/l1node $(GO) test -count=1 -v -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) fuzz
 
 # Every Go fuzz target runs for FUZZTIME (scripts/fuzz.sh), which prints
@@ -21,6 +24,7 @@ fuzz:
 
 check:
 	$(GO) vet ./...
+	cd tools/l1node && $(GO) vet ./...
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 build:
@@ -28,6 +32,15 @@ build:
 
 localnet:
 	$(GO) build -o bin/localnet ./cmd/localnet
+
+# The L1 node: avalanchego v1.14.0 and the subnet-evm v0.8.0 plugin, from
+# their own module (tools/l1node), into bin/l1node/node and
+# bin/l1node/plugins/$(SUBNET_EVM_VMID). -pgo=off lets both mains share one
+# compilation of their dependencies.
+l1node:
+	cd tools/l1node && $(GO) build -pgo=off -o $(CURDIR)/bin/l1node/ ./node ./subnetevm
+	mkdir -p bin/l1node/plugins
+	mv -f bin/l1node/subnetevm bin/l1node/plugins/$(SUBNET_EVM_VMID)
 
 bench: localnet
 	AVAINDEX_LOCALNET_BIN=$(CURDIR)/bin/localnet $(GO) test -run '^$$' -bench . -benchmem ./...

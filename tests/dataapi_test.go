@@ -208,3 +208,23 @@ func TestHealthAndMetrics(t *testing.T) {
 		}
 	}
 }
+
+// apiGetter returns getJSON: GET base+path?q, which must answer 200 with a
+// body that the reference document validates, decoded into out.
+func apiGetter(t *testing.T, base string, doc *openapitest.Doc) func(path string, q url.Values, out any) {
+	return func(path string, q url.Values, out any) {
+		t.Helper()
+		u := base + path
+		if len(q) > 0 {
+			u += "?" + q.Encode()
+		}
+		status, body, _ := get(t, u)
+		if status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", u, status, body)
+		}
+		doc.ValidateResponse(t, "GET", path, status, body)
+		if err := json.Unmarshal(body, out); err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math/big"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -192,21 +191,7 @@ func TestEVMEndpointsMatchScenario(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, n.URL, dsn, "--teleporter-address", code.Emitter.Hex())
 		waitEVMIndexed(t, dsn, n.EVMChainID, r.head)
-		getJSON := func(path string, q url.Values, out any) {
-			t.Helper()
-			u := base + path
-			if len(q) > 0 {
-				u += "?" + q.Encode()
-			}
-			status, body, _ := get(t, u)
-			if status != http.StatusOK {
-				t.Fatalf("GET %s: %d %s", u, status, body)
-			}
-			doc.ValidateResponse(t, "GET", path, status, body)
-			if err := json.Unmarshal(body, out); err != nil {
-				t.Fatalf("GET %s: %v", u, err)
-			}
-		}
+		getJSON := apiGetter(t, base, doc)
 		cbase := "/v1/chains/" + chainID
 
 		// The chain, listed and by its EVM and its blockchain id.

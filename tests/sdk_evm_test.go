@@ -1,12 +1,15 @@
 package tests
 
 import (
+	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal/testing/contracts"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
@@ -15,10 +18,12 @@ import (
 // and the node's balances.
 type sdkEVMFacts struct {
 	ChainID      string `json:"chainId"`      // the EVM chain id, decimal
-	BlockchainID string `json:"blockchainId"` // the C-chain's id, cb58
-	Deployer     string `json:"deployer"`
-	Alice        string `json:"alice"`
-	Bob          string `json:"bob"`
+	BlockchainID string `json:"blockchainId"` // the chain's id, cb58
+	// Symbol is the chain's native token's symbol as avaindex serves it.
+	Symbol   string `json:"symbol"`
+	Deployer string `json:"deployer"`
+	Alice    string `json:"alice"`
+	Bob      string `json:"bob"`
 	// Tokens are the ERC-20, ERC-721 and ERC-1155 contracts, by standard.
 	Tokens       map[string]sdkEVMToken `json:"tokens"`
 	Factory      string                 `json:"factory"`
@@ -76,6 +81,15 @@ func readSDKEVMFacts(t *testing.T, n *testnet.Network) *sdkEVMFacts {
 	t.Helper()
 	_, r := evmScenario(t)
 	s := r.s
+	addrs := []common.Address{s.Deployer, s.Alice, s.Bob, s.ChildCreate, s.ChildCreate2, r.code.Recipient}
+	return newSDKEVMFacts(s, n.EVMChainID, n.CChainID.String(), "AVAX", r.blocks, r.nodeBalances(t, n, addrs), addrs, s.First-1, r.head)
+}
+
+// newSDKEVMFacts are the facts of the contracts' scenario s on the chain
+// chainID (blockchainID, whose native token is symbol), with the node's
+// blocks and the balances of addrs at blocks from..to.
+func newSDKEVMFacts(s *contracts.Scenario, chainID uint64, blockchainID, symbol string, blocks map[uint64]nodeEVMBlock,
+	bals map[common.Address]map[uint64]string, addrs []common.Address, from, to uint64) *sdkEVMFacts {
 	tx := func(step string) sdkEVMTx {
 		rc := s.Receipts[step]
 		return sdkEVMTx{Hash: rc.TxHash.Hex(), BlockNumber: rc.BlockNumber.String(), BlockHash: rc.BlockHash.Hex(),
@@ -83,7 +97,7 @@ func readSDKEVMFacts(t *testing.T, n *testnet.Network) *sdkEVMFacts {
 	}
 	dec := int(s.Token20.Decimals)
 	f := &sdkEVMFacts{
-		ChainID: strconv.FormatUint(n.EVMChainID, 10), BlockchainID: n.CChainID.String(),
+		ChainID: strconv.FormatUint(chainID, 10), BlockchainID: blockchainID, Symbol: symbol,
 		Deployer: s.Deployer.Hex(), Alice: s.Alice.Hex(), Bob: s.Bob.Hex(),
 		Tokens: map[string]sdkEVMToken{
 			contracts.ERC20:   {Address: s.Token20.Address.Hex(), Name: s.Token20.Name, Symbol: s.Token20.Symbol, Decimals: &dec, Deploy: tx("deploy erc20")},
@@ -101,14 +115,33 @@ func readSDKEVMFacts(t *testing.T, n *testnet.Network) *sdkEVMFacts {
 		}
 		f.Transfers = append(f.Transfers, sdkEVMTransfer{Standard: tr.Standard, Contract: tr.Contract.Hex(), From: tr.From.Hex(), To: tr.To.Hex(),
 			TokenID: id, Value: tr.Value.String(), TxHash: tr.Tx.Hex(), BlockNumber: strconv.FormatUint(tr.Block, 10),
-			BlockHash: r.blocks[tr.Block].Hash.Hex()})
+			BlockHash: blocks[tr.Block].Hash.Hex()})
 	}
-	addrs := []common.Address{s.Deployer, s.Alice, s.Bob, s.ChildCreate, s.ChildCreate2, r.code.Recipient}
-	bals := r.nodeBalances(t, n, addrs)
 	for _, a := range addrs {
-		for h := s.First - 1; h <= r.head; h++ {
+		for h := from; h <= to; h++ {
 			f.Balances = append(f.Balances, sdkEVMBalance{Address: a.Hex(), BlockNumber: strconv.FormatUint(h, 10), Balance: bals[a][h]})
 		}
 	}
 	return f
+}
+
+// TestSDKL1 runs the SDK's EVM tests (tests/sdk/evm.test.mjs) against
+// avaindex indexing a real subnet-evm L1 that it found on the P-chain: the
+// test contracts' scenario on the L1, compared with what the L1's node
+// says.
+func TestSDKL1(t *testing.T) {
+	installSDK(t)
+	r := l1Scenarios(t)
+	l, s := r.l, r.nfts
+	var facts sdkFacts
+	facts.Network = "testnet"
+	addrs := []common.Address{s.Deployer, s.Alice, s.Bob, s.ChildCreate, s.ChildCreate2, r.sc.Alice, r.sc.Bob}
+	facts.EVM = newSDKEVMFacts(s, l.EVMChainID, l.BlockchainID.String(), "NATIVE", r.blocks, r.balances, addrs, r.first-1, r.head)
+	factsFile := writeFacts(t, facts)
+	dsn := dbtest.SQLite(t)
+	base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
+	waitEVMIndexed(t, dsn, l.EVMChainID, r.head)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	runSDK(t, ctx, base, factsFile, "evm.test.mjs")
 }

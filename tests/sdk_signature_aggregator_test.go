@@ -3,9 +3,6 @@ package tests
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -60,7 +57,7 @@ func TestSDKSignatureAggregator(t *testing.T) {
 	sa := &facts.SignatureAggregator
 	sa.ConversionTx = l1.ConvertSubnetToL1Tx.String()
 	sa.ConversionMessage = hex.EncodeToString(conversionMessage(t, n, l1, []testnet.L1ValidatorSpec{spec}).Bytes())
-	logData := sendWarp(t, ctx, n, []byte("avaindex sdk warp test "+time.Now().String()))
+	logData := sendWarp(t, ctx, n.SendEVMTx, []byte("avaindex sdk warp test "+time.Now().String()))
 	values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
 	if err != nil {
 		t.Fatal(err)
@@ -68,14 +65,7 @@ func TestSDKSignatureAggregator(t *testing.T) {
 	sa.WarpLogData = hex.EncodeToString(logData)
 	sa.WarpMessage = hex.EncodeToString(values[0].([]byte))
 	sa.UnknownTx = ids.GenerateTestID().String()
-	factsFile := filepath.Join(t.TempDir(), "facts.json")
-	b, err := json.MarshalIndent(facts, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(factsFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	factsFile := writeFacts(t, facts)
 
 	base := startService(t, n.URL, dbtest.SQLite(t), "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
 	indexedNow(t, n, base)

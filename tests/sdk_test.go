@@ -229,14 +229,7 @@ func TestSDK(t *testing.T) {
 		facts.Prices.Currencies[cur] = p
 	}
 	facts.EVM = evmFacts
-	factsFile := filepath.Join(t.TempDir(), "facts.json")
-	b, err := json.MarshalIndent(facts, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(factsFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	factsFile := writeFacts(t, facts)
 
 	dsn := dbtest.SQLite(t)
 	feed := newPriceFeed(t)
@@ -288,6 +281,21 @@ func runSDK(t *testing.T, ctx context.Context, base, factsFile string, files ...
 	if err != nil {
 		t.Fatalf("the SDK tests failed: %v", err)
 	}
+}
+
+// writeFacts writes facts as the JSON file the SDK tests read
+// (AVAINDEX_FACTS) and returns its path.
+func writeFacts(t *testing.T, facts any) string {
+	t.Helper()
+	factsFile := filepath.Join(t.TempDir(), "facts.json")
+	b, err := json.MarshalIndent(facts, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(factsFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return factsFile
 }
 
 // lookTool finds a command the test needs: missing, it skips the test

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"slices"
 	"strconv"
@@ -24,6 +25,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
 	"github.com/ava-labs/libevm/accounts/abi"
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
 	"google.golang.org/protobuf/proto"
 
 	pvmpb "github.com/ava-labs/avalanchego/proto/pb/platformvm"
@@ -424,15 +426,19 @@ var (
 	}()
 )
 
-// sendWarp sends payload through the C-chain's warp precompile and returns
-// the data of the SendWarpMessage log.
-func sendWarp(t *testing.T, ctx context.Context, n *testnet.Network, payload []byte) []byte {
+// evmSender sends an EVM tx from the local key on one chain
+// (Network.SendEVMTx on the C-chain, EVML1.SendEVMTx on an L1).
+type evmSender func(ctx context.Context, to *common.Address, value *big.Int, data []byte, gas uint64) (*types.Receipt, error)
+
+// sendWarp sends payload through the warp precompile of send's chain and
+// returns the data of the SendWarpMessage log.
+func sendWarp(t *testing.T, ctx context.Context, send evmSender, payload []byte) []byte {
 	t.Helper()
 	data, err := warpABI.Pack("sendWarpMessage", payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := n.SendEVMTx(ctx, &warpPrecompile, nil, data, 0)
+	r, err := send(ctx, &warpPrecompile, nil, data, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,6 +450,21 @@ func sendWarp(t *testing.T, ctx context.Context, n *testnet.Network, payload []b
 	}
 	t.Fatalf("no SendWarpMessage log in %+v", r.Logs)
 	return nil
+}
+
+// unsignedOfLog is the unsigned warp message of a SendWarpMessage log's
+// data.
+func unsignedOfLog(t *testing.T, logData []byte) *warp.UnsignedMessage {
+	t.Helper()
+	values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned, err := warp.ParseUnsignedMessage(values[0].([]byte))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return unsigned
 }
 
 // TestSignatureAggregatorCChainWarp sends warp messages from the C-chain
@@ -462,15 +483,8 @@ func TestSignatureAggregatorCChainWarp(t *testing.T) {
 		}
 
 		for i, form := range []string{"log data", "raw"} {
-			logData := sendWarp(t, ctx, n, fmt.Appendf(nil, "avaindex warp test %d %d", i, time.Now().UnixNano()))
-			values, err := warpABI.Events["SendWarpMessage"].Inputs.NonIndexed().Unpack(logData)
-			if err != nil {
-				t.Fatal(err)
-			}
-			unsigned, err := warp.ParseUnsignedMessage(values[0].([]byte))
-			if err != nil {
-				t.Fatal(err)
-			}
+			logData := sendWarp(t, ctx, n.SendEVMTx, fmt.Appendf(nil, "avaindex warp test %d %d", i, time.Now().UnixNano()))
+			unsigned := unsignedOfLog(t, logData)
 			if unsigned.SourceChainID != n.CChainID {
 				t.Fatalf("the message is from %s, not the C-chain %s", unsigned.SourceChainID, n.CChainID)
 			}
@@ -488,6 +502,43 @@ func TestSignatureAggregatorCChainWarp(t *testing.T) {
 			if !signers.Contains(nodeID) {
 				t.Errorf("%s: signers %v lack the node", form, signers)
 			}
+		}
+	})
+}
+
+// TestSignatureAggregatorL1Warp sends a warp message from a real subnet-evm
+// L1's chain through its warp precompile and aggregates it given as the
+// log's data: the L1's validator set (the node, through its subnet-evm
+// plugin) signs it, and it verifies with avalanchego's warp verification
+// against the L1's validators.
+func TestSignatureAggregatorL1Warp(t *testing.T) {
+	l := testnet.GetL1(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// Warp follows the validator set of the P-chain's epoch: one that
+	// began after the conversion.
+	if _, err := l.Net.AdvanceEpoch(ctx, l.L1.ConvertedHeight); err != nil {
+		t.Fatal(err)
+	}
+	tip, err := l.Net.PClient().GetHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
+		waitIndexed(t, base, tip, time.Minute)
+		logData := sendWarp(t, ctx, l.SendEVMTx, fmt.Appendf(nil, "avaindex L1 warp test %d", time.Now().UnixNano()))
+		unsigned := unsignedOfLog(t, logData)
+		if unsigned.SourceChainID != l.BlockchainID || unsigned.NetworkID != l.Net.NetworkID {
+			t.Fatalf("the message is from %s on network %d, not the L1's chain %s", unsigned.SourceChainID, unsigned.NetworkID, l.BlockchainID)
+		}
+		a := postAggregation(t, base, map[string]any{"message": hex.EncodeToString(logData)})
+		msg, signers := verified(t, l.Net, a, l.SubnetID, 67)
+		if msg.UnsignedMessage.ID() != unsigned.ID() {
+			t.Error("signed another message")
+		}
+		if !signers.Contains(l.Node) {
+			t.Errorf("signers %v lack the L1's validator %s", signers, l.Node)
 		}
 	})
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 	"gopkg.in/yaml.v3"
 
@@ -61,6 +62,12 @@ type Config struct {
 	// CChain is the C-chain's metadata (config file key c-chain); its RPC
 	// is always the node's.
 	CChain EVMChain
+	// DiscoverEVMVMIDs are the VMs whose chains on the indexed P-chain are
+	// served without configuration when the node serves their RPC; nil
+	// means subnet-evm's, empty (--evm-vm-id none) none.
+	DiscoverEVMVMIDs []ids.ID
+	// evmVMIDs are the --evm-vm-id values, parsed into DiscoverEVMVMIDs.
+	evmVMIDs []string
 	// TeleporterMessenger is the TeleporterMessenger contract whose
 	// messages are indexed on every EVM chain.
 	TeleporterMessenger string
@@ -266,6 +273,7 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Rewards.MintingPeriod, "stake-minting-period", 0, "the node's --stake-minting-period, if it sets one")
 	fs.Uint64Var(&c.Rewards.SupplyCap, "stake-supply-cap", 0, "the node's --stake-supply-cap, if it sets one")
 	fs.Var(&l.evmRPCURLs, "evm-rpc-url", "JSON-RPC URL of an EVM chain to serve beside the C-chain, metadata defaulted (repeatable; the config file's evm-chains sets it all)")
+	fs.Var((*stringList)(&c.evmVMIDs), "evm-vm-id", "VM id of the EVM chains found on the P-chain and served when the node serves their RPC (repeatable; default subnet-evm's srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy; none: no discovery)")
 	fs.StringVar(&c.TeleporterMessenger, "teleporter-address", DefaultTeleporterMessenger, "address of the TeleporterMessenger whose messages are indexed on every EVM chain")
 	fs.Var((*stringList)(&c.ContractMetadataFiles), "contract-metadata-file", "token-list style JSON file of curated contract metadata (repeatable)")
 	fs.BoolVar(&c.Access.RequireAPIKey, "require-api-key", false, "refuse Data API calls without an API key (401)")

@@ -104,6 +104,22 @@ func (c *Config) validateEVM() error {
 	if !hexAddress.MatchString(c.TeleporterMessenger) {
 		return fmt.Errorf("--teleporter-address must be a 0x-prefixed 20-byte hex address, got %q", c.TeleporterMessenger)
 	}
+	if c.evmVMIDs != nil {
+		c.DiscoverEVMVMIDs = []ids.ID{}
+		for _, v := range c.evmVMIDs {
+			if v == "none" {
+				if len(c.evmVMIDs) > 1 {
+					return fmt.Errorf("--evm-vm-id none turns discovery off; it takes no other VM id")
+				}
+				continue
+			}
+			id, err := ids.FromString(v)
+			if err != nil {
+				return fmt.Errorf("--evm-vm-id %q is not a cb58 VM id", v)
+			}
+			c.DiscoverEVMVMIDs = append(c.DiscoverEVMVMIDs, id)
+		}
+	}
 	if c.CChain.RPCURL != "" || c.CChain.WSURL != "" || c.CChain.BlockchainID != "" {
 		return fmt.Errorf("c-chain: rpcUrl, wsUrl and blockchainId are the node's; set only metadata there")
 	}

@@ -91,11 +91,40 @@ func TestEVMChainErrors(t *testing.T) {
 		{"c-chain:\n  enabledFeatures: [x]\n", nil, "c-chain: enabledFeatures"},
 		{"evm-chain: []\n", nil, `unknown key "evm-chain"`},
 		{"", []string{"--teleporter-address", "0x1"}, "--teleporter-address"},
+		{"", []string{"--evm-vm-id", "subnetevm"}, `--evm-vm-id "subnetevm"`},
+		{"", []string{"--evm-vm-id", "none", "--evm-vm-id", "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"}, "--evm-vm-id none"},
 	} {
 		file := writeFile(t, "c.yaml", tc.file)
 		_, err := Load("t", append([]string{"--config", file}, tc.args...), env(nil), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q %q: error = %v, want one mentioning %q", tc.file, tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestEVMVMIDs(t *testing.T) {
+	subnetEVM := "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"
+	other := "2ZW6HUePBW2dP7dBGa5stjXe1uvK9LwEgrjebDwXEyL5bDMWWS"
+	for _, tc := range []struct {
+		args []string
+		want []string // nil: the default
+	}{
+		{nil, nil},
+		{[]string{"--evm-vm-id", "none"}, []string{}},
+		{[]string{"--evm-vm-id", subnetEVM, "--evm-vm-id", other}, []string{subnetEVM, other}},
+	} {
+		c, err := Load("t", tc.args, env(nil), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		if (tc.want == nil) != (c.DiscoverEVMVMIDs == nil) || len(c.DiscoverEVMVMIDs) != len(tc.want) {
+			t.Errorf("%q: DiscoverEVMVMIDs = %v, want %v", tc.args, c.DiscoverEVMVMIDs, tc.want)
+			continue
+		}
+		for i, id := range c.DiscoverEVMVMIDs {
+			if id.String() != tc.want[i] {
+				t.Errorf("%q: DiscoverEVMVMIDs[%d] = %s, want %s", tc.args, i, id, tc.want[i])
+			}
 		}
 	}
 }

@@ -259,3 +259,40 @@ func TestGenesisAlloc(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeTopLevelMint: a tx sent to the native minter itself (its
+// admin minting) credits the minted address when the precompile ran (the
+// tx used more than its intrinsic gas) and the tx did not revert.
+func TestDecodeTopLevelMint(t *testing.T) {
+	minted := common.HexToAddress("0x6000000000000000000000000000000000000006")
+	input := append(append(append([]byte(nil), mintNativeCoin...), common.BytesToHash(minted[:]).Bytes()...), hwWord(4242)...)
+	intrinsic := intrinsicGas(input)
+	for _, tc := range []struct {
+		name    string
+		gasUsed uint64
+		errStr  string
+		want    bool
+	}{
+		{"ran", intrinsic + 30_000, "", true},
+		{"no precompile", intrinsic, "", false},
+		{"reverted", intrinsic + 30_000, "execution reverted", false},
+	} {
+		call := fmt.Sprintf(`{"type":"CALL","from":"%s","to":"%s","gas":"0x186a0","gasUsed":"0x%x","value":"0x0","input":"0x%x","error":%q}`,
+			hwFrom.Hex(), NativeMinter.Hex(), tc.gasUsed, input, tc.errStr)
+		in := hwBlock(&NativeMinter, 1)
+		in.Traces = hwTrace(call, map[common.Address]int64{hwFrom: 900}, map[common.Address]int64{hwFrom: 1000})
+		b, err := Decode(&Config{}, in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := false
+		for _, c := range b.Balances {
+			if c.Address == minted {
+				got = c.Delta != nil && c.Delta.Int64() == 4242
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: balances %+v, want the mint: %t", tc.name, b.Balances, tc.want)
+		}
+	}
+}

@@ -111,6 +111,20 @@ func (d *decoder) applyTrace(i int, tr *rpcTrace) error {
 			return fmt.Errorf("tx %s: %w", tx.Hash, err)
 		}
 	}
+	// A tx sent to the minter itself (how its admin mints): the top frame's
+	// gasUsed is the tx's, intrinsic gas included, so the precompile ran
+	// when the tx used more than that.
+	if tx.To != nil && *tx.To == NativeMinter && !reverted {
+		gasUsed, err := optQuantity("frame gasUsed", top.GasUsed)
+		if err != nil {
+			return fmt.Errorf("tx %s: %w", tx.Hash, err)
+		}
+		in, err := data("frame input", top.Input)
+		if err != nil {
+			return fmt.Errorf("tx %s: %w", tx.Hash, err)
+		}
+		f.mint(*tx.To, in, gasUsed, intrinsicGas(in))
+	}
 
 	diff := tr.Result.Prestate
 	touched := make(map[common.Address]bool, len(diff.Post)+len(diff.Pre))
@@ -171,6 +185,31 @@ type frameWalk struct {
 	next       uint32
 }
 
+// mint records the mint of a call to `to` with input that used gasUsed,
+// when it is a call to the native minter's mintNativeCoin on an L1 and used
+// more gas than minGas (the precompile ran). A mint moves nothing the trace
+// shows.
+func (f *frameWalk) mint(to common.Address, input []byte, gasUsed, minGas uint64) {
+	if to != NativeMinter || f.d.cfg.IsCChain || gasUsed <= minGas || len(input) < 68 || !bytes.Equal(input[:4], mintNativeCoin) {
+		return
+	}
+	f.mints = append(f.mints, mint{to: common.BytesToAddress(input[4:36]), amount: new(big.Int).SetBytes(input[36:68])})
+}
+
+// intrinsicGas is the gas a call tx with input pays before it runs
+// (EIP-2028 calldata prices), without access lists.
+func intrinsicGas(input []byte) uint64 {
+	g := uint64(21_000)
+	for _, b := range input {
+		if b == 0 {
+			g += 4
+		} else {
+			g += 16
+		}
+	}
+	return g
+}
+
 func (f *frameWalk) walk(c *callFrame, parentReverted bool) error {
 	index := f.next
 	f.next++
@@ -215,11 +254,11 @@ func (f *frameWalk) walk(c *callFrame, parentReverted bool) error {
 				f.selfFunded[from] = true
 			}
 		case "CALL":
-			// A mint moves nothing the frame shows; a call to the minter's
-			// address where no precompile runs uses no gas.
-			if to == NativeMinter && !f.d.cfg.IsCChain && gasUsed > 0 {
-				if in, err := data("frame input", c.Input); err == nil && len(in) >= 68 && bytes.Equal(in[:4], mintNativeCoin) {
-					f.mints = append(f.mints, mint{to: common.BytesToAddress(in[4:36]), amount: new(big.Int).SetBytes(in[36:68])})
+			// A call to the minter's address where no precompile runs uses
+			// no gas; a reverted mint credits nothing.
+			if !reverted {
+				if in, err := data("frame input", c.Input); err == nil {
+					f.mint(to, in, gasUsed, 0)
 				}
 			}
 		}

@@ -111,7 +111,11 @@ type Options struct {
 	// chains.
 	CChain config.EVMChain
 	Chains []config.EVMChain
-	PChain PChain
+	// DiscoverVMIDs are the VMs whose chains on the indexed P-chain are
+	// served without configuration when the node serves their RPC
+	// (discover.go); nil means subnet-evm's, empty none.
+	DiscoverVMIDs []ids.ID
+	PChain        PChain
 	// Cursors may be nil: every chain is then Unavailable.
 	Cursors Cursors
 	// Settings may be nil: nothing is remembered across restarts.
@@ -143,6 +147,10 @@ type Registry struct {
 	// pending are the configured chains not resolved yet (their RPC did
 	// not answer and nothing was remembered of them); Run retries them.
 	pending []config.EVMChain
+	// discoverMu serializes discover, which alone touches unserved: the
+	// discoverable chains the node did not serve, with when to ask again.
+	discoverMu sync.Mutex
+	unserved   map[ids.ID]unserved
 }
 
 type entry struct {
@@ -169,7 +177,7 @@ func New(ctx context.Context, opts Options) (*Registry, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &Registry{opts: opts}
+	r := &Registry{opts: opts, unserved: map[ids.ID]unserved{}}
 	c, err := r.resolveCChain(ctx)
 	if err != nil {
 		return nil, err
@@ -187,6 +195,7 @@ func New(ctx context.Context, opts Options) (*Registry, error) {
 			return nil, err
 		}
 	}
+	r.discover(ctx)
 	return r, nil
 }
 
@@ -312,15 +321,14 @@ func (r *Registry) nativeBalance(ctx context.Context, chainID uint64, addr commo
 	return bals[addr], nil
 }
 
-// Run checks the chains' status every Refresh and resolves the chains
-// not resolved yet, until ctx is done. A chain resolved after start is
-// served by the Data API; the indexer follows it from the next start.
+// Run checks the chains' status every Refresh, resolves the chains not
+// resolved yet and discovers new ones, until ctx is done. A chain added
+// after start is in Chains() from then on, which the indexer follows.
 func (r *Registry) Run(ctx context.Context) {
 	t := time.NewTicker(r.opts.Refresh)
 	defer t.Stop()
 	for {
-		r.retryPending(ctx)
-		r.refresh(ctx)
+		r.Refresh(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -329,10 +337,11 @@ func (r *Registry) Run(ctx context.Context) {
 	}
 }
 
-// Refresh checks every chain's status now, and retries the chains not
-// resolved yet (Run does it periodically).
+// Refresh retries the chains not resolved yet, discovers new ones and
+// checks every chain's status now (Run does it periodically).
 func (r *Registry) Refresh(ctx context.Context) {
 	r.retryPending(ctx)
+	r.discover(ctx)
 	r.refresh(ctx)
 }
 
@@ -588,15 +597,7 @@ func (r *Registry) byGenesisChainID(ctx context.Context, chainID uint64) (ids.ID
 	}
 	var found []ids.ID
 	for _, bc := range chains {
-		var g struct {
-			Config struct {
-				ChainID *big.Int `json:"chainId"`
-			} `json:"config"`
-		}
-		if json.Unmarshal(bc.Genesis, &g) != nil || g.Config.ChainID == nil {
-			continue
-		}
-		if g.Config.ChainID.IsUint64() && g.Config.ChainID.Uint64() == chainID {
+		if id, ok := genesisChainID(bc.Genesis); ok && id == chainID {
 			found = append(found, bc.ID)
 		}
 	}

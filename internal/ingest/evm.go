@@ -381,7 +381,7 @@ func (ix *Indexer) setTracer(key store.CursorKey, on bool) {
 // reindexed token, whose contract may have changed its URI without an
 // event.
 func (ix *Indexer) ReadTokenURI(ctx context.Context, chainID uint64, token common.Address, id *big.Int, typ internal.ERCType) (*string, error) {
-	for _, c := range ix.opts.EVMChains {
+	for _, c := range ix.followedEVMChains() {
 		if c.ChainID != chainID {
 			continue
 		}

@@ -11,7 +11,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ava-labs/libevm/common"
 
@@ -276,5 +278,73 @@ func TestFollowEVMWithoutTracer(t *testing.T) {
 	h, err := st.EVMHead(ctx, chain.ChainID)
 	if err != nil || h.Number != tip {
 		t.Errorf("head %+v, %v", h, err)
+	}
+}
+
+// TestFollowsEVMChainsAddedLater runs the indexer with no EVM chain and a
+// MoreEVMChains that names the C-chain only after a while: the indexer
+// follows it from then on, without a restart, and only once however often
+// it is named.
+func TestFollowsEVMChainsAddedLater(t *testing.T) {
+	n := testnet.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := n.SendEVM(ctx, common.HexToAddress("0x00000000000000000000000000000000000000ab"), big.NewInt(1)); err != nil {
+		t.Fatal(err)
+	}
+	head, err := node.NewEVM(n.EthRPCURL()).BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	network, err := node.New(n.URL).Discover(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := internal.EVMChain{ChainID: n.EVMChainID, BlockchainID: n.CChainID, RPCURL: n.EthRPCURL(), IsCChain: true}
+	st := openLocalStore(t, dbtest.SQLite(t))
+	var named atomic.Bool
+	asked := make(chan struct{}, 1)
+	more := func() []internal.EVMChain {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		if named.Load() {
+			return []internal.EVMChain{chain, chain}
+		}
+		return nil
+	}
+	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ix := New(node.New(n.URL), network, st, log, Options{MoreEVMChains: more, EVMChainsEvery: 20 * time.Millisecond})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = ix.Run(runCtx)
+	}()
+	defer func() { stop(); <-done }()
+
+	<-asked
+	<-asked // asked at least twice while not named: nothing followed yet
+	if _, ok, _ := st.Cursor(ctx, store.EVMCursor(chain.ChainID)); ok {
+		t.Fatal("an EVM chain was followed before it was named")
+	}
+	named.Store(true)
+	for {
+		h, ok, err := st.Cursor(ctx, store.EVMCursor(chain.ChainID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && h >= head {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the EVM chain named later was not followed up to %d (at %d, %t)", head, h, ok)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if got := ix.followedEVMChains(); len(got) != 1 || got[0] != chain {
+		t.Errorf("followed EVM chains %+v, want the C-chain once", got)
 	}
 }

@@ -40,6 +40,12 @@ type Options struct {
 	// three (the C-chain's EVM blocks among them), each through its own
 	// RPC URL.
 	EVMChains []internal.EVMChain
+	// MoreEVMChains, when set, is asked every EVMChainsEvery for the EVM
+	// chains to follow (the registry's, which discovers chains while
+	// avaindex runs); those not followed yet are followed from then on.
+	MoreEVMChains func() []internal.EVMChain
+	// EVMChainsEvery is how often MoreEVMChains is asked (default 5s).
+	EVMChainsEvery time.Duration
 	// Teleporter is the TeleporterMessenger's address on the EVM chains;
 	// zero is the canonical one (evm.DefaultTeleporter).
 	Teleporter common.Address
@@ -64,6 +70,9 @@ func (o *Options) defaults() {
 	}
 	if o.ProgressEvery == 0 {
 		o.ProgressEvery = 5 * time.Second
+	}
+	if o.EVMChainsEvery == 0 {
+		o.EVMChainsEvery = 5 * time.Second
 	}
 	if o.NetworkCheckEvery == 0 {
 		o.NetworkCheckEvery = 10 * time.Second
@@ -92,6 +101,9 @@ type Indexer struct {
 	status  progress.Status
 	errors  map[string]string // the failure of each loop's last step
 	rates   rates
+	// evmChains are the EVM chains followed: Options.EVMChains, then those
+	// MoreEVMChains added. Guarded by mu.
+	evmChains []internal.EVMChain
 	// refused is why the node is refused (network.go), nil while it runs
 	// the store's network; checkNetwork asks for a check of it.
 	refused      error
@@ -101,7 +113,7 @@ type Indexer struct {
 // New returns an indexer of the chains of network, read from node n, into st.
 func New(n *node.Client, network *internal.Network, st Store, log *slog.Logger, opts Options) *Indexer {
 	opts.defaults()
-	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
+	return &Indexer{node: n, network: network, store: st, log: log, opts: opts, evmChains: slices.Clone(opts.EVMChains),
 		status: progress.Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}, Tracers: map[string]bool{}},
 		errors: map[string]string{}, rates: newRates(time.Now()), checkNetwork: make(chan struct{}, 1)}
 }
@@ -182,12 +194,9 @@ func (ix *Indexer) Run(ctx context.Context) error {
 	for what, step := range steps {
 		steps[what] = ix.guarded(step)
 	}
-	for _, c := range ix.opts.EVMChains {
-		f := ix.newEVMFollower(c)
-		steps[f.name] = f.step
-		if ix.readsNode(c.RPCURL) {
-			steps[f.name] = ix.guarded(f.step)
-		}
+	for _, c := range ix.followedEVMChains() {
+		what, step := ix.evmStep(c)
+		steps[what] = step
 	}
 	for what, step := range steps {
 		wg.Add(1)
@@ -196,8 +205,71 @@ func (ix *Indexer) Run(ctx context.Context) error {
 			ix.loop(ctx, what, step)
 		}()
 	}
+	if ix.opts.MoreEVMChains != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.followNewEVMChains(ctx, &wg)
+		}()
+	}
 	wg.Wait()
 	return nil
+}
+
+// evmStep is the loop's name and step of an EVM chain's follower.
+func (ix *Indexer) evmStep(c internal.EVMChain) (string, func(context.Context) (bool, error)) {
+	f := ix.newEVMFollower(c)
+	if ix.readsNode(c.RPCURL) {
+		return f.name, ix.guarded(f.step)
+	}
+	return f.name, f.step
+}
+
+// followedEVMChains returns the EVM chains followed now.
+func (ix *Indexer) followedEVMChains() []internal.EVMChain {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return slices.Clone(ix.evmChains)
+}
+
+// followNewEVMChains asks MoreEVMChains every EVMChainsEvery and starts a
+// loop, under wg, for each chain not followed yet, until ctx is done.
+func (ix *Indexer) followNewEVMChains(ctx context.Context, wg *sync.WaitGroup) {
+	t := time.NewTicker(ix.opts.EVMChainsEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, c := range ix.opts.MoreEVMChains() {
+			if !ix.addEVMChain(c) {
+				continue
+			}
+			what, step := ix.evmStep(c)
+			ix.log.Info("following a new EVM chain", "chainId", c.ChainID, "blockchainId", c.BlockchainID, "rpcUrl", c.RPCURL)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ix.loop(ctx, what, step)
+			}()
+		}
+	}
+}
+
+// addEVMChain adds c to the followed chains unless a chain with its EVM
+// chain id is followed already; it reports whether it added it.
+func (ix *Indexer) addEVMChain(c internal.EVMChain) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, o := range ix.evmChains {
+		if o.ChainID == c.ChainID {
+			return false
+		}
+	}
+	ix.evmChains = append(ix.evmChains, c)
+	return true
 }
 
 // setError records the outcome of one step of the loop named what.

@@ -67,36 +67,11 @@ var registerExtras sync.Once
 // Start starts the node and returns once the P, X and C chains are
 // bootstrapped, or when ctx ends.
 func Start(ctx context.Context, opts Options) (*Node, error) {
-	if opts.Dir == "" {
-		return nil, errors.New("localnet: Options.Dir is required")
-	}
-	if opts.LogLevel == "" {
-		opts.LogLevel = "info"
-	}
-	dir, err := filepath.Abs(opts.Dir)
+	args, networkID, err := Args(opts)
 	if err != nil {
 		return nil, err
 	}
-	networkArgs := []string{"--network-id=local", "--sybil-protection-enabled=false"}
-	networkID := constants.LocalID
-	switch {
-	case opts.Custom:
-		networkID = opts.NetworkID
-		if networkID == 0 {
-			networkID = CustomNetworkID
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		id, err := loadOrCreateCustom(dir, networkID)
-		if err != nil {
-			return nil, err
-		}
-		networkArgs = customArgs(networkID, id)
-	case opts.NetworkID != 0:
-		return nil, errors.New("localnet: Options.NetworkID is only for a custom network")
-	}
-	args, err := nodeArgs(dir, opts.HTTPPort, opts.LogLevel, networkArgs)
+	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +94,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 		n.code = a.ExitCode()
 		close(n.exited)
 	}()
-	uri, err := n.waitReady(ctx, filepath.Join(dir, "process.json"))
+	uri, err := n.waitReady(ctx, ProcessFile(dir))
 	if err != nil {
 		_ = n.Stop()
 		return nil, err
@@ -127,6 +102,59 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	n.URL = uri
 	return n, nil
 }
+
+// Args returns the avalanchego flags that Start runs the node with, and
+// the network's id, for a node binary started as a process of its own
+// (testnet's L1 node runs another avalanchego version than this module's).
+// It prepares opts.Dir as Start does: the custom network's genesis and keys
+// on first use, and the C-chain's config. The node writes its URL to
+// ProcessFile(opts.Dir).
+func Args(opts Options) ([]string, uint32, error) {
+	if opts.Dir == "" {
+		return nil, 0, errors.New("localnet: Options.Dir is required")
+	}
+	if opts.LogLevel == "" {
+		opts.LogLevel = "info"
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	networkArgs := []string{"--network-id=local", "--sybil-protection-enabled=false"}
+	networkID := constants.LocalID
+	switch {
+	case opts.Custom:
+		networkID = opts.NetworkID
+		if networkID == 0 {
+			networkID = CustomNetworkID
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, 0, err
+		}
+		id, err := loadOrCreateCustom(dir, networkID)
+		if err != nil {
+			return nil, 0, err
+		}
+		networkArgs = customArgs(networkID, id)
+	case opts.NetworkID != 0:
+		return nil, 0, errors.New("localnet: Options.NetworkID is only for a custom network")
+	}
+	args, err := nodeArgs(dir, opts.HTTPPort, opts.LogLevel, networkArgs)
+	if err != nil {
+		return nil, 0, err
+	}
+	return args, networkID, nil
+}
+
+// ProcessFile is where the node started with Args(opts) writes its process
+// context (node.ProcessContext, whose URI is its API's base URL), for
+// opts.Dir dir.
+func ProcessFile(dir string) string { return filepath.Join(dir, "process.json") }
+
+// ChainConfigDir is the --chain-config-dir of the node started with
+// Args(opts), for opts.Dir dir: a chain's config goes in
+// <ChainConfigDir>/<blockchainID>/config.json.
+func ChainConfigDir(dir string) string { return filepath.Join(dir, "configs", "chains") }
 
 // Exited is closed when the node stops, for whatever reason.
 func (n *Node) Exited() <-chan struct{} { return n.exited }
@@ -145,7 +173,7 @@ func (n *Node) Stop() error {
 // it) and writes the C-chain config that enables archive mode, tracing and
 // the warp API.
 func nodeArgs(dir string, httpPort int, logLevel string, networkArgs []string) ([]string, error) {
-	chainDir := filepath.Join(dir, "configs", "chains", "C")
+	chainDir := filepath.Join(ChainConfigDir(dir), "C")
 	if err := os.MkdirAll(chainDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -178,14 +206,14 @@ func nodeArgs(dir string, httpPort int, logLevel string, networkArgs []string) (
 		"--min-stake-duration=5s",
 		"--uptime-requirement=0",
 		"--data-dir="+dir,
-		"--chain-config-dir="+filepath.Join(dir, "configs", "chains"),
+		"--chain-config-dir="+ChainConfigDir(dir),
 		"--log-dir="+filepath.Join(dir, "logs"),
 		"--log-level="+logLevel,
 		"--log-display-level=off",
 		// The C-chain writes its own log lines through the node logger's
 		// writer; keep them off stdout.
 		"--log-disable-display-plugin-logs=true",
-		"--process-context-file="+filepath.Join(dir, "process.json"),
+		"--process-context-file="+ProcessFile(dir),
 		"--api-admin-enabled=false",
 	), nil
 }

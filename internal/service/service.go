@@ -246,7 +246,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	}
 
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
-		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger),
+		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), MoreEVMChains: chains.Chains, Teleporter: common.HexToAddress(cfg.TeleporterMessenger),
 		NetworkGenesis: networkGenesis})
 	var rederives progress.Queues
 	// The metadata worker claims its work in the store, so every instance

@@ -2,8 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { avalanche, facts, opts, pages } from "./lib.mjs";
 
-// What the EVM scenarios did on the C-chain, as the Go test recorded it
-// and read off the node.
+// What the EVM scenarios did on the C-chain (TestSDK) or on a subnet-evm
+// L1 (TestSDKL1), as the Go test recorded it and read off the node.
 const evm = facts.evm;
 const chainId = evm.chainId;
 const erc20 = evm.tokens["ERC-20"];
@@ -54,7 +54,7 @@ test("chains.list lists the C-chain, and chains.get answers it by its EVM and it
     assert.equal(c.chainId, chainId);
     assert.equal(c.platformChainId, evm.blockchainId);
     assert.equal(c.vmName, "EVM");
-    assert.equal(c.networkToken.symbol, "AVAX");
+    assert.equal(c.networkToken.symbol, evm.symbol);
     assert.equal(c.networkToken.decimals, 18);
     assert.equal(c.chainName, listed.chainName);
   }
@@ -141,7 +141,7 @@ test("address.balances.getNative answers the node's balance at every block", asy
       { chainId, address: b.address, blockNumber: b.blockNumber }, opts);
     assert.equal(r.nativeTokenBalance.balance, b.balance, `${b.address} at ${b.blockNumber}`);
     assert.equal(r.nativeTokenBalance.chainId, chainId);
-    assert.equal(r.nativeTokenBalance.symbol, "AVAX");
+    assert.equal(r.nativeTokenBalance.symbol, evm.symbol);
     assert.equal(r.nativeTokenBalance.decimals, 18);
   }
 });

@@ -48,7 +48,7 @@ type Token struct {
 	Template     string           // ERC-1155 uri template
 }
 
-// Scenario is what Run did on the C-chain.
+// Scenario is what Run (or RunOn) did on an EVM chain.
 type Scenario struct {
 	// Deployer is the local key's address, which sent every tx.
 	Deployer common.Address
@@ -100,11 +100,20 @@ func (s *Scenario) Touched() []common.Address {
 //     value), and have the CREATE child pay Alice;
 //   - a plain value transfer to Alice.
 func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
-	me := n.EthAddr
+	return RunOn(ctx, n.SendEVMTx, n.EthAddr)
+}
+
+// Sender sends an EVM tx from one key and waits for its receipt, as
+// testnet.Network.SendEVMTx does on the C-chain and EVML1.SendEVMTx on an
+// L1 (to == nil creates a contract; gas == 0 estimates it).
+type Sender func(ctx context.Context, to *common.Address, value *big.Int, data []byte, gas uint64) (*types.Receipt, error)
+
+// RunOn is Run on any EVM chain: send sends every tx, from me.
+func RunOn(ctx context.Context, send Sender, me common.Address) (*Scenario, error) {
 	s := &Scenario{Deployer: me, Receipts: map[string]*types.Receipt{}, ChildValue: big.NewInt(1e16),
 		Salt: crypto.Keccak256Hash([]byte("avaindex test salt"))}
-	send := func(step string, to *common.Address, value *big.Int, input []byte) (*types.Receipt, error) {
-		r, err := n.SendEVMTx(ctx, to, value, input, 0)
+	sendStep := func(step string, to *common.Address, value *big.Int, input []byte) (*types.Receipt, error) {
+		r, err := send(ctx, to, value, input, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", step, err)
 		}
@@ -117,7 +126,7 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 		return r, nil
 	}
 	deploy := func(step string, t *Token, code []byte) error {
-		r, err := send(step, nil, nil, code)
+		r, err := sendStep(step, nil, nil, code)
 		if err != nil {
 			return err
 		}
@@ -125,7 +134,7 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 		return nil
 	}
 	call := func(step string, to common.Address, input []byte, transfers ...Transfer) error {
-		r, err := send(step, &to, nil, input)
+		r, err := sendStep(step, &to, nil, input)
 		if err != nil {
 			return err
 		}
@@ -230,7 +239,7 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 	}
 
 	// The factory: children by CREATE and CREATE2, value forwarded.
-	r, err := send("deploy factory", nil, nil, Factory.Deploy())
+	r, err := sendStep("deploy factory", nil, nil, Factory.Deploy())
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +252,7 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 		in    []byte
 		child common.Address
 	}{{"factory create", FactoryCreate(1), s.ChildCreate}, {"factory create2", FactoryCreate2(s.Salt, 2), s.ChildCreate2}} {
-		r, err := send(c.step, &s.Factory, s.ChildValue, c.in)
+		r, err := sendStep(c.step, &s.Factory, s.ChildValue, c.in)
 		if err != nil {
 			return nil, err
 		}
@@ -255,13 +264,13 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 			return nil, fmt.Errorf("%s: the factory did not log the child %s: %+v", c.step, c.child, r.Logs)
 		}
 	}
-	if _, err := send("factory forward", &s.Factory, big.NewInt(2e15), FactoryForward(s.Alice, s.Bob)); err != nil {
+	if _, err := sendStep("factory forward", &s.Factory, big.NewInt(2e15), FactoryForward(s.Alice, s.Bob)); err != nil {
 		return nil, err
 	}
-	if _, err := send("child pay", &s.ChildCreate, nil, ChildPay(s.Alice, big.NewInt(3e15))); err != nil {
+	if _, err := sendStep("child pay", &s.ChildCreate, nil, ChildPay(s.Alice, big.NewInt(3e15))); err != nil {
 		return nil, err
 	}
-	if _, err := send("value", &s.Alice, big.NewInt(1e17), nil); err != nil {
+	if _, err := sendStep("value", &s.Alice, big.NewInt(1e17), nil); err != nil {
 		return nil, err
 	}
 	return s, nil

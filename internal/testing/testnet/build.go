@@ -107,6 +107,12 @@ func sourceHash(ctx context.Context, root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return hashFiles(root, files)
+}
+
+// hashFiles hashes the names (relative to root) and contents of files, in
+// their order, into a short hex key of a build cache.
+func hashFiles(root string, files []string) (string, error) {
 	h := sha256.New()
 	for _, f := range files {
 		b, err := os.ReadFile(f)

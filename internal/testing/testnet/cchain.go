@@ -86,12 +86,18 @@ func (n *Network) DeployContract(ctx context.Context) (common.Hash, common.Addre
 // C-chain, waits for its receipt and returns it. A receipt whose status is
 // not successful is returned together with an error.
 func (n *Network) SendEVMTx(ctx context.Context, to *common.Address, value *big.Int, data []byte, gas uint64) (*types.Receipt, error) {
+	return n.sendEVMTx(ctx, n.EthRPCURL(), n.EVMChainID, to, value, data, gas)
+}
+
+// sendEVMTx is SendEVMTx on the EVM chain whose JSON-RPC is at rpcURL and
+// whose EVM chain id is evmChainID.
+func (n *Network) sendEVMTx(ctx context.Context, rpcURL string, evmChainID uint64, to *common.Address, value *big.Int, data []byte, gas uint64) (*types.Receipt, error) {
 	if value == nil {
 		value = new(big.Int)
 	}
-	ec, err := n.EthClient(ctx)
+	ec, err := ethclient.DialContext(ctx, rpcURL)
 	if err != nil {
-		return nil, fmt.Errorf("dialing the C-chain: %w", err)
+		return nil, fmt.Errorf("dialing %s: %w", rpcURL, err)
 	}
 	defer ec.Close()
 
@@ -118,7 +124,7 @@ func (n *Network) SendEVMTx(ctx context.Context, to *common.Address, value *big.
 		return nil, fmt.Errorf("eth_baseFee: %w", err)
 	}
 	feeCap := new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(2)), tip)
-	chainID := new(big.Int).SetUint64(n.EVMChainID)
+	chainID := new(big.Int).SetUint64(evmChainID)
 	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{
 		ChainID:   chainID,
 		Nonce:     uint64(nonce),

@@ -14,12 +14,6 @@ import (
 	"github.com/ava-labs/avalanchego/utils/crypto/bls"
 	"github.com/ava-labs/avalanchego/utils/crypto/bls/signer/localsigner"
 	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
-	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
-	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
-	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
-	"github.com/ava-labs/avalanchego/wallet/subnet/primary/common"
-
-	pwallet "github.com/ava-labs/avalanchego/wallet/chain/p/wallet"
 )
 
 // L1s whose validators are real nodes: the custom network's node itself,
@@ -94,54 +88,17 @@ func (n *Network) CreateL1With(ctx context.Context, vdrs []L1ValidatorSpec) (*L1
 	if err != nil {
 		return nil, err
 	}
-	l1 := &L1{
-		SubnetID:       subnetID,
-		ManagerChainID: chainID,
-		ManagerAddress: make([]byte, 20),
-		CreateSubnetTx: subnetID,
-		CreateChainTx:  chainID,
-	}
-	if _, err := rand.Read(l1.ManagerAddress); err != nil {
+	manager := make([]byte, 20)
+	if _, err := rand.Read(manager); err != nil {
 		return nil, err
 	}
-	// The P-chain requires the conversion's validators sorted by node id;
-	// validation ids follow that order.
+	return n.ConvertToL1(ctx, subnetID, chainID, manager, vdrs)
+}
+
+// sortedByNodeID returns vdrs sorted by node id, as the P-chain requires a
+// conversion's validators; validation ids follow that order.
+func sortedByNodeID(vdrs []L1ValidatorSpec) []L1ValidatorSpec {
 	vdrs = slices.Clone(vdrs)
 	slices.SortFunc(vdrs, func(a, b L1ValidatorSpec) int { return bytes.Compare(a.NodeID[:], b.NodeID[:]) })
-	owner := message.PChainOwner{Threshold: 1, Addresses: []ids.ShortID{n.Addr}}
-	conv := make([]*txs.ConvertSubnetToL1Validator, len(vdrs))
-	for i, v := range vdrs {
-		conv[i] = &txs.ConvertSubnetToL1Validator{
-			NodeID:                v.NodeID.Bytes(),
-			Weight:                v.Weight,
-			Balance:               v.Balance,
-			Signer:                *v.PoP,
-			RemainingBalanceOwner: owner,
-			DeactivationOwner:     owner,
-		}
-	}
-	txID, err := n.issueP(ctx, primary.WalletConfig{SubnetIDs: []ids.ID{subnetID}}, func(w pwallet.Wallet, opts ...common.Option) (*txs.Tx, error) {
-		return w.IssueConvertSubnetToL1Tx(subnetID, chainID, l1.ManagerAddress, conv, opts...)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ConvertSubnetToL1Tx: %w", err)
-	}
-	l1.ConvertSubnetToL1Tx = txID
-	for i, v := range vdrs {
-		if v.Signer == nil {
-			continue
-		}
-		l1.add(&L1Validator{
-			TxID:         txID,
-			ValidationID: subnetID.Append(uint32(i)),
-			NodeID:       v.NodeID,
-			Weight:       v.Weight,
-			Balance:      v.Balance,
-			Signer:       v.Signer,
-		})
-	}
-	if l1.ConvertedHeight, err = n.PClient().GetHeight(ctx); err != nil {
-		return nil, fmt.Errorf("platform.getHeight: %w", err)
-	}
-	return l1, nil
+	return vdrs
 }

@@ -82,16 +82,7 @@ func (n *Network) CreateSubnet(ctx context.Context) (ids.ID, error) {
 // on subnetID running subnet-evm with SubnetEVMGenesis, and returns its id,
 // which is also the CreateChainTx's id.
 func (n *Network) CreateChain(ctx context.Context, subnetID ids.ID, name string) (ids.ID, error) {
-	var txID ids.ID
-	err := n.WithWallet(ctx, primary.WalletConfig{SubnetIDs: []ids.ID{subnetID}}, func(w *primary.Wallet) error {
-		tx, err := w.P().IssueCreateChainTx(subnetID, SubnetEVMGenesis, SubnetEVMID, nil, name)
-		if err != nil {
-			return fmt.Errorf("CreateChainTx: %w", err)
-		}
-		txID = tx.ID()
-		return nil
-	})
-	return txID, err
+	return n.CreateEVMChain(ctx, subnetID, SubnetEVMGenesis, SubnetEVMID, name)
 }
 
 // L1Conversion describes an accepted ConvertSubnetToL1Tx.

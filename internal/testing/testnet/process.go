@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -70,22 +69,9 @@ func startProcessIn(ctx context.Context, bin, dir string, httpPort int, keep boo
 	cmd.SysProcAttr = childAttrs()
 	p := &process{cmd: cmd, dir: dir, keep: keep, done: make(chan struct{})}
 
-	// The node is started and waited for on one goroutine locked to its OS
-	// thread: the parent-death signal is tied to the thread that forked.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		err := cmd.Start()
-		pw.Close()
-		started <- err
-		if err != nil {
-			return
-		}
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
-	if err := <-started; err != nil {
+	err = p.start()
+	pw.Close()
+	if err != nil {
 		pr.Close()
 		stdoutLog.Close()
 		return fail(fmt.Errorf("starting %s: %w", bin, err))

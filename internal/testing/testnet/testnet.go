@@ -260,6 +260,9 @@ func Main(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "testnet: stopping the %s network: %v\n", l.name, err)
 		}
 	}
+	if err := l1Net.stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "testnet: stopping the L1 network: %v\n", err)
+	}
 	return code
 }
 

@@ -8,7 +8,11 @@
 // Unless --demo=false, it then issues a realistic set of transactions (see
 // issueDemo) and prints a curl command for each surface that shows them.
 //
-//	go run ./cmd/devnet [--data-dir DIR] [--listen 127.0.0.1:8080] [--demo=false]
+// With --l1 it runs a real subnet-evm L1 instead (l1.go): a custom network
+// on an avalanchego v1.14.0 node with the subnet-evm plugin, built once per
+// machine, whose L1 avaindex finds on the P-chain; its demo is the L1's.
+//
+//	go run ./cmd/devnet [--data-dir DIR] [--listen 127.0.0.1:8080] [--demo=false] [--l1]
 package main
 
 import (
@@ -44,6 +48,7 @@ func run() error {
 	fs.StringVar(dir, "dir", "", "the same as --data-dir")
 	listen := fs.String("listen", "127.0.0.1:8080", "address avaindex listens on")
 	demo := fs.Bool("demo", true, "issue demo transactions once avaindex serves, and print the commands that show them")
+	l1 := fs.Bool("l1", false, "run a subnet-evm L1 on a custom network instead of the local network (builds avalanchego v1.14.0 and subnet-evm once: minutes the first time)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
@@ -67,6 +72,9 @@ func run() error {
 		<-ctx.Done()
 		fmt.Fprintln(os.Stderr, "devnet: stopping avaindex and the node...")
 	}()
+	if *l1 {
+		return runL1(ctx, *dir, keep, *listen, *demo)
+	}
 
 	fmt.Fprintln(os.Stderr, "devnet: starting a local avalanchego node...")
 	node, err := localnet.Start(ctx, localnet.Options{Dir: filepath.Join(*dir, "node")})

@@ -91,8 +91,10 @@ func runDevnetUntil(t *testing.T, tmp, until string, check func(base, out string
 		_ = cmd.Wait()
 		t.Fatalf("devnet did not print its URLs:\n%s\nstderr:\n%s", out, stderr.String())
 	}
-	// The funded address of the local genesis (docs/compatibility.md).
-	if !strings.Contains(out, "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u") || !strings.Contains(out, "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC") {
+	// The funded address of the local genesis (docs/compatibility.md), on
+	// the local network or (--l1) the custom one.
+	if !strings.Contains(out, "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u") && !strings.Contains(out, "P-custom18jma8ppw3nhx5r4ap8clazz0dps7rv5u9xde7p") ||
+		!strings.Contains(out, "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC") {
 		t.Errorf("devnet does not print the funded addresses:\n%s", out)
 	}
 	if first, _, _ := strings.Cut(strings.TrimSpace(out), "\n"); !strings.HasPrefix(first, "avaindex status page: http://") {
@@ -265,4 +267,50 @@ func TestDemo(t *testing.T) {
 			t.Error("no command lists the EVM chains")
 		}
 	})
+}
+
+// TestDemoL1: devnet --l1 runs the subnet-evm L1, issues its demo and
+// prints commands that all answer 200 and show it: the L1 among the EVM
+// chains, its token's transfers, Bob's minted balance.
+func TestDemoL1(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an avalanchego node")
+	}
+	runDevnetUntil(t, t.TempDir(), demoDone, func(_, out string) {
+		cmds := printedCommand.FindAllStringSubmatch(out, -1)
+		if len(cmds) < 9 {
+			t.Fatalf("devnet --l1 printed %d commands:\n%s", len(cmds), out)
+		}
+		bodies := map[string]string{}
+		for _, c := range cmds {
+			if c[1] == "" {
+				continue
+			}
+			resp, err := http.Get(c[1])
+			if err != nil {
+				t.Errorf("%s: %v", c[1], err)
+				continue
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Errorf("%s: HTTP %d, %v: %s", c[1], resp.StatusCode, err, b)
+				continue
+			}
+			bodies[c[1]] = string(b)
+		}
+		for substr, want := range map[string]string{
+			"/v1/chains":          `"chainId":"78787"`,
+			"/transfers":          `"value":"1234"`,
+			"/balances:getNative": `"balance":"424242"`,
+		} {
+			found := false
+			for u, body := range bodies {
+				found = found || strings.HasSuffix(u, substr) && strings.Contains(body, want)
+			}
+			if !found {
+				t.Errorf("no command ending in %s shows %s", substr, want)
+			}
+		}
+	}, "--l1")
 }
