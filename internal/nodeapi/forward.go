@@ -82,6 +82,14 @@ func (h *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, fmt.Sprintf("request body larger than %d bytes", MaxRequestBytes))
 		return
 	}
+	if h.f.Local == nil && len(bytes.TrimSpace(body)) == 0 {
+		// Some nodes (geth's RPC) answer an empty body with an empty 200;
+		// a JSON-RPC client expects an error object.
+		body := newRPCError(nil, "empty request body")
+		body.Error.Code = rpcParseError
+		writeJSON(w, http.StatusBadRequest, body)
+		return
+	}
 	reqs, batch := parseRequests(body)
 	if h.f.Local != nil && (batch || len(reqs) != 1 || !h.forwarded(reqs[0].Method)) {
 		r.Body = readCloser{bytes.NewReader(body)}
@@ -219,6 +227,9 @@ type rpcErrorObject struct {
 // rpcServerError is JSON-RPC's "server error" code, the node's for every
 // method error.
 const rpcServerError = -32000
+
+// rpcParseError is JSON-RPC's code for a body that is no JSON.
+const rpcParseError = -32700
 
 func newRPCError(id json.RawMessage, msg string) rpcErrorBody {
 	if len(id) == 0 {

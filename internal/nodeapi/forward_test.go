@@ -179,8 +179,8 @@ func TestForwardCache(t *testing.T) {
 	}
 }
 
-// TestForwardBounds: a body over the bound is refused before the node
-// sees it, and a GET is not forwarded.
+// TestForwardBounds: a body over the bound and an empty body are refused
+// before the node sees them, and a GET is not forwarded.
 func TestForwardBounds(t *testing.T) {
 	fake := &recordingNode{answer: func(string, []byte) string { return `{}` }}
 	srv := httptest.NewServer(fake)
@@ -189,6 +189,9 @@ func TestForwardBounds(t *testing.T) {
 	status, _ := post(t, h, `{"jsonrpc":"2.0","id":1,"method":"info.x","params":"`+strings.Repeat("x", MaxRequestBytes)+`"}`, nil)
 	if status != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized body: HTTP %d, want 413", status)
+	}
+	if status, body := post(t, h, " \n", nil); status != http.StatusBadRequest || !strings.Contains(body, `"code":-32700`) {
+		t.Errorf("empty body: HTTP %d %s, want 400 and a parse error", status, body)
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ext/info", nil))

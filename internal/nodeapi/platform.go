@@ -65,6 +65,7 @@ type PlatformSource interface {
 	Blockchains(ctx context.Context) ([]*pchain.Blockchain, error)
 	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
 	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
+	PlatformTxSource
 }
 
 // Upstream is what the platform service asks the node: values only a live

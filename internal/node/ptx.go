@@ -1,0 +1,19 @@
+package node
+
+import (
+	"context"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/vms/platformvm"
+)
+
+// PTxStatus returns the node's status of the P-chain tx txID
+// (platform.getTxStatus): what its mempool knows of a tx not yet
+// accepted (processing, dropped and why, unknown).
+func (c *Client) PTxStatus(ctx context.Context, txID ids.ID) (*platformvm.GetTxStatusResponse, error) {
+	var reply platformvm.GetTxStatusResponse
+	if err := c.call(ctx, "/ext/bc/P", "platform.getTxStatus", platformvm.GetTxStatusArgs{TxID: txID}, &reply); err != nil {
+		return nil, err
+	}
+	return &reply, nil
+}
