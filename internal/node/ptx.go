@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 
+	"github.com/ava-labs/avalanchego/api"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 )
@@ -13,6 +14,16 @@ import (
 func (c *Client) PTxStatus(ctx context.Context, txID ids.ID) (*platformvm.GetTxStatusResponse, error) {
 	var reply platformvm.GetTxStatusResponse
 	if err := c.call(ctx, "/ext/bc/P", "platform.getTxStatus", platformvm.GetTxStatusArgs{TxID: txID}, &reply); err != nil {
+		return nil, err
+	}
+	return &reply, nil
+}
+
+// PUTXOs returns the node's answer to platform.getUTXOs with args: the
+// atomic UTXOs other chains exported to the P-chain, in its shared memory.
+func (c *Client) PUTXOs(ctx context.Context, args *api.GetUTXOsArgs) (*api.GetUTXOsReply, error) {
+	var reply api.GetUTXOsReply
+	if err := c.call(ctx, "/ext/bc/P", "platform.getUTXOs", args, &reply); err != nil {
 		return nil, err
 	}
 	return &reply, nil

@@ -66,6 +66,7 @@ type PlatformSource interface {
 	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
 	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
 	PlatformTxSource
+	UTXOPageSource
 }
 
 // Upstream is what the platform service asks the node: values only a live

@@ -22,6 +22,7 @@ import (
 type Store interface {
 	ContainerStore
 	PUTXOStore
+	PUTXOPageStore
 	SubnetStore
 	SupplyStore
 	StakerStore
