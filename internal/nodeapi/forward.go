@@ -42,6 +42,9 @@ type Forward struct {
 	Local   http.Handler
 	Service string
 	Served  []string
+	// Also, when set, names served calls that go to the node all the
+	// same (by method and params).
+	Also func(method string, params json.RawMessage) bool
 }
 
 // NewForwardHandler returns the handler of a route described by f.
@@ -91,7 +94,7 @@ func (h *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reqs, batch := parseRequests(body)
-	if h.f.Local != nil && (batch || len(reqs) != 1 || !h.forwarded(reqs[0].Method)) {
+	if h.f.Local != nil && (batch || len(reqs) != 1 || !h.forwarded(reqs[0])) {
 		r.Body = readCloser{bytes.NewReader(body)}
 		h.f.Local.ServeHTTP(w, r)
 		return
@@ -124,15 +127,17 @@ func (h *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(ans.Body)
 }
 
-// forwarded reports whether method (as sent) is one of the service's that
-// avaindex does not serve. The node's codec upper-cases the first letter
-// of the method's name, so "platform.IssueTx" is "platform.issueTx".
-func (h *forwardHandler) forwarded(method string) bool {
-	service, name, ok := strings.Cut(method, ".")
+// forwarded reports whether req calls one of the service's methods that
+// avaindex does not serve, or a served call Also names. The node's codec
+// upper-cases the first letter of the method's name, so
+// "platform.IssueTx" is "platform.issueTx".
+func (h *forwardHandler) forwarded(req rpcRequest) bool {
+	service, name, ok := strings.Cut(req.Method, ".")
 	if !ok || service != h.f.Service || name == "" {
 		return false
 	}
-	return !h.served[service+"."+lowerFirst(name)]
+	method := service + "." + lowerFirst(name)
+	return !h.served[method] || h.f.Also != nil && h.f.Also(method, req.Params)
 }
 
 // cacheKey is what identifies a request's answer: the route, the method

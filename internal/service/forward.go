@@ -25,20 +25,24 @@ func forwardPlatform(platform http.Handler, pass nodeapi.Passthrough, cache *nod
 }
 
 // forwardRoutes are the node API's routes that avaindex passes through to
-// the node, so that a wallet needs avaindex's URL alone: the X-chain, the
-// info API, the C-chain's RPC and its avax API, and the EVM chains' RPC
+// the node, so that a wallet needs avaindex's URL alone: the X-chain (but
+// for what avm, the X-chain service over the store, serves), the info API, the C-chain's RPC and its avax API, and the EVM chains' RPC
 // (resolveEVM names the RPC URL of a chain by the path's blockchain id).
 // All are the node API's surface, under its rate limits.
-func forwardRoutes(network *internal.Network, pass nodeapi.Passthrough, cache *nodeapi.ReplyCache, resolveEVM func(string) (string, bool)) []server.Route {
+func forwardRoutes(network *internal.Network, avm http.Handler, pass nodeapi.Passthrough, cache *nodeapi.ReplyCache, resolveEVM func(string) (string, bool)) []server.Route {
 	fwd := func(path string) http.Handler {
 		return nodeapi.NewForwardHandler(pass, cache, nodeapi.Forward{Path: path})
 	}
-	x, info := fwd("/ext/bc/X"), fwd("/ext/info")
+	avmMethods := server.RPCMethods("avm", (*nodeapi.AVM)(nil))
+	x := nodeapi.NewForwardHandler(pass, cache, nodeapi.Forward{
+		Path: "/ext/bc/X", Local: avm, Service: "avm", Served: avmMethods, Also: nodeapi.AVMForwarded,
+	})
+	info := fwd("/ext/info")
 	cRPC, cAVAX := fwd("/ext/bc/C/rpc"), fwd("/ext/bc/C/avax")
 	return []server.Route{
-		{Pattern: "/ext/bc/X", Handler: x, Surface: server.NodeAPI},
-		{Pattern: "/ext/X", Handler: x, Surface: server.NodeAPI},
-		{Pattern: "/ext/bc/{blockchainId}", Handler: byChain(network.XChainID, x), Surface: server.NodeAPI},
+		{Pattern: "/ext/bc/X", Handler: x, RPCMethods: avmMethods, Surface: server.NodeAPI},
+		{Pattern: "/ext/X", Handler: x, RPCMethods: avmMethods, Surface: server.NodeAPI},
+		{Pattern: "/ext/bc/{blockchainId}", Handler: byChain(network.XChainID, x), RPCMethods: avmMethods, Surface: server.NodeAPI},
 		{Pattern: "/ext/info", Handler: info, Surface: server.NodeAPI},
 		{Pattern: "/ext/bc/C/rpc", Handler: cRPC, Surface: server.NodeAPI},
 		{Pattern: "/ext/bc/C/avax", Handler: cAVAX, Surface: server.NodeAPI},

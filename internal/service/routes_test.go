@@ -30,7 +30,7 @@ func servedRoutes(t *testing.T) []server.Route {
 		indexes[name] = http.NotFoundHandler()
 	}
 	routes := routeTable(network, http.NotFoundHandler(), indexes, dataAPI.Routes())
-	routes = append(routes, forwardRoutes(network, nil, nil, nil)...)
+	routes = append(routes, forwardRoutes(network, http.NotFoundHandler(), nil, nil, nil)...)
 	return server.Routes(server.Deps{Routes: routes})
 }
 

@@ -263,7 +263,11 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	}
 	pass, replies := node.NewForwarder(client.URL()), nodeapi.NewReplyCache(replyCacheBytes)
 	routes := routeTable(network, forwardPlatform(platform, pass, replies), indexes, dataAPI.Routes())
-	routes = append(routes, forwardRoutes(network, pass, replies, evmRPCResolver(chains))...)
+	avm, err := nodeapi.NewAVMHandler(st)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	routes = append(routes, forwardRoutes(network, avm, pass, replies, evmRPCResolver(chains))...)
 	// The Metrics API serves the EVM chains of the registry.
 	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey,
 		EVMChains: func() []metricsapi.EVMChain { return metricsEVMChains(chains.Chains()) }})
