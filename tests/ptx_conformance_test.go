@@ -15,7 +15,8 @@ import (
 
 // TestPTxReadsMatchNode compares the P-chain reads a wallet makes of txs
 // and of the chain (platform.getTx in every encoding, getTxStatus,
-// getTimestamp, getStakingAssetID, getSubnet) on avaindex and on the node:
+// getTimestamp, getStakingAssetID, getSubnet, validatedBy, validates) on
+// avaindex and on the node:
 // every tx of every block, the genesis's, and bad inputs.
 func TestPTxReadsMatchNode(t *testing.T) {
 	n, issued := issuedNetwork(t)
@@ -93,6 +94,15 @@ func TestPTxReadsMatchNode(t *testing.T) {
 			}
 			same("platform.getStakingAssetID", params)
 			same("platform.getSubnet", params)
+			same("platform.validates", params)
+		}
+		for _, chain := range []any{constants.PlatformChainID.String(), n.XChainID.String(), n.CChainID.String(),
+			issued.ChainID.String(), issued.SubnetID.String(), ids.GenerateTestID().String(), "nope", "", nil} {
+			params := map[string]any{}
+			if chain != nil {
+				params["blockchainID"] = chain
+			}
+			same("platform.validatedBy", params)
 		}
 	})
 }

@@ -230,3 +230,65 @@ func (p *Platform) GetSubnet(r *http.Request, args *platformvm.GetSubnetArgs, re
 	}
 	return nil
 }
+
+// parsedTx is the accepted tx id, parsed; err is what to answer for one
+// that is not, worded with what.
+func (p *Platform) parsedTx(ctx context.Context, id ids.ID, what string) (*txs.Tx, error) {
+	rec, _, err := p.acceptedTx(ctx, id)
+	if err != nil {
+		return nil, storeError(fmt.Sprintf("%s %q", what, id), err)
+	}
+	tx, err := txs.Parse(txs.GenesisCodec, rec.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: internal error", what, id)
+	}
+	return tx, nil
+}
+
+// ValidatedBy answers the subnet that validates a blockchain.
+func (p *Platform) ValidatedBy(r *http.Request, args *platformvm.ValidatedByArgs, reply *platformvm.ValidatedByResponse) error {
+	if args.BlockchainID == constants.PlatformChainID {
+		reply.SubnetID = constants.PrimaryNetworkID
+		return nil
+	}
+	tx, err := p.parsedTx(r.Context(), args.BlockchainID, "problem retrieving blockchain")
+	if err != nil {
+		return err
+	}
+	chain, ok := tx.Unsigned.(*txs.CreateChainTx)
+	if !ok {
+		return fmt.Errorf("%q is not a blockchain", args.BlockchainID)
+	}
+	reply.SubnetID = chain.SubnetID
+	return nil
+}
+
+// Validates answers the blockchains a subnet validates, in the node's
+// order (newest first, as getBlockchains lists a subnet's chains).
+func (p *Platform) Validates(r *http.Request, args *platformvm.ValidatesArgs, reply *platformvm.ValidatesResponse) error {
+	ctx := r.Context()
+	if args.SubnetID == constants.PrimaryNetworkID {
+		for _, g := range p.genesisChains() {
+			reply.BlockchainIDs = append(reply.BlockchainIDs, g.id)
+		}
+		return nil
+	}
+	tx, err := p.parsedTx(ctx, args.SubnetID, "problem retrieving subnet")
+	if err != nil {
+		return err
+	}
+	if _, ok := tx.Unsigned.(*txs.CreateSubnetTx); !ok {
+		return fmt.Errorf("%q is not a subnet", args.SubnetID)
+	}
+	chains, err := p.store.Blockchains(ctx)
+	if err != nil {
+		return storeError(fmt.Sprintf("problem retrieving chains for subnet %q", args.SubnetID), err)
+	}
+	reply.BlockchainIDs = []ids.ID{}
+	for i := len(chains) - 1; i >= 0; i-- {
+		if chains[i].SubnetID == args.SubnetID {
+			reply.BlockchainIDs = append(reply.BlockchainIDs, chains[i].ID)
+		}
+	}
+	return nil
+}
