@@ -28,3 +28,13 @@ func (c *Client) PUTXOs(ctx context.Context, args *api.GetUTXOsArgs) (*api.GetUT
 	}
 	return &reply, nil
 }
+
+// XUTXOs returns the node's answer to avm.getUTXOs with args: the atomic
+// UTXOs other chains exported to the X-chain, in its shared memory.
+func (c *Client) XUTXOs(ctx context.Context, args *api.GetUTXOsArgs) (*api.GetUTXOsReply, error) {
+	var reply api.GetUTXOsReply
+	if err := c.call(ctx, "/ext/bc/X", "avm.getUTXOs", args, &reply); err != nil {
+		return nil, err
+	}
+	return &reply, nil
+}

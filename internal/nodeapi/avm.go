@@ -30,19 +30,45 @@ type AVMSource interface {
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
 	BlockSummaryByID(ctx context.Context, chain internal.Chain, id ids.ID) (*store.BlockSummary, error)
 	XTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
+	XUTXOPageOf(ctx context.Context, addr ids.ShortID, after ids.ID, limit int) ([]*store.PagedUTXO, error)
+}
+
+// AVMUpstream is what the X-chain service asks the node: the UTXOs other
+// chains exported to the X-chain (its shared memory). *node.Client
+// implements it.
+type AVMUpstream interface {
+	XUTXOs(ctx context.Context, args *api.GetUTXOsArgs) (*api.GetUTXOsReply, error)
 }
 
 // NewAVMHandler returns the handler of the avm.* methods avaindex serves
 // from the store at /ext/bc/X (the others are the node's: see
-// AVMForwarded).
-func NewAVMHandler(src AVMSource) (http.Handler, error) {
-	return newServer(&AVM{store: src}, "avm")
+// AVMForwarded). upstream may be nil: atomic UTXOs are then unreachable.
+func NewAVMHandler(src AVMSource, network *internal.Network, upstream AVMUpstream) (http.Handler, error) {
+	return newServer(&AVM{store: src, network: network, upstream: upstream}, "avm")
 }
 
-// AVM implements avm.* methods from the store: the X-chain's blocks and
-// accepted txs in the node's hex encodings.
+// AVM implements avm.* methods from the store: the X-chain's blocks,
+// accepted txs in the node's hex encodings, and UTXOs.
 type AVM struct {
-	store AVMSource
+	store    AVMSource
+	network  *internal.Network
+	upstream AVMUpstream
+}
+
+// GetUTXOs answers the X-chain UTXOs of the addresses from the index, as
+// the P-chain's (see getUTXOs); the atomic UTXOs other chains exported
+// to it are the node's.
+func (x *AVM) GetUTXOs(r *http.Request, args *api.GetUTXOsArgs, reply *api.GetUTXOsReply) error {
+	var atomic func(context.Context, *api.GetUTXOsArgs) (*api.GetUTXOsReply, error)
+	if x.upstream != nil {
+		atomic = x.upstream.XUTXOs
+	}
+	return getUTXOs(r.Context(), utxoChain{
+		id: x.network.XChainID, network: x.network, page: x.store.XUTXOPageOf, atomic: atomic,
+		encodeErr: func(id ids.ID, _ formatting.Encoding, err error) error {
+			return fmt.Errorf("couldn't encode UTXO %s as string: %w", id, err)
+		},
+	}, args, reply)
 }
 
 // AVMForwarded reports, of an avm call avaindex serves, whether it goes

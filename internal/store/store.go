@@ -22,7 +22,7 @@ import (
 type Store interface {
 	ContainerStore
 	PUTXOStore
-	PUTXOPageStore
+	UTXOPageStore
 	SubnetStore
 	SupplyStore
 	StakerStore
