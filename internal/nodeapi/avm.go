@@ -88,7 +88,15 @@ func AVMForwarded(method string, params json.RawMessage) bool {
 
 // GetHeight answers the height of the last X-chain block avaindex indexed.
 func (x *AVM) GetHeight(r *http.Request, _ *struct{}, reply *api.GetHeightResponse) error {
-	h, ok, err := x.store.Cursor(r.Context(), store.ChainCursor(internal.XChain))
+	return indexedHeight(r.Context(), x.store, internal.XChain, reply)
+}
+
+// indexedHeight sets reply to the height of chain's last indexed block.
+func indexedHeight(ctx context.Context, src interface {
+	Cursor(ctx context.Context, key store.CursorKey) (uint64, bool, error)
+}, chain internal.Chain, reply *api.GetHeightResponse,
+) error {
+	h, ok, err := src.Cursor(ctx, store.ChainCursor(chain))
 	if err != nil {
 		return storeError("couldn't get height", err)
 	}
@@ -131,11 +139,8 @@ func (x *AVM) GetTx(r *http.Request, args *api.GetTxArgs, reply *api.GetTxReply)
 		return errNilTxID
 	}
 	rec, err := x.store.XTx(r.Context(), args.TxID)
-	if errors.Is(err, derrors.NotFound) {
-		return database.ErrNotFound
-	}
 	if err != nil {
-		return storeError("couldn't get tx", err)
+		return bareNotFound("couldn't get tx", err)
 	}
 	reply.Encoding = args.Encoding
 	s, err := formatting.Encode(args.Encoding, rec.Bytes)
@@ -162,6 +167,15 @@ func (x *AVM) GetTxStatus(r *http.Request, args *api.JSONTxID, reply *avm.GetTxS
 		return storeError("couldn't get tx status", err)
 	}
 	return nil
+}
+
+// bareNotFound words a store failure as storeError, but a missing record
+// as the node's bare "not found".
+func bareNotFound(what string, err error) error {
+	if errors.Is(err, derrors.NotFound) {
+		return database.ErrNotFound
+	}
+	return storeError(what, err)
 }
 
 // encodeX sets out to b in enc, a JSON string, as the avm service does.

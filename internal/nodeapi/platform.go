@@ -97,15 +97,7 @@ type Platform struct {
 
 // GetHeight answers the height of the last P-chain block avaindex indexed.
 func (p *Platform) GetHeight(r *http.Request, _ *struct{}, reply *api.GetHeightResponse) error {
-	h, ok, err := p.store.Cursor(r.Context(), store.ChainCursor(internal.PChain))
-	if err != nil {
-		return storeError("couldn't get height", err)
-	}
-	if !ok {
-		return errors.New("couldn't get height: no block indexed yet")
-	}
-	reply.Height = avajson.Uint64(h)
-	return nil
+	return indexedHeight(r.Context(), p.store, internal.PChain, reply)
 }
 
 // GetBlock answers the block with the given id.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/api"
-	"github.com/ava-labs/avalanchego/database"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/formatting"
@@ -209,11 +208,8 @@ func (p *Platform) GetSubnet(r *http.Request, args *platformvm.GetSubnetArgs, re
 		return errPrimaryNetworkIsNotASubnet
 	}
 	s, err := p.store.Subnet(r.Context(), args.SubnetID)
-	if errors.Is(err, derrors.NotFound) {
-		return database.ErrNotFound
-	}
 	if err != nil {
-		return storeError("couldn't get subnet", err)
+		return bareNotFound("couldn't get subnet", err)
 	}
 	reply.ControlKeys = make([]string, len(s.Owner.Addresses))
 	for i, a := range s.Owner.Addresses {

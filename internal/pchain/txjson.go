@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/ava-labs/avalanchego/ids"
-	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 )
 
@@ -38,13 +37,9 @@ func GenesisTx(genesisID, txID ids.ID) (_ []byte, ok bool, _ error) {
 	defer genesisTxs.mu.Unlock()
 	byID, known := genesisTxs.of[genesisID]
 	if !known {
-		b, found, err := genesisBytes(genesisID)
+		g, found, err := parsedGenesis(genesisID)
 		if err != nil || !found {
 			return nil, false, err
-		}
-		g, err := pgenesis.Parse(b)
-		if err != nil {
-			return nil, false, fmt.Errorf("parsing the P-chain genesis: %w", err)
 		}
 		byID = map[ids.ID][]byte{}
 		for _, tx := range append(slices.Clone(g.Validators), g.Chains...) {
