@@ -16,8 +16,8 @@ import (
 // TestPTxReadsMatchNode compares the P-chain reads a wallet makes of txs
 // and of the chain (platform.getTx in every encoding, getTxStatus,
 // getTimestamp, getStakingAssetID, getSubnet, validatedBy, validates) on
-// avaindex and on the node:
-// every tx of every block, the genesis's, and bad inputs.
+// avaindex and on the node: every tx of every block, the genesis's, and
+// bad inputs.
 func TestPTxReadsMatchNode(t *testing.T) {
 	n, issued := issuedNetwork(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
