@@ -31,23 +31,9 @@ var now = time.Now
 // alias the node knows ("P", "platform" or its id) and the bech32 prefix is
 // the network's.
 func addressManager(n *internal.Network) (avax.AddressManager, error) {
-	aliaser := ids.NewAliaser()
-	for _, a := range []struct {
-		id      ids.ID
-		aliases []string
-	}{
-		{constants.PlatformChainID, []string{"P", "platform"}},
-		{n.XChainID, []string{"X", "avm"}},
-		{n.CChainID, []string{"C", "evm"}},
-	} {
-		if a.id == ids.Empty && a.aliases[0] != "P" {
-			continue
-		}
-		for _, alias := range append(a.aliases, a.id.String()) {
-			if err := aliaser.Alias(a.id, alias); err != nil {
-				return nil, err
-			}
-		}
+	aliaser, err := chainAliaser(n)
+	if err != nil {
+		return nil, err
 	}
 	return avax.NewAddressManager(&snow.Context{
 		NetworkID: n.ID,

@@ -67,6 +67,8 @@ type PlatformSource interface {
 	Blockchains(ctx context.Context) ([]*pchain.Blockchain, error)
 	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
 	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
+	PlatformTxSource
+	UTXOPageSource
 }
 
 // Upstream is what the platform service asks the node: values only a live
@@ -97,15 +99,7 @@ type Platform struct {
 
 // GetHeight answers the height of the last P-chain block avaindex indexed.
 func (p *Platform) GetHeight(r *http.Request, _ *struct{}, reply *api.GetHeightResponse) error {
-	h, ok, err := p.store.Cursor(r.Context(), store.ChainCursor(internal.PChain))
-	if err != nil {
-		return storeError("couldn't get height", err)
-	}
-	if !ok {
-		return errors.New("couldn't get height: no block indexed yet")
-	}
-	reply.Height = avajson.Uint64(h)
-	return nil
+	return indexedHeight(r.Context(), p.store, internal.PChain, reply)
 }
 
 // GetBlock answers the block with the given id.

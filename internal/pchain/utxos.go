@@ -219,10 +219,9 @@ type Genesis struct {
 	Stakers    []Staker
 }
 
-// GenesisFor returns the genesis whose hash is genesisID: the parent id of
-// the P-chain block at height 0. ok is false when the genesis is not one of
-// the known networks' (nor registered).
-func GenesisFor(genesisID ids.ID) (_ *Genesis, ok bool, _ error) {
+// parsedGenesis is the genesis genesisID as avalanchego parses it; ok is
+// false when it is not known.
+func parsedGenesis(genesisID ids.ID) (_ *pgenesis.Genesis, ok bool, _ error) {
 	b, found, err := genesisBytes(genesisID)
 	if err != nil || !found {
 		return nil, false, err
@@ -230,6 +229,17 @@ func GenesisFor(genesisID ids.ID) (_ *Genesis, ok bool, _ error) {
 	g, err := pgenesis.Parse(b)
 	if err != nil {
 		return nil, false, fmt.Errorf("parsing the P-chain genesis: %w", err)
+	}
+	return g, true, nil
+}
+
+// GenesisFor returns the genesis whose hash is genesisID: the parent id of
+// the P-chain block at height 0. ok is false when the genesis is not one of
+// the known networks' (nor registered).
+func GenesisFor(genesisID ids.ID) (_ *Genesis, ok bool, _ error) {
+	g, found, err := parsedGenesis(genesisID)
+	if err != nil || !found {
+		return nil, false, err
 	}
 	out := &Genesis{Timestamp: g.Timestamp, InitialSupply: g.InitialSupply, Validators: g.Validators}
 	for _, u := range g.UTXOs {

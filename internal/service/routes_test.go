@@ -30,7 +30,9 @@ func servedRoutes(t *testing.T) []server.Route {
 	for _, name := range store.IndexNames {
 		indexes[name] = http.NotFoundHandler()
 	}
-	return server.Routes(server.Deps{Routes: routeTable(network, http.NotFoundHandler(), indexes, dataAPI.Routes())})
+	routes := routeTable(network, http.NotFoundHandler(), indexes, dataAPI.Routes())
+	routes = append(routes, forwardRoutes(network, http.NotFoundHandler(), nil, nil, nil)...)
+	return server.Routes(server.Deps{Routes: routes})
 }
 
 // TestOpenAPIDocumentsEveryRoute: the served OpenAPI document describes

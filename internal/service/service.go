@@ -229,7 +229,13 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	routes := routeTable(network, platform, indexes, dataAPI.Routes())
+	pass, replies := node.NewForwarder(client.URL()), nodeapi.NewReplyCache(replyCacheBytes)
+	routes := routeTable(network, forwardPlatform(platform, pass, replies), indexes, dataAPI.Routes())
+	avm, err := nodeapi.NewAVMHandler(st, network, client)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	routes = append(routes, forwardRoutes(network, avm, pass, replies, evmRPCResolver(chains))...)
 	// The Metrics API serves the EVM chains of the registry.
 	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey,
 		EVMChains: func() []metricsapi.EVMChain { return metricsEVMChains(chains.Chains()) }})

@@ -33,6 +33,7 @@ import (
 type Store interface {
 	ContainerStore
 	PUTXOStore
+	UTXOPageStore
 	SubnetStore
 	SubnetListStore
 	SupplyStore
