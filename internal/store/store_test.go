@@ -468,10 +468,13 @@ func TestNotFound(t *testing.T) {
 			"huge height":    func() error { _, err := s.PBlockByHeight(ctx, math.MaxUint64); return err },
 			"id":             func() error { _, err := s.PBlockByID(ctx, testID("nope")); return err },
 			"tx id as block": func() error { _, err := s.PBlockByID(ctx, txOfBlock1); return err },
-			"summary id":     func() error { _, err := s.BlockSummaryByID(ctx, BlockQuery{Chain: internal.PChain}, testID("nope")); return err },
-			"bytes height":   func() error { _, _, err := s.PBlockBytesByHeight(ctx, 5); return err },
-			"bytes huge":     func() error { _, _, err := s.PBlockBytesByHeight(ctx, math.MaxUint64); return err },
-			"bytes id":       func() error { _, err := s.PBlockBytesByID(ctx, testID("nope")); return err },
+			"summary id": func() error {
+				_, err := s.BlockSummaryByID(ctx, BlockQuery{Chain: internal.PChain}, testID("nope"))
+				return err
+			},
+			"bytes height": func() error { _, _, err := s.PBlockBytesByHeight(ctx, 5); return err },
+			"bytes huge":   func() error { _, _, err := s.PBlockBytesByHeight(ctx, math.MaxUint64); return err },
+			"bytes id":     func() error { _, err := s.PBlockBytesByID(ctx, testID("nope")); return err },
 		} {
 			err := f()
 			if !errors.Is(err, derrors.NotFound) {
