@@ -10,7 +10,7 @@
 // There is one file per OpenAPI tag (blocks.go, transactions.go, utxos.go,
 // rewards.go, signature_aggregator.go; for the EVM chains chains.go,
 // contracts.go, balances.go, evmtransactions.go, nfts.go with the NFT
-// balance lists), with helpers beside (txrender.go, evmrender.go,
+// balance lists; health.go for both), with helpers beside (txrender.go, evmrender.go,
 // assets.go, genesisdata.go).
 package api
 
@@ -105,6 +105,8 @@ type Deps struct {
 	Aggregator SignatureAggregator
 	// Prices tells prices; nil for NoPrices.
 	Prices PriceSource
+	// Health is what the health check pings: the store; nil answers 503.
+	Health Pinger
 	// HistoricalPriceMinAge is how long ago a transaction or reward must
 	// be for its historicalPrice: zero for the hosted API's 24 hours,
 	// NoMinAge for none.
@@ -131,6 +133,7 @@ type API struct {
 	// historicalPrice.
 	priceMinAge time.Duration
 	evm         EVMSource
+	health      Pinger
 	chains      ChainRegistry
 	catalog     ContractCatalog
 	// idTexts keeps the cb58 text of ids rendered often.
@@ -178,6 +181,7 @@ func New(d Deps) (*API, error) {
 	}
 	return &API{
 		evm:         d.EVM,
+		health:      d.Health,
 		chains:      chains,
 		catalog:     catalog,
 		store:       d.Store,
@@ -205,6 +209,8 @@ func (a *API) Routes() []Route {
 // against. Serve Routes.
 func (a *API) BareRoutes() []Route {
 	return []Route{
+		{Pattern: "GET /v1/health-check", Handler: a.handle(a.healthCheck)},
+		{Pattern: "GET /v1/live-check", Handler: a.handle(a.liveCheck)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", Handler: a.handle(a.listBlocks)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", Handler: a.handle(a.getBlock)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", Handler: a.handle(a.getTx)},

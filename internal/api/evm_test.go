@@ -219,7 +219,7 @@ func newEVMTestAPIAged(t *testing.T, dsn string, chains ChainRegistry, prices Pr
 	if err := st.ApplyEVMBlocks(ctx, evmTestChain, evmTestBlocks()); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(Deps{Store: st, EVM: st, Chains: chains, Catalog: testCatalog(t), Network: testNet,
+	a, err := New(Deps{Store: st, EVM: st, Health: st, Chains: chains, Catalog: testCatalog(t), Network: testNet,
 		Aliases: []string{Testnet}, TokenKey: bytes.Repeat([]byte{7}, 32), Prices: prices, HistoricalPriceMinAge: minAge})
 	if err != nil {
 		t.Fatal(err)

@@ -827,3 +827,21 @@ type ListCollectibleBalancesResponse struct {
 	NextPageToken       string `json:"nextPageToken,omitempty"`
 	CollectibleBalances []any  `json:"collectibleBalances"`
 }
+
+// ---- Health Check (health.go) ----
+
+// HealthIndicator is one dependency's state (schema
+// HealthIndicatorResultDto): "up" or "down".
+type HealthIndicator struct {
+	Status string `json:"status"`
+}
+
+// HealthCheckResult is the body of the health checks (schema
+// HealthCheckResultDto): Status "ok", Info the dependencies up, Error
+// those down, Details all of them.
+type HealthCheckResult struct {
+	Status  string                     `json:"status"`
+	Info    map[string]HealthIndicator `json:"info"`
+	Error   map[string]HealthIndicator `json:"error"`
+	Details map[string]HealthIndicator `json:"details"`
+}
