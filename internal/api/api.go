@@ -10,7 +10,7 @@
 // There is one file per OpenAPI tag (blocks.go, transactions.go, utxos.go,
 // rewards.go, signature_aggregator.go; for the EVM chains chains.go,
 // contracts.go, balances.go, evmtransactions.go, nfts.go with the NFT
-// balance lists; health.go for both), with helpers beside (txrender.go, evmrender.go,
+// balance lists, evmblocks.go; health.go for both), with helpers beside (txrender.go, evmrender.go,
 // assets.go, genesisdata.go).
 package api
 
@@ -224,6 +224,15 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/chains", Handler: a.handle(a.listChains)},
 		{Pattern: "GET /v1/chains/{chainId}", Handler: a.handle(a.getChain)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}", Handler: a.handle(a.getContractMetadata)},
+		{Pattern: "GET /v1/chains/{chainId}/blocks", Handler: a.handle(a.getLatestBlocks)},
+		{Pattern: "GET /v1/chains/{chainId}/blocks/{blockId}", Handler: a.handle(a.getEVMBlock)},
+		{Pattern: "GET /v1/blocks", Handler: a.handle(a.listLatestBlocksAllChains)},
+		{Pattern: "GET /v1/chains/allBlocks", Handler: a.handle(a.listLatestBlocksAllChains)},
+		{Pattern: "GET /v1/chains/{chainId}/transactions/{txHash}", Handler: a.handle(a.getTransaction)},
+		{Pattern: "GET /v1/chains/{chainId}/blocks/{blockId}/transactions", Handler: a.handle(a.getTransactionsForBlock)},
+		{Pattern: "GET /v1/chains/{chainId}/transactions", Handler: a.handle(a.listLatestTransactions)},
+		{Pattern: "GET /v1/transactions", Handler: a.handle(a.listLatestTransactionsAllChains)},
+		{Pattern: "GET /v1/chains/allTransactions", Handler: a.handle(a.listLatestTransactionsAllChains)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:getNative", Handler: a.handle(a.getNativeBalance)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", Handler: a.handle(a.getDeployment)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/deployments", Handler: a.handle(a.listDeployments)},

@@ -123,8 +123,12 @@ func evmTestBlocks() []*evm.Block {
 	transfer(bs[3], t5, 2, 0, token20, internal.ERC20, alice, bob, 10, 0)
 	bs[3].Balances = []evm.BalanceChange{{Address: alice, Balance: ether(8)}}
 
+	// Block 4 is past Granite: its header has the millisecond time.
+	ms, delay := uint64(bs[4].Timestamp.UnixMilli()+375), uint64(7_477_290)
+	bs[4].TimeMilliseconds, bs[4].MinDelayExcess, bs[4].BlockGasCost = &ms, &delay, big.NewInt(40_000)
 	t6 := tx(bs[4], 6, carol, &n7, []byte{0x42, 0x84, 0x2e, 0x0e})
 	transfer(bs[4], t6, 0, 0, nft721, internal.ERC721, carol, bob, 1, 7)
+	bs[3].Txs[1].Status = 0 // t4 failed, for the status filter
 	return bs
 }
 

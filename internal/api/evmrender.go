@@ -400,8 +400,11 @@ func (c *contracts) nativeTx(ctx context.Context, tx *internal.EVMTx, block *int
 		Input:          "0x" + hex.EncodeToString(tx.Input),
 		BaseFeePerGas:  "0",
 	}
-	if block != nil && block.BaseFee != nil {
-		out.BaseFeePerGas = block.BaseFee.String()
+	if block != nil {
+		out.BlockTimestampMilliseconds, out.BlockMinDelayExcess = block.TimeMilliseconds, block.MinDelayExcess
+		if block.BaseFee != nil {
+			out.BaseFeePerGas = block.BaseFee.String()
+		}
 	}
 	if tx.MaxFeePerGas != nil {
 		out.MaxFeePerGas = tx.MaxFeePerGas.String()
@@ -418,4 +421,38 @@ func decimal(v *big.Int) string {
 		return "0"
 	}
 	return v.String()
+}
+
+// listedTx renders a listed tx of chainID, its ends with their curated
+// metadata only (a list reads no contract per address); the callee of a
+// creation is the contract it made.
+func (c *contracts) listedTx(chainID uint64, tx *internal.EVMTx) NativeTransaction {
+	to := tx.To
+	if to == nil {
+		to = tx.ContractAddress
+	}
+	toAddr := RichAddress{Address: common.Address{}.Hex()}
+	if to != nil {
+		toAddr = c.curatedAddress(*to)
+	}
+	return NativeTransaction{
+		BlockNumber:                strconv.FormatUint(tx.BlockNumber, 10),
+		BlockTimestamp:             tx.Timestamp.Unix(),
+		BlockTimestampMilliseconds: tx.BlockTimeMilliseconds,
+		BlockMinDelayExcess:        tx.BlockMinDelayExcess,
+		BlockHash:                  tx.BlockHash.Hex(),
+		ChainID:                    strconv.FormatUint(chainID, 10),
+		BlockIndex:                 tx.Index,
+		TxHash:                     tx.Hash.Hex(),
+		TxStatus:                   strconv.Itoa(int(tx.Status)),
+		TxType:                     int(tx.Type),
+		GasLimit:                   strconv.FormatUint(tx.GasLimit, 10),
+		GasUsed:                    strconv.FormatUint(tx.GasUsed, 10),
+		GasPrice:                   decimal(tx.GasPrice),
+		Nonce:                      strconv.FormatUint(tx.Nonce, 10),
+		From:                       c.curatedAddress(tx.From),
+		To:                         toAddr,
+		Method:                     method(tx),
+		Value:                      decimal(tx.Value),
+	}
 }

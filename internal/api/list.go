@@ -28,6 +28,11 @@ type listSpec struct {
 	// MaxPageSize bounds pageSize: MaxPageSize when zero, MaxPageSizeLarge
 	// for the endpoints with large pages (POST .../utxos).
 	MaxPageSize int
+	// DefaultPageSize is the pageSize when absent: DefaultPageSize when
+	// zero. With ZeroPageSize a pageSize of 0 is accepted and means it
+	// too (the schema's minimum of getTransactionsForBlock).
+	DefaultPageSize int
+	ZeroPageSize    bool
 }
 
 // scope is the page-token scope of the query.
@@ -52,9 +57,16 @@ func listPage[Item, Cursor any](a *API, r *http.Request, spec listSpec,
 	if maxSize == 0 {
 		maxSize = MaxPageSize
 	}
-	size, err := PageSize(r, DefaultPageSize, maxSize)
+	def := spec.DefaultPageSize
+	if def == 0 {
+		def = DefaultPageSize
+	}
+	size, err := PageSize(r, def, maxSize)
 	if err != nil {
-		return nil, "", err
+		if v, _, _ := QueryValue(r, "pageSize"); !spec.ZeroPageSize || v != "0" {
+			return nil, "", err
+		}
+		size = def
 	}
 	scope := spec.scope()
 	var (

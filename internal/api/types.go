@@ -578,8 +578,12 @@ type Method struct {
 type FullNativeTransactionDetails struct {
 	BlockNumber    string `json:"blockNumber"`
 	BlockTimestamp int64  `json:"blockTimestamp"`
-	BlockHash      string `json:"blockHash"`
-	ChainID        string `json:"chainId"`
+	// BlockTimestampMilliseconds and BlockMinDelayExcess are the block
+	// header's since Granite, absent before.
+	BlockTimestampMilliseconds *uint64 `json:"blockTimestampMilliseconds,omitempty"`
+	BlockMinDelayExcess        *uint64 `json:"blockMinDelayExcess,omitempty"`
+	BlockHash                  string  `json:"blockHash"`
+	ChainID                    string  `json:"chainId"`
 	// BlockIndex is the tx's position in its block.
 	BlockIndex uint32 `json:"blockIndex"`
 	TxHash     string `json:"txHash"`
@@ -600,6 +604,68 @@ type FullNativeTransactionDetails struct {
 	BaseFeePerGas        string `json:"baseFeePerGas"`
 	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
 	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
+}
+
+// NativeTransaction is a listed EVM tx (schema NativeTransaction): its
+// receipt without its input.
+type NativeTransaction struct {
+	BlockNumber                string      `json:"blockNumber"`
+	BlockTimestamp             int64       `json:"blockTimestamp"`
+	BlockTimestampMilliseconds *uint64     `json:"blockTimestampMilliseconds,omitempty"`
+	BlockMinDelayExcess        *uint64     `json:"blockMinDelayExcess,omitempty"`
+	BlockHash                  string      `json:"blockHash"`
+	ChainID                    string      `json:"chainId"`
+	BlockIndex                 uint32      `json:"blockIndex"`
+	TxHash                     string      `json:"txHash"`
+	TxStatus                   string      `json:"txStatus"`
+	TxType                     int         `json:"txType"`
+	GasLimit                   string      `json:"gasLimit"`
+	GasUsed                    string      `json:"gasUsed"`
+	GasPrice                   string      `json:"gasPrice"`
+	Nonce                      string      `json:"nonce"`
+	From                       RichAddress `json:"from"`
+	To                         RichAddress `json:"to"`
+	Method                     *Method     `json:"method,omitempty"`
+	Value                      string      `json:"value"`
+}
+
+// ListNativeTransactionsResponse is a page of EVM txs.
+type ListNativeTransactionsResponse struct {
+	NextPageToken string              `json:"nextPageToken,omitempty"`
+	Transactions  []NativeTransaction `json:"transactions"`
+}
+
+// EvmBlock is an EVM block (schemas EvmBlock and GetEvmBlockResponse):
+// amounts and counts in decimal strings but TxCount.
+type EvmBlock struct {
+	ChainID        string `json:"chainId"`
+	BlockNumber    string `json:"blockNumber"`
+	BlockTimestamp int64  `json:"blockTimestamp"`
+	// BlockTimestampMilliseconds and BlockMinDelayExcess are the header's
+	// since Granite, absent before.
+	BlockTimestampMilliseconds *uint64 `json:"blockTimestampMilliseconds,omitempty"`
+	BlockMinDelayExcess        *uint64 `json:"blockMinDelayExcess,omitempty"`
+	BlockHash                  string  `json:"blockHash"`
+	TxCount                    int     `json:"txCount"`
+	// BaseFee is 0 before the chain's London-equivalent upgrade.
+	BaseFee  string `json:"baseFee"`
+	GasUsed  string `json:"gasUsed"`
+	GasLimit string `json:"gasLimit"`
+	// GasCost is the header's blockGasCost (Apricot Phase 4), 0 before.
+	GasCost    string `json:"gasCost"`
+	ParentHash string `json:"parentHash"`
+	// FeesSpent is what the block's txs paid: gas used times effective
+	// gas price.
+	FeesSpent string `json:"feesSpent"`
+	// CumulativeTransactions counts the chain's txs up to and including
+	// the block.
+	CumulativeTransactions string `json:"cumulativeTransactions"`
+}
+
+// ListEvmBlocksResponse is a page of EVM blocks.
+type ListEvmBlocksResponse struct {
+	NextPageToken string     `json:"nextPageToken,omitempty"`
+	Blocks        []EvmBlock `json:"blocks"`
 }
 
 // InternalTransactionDetails is a call frame below a tx's top-level call
