@@ -236,6 +236,7 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:getNative", Handler: a.handle(a.getNativeBalance)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", Handler: a.handle(a.getDeployment)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/deployments", Handler: a.handle(a.listDeployments)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc20", Handler: a.handle(a.listErc20)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721", Handler: a.handle(a.listErc721)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", Handler: a.handle(a.listErc1155)},
 		{Pattern: "GET /v1/chains/{chainId}/tokens/{address}/transfers", Handler: a.handle(a.listTokenTransfers)},

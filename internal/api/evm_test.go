@@ -548,6 +548,21 @@ func TestEVMTransferEndpoints(t *testing.T) {
 			Erc20Transfer{at(3, 5), Erc20TransferDetails{ends(alice, bob, 2), "10", tok}},
 			Erc20Transfer{at(1, 1), Erc20TransferDetails{ends(common.Address{}, alice, 0), "1000", tok}},
 		})
+		// listErc20Transactions: alice's ERC-20 transfers, in and out, and
+		// bob's within a range.
+		var pe20 ListErc20TransactionsResponse
+		getOK(t, h, base+"/addresses/"+alice.Hex()+"/transactions:listErc20", &pe20)
+		jsonEqual(t, "alice's ERC-20 transfers", pe20.Transactions, []Erc20Transfer{
+			{at(3, 5), Erc20TransferDetails{ends(alice, bob, 2), "10", tok}},
+			{at(1, 1), Erc20TransferDetails{ends(common.Address{}, alice, 0), "1000", tok}},
+		})
+		for q, want := range map[string]int{"": 1, "?endBlock=3": 0, "?startBlock=3": 1} {
+			pe20 = ListErc20TransactionsResponse{}
+			getOK(t, h, base+"/addresses/"+bob.Hex()+"/transactions:listErc20"+q, &pe20)
+			if len(pe20.Transactions) != want {
+				t.Errorf("bob's ERC-20 transfers%s: %+v", q, pe20.Transactions)
+			}
+		}
 		p20 = ListTransfersResponse{}
 		getOK(t, h, base+"/tokens/"+nft721.Hex()+"/transfers?pageSize=3", &p20)
 		if len(p20.Transfers) != 3 || p20.NextPageToken != "" {

@@ -407,32 +407,42 @@ func listedAs[T any](c *contracts, op string) func(context.Context, *internal.EV
 	}
 }
 
+// listAddressTransfers serves a list of an address's transfers of one
+// standard, each in its shape T, in the body that body makes of a page.
+func listAddressTransfers[T any](a *API, w http.ResponseWriter, r *http.Request, op string, typ internal.ERCType,
+	body func(next string, txs []T) any,
+) error {
+	q, items, next, err := a.addressTransfers(r, op, typ)
+	if err != nil {
+		return err
+	}
+	txs, err := renderPage(r.Context(), items, listedAs[T](a.contracts(q.chain.ChainID), op))
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, body(next, txs))
+	return nil
+}
+
+// listErc20 serves listErc20Transactions.
+func (a *API) listErc20(w http.ResponseWriter, r *http.Request) error {
+	return listAddressTransfers(a, w, r, "listErc20Transactions", internal.ERC20, func(next string, txs []Erc20Transfer) any {
+		return ListErc20TransactionsResponse{NextPageToken: next, Transactions: txs}
+	})
+}
+
 // listErc721 serves listErc721Transactions.
 func (a *API) listErc721(w http.ResponseWriter, r *http.Request) error {
-	q, items, next, err := a.addressTransfers(r, "listErc721Transactions", internal.ERC721)
-	if err != nil {
-		return err
-	}
-	txs, err := renderPage(r.Context(), items, listedAs[Erc721Transfer](a.contracts(q.chain.ChainID), "listErc721Transactions"))
-	if err != nil {
-		return err
-	}
-	WriteJSON(w, http.StatusOK, ListErc721TransactionsResponse{NextPageToken: next, Transactions: txs})
-	return nil
+	return listAddressTransfers(a, w, r, "listErc721Transactions", internal.ERC721, func(next string, txs []Erc721Transfer) any {
+		return ListErc721TransactionsResponse{NextPageToken: next, Transactions: txs}
+	})
 }
 
 // listErc1155 serves listErc1155Transactions.
 func (a *API) listErc1155(w http.ResponseWriter, r *http.Request) error {
-	q, items, next, err := a.addressTransfers(r, "listErc1155Transactions", internal.ERC1155)
-	if err != nil {
-		return err
-	}
-	txs, err := renderPage(r.Context(), items, listedAs[Erc1155Transfer](a.contracts(q.chain.ChainID), "listErc1155Transactions"))
-	if err != nil {
-		return err
-	}
-	WriteJSON(w, http.StatusOK, ListErc1155TransactionsResponse{NextPageToken: next, Transactions: txs})
-	return nil
+	return listAddressTransfers(a, w, r, "listErc1155Transactions", internal.ERC1155, func(next string, txs []Erc1155Transfer) any {
+		return ListErc1155TransactionsResponse{NextPageToken: next, Transactions: txs}
+	})
 }
 
 // listTokenTransfers serves listTransfers: every transfer of one token

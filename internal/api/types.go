@@ -830,6 +830,13 @@ type Erc1155Transfer struct {
 	Erc1155TransferDetails
 }
 
+// ListErc20TransactionsResponse is a page of an address's ERC-20
+// transfers.
+type ListErc20TransactionsResponse struct {
+	NextPageToken string          `json:"nextPageToken,omitempty"`
+	Transactions  []Erc20Transfer `json:"transactions"`
+}
+
 // ListErc721TransactionsResponse is a page of an address's ERC-721
 // transfers.
 type ListErc721TransactionsResponse struct {
