@@ -396,11 +396,11 @@ func TestEVMDeploymentEndpoints(t *testing.T) {
 		var d GetTransactionResponse
 		getOK(t, h, base+"/contracts/"+token20.Hex()+"/transactions:getDeployment", &d)
 		eighteen := 18
-		want := FullNativeTransactionDetails{BlockNumber: "1", BlockTimestamp: 1_700_000_002, BlockHash: common.Hash{0xb1, 1}.Hex(),
-			ChainID: "99999", BlockIndex: 0, TxHash: txHash(1).Hex(), TxStatus: "1", TxType: 2, GasLimit: "3000000", GasUsed: "1000000",
-			GasPrice: "26000000000", Nonce: "1", From: RichAddress{Address: alice.Hex()},
+		want := FullNativeTransactionDetails{NativeTransaction: NativeTransaction{BlockNumber: "1", BlockTimestamp: 1_700_000_002,
+			BlockHash: common.Hash{0xb1, 1}.Hex(), ChainID: "99999", BlockIndex: 0, TxHash: txHash(1).Hex(), TxStatus: "1", TxType: 2,
+			GasLimit: "3000000", GasUsed: "1000000", GasPrice: "26000000000", Nonce: "1", From: RichAddress{Address: alice.Hex()},
 			To:     RichAddress{Address: token20.Hex(), Name: "Curated Token", Symbol: "CUR", Decimals: &eighteen, LogoURI: "https://example.org/cur.png"},
-			Method: &Method{CallType: "CONTRACT_CREATION", MethodName: "Contract Created"}, Value: "0", Input: "0x60806040",
+			Method: &Method{CallType: "CONTRACT_CREATION", MethodName: "Contract Created"}, Value: "0"}, Input: "0x60806040",
 			BaseFeePerGas: "25000000000", MaxFeePerGas: "50000000000", MaxPriorityFeePerGas: "1000000000"}
 		jsonEqual(t, "creation tx", d.NativeTransaction, want)
 		tok := Erc20Token{Address: token20.Hex(), Name: "Curated Token", Symbol: "CUR", Decimals: 18, LogoURI: "https://example.org/cur.png", ERCType: "ERC-20"}

@@ -143,7 +143,7 @@ func (a *API) listLatestTransactionsAllChains(w http.ResponseWriter, r *http.Req
 	}
 	resp := ListNativeTransactionsResponse{NextPageToken: next, Transactions: make([]NativeTransaction, 0, len(items))}
 	for i := range items {
-		resp.Transactions = append(resp.Transactions, a.contracts(items[i].ChainID).listedTx(items[i].ChainID, &items[i].EVMTx))
+		resp.Transactions = append(resp.Transactions, a.contracts(items[i].ChainID).listedTx(&items[i].EVMTx))
 	}
 	WriteJSON(w, http.StatusOK, resp)
 	return nil
@@ -154,7 +154,7 @@ func (a *API) writeTxs(w http.ResponseWriter, chainID uint64, items []internal.E
 	c := a.contracts(chainID)
 	resp := ListNativeTransactionsResponse{NextPageToken: next, Transactions: make([]NativeTransaction, 0, len(items))}
 	for i := range items {
-		resp.Transactions = append(resp.Transactions, c.listedTx(chainID, &items[i]))
+		resp.Transactions = append(resp.Transactions, c.listedTx(&items[i]))
 	}
 	WriteJSON(w, http.StatusOK, resp)
 }

@@ -52,13 +52,10 @@ func TestEVMTransactionEndpoints(t *testing.T) {
 		listed := func(hash common.Hash) NativeTransaction {
 			var d GetTransactionResponse
 			getOK(t, h, base+"/transactions/"+hash.Hex(), &d)
-			f := d.NativeTransaction
-			return NativeTransaction{BlockNumber: f.BlockNumber, BlockTimestamp: f.BlockTimestamp,
-				BlockTimestampMilliseconds: f.BlockTimestampMilliseconds, BlockMinDelayExcess: f.BlockMinDelayExcess,
-				BlockHash: f.BlockHash, ChainID: f.ChainID, BlockIndex: f.BlockIndex, TxHash: f.TxHash, TxStatus: f.TxStatus,
-				TxType: f.TxType, GasLimit: f.GasLimit, GasUsed: f.GasUsed, GasPrice: f.GasPrice, Nonce: f.Nonce,
-				// Lists name the ends with their curated metadata only.
-				From: RichAddress{Address: f.From.Address}, To: RichAddress{Address: f.To.Address}, Method: f.Method, Value: f.Value}
+			f := d.NativeTransaction.NativeTransaction
+			// Lists name the ends with their curated metadata only.
+			f.From, f.To = RichAddress{Address: f.From.Address}, RichAddress{Address: f.To.Address}
+			return f
 		}
 		curated := func(tx NativeTransaction) NativeTransaction {
 			if tx.To.Address == token20.Hex() {

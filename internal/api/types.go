@@ -574,8 +574,19 @@ type Method struct {
 }
 
 // FullNativeTransactionDetails is an EVM tx with its receipt (schema
-// FullNativeTransactionDetails).
+// FullNativeTransactionDetails): a listed tx with its input and fees.
 type FullNativeTransactionDetails struct {
+	NativeTransaction
+	// Input is the tx's data in 0x-prefixed hex.
+	Input                string `json:"input"`
+	BaseFeePerGas        string `json:"baseFeePerGas"`
+	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
+	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
+}
+
+// NativeTransaction is a listed EVM tx with its receipt (schema
+// NativeTransaction).
+type NativeTransaction struct {
 	BlockNumber    string `json:"blockNumber"`
 	BlockTimestamp int64  `json:"blockTimestamp"`
 	// BlockTimestampMilliseconds and BlockMinDelayExcess are the block
@@ -599,34 +610,6 @@ type FullNativeTransactionDetails struct {
 	To     RichAddress `json:"to"`
 	Method *Method     `json:"method,omitempty"`
 	Value  string      `json:"value"`
-	// Input is the tx's data in 0x-prefixed hex.
-	Input                string `json:"input"`
-	BaseFeePerGas        string `json:"baseFeePerGas"`
-	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
-	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
-}
-
-// NativeTransaction is a listed EVM tx (schema NativeTransaction): its
-// receipt without its input.
-type NativeTransaction struct {
-	BlockNumber                string      `json:"blockNumber"`
-	BlockTimestamp             int64       `json:"blockTimestamp"`
-	BlockTimestampMilliseconds *uint64     `json:"blockTimestampMilliseconds,omitempty"`
-	BlockMinDelayExcess        *uint64     `json:"blockMinDelayExcess,omitempty"`
-	BlockHash                  string      `json:"blockHash"`
-	ChainID                    string      `json:"chainId"`
-	BlockIndex                 uint32      `json:"blockIndex"`
-	TxHash                     string      `json:"txHash"`
-	TxStatus                   string      `json:"txStatus"`
-	TxType                     int         `json:"txType"`
-	GasLimit                   string      `json:"gasLimit"`
-	GasUsed                    string      `json:"gasUsed"`
-	GasPrice                   string      `json:"gasPrice"`
-	Nonce                      string      `json:"nonce"`
-	From                       RichAddress `json:"from"`
-	To                         RichAddress `json:"to"`
-	Method                     *Method     `json:"method,omitempty"`
-	Value                      string      `json:"value"`
 }
 
 // ListNativeTransactionsResponse is a page of EVM txs.
