@@ -149,6 +149,26 @@ func waitEVMIndexed(t *testing.T, dsn string, chainID, height uint64) {
 	}
 }
 
+// getValid returns a GET of path with the query q from the service at
+// base that wants a 200 valid against doc, decoded into out.
+func getValid(t *testing.T, base string, doc *openapitest.Doc) func(path string, q url.Values, out any) {
+	return func(path string, q url.Values, out any) {
+		t.Helper()
+		u := base + path
+		if len(q) > 0 {
+			u += "?" + q.Encode()
+		}
+		status, body, _ := get(t, u)
+		if status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", u, status, body)
+		}
+		doc.ValidateResponse(t, "GET", path, status, body)
+		if err := json.Unmarshal(body, out); err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+	}
+}
+
 // listedTransfer is any of Erc20Transfer, Erc721Transfer and
 // Erc1155Transfer, as listed.
 type listedTransfer struct {
@@ -192,21 +212,7 @@ func TestEVMEndpointsMatchScenario(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, n.URL, dsn, "--teleporter-address", code.Emitter.Hex())
 		waitEVMIndexed(t, dsn, n.EVMChainID, r.head)
-		getJSON := func(path string, q url.Values, out any) {
-			t.Helper()
-			u := base + path
-			if len(q) > 0 {
-				u += "?" + q.Encode()
-			}
-			status, body, _ := get(t, u)
-			if status != http.StatusOK {
-				t.Fatalf("GET %s: %d %s", u, status, body)
-			}
-			doc.ValidateResponse(t, "GET", path, status, body)
-			if err := json.Unmarshal(body, out); err != nil {
-				t.Fatalf("GET %s: %v", u, err)
-			}
-		}
+		getJSON := getValid(t, base, doc)
 		cbase := "/v1/chains/" + chainID
 
 		// The chain, listed and by its EVM and its blockchain id.

@@ -94,8 +94,9 @@ func (f *callFrame) flatten(reverted bool, out *[]api.InternalTransactionDetails
 // Granite header fields, the block gas cost, the fees its receipts say
 // were paid, the txs counted from the genesis), its txs against the
 // node's txs and receipts, each tx against eth_getTransactionByHash, its
-// receipt and its call trace, and the latest blocks and txs lists, of the
-// chain and of every chain, against the node's order. Every body is
+// receipt and its call trace, the latest blocks and txs lists, of the
+// chain and of every chain, against the node's order, and the ERC-20
+// transfers of the scenario's addresses against what it did. Every body is
 // validated against the reference document.
 func TestEVMBlocksAndTransactionsMatchNode(t *testing.T) {
 	if testing.Short() {
@@ -210,21 +211,7 @@ func TestEVMBlocksAndTransactionsMatchNode(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, n.URL, dsn)
 		waitEVMIndexed(t, dsn, n.EVMChainID, r.head)
-		getJSON := func(path string, q url.Values, out any) {
-			t.Helper()
-			u := base + path
-			if len(q) > 0 {
-				u += "?" + q.Encode()
-			}
-			status, body, _ := get(t, u)
-			if status != http.StatusOK {
-				t.Fatalf("GET %s: %d %s", u, status, body)
-			}
-			doc.ValidateResponse(t, "GET", path, status, body)
-			if err := json.Unmarshal(body, out); err != nil {
-				t.Fatalf("GET %s: %v", u, err)
-			}
-		}
+		getJSON := getValid(t, base, doc)
 		cbase := "/v1/chains/" + chainID
 
 		var health api.HealthCheckResult
@@ -354,6 +341,35 @@ func TestEVMBlocksAndTransactionsMatchNode(t *testing.T) {
 			}
 			sameJSON(t, path, got, nodeBlocks)
 		}
+		// An address's ERC-20 transfers during the contracts' scenario
+		// (evmcode's comes after): the scenario's, newest first.
+		for _, who := range []common.Address{r.s.Alice, r.s.Bob, r.s.Deployer} {
+			var want []string
+			for i := len(r.s.Transfers) - 1; i >= 0; i-- {
+				tr := r.s.Transfers[i]
+				if tr.Standard == "ERC-20" && (tr.From == who || tr.To == who) {
+					want = append(want, strings.Join([]string{tr.Tx.Hex(), strconv.FormatUint(tr.Block, 10), tr.From.Hex(), tr.To.Hex(), tr.Value.String()}, " "))
+				}
+			}
+			var got []string
+			q := url.Values{"pageSize": {"1"}, "startBlock": {strconv.FormatUint(r.s.First, 10)}, "endBlock": {strconv.FormatUint(r.s.Last+1, 10)}}
+			for {
+				var page api.ListErc20TransactionsResponse
+				getJSON(cbase+"/addresses/"+who.Hex()+"/transactions:listErc20", q, &page)
+				for _, tr := range page.Transactions {
+					got = append(got, strings.Join([]string{tr.TxHash, tr.BlockNumber, tr.From.Address, tr.To.Address, tr.Value}, " "))
+				}
+				if page.NextPageToken == "" {
+					break
+				}
+				q.Set("pageToken", page.NextPageToken)
+			}
+			if len(want) == 0 && who == r.s.Alice {
+				t.Fatal("the scenario made no ERC-20 transfer of Alice's: the test checks nothing")
+			}
+			sameJSON(t, "the ERC-20 transfers of "+who.Hex(), got, want)
+		}
+
 		status, body, _ := get(t, base+cbase+"/blocks/"+strconv.FormatUint(r.head+1000, 10))
 		if status != http.StatusNotFound || !strings.Contains(string(body), "is not indexed") {
 			t.Errorf("a block past the head: %d %s", status, body)
@@ -372,7 +388,7 @@ func sameJSON(t *testing.T, what string, got, want any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(g) != string(w) {
+	if !jsonEqual(g, w) {
 		t.Errorf("%s:\n got %s\nwant %s", what, g, w)
 	}
 }
