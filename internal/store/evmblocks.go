@@ -358,14 +358,17 @@ func chainBound(ctx context.Context, db *database.DB, cid int64, id uint64, afte
 	if id > after.ChainID {
 		op = "<"
 	}
-	var last sql.NullInt64
-	err := db.QueryRow(ctx, "SELECT MAX(number) FROM evm_blocks WHERE chain_id = ? AND timestamp "+op+" ?", cid, after.Timestamp).Scan(&last)
-	if err != nil {
-		return nil, fmt.Errorf("the blocks of chain %d up to second %d: %w", id, after.Timestamp, err)
-	}
+	// A chain's timestamps do not decrease with its numbers: the last
+	// block up to the second is the last of the time index's range.
+	var last int64
+	err := db.QueryRow(ctx, "SELECT number FROM evm_blocks WHERE chain_id = ? AND timestamp "+op+
+		" ? ORDER BY timestamp DESC, number DESC LIMIT 1", cid, after.Timestamp).Scan(&last)
 	var n uint64
-	if last.Valid {
-		n = uint64(last.Int64) + 1
+	switch {
+	case err == nil:
+		n = uint64(last) + 1
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("the blocks of chain %d up to second %d: %w", id, after.Timestamp, err)
 	}
 	return &n, nil
 }

@@ -217,7 +217,9 @@ func statusFilter(status *uint8) string {
 func evmTxsBefore(ctx context.Context, db *database.DB, cid int64, status *uint8, before *EVMTxKey, limit int) ([]internal.EVMTx, error) {
 	where, args := "", []any{cid}
 	if before != nil {
-		where = " AND (t.block_number < ? OR (t.block_number = ? AND t.idx < ?))"
+		// The plain bound is the index range both engines seek; the row
+		// value refines it within the block.
+		where = " AND t.block_number <= ? AND (t.block_number, t.idx) < (?, ?)"
 		b := blockBound(before.BlockNumber)
 		args = append(args, b, b, int64(before.Index))
 	}
