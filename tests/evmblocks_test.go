@@ -278,26 +278,21 @@ func TestEVMBlocksAndTransactionsMatchNode(t *testing.T) {
 
 		// The latest lists, down to the scenarios' first block (the chain
 		// may have grown since: items past the head are skipped).
+		// since keeps the items of the blocks the node was read for and
+		// stops at the first below them.
+		since := func(number string) (keep, more bool) {
+			n, _ := strconv.ParseUint(number, 10, 64)
+			return n >= first && n <= r.head, n >= first
+		}
 		latest := func(path string, q url.Values) []api.NativeTransaction {
-			var out []api.NativeTransaction
 			q.Set("pageSize", "7")
-			for {
-				var page api.ListNativeTransactionsResponse
-				getJSON(path, q, &page)
-				for _, tx := range page.Transactions {
-					n, _ := strconv.ParseUint(tx.BlockNumber, 10, 64)
-					if n < first {
-						return out
-					}
-					if n <= r.head {
-						out = append(out, bare(tx))
-					}
-				}
-				if page.NextPageToken == "" {
-					return out
-				}
-				q.Set("pageToken", page.NextPageToken)
+			txs := collectPages(getJSON, path, q, func(p *api.ListNativeTransactionsResponse) ([]api.NativeTransaction, string) {
+				return p.Transactions, p.NextPageToken
+			}, func(tx api.NativeTransaction) (bool, bool) { return since(tx.BlockNumber) })
+			for i := range txs {
+				txs[i] = bare(txs[i])
 			}
+			return txs
 		}
 		var nodeFailed, nodeSucceeded []api.NativeTransaction
 		for _, tx := range nodeOrder {
@@ -319,26 +314,9 @@ func TestEVMBlocksAndTransactionsMatchNode(t *testing.T) {
 			nodeBlocks = append(nodeBlocks, wantBlock(blocks[h]))
 		}
 		for _, path := range []string{cbase + "/blocks", "/v1/blocks", "/v1/chains/allBlocks"} {
-			var got []api.EvmBlock
-			q := url.Values{"pageSize": {"9"}}
-		pages:
-			for {
-				var page api.ListEvmBlocksResponse
-				getJSON(path, q, &page)
-				for _, b := range page.Blocks {
-					n, _ := strconv.ParseUint(b.BlockNumber, 10, 64)
-					if n < first {
-						break pages
-					}
-					if n <= r.head {
-						got = append(got, b)
-					}
-				}
-				if page.NextPageToken == "" {
-					break
-				}
-				q.Set("pageToken", page.NextPageToken)
-			}
+			got := collectPages(getJSON, path, url.Values{"pageSize": {"9"}}, func(p *api.ListEvmBlocksResponse) ([]api.EvmBlock, string) {
+				return p.Blocks, p.NextPageToken
+			}, func(b api.EvmBlock) (bool, bool) { return since(b.BlockNumber) })
 			sameJSON(t, path, got, nodeBlocks)
 		}
 		// An address's ERC-20 transfers during the contracts' scenario
@@ -351,18 +329,14 @@ func TestEVMBlocksAndTransactionsMatchNode(t *testing.T) {
 					want = append(want, strings.Join([]string{tr.Tx.Hex(), strconv.FormatUint(tr.Block, 10), tr.From.Hex(), tr.To.Hex(), tr.Value.String()}, " "))
 				}
 			}
-			var got []string
 			q := url.Values{"pageSize": {"1"}, "startBlock": {strconv.FormatUint(r.s.First, 10)}, "endBlock": {strconv.FormatUint(r.s.Last+1, 10)}}
-			for {
-				var page api.ListErc20TransactionsResponse
-				getJSON(cbase+"/addresses/"+who.Hex()+"/transactions:listErc20", q, &page)
-				for _, tr := range page.Transactions {
-					got = append(got, strings.Join([]string{tr.TxHash, tr.BlockNumber, tr.From.Address, tr.To.Address, tr.Value}, " "))
-				}
-				if page.NextPageToken == "" {
-					break
-				}
-				q.Set("pageToken", page.NextPageToken)
+			var got []string
+			for _, tr := range collectPages(getJSON, cbase+"/addresses/"+who.Hex()+"/transactions:listErc20", q,
+				func(p *api.ListErc20TransactionsResponse) ([]api.Erc20Transfer, string) {
+					return p.Transactions, p.NextPageToken
+				},
+				func(api.Erc20Transfer) (bool, bool) { return true, true }) {
+				got = append(got, strings.Join([]string{tr.TxHash, tr.BlockNumber, tr.From.Address, tr.To.Address, tr.Value}, " "))
 			}
 			if len(want) == 0 && who == r.s.Alice {
 				t.Fatal("the scenario made no ERC-20 transfer of Alice's: the test checks nothing")
@@ -375,6 +349,33 @@ func TestEVMBlocksAndTransactionsMatchNode(t *testing.T) {
 			t.Errorf("a block past the head: %d %s", status, body)
 		}
 	})
+}
+
+// collectPages GETs path with q page after page (each a P) and returns
+// the items of the pages that keep keeps, until the last page or an item
+// after which keep wants no more.
+func collectPages[P, I any](getJSON func(string, url.Values, any), path string, q url.Values, items func(*P) ([]I, string),
+	keep func(I) (keep, more bool),
+) []I {
+	var out []I
+	for {
+		var page P
+		getJSON(path, q, &page)
+		list, next := items(&page)
+		for _, it := range list {
+			k, more := keep(it)
+			if !more {
+				return out
+			}
+			if k {
+				out = append(out, it)
+			}
+		}
+		if next == "" {
+			return out
+		}
+		q.Set("pageToken", next)
+	}
 }
 
 // sameJSON compares values by their JSON.
