@@ -161,11 +161,59 @@ type EVMContract struct {
 	Decimals *uint8
 }
 
-// EVMBalance is an address's native balance after a block.
-type EVMBalance struct {
-	Address     common.Address
-	BlockNumber uint64
-	Balance     *big.Int
+// EVMBlockData is an EVM block with everything decoded with it that the
+// store keeps (the evm package decodes it).
+type EVMBlockData struct {
+	EVMBlock
+	Txs  []EVMTx
+	Logs []EVMLog
+	// InternalTxs are the call frames below each tx's top-level call, in
+	// tx order then depth-first order; empty when not Traced.
+	InternalTxs []EVMInternalTx
+	// Transfers are the token transfers of the logs, in log order.
+	Transfers []EVMTransfer
+	// Contracts are the contracts the block's txs deployed (top level and
+	// internal CREATE/CREATE2 that were not reverted), described.
+	Contracts []EVMContract
+	// Seen are contracts whose logs are transfers but that no indexed
+	// block deployed (a genesis allocation, or a deployment in an earlier
+	// block of the same batch), described; a deployment row wins over them.
+	Seen []EVMContract
+	// NFTURIs are the token URIs read for the block (at its height): of
+	// the tokens it minted and whose metadata events it emitted, in log
+	// order.
+	NFTURIs []NFTURI
+	// NFTRefreshes are its ERC-4906 BatchMetadataUpdate events.
+	NFTRefreshes []NFTRefresh
+	// Teleporter are the block's Teleporter messages, in log order.
+	Teleporter []TeleporterMessage
+	// Balances are the native balance changes of the block, one per
+	// address, in address order.
+	Balances []EVMBalanceChange
+	// Traced is true when internal txs and balances come from the node's
+	// tracers (and, for block 0, from a known genesis): the block's
+	// balances are exact.
+	Traced bool
+}
+
+// EVMLog is one log of a block's receipts.
+type EVMLog struct {
+	TxIndex uint32
+	// Index is the log's position in the block.
+	Index   uint32
+	Address common.Address
+	Topics  []common.Hash
+	Data    []byte
+}
+
+// EVMBalanceChange is an address's native balance after a block: Balance
+// when the block tells it (a tx's trace, the genesis), otherwise Delta, to
+// add to the balance after the previous block (an atomic import or export
+// that no tx of the block touched). Exactly one of them is set.
+type EVMBalanceChange struct {
+	Address common.Address
+	Balance *big.Int
+	Delta   *big.Int
 }
 
 // TeleporterDirection says which end of a Teleporter message a tx is.
@@ -268,3 +316,7 @@ type NFTToken struct {
 	URIKnown bool
 	Metadata NFTMetadata
 }
+
+// EVMFeatures are the features an EVM chain may have enabled (the Data
+// API's schema ApiFeature).
+var EVMFeatures = []string{"nftIndexing", "webhooks", "teleporter"}

@@ -193,7 +193,7 @@ func TestAtomicAndXUTXOsConformance(t *testing.T) {
 
 		// The X-chain's UTXO set.
 		want := nodeUTXOs(t, internal.XChain, "")
-		got, err := st.XUTXOsOf(ctx, addrs)
+		got, err := readsOf(t, st).XUTXOsOf(ctx, addrs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +223,7 @@ func TestAtomicAndXUTXOsConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, in := range eff.Consumed {
-					u, err := st.XUTXO(ctx, in.ID)
+					u, err := readsOf(t, st).XUTXO(ctx, in.ID)
 					if err != nil {
 						t.Errorf("X-chain tx %s spends %s: %v", stx.ID, in.ID, err)
 						continue
@@ -233,13 +233,13 @@ func TestAtomicAndXUTXOsConformance(t *testing.T) {
 					}
 				}
 				for _, in := range eff.Imported {
-					u, err := st.ExportedUTXO(ctx, in.ID)
+					u, err := readsOf(t, st).ExportedUTXO(ctx, in.ID)
 					if err != nil {
 						t.Errorf("X-chain import %s takes %s: %v", stx.ID, in.ID, err)
 						continue
 					}
-					if u.ConsumedTxID != stx.ID || u.ConsumedHeight != h || u.Destination != n.XChainID {
-						t.Errorf("export %s consumed by %s at %d (to %s), want %s at %d", in.ID, u.ConsumedTxID, u.ConsumedHeight, u.Destination, stx.ID, h)
+					if u.ConsumedTxID != stx.ID || u.ConsumedHeight != h || u.PeerChain != n.XChainID {
+						t.Errorf("export %s consumed by %s at %d (to %s), want %s at %d", in.ID, u.ConsumedTxID, u.ConsumedHeight, u.PeerChain, stx.ID, h)
 					}
 				}
 			}
@@ -251,7 +251,7 @@ func TestAtomicAndXUTXOsConformance(t *testing.T) {
 				t.Errorf("%s export exported nothing", e.name)
 			}
 			for _, id := range e.ids {
-				u, err := st.ExportedUTXO(ctx, id)
+				u, err := readsOf(t, st).ExportedUTXO(ctx, id)
 				if err != nil {
 					t.Errorf("%s export UTXO %s: %v", e.name, id, err)
 					continue
@@ -269,13 +269,13 @@ func TestAtomicAndXUTXOsConformance(t *testing.T) {
 			{internal.XChain, internal.PChain}, {internal.XChain, internal.CChain},
 			{internal.CChain, internal.PChain}, {internal.CChain, internal.XChain},
 		} {
-			left, err := st.AtomicUTXOs(ctx, chainIDs[pair.dest], addrs)
+			left, err := readsOf(t, st).AtomicUTXOs(ctx, chainIDs[pair.dest], addrs)
 			if err != nil {
 				t.Fatal(err)
 			}
 			gotLeft := map[ids.ID][]byte{}
 			for _, u := range left {
-				if u.Source == pair.source {
+				if u.Origin == pair.source {
 					gotLeft[u.ID] = u.Bytes
 				}
 			}

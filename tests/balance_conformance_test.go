@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +33,11 @@ type balanceFixtures struct {
 	stakers []ids.ID      // the staker txs RewardValidatorTxs rewarded
 	rewards []ids.ID      // the RewardValidatorTxs themselves
 	others  []ids.ID      // other tx ids
+	// entered is, per UTXO id, the height of the block whose acceptance
+	// put it in the node's UTXO set (a RewardValidatorTx's proposal block
+	// for the stake it returns and the rewards it pays: the node commits
+	// the proposal and its option together).
+	entered map[ids.ID]uint64
 }
 
 func readBalanceFixtures(t *testing.T, n *testnet.Network) *balanceFixtures {
@@ -44,8 +48,20 @@ func readBalanceFixtures(t *testing.T, n *testnet.Network) *balanceFixtures {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &balanceFixtures{tip: tip}
+	f := &balanceFixtures{tip: tip, entered: map[ids.ID]uint64{}}
 	seen := map[ids.ShortID]bool{}
+	stakes := map[ids.ID][]ids.ID{} // stake outputs by staker tx, until returned
+	enter := func(h uint64, eff *pchain.TxUTXOs) {
+		for _, u := range eff.Produced {
+			switch u.Kind {
+			case pchain.KindStake:
+				stakes[eff.TxID] = append(stakes[eff.TxID], u.ID())
+			case pchain.KindExported:
+			default:
+				f.entered[u.ID()] = h
+			}
+		}
+	}
 	add := func(us []*pchain.UTXO) {
 		for _, u := range us {
 			for _, a := range u.Owners.Addrs {
@@ -71,12 +87,16 @@ func readBalanceFixtures(t *testing.T, n *testnet.Network) *balanceFixtures {
 				t.Fatalf("the local genesis is not known: ok=%t err=%v", ok, err)
 			}
 			add(g.UTXOs)
+			for _, u := range g.UTXOs {
+				f.entered[u.ID()] = 0
+			}
 			for _, v := range g.Validators {
 				eff, err := pchain.UTXOsOfTx(v)
 				if err != nil {
 					t.Fatal(err)
 				}
 				add(eff.Produced)
+				enter(0, eff)
 			}
 		}
 		for _, pt := range b.Txs {
@@ -89,7 +109,11 @@ func readBalanceFixtures(t *testing.T, n *testnet.Network) *balanceFixtures {
 				t.Fatal(err)
 			}
 			add(eff.Produced)
+			enter(h, eff)
 			if r, ok := tx.Unsigned.(*txs.RewardValidatorTx); ok {
+				for _, id := range stakes[r.TxID] {
+					f.entered[id] = h
+				}
 				f.stakers = append(f.stakers, r.TxID)
 				f.rewards = append(f.rewards, pt.ID)
 				utxos, err := c.GetRewardUTXOs(ctx, &api.GetTxArgs{TxID: r.TxID})
@@ -102,6 +126,7 @@ func readBalanceFixtures(t *testing.T, n *testnet.Network) *balanceFixtures {
 						t.Fatal(err)
 					}
 					add([]*pchain.UTXO{u})
+					f.entered[u.ID()] = h
 				}
 			} else if len(f.others) < 8 {
 				f.others = append(f.others, pt.ID)
@@ -111,9 +136,38 @@ func readBalanceFixtures(t *testing.T, n *testnet.Network) *balanceFixtures {
 	return f
 }
 
-// normalizeBalance sorts utxoIDs: the node lists the UTXOs one block added
-// in Go map order, so only the set is comparable.
+// balanceOrder returns the normalization of getBalance answers that keeps
+// the order of utxoIDs where the node defines one. The node lists the
+// UTXOs of each address (addresses in byte order, a UTXO listed once) most
+// recently entered first: each address's index is a linked list its
+// UTXOs are pushed on the head of, when their block is committed
+// (avax.utxoState over linkeddb). Those one block's commit enters it
+// pushes in the order it ranges over a Go map (platformvm state's
+// writeUTXOs over modifiedUTXOs), random, and another node holds another.
+// So the UTXOs of one run that entered with one block are sorted, and the
+// runs compared in order.
+func balanceOrder(f *balanceFixtures) func(*testing.T, json.RawMessage) string {
+	return func(t *testing.T, raw json.RawMessage) string {
+		t.Helper()
+		// A UTXO whose block is not known is a run of its own.
+		return orderedBalance(t, raw, func(u avax.UTXOID) int64 {
+			if h, ok := f.entered[u.InputID()]; ok {
+				return int64(h)
+			}
+			return -1
+		})
+	}
+}
+
+// normalizeBalance sorts all of utxoIDs, for a comparison as a set.
 func normalizeBalance(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	return orderedBalance(t, raw, func(avax.UTXOID) int64 { return 0 })
+}
+
+// orderedBalance sorts each run of utxoIDs of one run number (run, -1 for
+// none) in a getBalance answer.
+func orderedBalance(t *testing.T, raw json.RawMessage, run func(avax.UTXOID) int64) string {
 	t.Helper()
 	if len(raw) == 0 {
 		return ""
@@ -123,11 +177,17 @@ func normalizeBalance(t *testing.T, raw json.RawMessage) string {
 		t.Fatalf("%v in %s", err, raw)
 	}
 	if u, ok := m["utxoIDs"]; ok {
-		var list []json.RawMessage
+		var list []avax.UTXOID
 		if err := json.Unmarshal(u, &list); err != nil {
 			t.Fatal(err)
 		}
-		sort.Slice(list, func(i, j int) bool { return bytes.Compare(list[i], list[j]) < 0 })
+		for start := 0; start < len(list); {
+			end := start + 1
+			for r := run(list[start]); r >= 0 && end < len(list) && run(list[end]) == r; end++ {
+			}
+			slices.SortFunc(list[start:end], func(a, b avax.UTXOID) int { return strings.Compare(a.String(), b.String()) })
+			start = end
+		}
 		if list != nil {
 			m["utxoIDs"], _ = json.Marshal(list)
 		}
@@ -194,7 +254,7 @@ func compareBalances(t *testing.T, n *testnet.Network, base string, f *balanceFi
 		return string(r)
 	}
 	balance := func(addrs ...string) json.RawMessage {
-		return compare("platform.getBalance", map[string]any{"addresses": addrs}, normalizeBalance)
+		return compare("platform.getBalance", map[string]any{"addresses": addrs}, balanceOrder(f))
 	}
 
 	if len(f.addrs) < 3 {
@@ -246,9 +306,9 @@ func compareBalances(t *testing.T, n *testnet.Network, base string, f *balanceFi
 	} {
 		balance(bad...)
 	}
-	compare("platform.getBalance", map[string]any{}, normalizeBalance)
-	compare("platform.getBalance", map[string]any{"addresses": "x"}, normalizeBalance)
-	compare("platform.getBalance", []int{1}, normalizeBalance)
+	compare("platform.getBalance", map[string]any{}, balanceOrder(f))
+	compare("platform.getBalance", map[string]any{"addresses": "x"}, balanceOrder(f))
+	compare("platform.getBalance", []int{1}, balanceOrder(f))
 
 	// Reward UTXOs, in every encoding, of every rewarded staker, and of ids
 	// that are not stakers.

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -164,6 +165,14 @@ var metricsV1 = regexp.MustCompile(`^/v1/(avg_tps|max_tps|tx_count|gas_used|avg_
 // JSON-RPC error envelope).
 func checkAnswer(req fuzzRequest, status int, body []byte) string {
 	sf := surface(req.route.path)
+	// A malformed request may land on a hosted operation avaindex does not
+	// serve (another method on a served path; an empty segment, which
+	// ServeMux's redirect removes: /v1/networks//rewards is
+	// /v1/networks/rewards, getNetworkDetails): its 501 names it
+	// (internal/server/unserved.go), no server fault.
+	if status == http.StatusNotImplemented && bytes.Contains(body, []byte("avaindex does not serve it")) {
+		return ""
+	}
 	if status >= 500 {
 		return fmt.Sprintf("HTTP %d %.300s", status, body)
 	}

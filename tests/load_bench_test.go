@@ -24,6 +24,7 @@ import (
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/nodeapi"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -202,7 +203,7 @@ func bareServer(b *testing.B, nodeURL, dsn string) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dataAPI, err := api.New(api.Deps{Store: st, Network: network, TokenKey: make([]byte, api.MinTokenKeyLen)})
+	dataAPI, err := api.New(api.Deps{Store: st, Network: network, TokenKey: make([]byte, param.MinTokenKeyLen)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -158,7 +159,7 @@ func (w *ingestWatch) sameBlocks(n *testnet.Network, pTip, cTip uint64) {
 			w.t.Fatalf("P-chain block %d: %v, or not the node's", h, err)
 		}
 	}
-	sums, err := w.st.PBlockSummaries(w.ctx, nil, int(pTip)+10, false)
+	sums, err := w.st.BlockSummaries(w.ctx, store.BlockQuery{Chain: internal.PChain, Desc: false}, nil, int(pTip)+10)
 	if err != nil {
 		w.t.Fatal(err)
 	}

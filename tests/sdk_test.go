@@ -51,6 +51,8 @@ type sdkFacts struct {
 	// Prices are what the loopback price feed tells of the priced
 	// endpoints' records.
 	Prices sdkPriceFacts `json:"prices"`
+	// Primary is what the Primary Network tag's operations answer.
+	Primary sdkPrimaryFacts `json:"primary"`
 }
 
 // sdkPriceFacts are the priced token's deployment and the local key's
@@ -197,6 +199,7 @@ func TestSDK(t *testing.T) {
 		}
 	}
 	facts.UTXOs = readSDKUTXOFacts(t, n, issued)
+	facts.Primary = readSDKPrimaryFacts(t, n, issued)
 	rewards, _ := nodeRewards(t, n)
 	facts.Rewards.NodeID = issued.Validator.NodeID.String()
 	for _, r := range rewards {

@@ -69,7 +69,7 @@ func TestXAndCChainsIndexed(t *testing.T) {
 			}
 		}
 
-		atomic, _, err := st.CAtomicTxs(ctx, 0, cTip)
+		atomic, _, err := readsOf(t, st).CAtomicTxs(ctx, 0, cTip)
 		if err != nil {
 			t.Fatal(err)
 		}

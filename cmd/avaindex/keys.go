@@ -24,8 +24,33 @@ const keysUsage = `usage: avaindex keys <create|list|revoke> [flags]
 
 A key created or revoked takes effect within seconds on every running
 avaindex that uses the same store. The store and the tiers come from the
-flags, AVAINDEX_* environment and --config file that serve uses.
+flags, AVAINDEX_* environment and --config file that serve uses
+(avaindex keys SUBCOMMAND -h lists them).
 `
+
+// keysFlags are the keys commands' own flags.
+type keysFlags struct{ name, tier string }
+
+// keysCommand is the flags and help of `keys sub`: the store's flags, and
+// the tiers for create and list (which names the tiers not configured).
+func keysCommand(sub string, f *keysFlags) config.Command {
+	cmd := config.Command{Name: "avaindex keys " + sub, Flags: config.StoreFlags}
+	switch sub {
+	case "create":
+		cmd.Flags |= config.TierFlags
+		cmd.Usage = "usage: avaindex keys create --name NAME [--tier TIER] [flags]\n\nMakes an API key in a tier of the configuration; it is printed once, on the last line.\n"
+		cmd.Extra = func(fs *flag.FlagSet) {
+			fs.StringVar(&f.name, "name", "", "the key's name (required)")
+			fs.StringVar(&f.tier, "tier", ratelimit.Standard, "the key's rate-limit tier")
+		}
+	case "list":
+		cmd.Flags |= config.TierFlags
+		cmd.Usage = "usage: avaindex keys list [flags]\n\nLists the keys, revoked ones too, and says which are in a tier not configured.\n"
+	case "revoke":
+		cmd.Usage = "usage: avaindex keys revoke [flags] NAME\n\nRevokes the active key named NAME.\n"
+	}
+	return cmd
+}
 
 // runKeys runs `avaindex keys ...`, writing its results to out.
 func runKeys(ctx context.Context, args []string, getenv func(string) string, out, usage io.Writer) error {
@@ -34,15 +59,9 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, out
 		return errors.New("keys: a subcommand is required")
 	}
 	sub, args := args[0], args[1:]
-	var name, tier string
-	extra := func(fs *flag.FlagSet) {}
+	var f keysFlags
 	switch sub {
-	case "create":
-		extra = func(fs *flag.FlagSet) {
-			fs.StringVar(&name, "name", "", "the key's name (required)")
-			fs.StringVar(&tier, "tier", ratelimit.Standard, "the key's rate-limit tier")
-		}
-	case "list", "revoke":
+	case "create", "list", "revoke":
 	case "help", "-h", "--help":
 		fmt.Fprint(out, keysUsage)
 		return nil
@@ -50,10 +69,11 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, out
 		fmt.Fprint(usage, keysUsage)
 		return fmt.Errorf("keys: unknown subcommand %q", sub)
 	}
-	cfg, positional, err := config.LoadCommand("avaindex keys "+sub, args, getenv, usage, extra)
+	cfg, positional, err := config.LoadCommand(keysCommand(sub, &f), args, getenv, usage)
 	if err != nil {
 		return err
 	}
+	name, tier := f.name, f.tier
 	switch {
 	case sub == "revoke" && len(positional) != 1:
 		return errors.New("keys revoke: give the name of the key to revoke, once")

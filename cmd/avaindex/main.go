@@ -1,5 +1,5 @@
-// Command avaindex indexes an avalanchego node and serves the Data API and
-// the node JSON-RPC API from its own store.
+// Command avaindex indexes an avalanchego node and serves the Data API, the
+// Metrics API and the node JSON-RPC API from its own store.
 //
 //	avaindex serve   [flags]   index the node and serve the API surfaces
 //	avaindex migrate [flags]   apply the store's schema and exit
@@ -29,16 +29,48 @@ import (
 const usage = `usage: avaindex <command> [flags]
 
 commands:
-  serve     index the node at --node-url and serve the Data API (/v1/...) and
-            the node API (/ext/...) from the store
+  serve     index the node at --node-url and serve from the store the Data
+            API (/v1/...), the Metrics API (/v1/avg_tps/..., /v2/chains/...)
+            and the node API (/ext/...)
   migrate   apply the store's schema and exit
   keys      create, list and revoke API keys (avaindex keys -h)
   backup    write a consistent copy of the SQLite store to a new file, online
   rederive  write a chain's derived state again from its stored blocks
   version   print the module version and the VCS revision it was built from
 
-Run "avaindex <command> -h" for the flags of a command.
+Run "avaindex <command> -h" for the flags of a command. Every flag can also
+be set as AVAINDEX_<FLAG> (e.g. AVAINDEX_NODE_URL) or in a --config file.
 `
+
+// serveCommand and migrateCommand are the flags and help of serve and
+// migrate (the others' are beside them).
+var (
+	serveCommand = config.Command{Name: "avaindex serve", Flags: config.AllFlags, Usage: `usage: avaindex serve [flags]
+
+Indexes the avalanchego node at --node-url into the store and serves from it
+the Data API, the Metrics API, the node API, /healthz, /readyz, /metrics,
+the status page (/) and the API reference (/docs).
+`}
+	migrateCommand = config.Command{Name: "avaindex migrate", Flags: config.StoreFlags | config.LogFlags, Usage: `usage: avaindex migrate [flags]
+
+Applies the store's schema (its migrations) and exits; serve does it too
+at start.
+`}
+)
+
+// commands are the flags and help of every command that has flags, for
+// documentation: each one's FlagSet lists the flags it reads.
+func commands() []config.Command {
+	return []config.Command{
+		serveCommand,
+		migrateCommand,
+		backupCommand,
+		keysCommand("create", new(keysFlags)),
+		keysCommand("list", new(keysFlags)),
+		keysCommand("revoke", new(keysFlags)),
+		rederiveCommand(new(rederiveFlags)),
+	}
+}
 
 func main() {
 	if len(os.Args) < 2 {
@@ -75,9 +107,16 @@ func run(ctx context.Context, cmd string, args []string) error {
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
 	}
-	cfg, err := config.Load("avaindex "+cmd, args, os.Getenv, os.Stderr)
+	command := serveCommand
+	if cmd == "migrate" {
+		command = migrateCommand
+	}
+	cfg, positional, err := config.LoadCommand(command, args, os.Getenv, os.Stderr)
 	if err != nil {
 		return err
+	}
+	if len(positional) > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", cmd, positional[0])
 	}
 	log := newLogger(cfg.LogLevel)
 	if cmd == "migrate" {

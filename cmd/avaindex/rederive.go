@@ -12,52 +12,61 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/database"
-	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/derive"
 	"github.com/avaindex/avaindex/internal/service"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
-const rederiveUsage = `usage: avaindex rederive [--chain P|X|C] [--from 0] [--wait]
+const rederiveUsage = `usage: avaindex rederive [--chain P|X|C] [--wait] [flags]
 
 Writes a chain's derived state (the P-chain's UTXOs, stakers, subnets and
 chains, L1 validators, the reward and L1 fee replays, historical rewards;
 the X-chain's UTXOs and DAG txs; each one's chain metrics; the C-chain's
 shared-memory UTXOs) again from what is stored of it (its blocks, the
-X-chain's mirrored DAG txs, the C-chain's atomic txs), without the node, in batches that each commit with the rederive's cursor: a rederive
-cut short (a crash, Ctrl-C) resumes where it stopped, here or at the next
-start of avaindex serve. It runs under the store's indexer lease; with an
-indexer running it fails, or with --wait waits for the lease.
+X-chain's mirrored DAG txs, the C-chain's atomic txs), without the node, in
+batches that each commit with the rederive's cursor: a rederive cut short
+(a crash, Ctrl-C) resumes where it stopped, here or at the next start of
+avaindex serve. It runs under the store's indexer lease; with an indexer
+running it fails, or with --wait waits for the lease.
 
 The derived state depends on the whole history (the P-chain's reward and
-fee replays, the UTXOs' spends), so a chain is rederived from the genesis:
---from accepts 0 only.
+fee replays, the UTXOs' spends), so a chain is always rederived from its
+genesis.
 `
+
+// rederiveFlags are rederive's own flags.
+type rederiveFlags struct {
+	chain string
+	wait  bool
+	batch int
+}
+
+// rederiveCommand is rederive's flags and help: the store's, the log
+// level, the instance name it holds the indexer lease under, and its own.
+func rederiveCommand(f *rederiveFlags) config.Command {
+	return config.Command{Name: "avaindex rederive", Usage: rederiveUsage,
+		Flags: config.StoreFlags | config.LogFlags | config.InstanceFlags,
+		Extra: func(fs *flag.FlagSet) {
+			fs.StringVar(&f.chain, "chain", "P", "the chain whose derived state to write again (P, X or C)")
+			fs.BoolVar(&f.wait, "wait", false, "wait for the indexer lease instead of failing while an indexer holds it")
+			fs.IntVar(&f.batch, "batch", 256, "blocks per transaction")
+		}}
+}
 
 // runRederive runs `avaindex rederive`, telling out what it did.
 func runRederive(ctx context.Context, args []string, getenv func(string) string, out, usage io.Writer) error {
-	var (
-		chain string
-		from  uint64
-		wait  bool
-		batch int
-	)
-	cfg, positional, err := config.LoadCommand("avaindex rederive", args, getenv, usage, func(fs *flag.FlagSet) {
-		fs.StringVar(&chain, "chain", "P", "the chain whose derived state to write again (P, X or C)")
-		fs.Uint64Var(&from, "from", 0, "the first height to derive again (0: the genesis)")
-		fs.BoolVar(&wait, "wait", false, "wait for the indexer lease instead of failing while an indexer holds it")
-		fs.IntVar(&batch, "batch", 256, "blocks per transaction")
-	})
+	var f rederiveFlags
+	cfg, positional, err := config.LoadCommand(rederiveCommand(&f), args, getenv, usage)
 	if err != nil {
 		return err
 	}
+	chain, wait, batch := f.chain, f.wait, f.batch
 	c := internal.Chain(strings.ToUpper(chain))
 	switch {
 	case len(positional) > 0:
 		return fmt.Errorf("rederive: unexpected argument %q", positional[0])
 	case c != internal.PChain && c != internal.XChain && c != internal.CChain:
 		return fmt.Errorf("rederive: --chain %q: only the P-chain (P), the X-chain (X) and the C-chain's atomic txs (C) can be rederived", chain)
-	case from != 0:
-		return fmt.Errorf("rederive: --from %d: the derived state depends on the whole history (the reward and fee replays, the UTXOs' spends), so a chain is rederived from 0", from)
 	case batch <= 0:
 		return fmt.Errorf("rederive: --batch %d: must be positive", batch)
 	}
@@ -104,7 +113,7 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 		batches int
 	)
 	start := time.Now()
-	err = ingest.Rederive(ctx, st, c, log, ingest.RederiveOptions{BatchSize: batch,
+	err = derive.Rederive(ctx, st, c, log, derive.RederiveOptions{BatchSize: batch,
 		OnBatch: func(r store.Rederive) { last, batches = r, batches+1 }})
 	if err != nil {
 		if errors.Is(err, context.Canceled) && batches > 0 {

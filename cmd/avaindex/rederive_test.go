@@ -30,7 +30,7 @@ func TestRederiveCommand(t *testing.T) {
 			want string
 		}{
 			{[]string{"--chain", "D"}, `--chain "D": only the P-chain (P), the X-chain (X) and the C-chain's atomic txs (C)`},
-			{[]string{"--from", "5"}, "--from 5: the derived state depends on the whole history"},
+			{[]string{"--from", "0"}, "flag provided but not defined: -from"},
 			{[]string{"--batch", "0"}, "--batch 0"},
 			{[]string{"now"}, `unexpected argument "now"`},
 		} {

@@ -1,151 +1,104 @@
 // Command devnet starts a real single-node avalanchego local network and
-// avaindex indexing it on embedded SQLite, then prints the URLs to try.
-// Everything listens on loopback; Ctrl-C stops both. The node's and the
-// store's data go to a temporary directory, removed on exit, unless
-// --data-dir names one to keep.
-//
-// Unless --demo=false, it then issues a realistic set of transactions (see
-// issueDemo) and prints a curl command for each surface that shows them.
+// avaindex indexing it on embedded SQLite, then prints the URLs to try (see
+// internal/devnet, the program it runs).
 //
 //	go run ./cmd/devnet [--data-dir DIR] [--listen 127.0.0.1:8080] [--demo=false]
+//
+// This command is small, so that `go run` starts it at once: it builds the
+// program, which links avalanchego (the first build compiles it, several
+// minutes; later ones take seconds), telling how the build goes, and then
+// runs it in its place with the same arguments.
 package main
 
 import (
-	"context"
-	"flag"
+	"bufio"
+	"errors"
 	"fmt"
-	"log/slog"
+	"io"
 	"os"
-	"os/signal"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
-
-	"github.com/ava-labs/avalanchego/genesis"
-	"github.com/ava-labs/avalanchego/utils/constants"
-	"github.com/ava-labs/avalanchego/utils/formatting/address"
-
-	"github.com/avaindex/avaindex/internal/config"
-	"github.com/avaindex/avaindex/internal/localnet"
-	"github.com/avaindex/avaindex/internal/service"
+	"time"
 )
 
+// program is the package built and run.
+const program = "github.com/avaindex/avaindex/cmd/devnet/internal/devnet"
+
 func main() {
-	if err := run(); err != nil {
+	bin, err := build(os.Stderr, program, 30*time.Second)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "devnet:", err)
 		os.Exit(1)
 	}
+	// In its place: same process, so Ctrl-C and the exit status are its.
+	err = syscall.Exec(bin, append([]string{bin}, os.Args[1:]...), os.Environ())
+	fmt.Fprintln(os.Stderr, "devnet: running", bin+":", err)
+	os.Exit(1)
 }
 
-func run() error {
-	fs := flag.NewFlagSet("devnet", flag.ContinueOnError)
-	dir := fs.String("data-dir", "", "directory for the node and the SQLite store, kept on exit (default: a temporary directory, removed on exit)")
-	fs.StringVar(dir, "dir", "", "the same as --data-dir")
-	listen := fs.String("listen", "127.0.0.1:8080", "address avaindex listens on")
-	demo := fs.Bool("demo", true, "issue demo transactions once avaindex serves, and print the commands that show them")
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		return err
+// build builds pkg (from the module of the working directory) into the
+// user's cache directory and returns the binary's path. It writes to log
+// what it does: a line first, one every `every` with the packages compiled
+// so far while the build lasts, and one when it ends.
+func build(log io.Writer, pkg string, every time.Duration) (string, error) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("devnet builds itself with the go command, which is not on PATH: %w", err)
 	}
-	keep := *dir != ""
-	if !keep {
-		d, err := os.MkdirTemp("", "devnet-")
-		if err != nil {
-			return fmt.Errorf("creating a temporary directory: %w", err)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	bin := filepath.Join(cache, "avaindex", "devnet", filepath.Base(pkg))
+	fmt.Fprintf(log, "devnet: building the node (avalanchego) and avaindex into %s; the first build compiles avalanchego and takes several minutes, later ones seconds...\n", bin)
+	start := time.Now()
+	cmd := exec.Command(goCmd, "build", "-v", "-o", bin, pkg)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("go build: %w", err)
+	}
+	// go build -v names each package it compiles; anything else is an error
+	// message, shown if the build fails.
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
 		}
-		*dir = d
-		// Deferred first, so it runs last: after the node and avaindex stopped.
-		defer func() {
-			if err := os.RemoveAll(d); err != nil {
-				fmt.Fprintln(os.Stderr, "devnet: removing the temporary directory:", err)
+	}()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var compiled int
+	var output []string
+	for done := false; !done; {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				done = true
+				break
 			}
-		}()
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-
-	fmt.Fprintln(os.Stderr, "devnet: starting a local avalanchego node...")
-	node, err := localnet.Start(ctx, localnet.Options{Dir: filepath.Join(*dir, "node")})
-	if err != nil {
-		return err
-	}
-	defer node.Stop()
-
-	cfg, err := config.Load("devnet", []string{
-		"--node-url", node.URL,
-		"--data-dir", filepath.Join(*dir, "avaindex"),
-		"--listen", *listen,
-		// Strict clients only accept the schema's network names.
-		"--network-alias", "testnet",
-	}, os.Getenv, os.Stderr)
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	// The local genesis funds one key (ewoq) on all three chains.
-	key := genesis.EWOQKey
-	funded, err := address.FormatBech32(constants.GetHRP(constants.LocalID), key.Address().Bytes())
-	if err != nil {
-		return fmt.Errorf("formatting the funded address: %w", err)
-	}
-	data := *dir
-	if !keep {
-		data += " (removed on exit; --data-dir keeps it)"
-	}
-	serving := make(chan string, 1)
-	ready := func(addr string) {
-		serving <- "http://" + addr
-		base := "http://" + addr
-		fmt.Printf(`
-avaindex status page: %[2]s/   (API reference: %[2]s/docs)
-
-avaindex is indexing a local Avalanche network.
-
-  node (avalanchego)  %[1]s
-  avaindex            %[2]s
-  data                %[3]s
-  funded key          %[4]s
-                      (P-%[5]s, X-%[5]s, C-chain %[6]s)
-
-Try:
-  curl -s '%[2]s/v1/networks/testnet/blockchains/p-chain/blocks?pageSize=3'
-  curl -s -X POST -H 'content-type: application/json' %[2]s/ext/bc/P \
-       -d '{"jsonrpc":"2.0","id":1,"method":"platform.getBlockByHeight","params":{"height":0,"encoding":"json"}}'
-  curl -s -X POST -H 'content-type: application/json' %[2]s/ext/bc/P \
-       -d '{"jsonrpc":"2.0","id":1,"method":"platform.getBalance","params":{"addresses":["P-%[5]s"]}}'
-  curl -s %[2]s/readyz
-  curl -s %[2]s/metrics | grep avaindex_
-
-Ctrl-C stops both.
-`, node.URL, base, data, key, funded, key.EthAddress().Hex())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- service.Run(ctx, cfg, log, ready) }()
-	if *demo {
-		go func() {
-			var base string
-			select {
-			case base = <-serving:
-			case <-ctx.Done():
-				return
+			compiled++
+			output = append(output, l)
+			if len(output) > 200 {
+				output = output[1:]
 			}
-			d, err := issueDemo(ctx, node.URL, os.Stderr)
-			if err == nil {
-				err = waitIndexed(ctx, node.URL, base, d.EVMChainID)
-			}
-			if err != nil {
-				if ctx.Err() == nil {
-					fmt.Fprintln(os.Stderr, "devnet: the demo transactions failed (avaindex keeps serving):", err)
-				}
-				return
-			}
-			printSurfaces(os.Stdout, demoSurfaces(base, d))
-		}()
+		case <-tick.C:
+			fmt.Fprintf(log, "devnet: still building (%s, packages compiled: %d)...\n", time.Since(start).Round(time.Second), compiled)
+		}
 	}
-	select {
-	case err := <-errc:
-		return err
-	case <-node.Exited():
-		stop()
-		<-errc
-		return fmt.Errorf("the node stopped unexpectedly: %w", node.Stop())
+	if err := cmd.Wait(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return "", fmt.Errorf("building %s failed (run devnet from the avaindex module, as go run ./cmd/devnet):\n%s", pkg, strings.Join(output, "\n"))
+		}
+		return "", fmt.Errorf("go build: %w", err)
 	}
+	fmt.Fprintf(log, "devnet: built in %s (packages compiled: %d); starting...\n", time.Since(start).Round(time.Second), compiled)
+	return bin, nil
 }

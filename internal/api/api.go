@@ -4,8 +4,9 @@
 // Handlers read through narrow interfaces, never the whole store:
 // DataSource for the primary network, EVMSource for the EVM chains, with
 // ChainRegistry and ContractCatalog, and PriceSource, the one price seam
-// (prices.go). Parameters are validated by params.go, page tokens signed
-// by token.go, and every list pages through listPage (list.go); wire types
+// (prices.go). Parameters are read by internal/param (the Data API's own,
+// addresses, networks, EVM ids, in params.go), page tokens signed by
+// param.Tokens, and every list pages through listPage (list.go); wire types
 // are in types.go, errors in errors.go, the middleware in middleware.go.
 // There is one file per OpenAPI tag (blocks.go, transactions.go, utxos.go,
 // rewards.go, signature_aggregator.go; for the EVM chains chains.go,
@@ -28,6 +29,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evmchains"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -37,9 +39,9 @@ import (
 // indexer owns. An endpoint that needs a new read adds it here; store.Store
 // satisfies it.
 type DataSource interface {
-	BlockSummaries(ctx context.Context, chain internal.Chain, after *uint64, limit int, desc bool) ([]*store.BlockSummary, error)
-	BlockSummaryByID(ctx context.Context, chain internal.Chain, id ids.ID) (*store.BlockSummary, error)
-	BlockSummaryByHeight(ctx context.Context, chain internal.Chain, height uint64) (*store.BlockSummary, error)
+	BlockSummaries(ctx context.Context, q store.BlockQuery, after *uint64, limit int) ([]*store.BlockSummary, error)
+	BlockSummaryByID(ctx context.Context, q store.BlockQuery, id ids.ID) (*store.BlockSummary, error)
+	BlockSummaryByHeight(ctx context.Context, q store.BlockQuery, height uint64) (*store.BlockSummary, error)
 
 	PTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
 	XTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
@@ -59,6 +61,21 @@ type DataSource interface {
 	HistoricalRewards(ctx context.Context, q store.RewardQuery, after *store.RewardKey, limit int) ([]*store.HistoricalReward, error)
 	// The rewards' types, for the reward UTXOs a tx emits (txrender.go).
 	RewardTypes(ctx context.Context, utxoIDs []ids.ID) (map[ids.ID]string, error)
+
+	// The Primary Network tag's (primarynetwork.go): subnets and
+	// blockchains, the primary network's current stakers and supply.
+	SubnetPage(ctx context.Context, after *pchain.Pos, limit int, desc bool) ([]*pchain.Subnet, error)
+	Subnet(ctx context.Context, id ids.ID) (*pchain.Subnet, error)
+	BlockchainPage(ctx context.Context, after *pchain.Pos, limit int, desc bool) ([]*pchain.Blockchain, error)
+	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
+	SubnetBlockchains(ctx context.Context, subnets []ids.ID) (map[ids.ID][]*pchain.Blockchain, error)
+	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
+	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
+
+	// The X-chain's DAG vertices (vertices.go).
+	XVertices(ctx context.Context, before *uint64, limit int) ([]store.Container, error)
+	XVertexByID(ctx context.Context, id ids.ID) (*store.Container, error)
+	XVerticesAtHeight(ctx context.Context, height uint64, after *uint64, limit int, desc bool) ([]store.Container, error)
 }
 
 // EVMSource is what the EVM endpoints read from the store (the store's
@@ -78,7 +95,7 @@ type ChainRegistry interface {
 	ByBlockchainID(id ids.ID) (evmchains.Chain, bool)
 	// NativeBalance asks the chain's RPC for addr's balance after block
 	// number (nil: the latest), for chains whose balances are not
-	// indexed.
+	// indexed; the RPC's refusal is a derrors.Unavailable for the client.
 	NativeBalance(ctx context.Context, chainID uint64, addr common.Address, number *uint64) (*big.Int, error)
 }
 
@@ -96,9 +113,12 @@ type Deps struct {
 	Chains  ChainRegistry
 	Catalog ContractCatalog
 	Network *internal.Network
+	// NetworkGenesis is the network's genesis bytes when avalanchego does
+	// not build it in (--genesis-file): its X-chain's genesis assets.
+	NetworkGenesis []byte
 	// Aliases are extra {network} names for the indexed network.
 	Aliases []string
-	// TokenKey signs page tokens; at least MinTokenKeyLen bytes.
+	// TokenKey signs page tokens; at least param.MinTokenKeyLen bytes.
 	TokenKey []byte
 	// Aggregator serves the signature aggregator endpoints; they answer
 	// 503 when it is nil.
@@ -119,10 +139,12 @@ const NoMinAge time.Duration = -1
 
 // API is the Data API of one indexed network.
 type API struct {
-	store    DataSource
-	network  *internal.Network
-	networks *Networks
-	tokens   *Tokens
+	store   DataSource
+	network *internal.Network
+	// networkGenesis is Deps.NetworkGenesis.
+	networkGenesis []byte
+	networks       *Networks
+	tokens         *param.Tokens
 	// assets and genesis cache what never changes once indexed.
 	assets  assets
 	genesis genesisValidators
@@ -154,7 +176,7 @@ type Route struct {
 
 // New returns the Data API for d.
 func New(d Deps) (*API, error) {
-	tokens, err := NewTokens(d.TokenKey)
+	tokens, err := param.NewTokens(d.TokenKey)
 	if err != nil {
 		return nil, err
 	}
@@ -180,18 +202,19 @@ func New(d Deps) (*API, error) {
 		catalog = (*evmchains.Catalog)(nil)
 	}
 	return &API{
-		evm:         d.EVM,
-		health:      d.Health,
-		chains:      chains,
-		catalog:     catalog,
-		store:       d.Store,
-		network:     d.Network,
-		networks:    NewNetworks(d.Network.Name, d.Aliases...),
-		tokens:      tokens,
-		signer:      d.Aggregator,
-		prices:      prices,
-		priceMinAge: minAge,
-		chainIDs:    [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
+		evm:            d.EVM,
+		health:         d.Health,
+		chains:         chains,
+		catalog:        catalog,
+		store:          d.Store,
+		network:        d.Network,
+		networkGenesis: d.NetworkGenesis,
+		networks:       NewNetworks(d.Network.Name, d.Aliases...),
+		tokens:         tokens,
+		signer:         d.Aggregator,
+		prices:         prices,
+		priceMinAge:    minAge,
+		chainIDs:       [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 	}, nil
 }
 
@@ -221,6 +244,20 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOs)},
 		{Pattern: "POST /v1/networks/{network}/blockchains/{blockchainId}/utxos", Handler: a.handle(a.listUTXOsV2)},
 		{Pattern: "GET /v1/networks/{network}/rewards", Handler: a.handle(a.listRewards)},
+		{Pattern: "GET /v1/networks/{network}/rewards:listPending", Handler: a.handle(a.listPendingRewards)},
+		{Pattern: "GET /v1/networks/{network}", Handler: a.handle(a.getNetworkDetails)},
+		{Pattern: "GET /v1/networks/{network}/subnets", Handler: a.handle(a.listSubnets)},
+		{Pattern: "GET /v1/networks/{network}/subnets/{subnetId}", Handler: a.handle(a.getSubnet)},
+		{Pattern: "GET /v1/networks/{network}/blockchains", Handler: a.handle(a.listBlockchains)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}", Handler: a.handle(a.getBlockchain)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}", Handler: a.handle(a.getAsset)},
+		{Pattern: "GET /v1/networks/{network}/addresses:listChainIds", Handler: a.handle(a.getChainIDs)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses", Handler: a.handle(a.lastActivity)},
+		{Pattern: "POST /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses", Handler: a.handle(a.lastActivityV2)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/balances", Handler: a.handle(a.getBalances)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices", Handler: a.handle(a.listVertices)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}", Handler: a.handle(a.getVertex)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", Handler: a.handle(a.getVertexByHeight)},
 		{Pattern: "GET /v1/chains", Handler: a.handle(a.listChains)},
 		{Pattern: "GET /v1/chains/{chainId}", Handler: a.handle(a.getChain)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}", Handler: a.handle(a.getContractMetadata)},

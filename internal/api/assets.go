@@ -68,13 +68,13 @@ func (a *API) asset(ctx context.Context, id ids.ID) (*assetInfo, error) {
 }
 
 func (a *API) findAsset(ctx context.Context, id ids.ID) (*assetInfo, bool, error) {
-	genesis, ok, err := xchain.GenesisAssets(a.network.XChainID)
+	genesis, ok, err := xchain.GenesisAssets(a.network.XChainID, a.networkGenesis)
 	if err != nil {
 		return nil, false, err
 	}
 	if g := genesis[id]; ok && g != nil {
 		var created int64
-		if xg, ok, err := xchain.GenesisFor(a.network.XChainID); err == nil && ok {
+		if xg, ok, err := xchain.GenesisFor(a.network.XChainID, a.networkGenesis); err == nil && ok {
 			created = int64(xg.Timestamp)
 		}
 		return describedAsset(g, created), true, nil

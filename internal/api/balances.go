@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evmchains"
-	"github.com/avaindex/avaindex/internal/node"
 )
 
 // The "EVM Balances" operation getNativeBalance: an address's balance of
@@ -64,7 +62,7 @@ func (a *API) nativeBalance(ctx context.Context, chain evmchains.Chain, addr com
 	head, err := a.evm.EVMHead(ctx, chain.ChainID)
 	switch {
 	case errors.Is(err, derrors.NotFound):
-		return a.nodeBalance(ctx, chain, addr, number)
+		return a.chains.NativeBalance(ctx, chain.ChainID, addr, number)
 	case err != nil:
 		return nil, err
 	}
@@ -80,26 +78,9 @@ func (a *API) nativeBalance(ctx context.Context, chain evmchains.Chain, addr com
 		return nil, err
 	}
 	if !ok {
-		return a.nodeBalance(ctx, chain, addr, &n)
+		return a.chains.NativeBalance(ctx, chain.ChainID, addr, &n)
 	}
 	return bal, nil
-}
-
-// nodeBalance asks the chain's RPC. Its refusal (a pruned block's state,
-// a block it does not have) is told to the client as a 503 in the RPC's
-// words.
-func (a *API) nodeBalance(ctx context.Context, chain evmchains.Chain, addr common.Address, number *uint64) (*big.Int, error) {
-	bal, err := a.chains.NativeBalance(ctx, chain.ChainID, addr, number)
-	var rpcErr *node.RPCError
-	if errors.As(err, &rpcErr) {
-		at := "the latest block"
-		if number != nil {
-			at = fmt.Sprintf("block %d", *number)
-		}
-		return nil, derrors.Client(derrors.Unavailable, "the RPC of chain %d cannot tell the balance at %s: %s",
-			chain.ChainID, at, clip(rpcErr.Message, 200))
-	}
-	return bal, err
 }
 
 // value is amount (in the token's smallest unit) of a token of decimals

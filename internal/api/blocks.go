@@ -12,6 +12,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -32,20 +33,20 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// startTimestamp and endTimestamp are validated (a malformed one is a
-	// 400) but do not filter the list yet: the store's block list has no
-	// time range.
-	if _, _, err := timeRange(r); err != nil {
+	start, end, err := timeRange(r)
+	if err != nil {
 		return err
 	}
-	spec := listSpec{Op: "listLatestPrimaryNetworkBlocks", Filters: []string{string(chain)}}
+	q := a.blockQuery(chain)
+	q.Start, q.End, q.Desc = start, end, true
+	spec := listSpec{Op: "listLatestPrimaryNetworkBlocks", Filters: []string{string(chain), optString(start), optString(end)}}
 	blocks, next, err := listPage(a, r, spec,
 		func(ctx context.Context, after *blockCursor, limit int) ([]*store.BlockSummary, error) {
 			var h *uint64
 			if after != nil {
 				h = &after.Height
 			}
-			return a.store.BlockSummaries(ctx, chain, h, limit, true)
+			return a.store.BlockSummaries(ctx, q, h, limit)
 		},
 		func(b *store.BlockSummary) blockCursor { return blockCursor{Height: b.Height} })
 	if err != nil {
@@ -79,14 +80,14 @@ func (a *API) getBlock(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := r.PathValue("blockId")
 	var b *store.BlockSummary
-	if h, ok := parseInt(v); ok && h >= 0 {
-		b, err = a.store.BlockSummaryByHeight(r.Context(), chain, uint64(h))
+	if h, ok := param.ParseInt(v); ok && h >= 0 {
+		b, err = a.store.BlockSummaryByHeight(r.Context(), a.blockQuery(chain), uint64(h))
 	} else {
 		var id ids.ID
 		if id, err = parseBlockID(chain, v); err != nil {
 			return err
 		}
-		b, err = a.store.BlockSummaryByID(r.Context(), chain, id)
+		b, err = a.store.BlockSummaryByID(r.Context(), a.blockQuery(chain), id)
 	}
 	if err != nil {
 		if derrors.ToStatus(err) == http.StatusNotFound {
@@ -116,13 +117,29 @@ func parseBlockID(chain internal.Chain, v string) (ids.ID, error) {
 	return id, nil
 }
 
+// blockQuery selects chain's blocks: the C-chain's are the EVM blocks
+// its follower stored under its EVM chain id (none when the registry does
+// not serve it).
+func (a *API) blockQuery(chain internal.Chain) store.BlockQuery {
+	q := store.BlockQuery{Chain: chain}
+	if chain == internal.CChain {
+		if c, ok := a.chains.ByBlockchainID(a.network.CChainID); ok {
+			q.EVMChainID = c.ChainID
+		}
+	}
+	return q
+}
+
+// CChainBlockType is the blockType of C-chain blocks, which have no kind
+// of their own: an EVM block, as the P- and X-chain's types name their
+// VM's block.
+const CChainBlockType = "EVMBlock"
+
 // wireBlock renders a block summary of chain.
 //
-// avaindex keeps of C-chain blocks only those with atomic txs, and of them
-// their number, hash, time and atomic txs (store.ChainBlockStore): the
-// C-chain's lists hold those blocks only, with their atomic txs as
-// transactions, and the fields nothing tells (parentHash, blockType) empty
-// and blockSizeBytes 0. Its hashes are the EVM's, 0x-hex.
+// A C-chain block is its EVM block (hashes 0x-hex, size the EVM's RLP
+// size) with its atomic txs as transactions: the primary network's view of
+// it.
 func (a *API) wireBlock(chain internal.Chain, b *store.BlockSummary) PrimaryNetworkBlock {
 	wb := PrimaryNetworkBlock{
 		BlockNumber:    strconv.FormatUint(b.Height, 10),
@@ -131,7 +148,7 @@ func (a *API) wireBlock(chain internal.Chain, b *store.BlockSummary) PrimaryNetw
 		BlockSizeBytes: b.Size,
 	}
 	if chain == internal.CChain {
-		wb.BlockHash = hex0x(b.ID[:])
+		wb.BlockHash, wb.ParentHash, wb.BlockType = hex0x(b.ID[:]), hex0x(b.ParentID[:]), CChainBlockType
 	} else {
 		wb.BlockHash, wb.ParentHash = a.idTexts.text(b.ID), a.idTexts.text(b.ParentID)
 	}

@@ -11,9 +11,10 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
 
-	"github.com/avaindex/avaindex/internal/config"
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evmchains"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // The "EVM Chains" operations: the EVM chains served (the registry's), and
@@ -27,7 +28,7 @@ func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	feature, err := Enum(r, "feature", "", config.Features...)
+	feature, err := param.Enum(r, "feature", "", internal.EVMFeatures...)
 	if err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
 // all of them for the served network's names, none for another network
 // of the schema's enum.
 func (a *API) networkChains(r *http.Request) ([]evmchains.Chain, error) {
-	network, hasNetwork, err := QueryValue(r, "network")
+	network, hasNetwork, err := param.QueryValue(r, "network")
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,13 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // genericMessages is the message of an error response whose error carries no
@@ -24,6 +26,7 @@ var genericMessages = map[int]string{
 	http.StatusInternalServerError: "an internal error occurred",
 	http.StatusBadGateway:          "the upstream node returned an invalid response",
 	http.StatusServiceUnavailable:  "the service is temporarily unavailable",
+	http.StatusNotImplemented:      "avaindex does not serve this operation",
 }
 
 // errorBody returns the body of an error response for err and its status.
@@ -50,7 +53,7 @@ func errorBody(err error) (ErrorBody, int) {
 // r may be nil.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	body, status := errorBody(err)
-	if status >= 500 {
+	if status >= 500 && !errors.Is(err, derrors.Unimplemented) {
 		args := []any{"status", status, "err", err}
 		if err == nil {
 			args[3] = "WriteError called with a nil error"
@@ -99,6 +102,6 @@ func writeRaw(w http.ResponseWriter, status int, b []byte) {
 // message names the method and path that matched no route.
 func NotFoundHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, r, derrors.Missing("no route for %s %s", r.Method, clip(r.URL.EscapedPath(), 256)))
+		WriteError(w, r, derrors.Missing("no route for %s %s", r.Method, param.Clip(r.URL.EscapedPath(), 256)))
 	})
 }

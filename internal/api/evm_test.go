@@ -57,17 +57,17 @@ func txHash(n byte) common.Hash { return common.Hash{0x7a, n} }
 // message; 3 has bob send token 7 to carol, alice an ERC-1155 batch of
 // multi1155 (a contract no indexed tx deployed) to carol and 10 of token20
 // to bob; 4 has carol send token 7 back to bob.
-func evmTestBlocks() []*evm.Block {
-	var bs []*evm.Block
+func evmTestBlocks() []*internal.EVMBlockData {
+	var bs []*internal.EVMBlockData
 	parent := common.Hash{}
 	for n := range uint64(5) {
 		ts := time.Unix(1_700_000_000+int64(n)*2, 0).UTC()
-		b := &evm.Block{EVMBlock: internal.EVMBlock{Number: n, Hash: common.Hash{0xb1, byte(n)}, ParentHash: parent,
+		b := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: n, Hash: common.Hash{0xb1, byte(n)}, ParentHash: parent,
 			Timestamp: ts, GasLimit: 15_000_000, BaseFee: big.NewInt(25_000_000_000), Size: 700}, Traced: true}
 		parent = b.Hash
 		bs = append(bs, b)
 	}
-	tx := func(b *evm.Block, n byte, from common.Address, to *common.Address, input []byte) *internal.EVMTx {
+	tx := func(b *internal.EVMBlockData, n byte, from common.Address, to *common.Address, input []byte) *internal.EVMTx {
 		b.Txs = append(b.Txs, internal.EVMTx{Hash: txHash(n), BlockNumber: b.Number, BlockHash: b.Hash, Timestamp: b.Timestamp,
 			Index: uint32(len(b.Txs)), From: from, To: to, Value: new(big.Int), Nonce: uint64(n), Type: 2, GasLimit: 3_000_000,
 			GasPrice: big.NewInt(26_000_000_000), MaxFeePerGas: big.NewInt(50_000_000_000), MaxPriorityFeePerGas: big.NewInt(1_000_000_000),
@@ -75,7 +75,7 @@ func evmTestBlocks() []*evm.Block {
 		b.TxCount = len(b.Txs)
 		return &b.Txs[len(b.Txs)-1]
 	}
-	transfer := func(b *evm.Block, t *internal.EVMTx, log, batch uint32, token common.Address, typ internal.ERCType, from, to common.Address, value, id int64) {
+	transfer := func(b *internal.EVMBlockData, t *internal.EVMTx, log, batch uint32, token common.Address, typ internal.ERCType, from, to common.Address, value, id int64) {
 		tr := internal.EVMTransfer{BlockNumber: b.Number, BlockHash: b.Hash, Timestamp: b.Timestamp, TxHash: t.Hash,
 			LogIndex: log, BatchIndex: batch, Token: token, Type: typ, From: from, To: to, Value: big.NewInt(value)}
 		if typ != internal.ERC20 {
@@ -727,7 +727,7 @@ func TestNativeBalanceFromNode(t *testing.T) {
 
 	// A block indexed without traces keeps no balances: the node is asked
 	// at the last indexed block, not at its latest.
-	if err := st.ApplyEVMBlocks(ctx, 43112, []*evm.Block{{EVMBlock: internal.EVMBlock{Number: 0, Hash: common.Hash{0xcc}}}}); err != nil {
+	if err := st.ApplyEVMBlocks(ctx, 43112, []*internal.EVMBlockData{{EVMBlock: internal.EVMBlock{Number: 0, Hash: common.Hash{0xcc}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.SendEVM(ctx, common.Address{0xee}, big.NewInt(1e9)); err != nil {

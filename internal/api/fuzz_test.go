@@ -15,6 +15,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/warpagg"
 )
 
@@ -69,31 +70,23 @@ func FuzzQueryParams(f *testing.F) {
 			r := req(q)
 			one, single := theValue(q, "p")
 
-			if n, ok, err := OptionalInt(r, "p", -5, 1000); err != nil {
-				wantFuzzParamError(t, "OptionalInt "+q, err, "p")
-			} else if ok {
-				want, perr := strconv.ParseInt(one, 10, 64)
-				if !single || perr != nil || n != want || n < -5 || n > 1000 {
-					t.Fatalf("OptionalInt(%q) = %d", q, n)
-				}
-			}
-			if n, ok, err := OptionalUint(r, "p"); err != nil {
+			if n, ok, err := param.OptionalUint(r, "p"); err != nil {
 				wantFuzzParamError(t, "OptionalUint "+q, err, "p")
 			} else if ok {
 				want, perr := strconv.ParseInt(one, 10, 64)
 				if !single || perr != nil || n != want || n < 0 {
-					t.Fatalf("OptionalUint(%q) = %d", q, n)
+					t.Fatalf("param.OptionalUint(%q) = %d", q, n)
 				}
 			}
-			if b, err := Bool(r, "p", true); err != nil {
+			if b, err := param.Bool(r, "p", true); err != nil {
 				wantFuzzParamError(t, "Bool "+q, err, "p")
 			} else if single && strconv.FormatBool(b) != one {
-				t.Fatalf("Bool(%q) = %v", q, b)
+				t.Fatalf("param.Bool(%q) = %v", q, b)
 			}
-			if s, err := Enum(r, "p", "dflt", "asc", "desc"); err != nil {
+			if s, err := param.Enum(r, "p", "dflt", "asc", "desc"); err != nil {
 				wantFuzzParamError(t, "Enum "+q, err, "p")
 			} else if s != "dflt" && s != "asc" && s != "desc" || single && s != one {
-				t.Fatalf("Enum(%q) = %q", q, s)
+				t.Fatalf("param.Enum(%q) = %q", q, s)
 			}
 			if n, ok, err := Amount(r, "p"); err != nil {
 				wantFuzzParamError(t, "Amount "+q, err, "p")
@@ -111,22 +104,22 @@ func FuzzQueryParams(f *testing.F) {
 					t.Fatalf("BlockNumber(%q) = %d", q, *p)
 				}
 			}
-			if items, err := List(r, "p", 3); err != nil {
+			if items, err := param.List(r, "p", 3); err != nil {
 				wantFuzzParamError(t, "List "+q, err, "p")
 			} else {
 				if len(items) > 3 {
-					t.Fatalf("List(%q) = %d items, over 3", q, len(items))
+					t.Fatalf("param.List(%q) = %d items, over 3", q, len(items))
 				}
 				for _, it := range items {
 					if it == "" || strings.TrimSpace(it) != it {
-						t.Fatalf("List(%q) has item %q", q, it)
+						t.Fatalf("param.List(%q) has item %q", q, it)
 					}
 				}
 			}
-			if items, err := EnumList(r, "p", "a", "b"); err != nil {
+			if items, err := param.EnumList(r, "p", "a", "b"); err != nil {
 				wantFuzzParamError(t, "EnumList "+q, err, "p")
 			} else if len(items) > 2 || len(items) == 2 && items[0] == items[1] {
-				t.Fatalf("EnumList(%q) = %q", q, items)
+				t.Fatalf("param.EnumList(%q) = %q", q, items)
 			}
 			if ns, err := NodeIDs(r, "p", 4); err != nil {
 				wantFuzzParamError(t, "NodeIDs "+q, err, "p")
@@ -148,8 +141,8 @@ func FuzzQueryParams(f *testing.F) {
 				switch name {
 				case "pageSize":
 					var n int
-					if n, err = PageSize(r, 10, 100); err == nil && (n < 1 || n > 100) {
-						t.Fatalf("PageSize(%q) = %d", q, n)
+					if n, err = param.PageSize(r, 10, 100); err == nil && (n < 1 || n > 100) {
+						t.Fatalf("param.PageSize(%q) = %d", q, n)
 					}
 				case "sortOrder":
 					var s string
@@ -173,8 +166,8 @@ func FuzzQueryParams(f *testing.F) {
 					}
 				case "pageToken":
 					var tok string
-					if tok, err = PageToken(r); err == nil && single && tok != one {
-						t.Fatalf("PageToken(%q) = %q", q, tok)
+					if tok, err = param.PageToken(r); err == nil && single && tok != one {
+						t.Fatalf("param.PageToken(%q) = %q", q, tok)
 					}
 				}
 				if err != nil {
@@ -196,7 +189,7 @@ func FuzzRawQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, q string) {
 		r := req(q)
 		vals, perr := url.ParseQuery(q)
-		err := OnlyParams(r, "pageSize", "sortOrder", "pageToken")
+		err := param.OnlyParams(r, "pageSize", "sortOrder", "pageToken")
 		switch {
 		case perr != nil:
 			wantFuzzParamError(t, "OnlyParams "+q, err, "malformed query string")
@@ -208,23 +201,23 @@ func FuzzRawQuery(f *testing.F) {
 				}
 			}
 			if !unknown {
-				t.Fatalf("OnlyParams(%q) rejected known parameters: %v", q, err)
+				t.Fatalf("param.OnlyParams(%q) rejected known parameters: %v", q, err)
 			}
 			wantFuzzParamError(t, "OnlyParams "+q, err, "unknown query parameter")
 		default:
 			for k := range vals {
 				if k != "pageSize" && k != "sortOrder" && k != "pageToken" {
-					t.Fatalf("OnlyParams(%q) accepted %q", q, k)
+					t.Fatalf("param.OnlyParams(%q) accepted %q", q, k)
 				}
 			}
 		}
 		for name, parse := range map[string]func() error{
-			"pageSize":  func() error { _, err := PageSize(r, 10, 100); return err },
+			"pageSize":  func() error { _, err := param.PageSize(r, 10, 100); return err },
 			"sortOrder": func() error { _, err := SortOrder(r, Asc); return err },
-			"pageToken": func() error { _, err := PageToken(r); return err },
+			"pageToken": func() error { _, err := param.PageToken(r); return err },
 			"addresses": func() error { _, err := Addresses(r, "addresses", 64, "local"); return err },
 			"nodeIds":   func() error { _, err := NodeIDs(r, "nodeIds", 64); return err },
-			"txTypes":   func() error { _, err := EnumList(r, "txTypes", "a", "b"); return err },
+			"txTypes":   func() error { _, err := param.EnumList(r, "txTypes", "a", "b"); return err },
 		} {
 			err := parse()
 			if err != nil {

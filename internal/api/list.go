@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // Keyset pagination, the one way every list endpoint pages.
@@ -37,7 +39,7 @@ type listSpec struct {
 
 // scope is the page-token scope of the query.
 func (s listSpec) scope() string {
-	return Scope(append([]string{s.Op}, s.Filters...)...)
+	return param.Scope(append([]string{s.Op}, s.Filters...)...)
 }
 
 // listPage returns one page of a keyset-paginated list and its
@@ -61,9 +63,9 @@ func listPage[Item, Cursor any](a *API, r *http.Request, spec listSpec,
 	if def == 0 {
 		def = DefaultPageSize
 	}
-	size, err := PageSize(r, def, maxSize)
+	size, err := param.PageSize(r, def, maxSize)
 	if err != nil {
-		if v, _, _ := QueryValue(r, "pageSize"); !spec.ZeroPageSize || v != "0" {
+		if v, _, _ := param.QueryValue(r, "pageSize"); !spec.ZeroPageSize || v != "0" {
 			return nil, "", err
 		}
 		size = def

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 type intCursor struct {
@@ -42,10 +44,25 @@ func (l *intList) query(_ context.Context, after *intCursor, limit int) ([]int, 
 	return out, nil
 }
 
+// otherCursor is a keyset of another shape than intCursor.
+type otherCursor struct {
+	Height int64  `json:"h"`
+	TxID   string `json:"t,omitempty"`
+}
+
 func intKey(v int) intCursor { return intCursor{I: v} }
 
 func testAPI(t *testing.T) *API {
 	return &API{tokens: newTestTokens(t, 3)}
+}
+
+func newTestTokens(t testing.TB, fill byte) *param.Tokens {
+	t.Helper()
+	tk, err := param.NewTokens(bytes.Repeat([]byte{fill}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
 }
 
 func listSort(desc bool) string {
@@ -159,8 +176,8 @@ func TestListPageTokenScope(t *testing.T) {
 	wantParamError(t, err, "pageToken", "another key")
 	// A token whose cursor is not the query's keyset.
 	_, _, err = listPage(a, req("pageToken="+url.QueryEscape(tok)), spec,
-		func(context.Context, *testCursor, int) ([]int, error) { return nil, nil },
-		func(int) testCursor { return testCursor{} })
+		func(context.Context, *otherCursor, int) ([]int, error) { return nil, nil },
+		func(int) otherCursor { return otherCursor{} })
 	wantParamError(t, err, "pageToken", "another cursor type")
 }
 

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // MaxBodyBytes bounds the body of a Data API request.
@@ -26,10 +26,11 @@ const (
 )
 
 // Middleware wraps the Data API's handler: it recovers panics into 500
-// responses, accepts the API key headers, refuses malformed query strings
-// and bounds request bodies.
+// responses, refuses malformed query strings and bounds request bodies.
+// The API key headers are read by internal/server's access guard
+// (RequestAPIKey).
 func Middleware(next http.Handler) http.Handler {
-	return Recover(AcceptAPIKey(StrictQuery(LimitBody(next, MaxBodyBytes))))
+	return Recover(StrictQuery(LimitBody(next, MaxBodyBytes)))
 }
 
 // StrictQuery answers a request whose query string does not parse (a bad
@@ -38,7 +39,7 @@ func Middleware(next http.Handler) http.Handler {
 // that parse but that a route does not take are left to the route.
 func StrictQuery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := queryValues(r); err != nil {
+		if _, err := param.Values(r); err != nil {
 			WriteError(w, r, err)
 			return
 		}
@@ -93,8 +94,6 @@ func (w *trackingWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-type apiKeyCtxKey struct{}
-
 // RequestAPIKey returns the API key of a request's headers,
 // x-data-api-key first, or "".
 func RequestAPIKey(h http.Header) string {
@@ -103,23 +102,6 @@ func RequestAPIKey(h http.Header) string {
 		key = strings.TrimSpace(h.Get(HeaderGlacierAPIKey))
 	}
 	return key
-}
-
-// AcceptAPIKey accepts the optional API key headers, x-data-api-key first,
-// and makes the key available through APIKey. It never rejects a request.
-func AcceptAPIKey(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if key := RequestAPIKey(r.Header); key != "" {
-			r = r.WithContext(context.WithValue(r.Context(), apiKeyCtxKey{}, key))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// APIKey returns the API key the request carried, if any. Never log it.
-func APIKey(ctx context.Context) (string, bool) {
-	k, ok := ctx.Value(apiKeyCtxKey{}).(string)
-	return k, ok
 }
 
 // LimitBody bounds the request body to n bytes; reading past it fails with
@@ -164,7 +146,7 @@ func DecodeJSONBody(r *http.Request, v any) error {
 	case errors.Is(err, io.EOF):
 		return derrors.Invalid("request body must be a JSON object")
 	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return derrors.Invalid("request body field %s must be a JSON %s, got %s", clip(typeErr.Field, maxEcho), jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		return derrors.Invalid("request body field %s must be a JSON %s, got %s", param.Clip(typeErr.Field, param.MaxEcho), jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 	case errors.As(err, &typeErr):
 		return derrors.Invalid("request body must be a JSON object, got %s", typeErr.Value)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evmchains"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -57,7 +58,7 @@ func parseTokenID(name, v string) (*big.Int, error) {
 // OptionalEVMAddress returns the query parameter name, an address, and
 // nil when absent.
 func OptionalEVMAddress(r *http.Request, name string) (*common.Address, error) {
-	v, ok, err := QueryValue(r, name)
+	v, ok, err := param.QueryValue(r, name)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -215,7 +216,7 @@ func (a *API) reindexNft(w http.ResponseWriter, r *http.Request) error {
 	seg := r.PathValue("tokenIdReindex")
 	v, ok := strings.CutSuffix(seg, reindexSuffix)
 	if !ok {
-		return derrors.Missing("no route for %s %s", r.Method, clip(r.URL.EscapedPath(), 256))
+		return derrors.Missing("no route for %s %s", r.Method, param.Clip(r.URL.EscapedPath(), 256))
 	}
 	chain, err := a.evmChain(r)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // Every function here answers a parameter that is malformed, out of range,
@@ -36,255 +36,24 @@ var Currencies = []string{
 	"czk", "dkk", "gbp", "hkd", "huf", "jpy", "nzd",
 }
 
+// got formats a rejected value for a message.
+func got(v string) string { return param.Quote(v) }
+
 // Sort orders.
 const (
 	Asc  = "asc"
 	Desc = "desc"
 )
 
-// maxEcho bounds how much of a rejected value an error message repeats.
-const maxEcho = 64
-
-// clip shortens s to at most n bytes for use in a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
-// got formats a rejected value for a message.
-func got(v string) string { return strconv.Quote(clip(v, maxEcho)) }
-
-// queryValues parses r's query string strictly: a malformed query string is
-// an error rather than silently dropped pairs.
-func queryValues(r *http.Request) (url.Values, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return nil, derrors.Invalid("malformed query string")
-	}
-	return q, nil
-}
-
-// QueryValue returns the one value of the query parameter name and whether
-// it is present. A parameter given more than once is an error.
-func QueryValue(r *http.Request, name string) (string, bool, error) {
-	q, err := queryValues(r)
-	if err != nil {
-		return "", false, err
-	}
-	vs, ok := q[name]
-	switch {
-	case !ok:
-		return "", false, nil
-	case len(vs) > 1:
-		return "", false, derrors.Invalid("%s must be given at most once", name)
-	}
-	return vs[0], true, nil
-}
-
-// OnlyParams rejects a request whose query string has a parameter not in
-// names.
-func OnlyParams(r *http.Request, names ...string) error {
-	q, err := queryValues(r)
-	if err != nil {
-		return err
-	}
-	for k := range q {
-		known := false
-		for _, n := range names {
-			if k == n {
-				known = true
-				break
-			}
-		}
-		if !known {
-			return derrors.Invalid("unknown query parameter %s; allowed: %s", got(k), strings.Join(names, ", "))
-		}
-	}
-	return nil
-}
-
-// parseInt parses a base-10 integer written with ASCII digits and an
-// optional leading minus sign only (no "+", spaces, exponents or fractions).
-func parseInt(s string) (int64, bool) {
-	digits := strings.TrimPrefix(s, "-")
-	if digits == "" || len(digits) > 19 {
-		return 0, false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
-}
-
-// PageSize returns the pageSize query parameter: def when absent, otherwise
-// an integer in [1, max].
-func PageSize(r *http.Request, def, max int) (int, error) {
-	v, ok, err := QueryValue(r, "pageSize")
-	if err != nil || !ok {
-		return def, err
-	}
-	n, valid := parseInt(v)
-	if !valid || n < 1 || n > int64(max) {
-		return 0, derrors.Invalid("pageSize must be an integer between 1 and %d, got %s", max, got(v))
-	}
-	return int(n), nil
-}
-
-// PageToken returns the pageToken query parameter, "" when absent or empty.
-// Decode it with Tokens.Decode.
-func PageToken(r *http.Request) (string, error) {
-	v, _, err := QueryValue(r, "pageToken")
-	return v, err
-}
-
-// OptionalInt returns the integer query parameter name and whether it is
-// present; a present value must lie in [min, max].
-func OptionalInt(r *http.Request, name string, min, max int64) (int64, bool, error) {
-	v, ok, err := QueryValue(r, name)
-	if err != nil || !ok {
-		return 0, false, err
-	}
-	n, valid := parseInt(v)
-	if !valid || n < min || n > max {
-		return 0, false, derrors.Invalid("%s must be an integer between %d and %d, got %s", name, min, max, got(v))
-	}
-	return n, true, nil
-}
-
-// OptionalUint returns the non-negative integer query parameter name
-// (startTimestamp, endTimestamp, startBlock, minUtxoAmount, ...) and whether
-// it is present.
-func OptionalUint(r *http.Request, name string) (int64, bool, error) {
-	v, ok, err := QueryValue(r, name)
-	if err != nil || !ok {
-		return 0, false, err
-	}
-	n, valid := parseInt(v)
-	if !valid || n < 0 {
-		return 0, false, derrors.Invalid("%s must be a non-negative integer, got %s", name, got(v))
-	}
-	return n, true, nil
-}
-
-// Bool returns the boolean query parameter name, def when absent. Only
-// "true" and "false" are accepted.
-func Bool(r *http.Request, name string, def bool) (bool, error) {
-	v, ok, err := QueryValue(r, name)
-	if err != nil || !ok {
-		return def, err
-	}
-	switch v {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, derrors.Invalid("%s must be true or false, got %s", name, got(v))
-}
-
-// Enum returns the query parameter name, def when absent; a present value
-// must be one of allowed (case-sensitive).
-func Enum(r *http.Request, name, def string, allowed ...string) (string, error) {
-	v, ok, err := QueryValue(r, name)
-	if err != nil || !ok {
-		return def, err
-	}
-	for _, a := range allowed {
-		if v == a {
-			return v, nil
-		}
-	}
-	return "", derrors.Invalid("%s must be one of %s, got %s", name, strings.Join(allowed, ", "), got(v))
-}
-
 // Currency returns the currency query parameter, "usd" when absent.
 func Currency(r *http.Request) (string, error) {
-	return Enum(r, "currency", Currencies[0], Currencies...)
+	return param.Enum(r, "currency", Currencies[0], Currencies...)
 }
 
 // SortOrder returns the sortOrder query parameter (Asc or Desc), def when
 // absent.
 func SortOrder(r *http.Request, def string) (string, error) {
-	return Enum(r, "sortOrder", def, Asc, Desc)
-}
-
-// List returns the items of the list query parameter name, which may be
-// comma-separated, repeated (name=a&name=b, how OpenAPI clients send arrays)
-// or both. Items are trimmed of spaces; an empty item is an error and so is
-// a list of more than max items. It returns nil when name is absent.
-func List(r *http.Request, name string, max int) ([]string, error) {
-	q, err := queryValues(r)
-	if err != nil {
-		return nil, err
-	}
-	vs, ok := q[name]
-	if !ok {
-		return nil, nil
-	}
-	var items []string
-	for _, v := range vs {
-		part, err := splitList(name, v, max, len(items))
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, part...)
-	}
-	return items, nil
-}
-
-// splitList splits a comma-separated value of parameter name into trimmed,
-// non-empty items; with the already items seen before, at most max.
-func splitList(name, v string, max, already int) ([]string, error) {
-	if n := strings.Count(v, ",") + 1; n > max-already {
-		return nil, derrors.Invalid("%s must list at most %d items", name, max)
-	}
-	items := strings.Split(v, ",")
-	for i, it := range items {
-		it = strings.TrimSpace(it)
-		if it == "" {
-			return nil, derrors.Invalid("%s must be a comma-separated list without empty items, got %s", name, got(v))
-		}
-		items[i] = it
-	}
-	return items, nil
-}
-
-// maxEnumListItems bounds the items of an EnumList parameter, duplicates
-// included.
-const maxEnumListItems = 100
-
-// EnumList returns the list query parameter name (see List) whose items must
-// each be one of allowed; duplicates are dropped. It returns nil when name is
-// absent.
-func EnumList(r *http.Request, name string, allowed ...string) ([]string, error) {
-	items, err := List(r, name, maxEnumListItems)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, it := range items {
-		ok := false
-		for _, a := range allowed {
-			if it == a {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return nil, derrors.Invalid("%s items must be among %s, got %s", name, strings.Join(allowed, ", "), got(it))
-		}
-		if !seen[it] {
-			seen[it] = true
-			out = append(out, it)
-		}
-	}
-	return out, nil
+	return param.Enum(r, "sortOrder", def, Asc, Desc)
 }
 
 // Address is a primary-network (P/X) address given in a request.
@@ -297,7 +66,7 @@ type Address struct {
 // Addresses parses the comma-separated address list in the query parameter
 // name (see ParseAddresses). It returns nil when name is absent.
 func Addresses(r *http.Request, name string, max int, hrp string) ([]Address, error) {
-	v, ok, err := QueryValue(r, name)
+	v, ok, err := param.QueryValue(r, name)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -310,7 +79,7 @@ func Addresses(r *http.Request, name string, max int, hrp string) ([]Address, er
 // not empty, the address's human-readable part must be hrp (the served
 // network's). Duplicates are dropped; order is kept.
 func ParseAddresses(name, value string, max int, hrp string) ([]Address, error) {
-	items, err := splitList(name, value, max, 0)
+	items, err := param.SplitList(name, value, max, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +204,7 @@ func (n *Networks) String() string { return fmt.Sprint(n.names) }
 // The schema makes it a number: a fraction is accepted and rounded up,
 // since amounts are whole (at least 1.5 is at least 2).
 func Amount(r *http.Request, name string) (uint64, bool, error) {
-	v, ok, err := QueryValue(r, name)
+	v, ok, err := param.QueryValue(r, name)
 	if err != nil || !ok {
 		return 0, false, err
 	}
@@ -470,11 +239,11 @@ func allDigits(s string) bool {
 // parameter name, at most max of them, duplicates dropped. It returns nil
 // when name is absent.
 func NodeIDs(r *http.Request, name string, max int) ([]ids.NodeID, error) {
-	v, ok, err := QueryValue(r, name)
+	v, ok, err := param.QueryValue(r, name)
 	if err != nil || !ok {
 		return nil, err
 	}
-	items, err := splitList(name, v, max, 0)
+	items, err := param.SplitList(name, v, max, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -511,7 +280,7 @@ func EVMAddress(r *http.Request, name string) (common.Address, error) {
 // BlockNumber returns the optional query parameter name, a decimal block
 // number, or nil when absent.
 func BlockNumber(r *http.Request, name string) (*uint64, error) {
-	v, ok, err := QueryValue(r, name)
+	v, ok, err := param.QueryValue(r, name)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -610,7 +379,7 @@ func EVMHash(r *http.Request, name string) (common.Hash, error) {
 // nil when absent, else the receipt status it selects, 0 for "failed"
 // and 1 for "success".
 func TxStatus(r *http.Request) (*uint8, error) {
-	v, err := Enum(r, "status", "", "failed", "success")
+	v, err := param.Enum(r, "status", "", "failed", "success")
 	if err != nil || v == "" {
 		return nil, err
 	}
@@ -619,4 +388,15 @@ func TxStatus(r *http.Request) (*uint8, error) {
 		s = 1
 	}
 	return &s, nil
+}
+
+// PathID parses the path segment name as a cb58 id ({subnetId},
+// {blockchainId}, {assetId}, ...).
+func PathID(r *http.Request, name string) (ids.ID, error) {
+	v := r.PathValue(name)
+	id, err := ids.FromString(v)
+	if err != nil {
+		return ids.Empty, derrors.Invalid("%s must be a cb58 id, got %s", name, got(v))
+	}
+	return id, nil
 }

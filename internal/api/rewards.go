@@ -2,15 +2,19 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/constants"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -40,21 +44,7 @@ type rewardCursor struct {
 
 // listRewards serves listHistoricalPrimaryNetworkRewards.
 func (a *API) listRewards(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.networks.Network(r); err != nil {
-		return err
-	}
-	addrs, err := Addresses(r, "addresses", MaxRewardAddresses, a.network.HRP)
-	if err != nil {
-		return err
-	}
-	nodes, err := NodeIDs(r, "nodeIds", MaxRewardNodeIDs)
-	if err != nil {
-		return err
-	}
-	if len(addrs) == 0 && len(nodes) == 0 {
-		return derrors.Invalid("addresses or nodeIds is required: give at least one of them")
-	}
-	order, err := SortOrder(r, Desc)
+	addrs, nodes, order, err := a.rewardFilters(r)
 	if err != nil {
 		return err
 	}
@@ -91,6 +81,25 @@ func (a *API) listRewards(w http.ResponseWriter, r *http.Request) error {
 	}
 	WriteJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// rewardFilters parses the {network} and filters of the reward lists:
+// addresses and nodeIds (one of them at least) and sortOrder.
+func (a *API) rewardFilters(r *http.Request) (addrs []Address, nodes []ids.NodeID, order string, err error) {
+	if _, err = a.networks.Network(r); err != nil {
+		return nil, nil, "", err
+	}
+	if addrs, err = Addresses(r, "addresses", MaxRewardAddresses, a.network.HRP); err != nil {
+		return nil, nil, "", err
+	}
+	if nodes, err = NodeIDs(r, "nodeIds", MaxRewardNodeIDs); err != nil {
+		return nil, nil, "", err
+	}
+	if len(addrs) == 0 && len(nodes) == 0 {
+		return nil, nil, "", derrors.Invalid("addresses or nodeIds is required: give at least one of them")
+	}
+	order, err = SortOrder(r, Desc)
+	return addrs, nodes, order, err
 }
 
 // nodesKey is the normalized node list of a page token's scope.
@@ -138,4 +147,142 @@ func (a *API) historicalReward(ctx context.Context, prices *boundedPrices, h *st
 		Reward:         reward,
 		RewardTxHash:   h.RewardTxID.String(),
 	}, nil
+}
+
+// primaryStakerTxTypes are the txs that add primary-network validators
+// and delegators.
+var primaryStakerTxTypes = []string{"AddValidatorTx", "AddDelegatorTx", "AddPermissionlessValidatorTx", "AddPermissionlessDelegatorTx"}
+
+// pendingCursor is the keyset of listPendingPrimaryNetworkRewards' page
+// tokens: the last staker's start time and tx.
+type pendingCursor struct {
+	S uint64 `json:"s"`
+	T ids.ID `json:"t"`
+}
+
+// listPendingRewards serves listPendingPrimaryNetworkRewards: the current
+// primary-network validators and delegators whose reward owners include
+// one of addresses, or that validate (or delegate to) one of nodeIds,
+// ordered by start time (then tx id), newest first unless sortOrder is
+// asc. Each staker's estimatedReward is its potential reward (the node's
+// potentialReward, replayed by pchain.RewardState), progress the percent
+// of its staking period elapsed now.
+func (a *API) listPendingRewards(w http.ResponseWriter, r *http.Request) error {
+	addrs, nodes, order, err := a.rewardFilters(r)
+	if err != nil {
+		return err
+	}
+	desc := order == Desc
+	var owners []ids.ShortID
+	for _, ad := range addrs {
+		owners = append(owners, ad.ID)
+	}
+	spec := listSpec{Op: "listPendingPrimaryNetworkRewards", Filters: []string{addressesKey(owners), nodesKey(nodes), order}}
+	stakers, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *pendingCursor, limit int) ([]*store.StakerRecord, error) {
+			var k *store.StakerKey
+			if after != nil {
+				k = &store.StakerKey{StartTime: after.S, TxID: after.T}
+			}
+			if len(nodes) == 0 {
+				// The address index's scan; a permissionless staker of
+				// an elastic subnet (none since Etna) is left out.
+				got, err := a.store.ActiveStakers(ctx, store.ActiveStakerQuery{Addresses: owners,
+					TxTypes: primaryStakerTxTypes, After: k, Desc: desc, Limit: limit})
+				return slices.DeleteFunc(got, func(s *store.StakerRecord) bool { return s.SubnetID != constants.PrimaryNetworkID }), err
+			}
+			return a.pendingOfNodes(ctx, owners, nodes, k, limit, desc)
+		},
+		func(s *store.StakerRecord) pendingCursor { return pendingCursor{S: s.StartTime, T: s.TxID} })
+	if err != nil {
+		return err
+	}
+	resp := ListPendingRewardsResponse{NextPageToken: next, PendingRewards: make([]PendingReward, 0, len(stakers))}
+	now := time.Now().Unix()
+	for _, s := range stakers {
+		item, err := a.pendingReward(r.Context(), s, now)
+		if err != nil {
+			return err
+		}
+		resp.PendingRewards = append(resp.PendingRewards, item)
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// pendingOfNodes is a page of the current primary-network stakers of
+// nodes (and of owners, when given), read from the current staker set.
+func (a *API) pendingOfNodes(ctx context.Context, owners []ids.ShortID, nodes []ids.NodeID, after *store.StakerKey, limit int, desc bool) ([]*store.StakerRecord, error) {
+	cur, err := a.store.CurrentStakers(ctx, constants.PrimaryNetworkID)
+	if err != nil {
+		return nil, err
+	}
+	cmpKey := func(s *store.StakerRecord, k store.StakerKey) int {
+		c := cmp.Compare(s.StartTime, k.StartTime)
+		if c == 0 {
+			c = s.TxID.Compare(k.TxID)
+		}
+		if desc {
+			c = -c
+		}
+		return c
+	}
+	var out []*store.StakerRecord
+	for _, s := range cur.Stakers {
+		if (s.Kind != pchain.KindValidator && s.Kind != pchain.KindDelegator) || !slices.Contains(nodes, s.NodeID) ||
+			(len(owners) > 0 && !ownedByAny(s, owners)) || (after != nil && cmpKey(s, *after) <= 0) {
+			continue
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(x, y *store.StakerRecord) int {
+		return cmpKey(x, store.StakerKey{StartTime: y.StartTime, TxID: y.TxID})
+	})
+	return out[:min(len(out), limit)], nil
+}
+
+// ownedByAny reports whether one of owners is among s's reward owners.
+func ownedByAny(s *store.StakerRecord, owners []ids.ShortID) bool {
+	for _, o := range []*pchain.StakerOwner{s.ValidationRewardOwner, s.DelegationRewardOwner, s.RewardOwner} {
+		if o == nil {
+			continue
+		}
+		for _, a := range o.Addresses {
+			if slices.Contains(owners, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (a *API) pendingReward(ctx context.Context, s *store.StakerRecord, now int64) (PendingReward, error) {
+	typ, owner := "VALIDATOR", s.ValidationRewardOwner
+	if s.Kind == pchain.KindDelegator {
+		typ, owner = "DELEGATOR", s.RewardOwner
+	}
+	var addrs []ids.ShortID
+	if owner != nil {
+		addrs = owner.Addresses
+	}
+	owners, err := a.bech32s(addrs)
+	if err != nil {
+		return PendingReward{}, err
+	}
+	var reward uint64
+	if s.PotentialReward != nil {
+		reward = *s.PotentialReward
+	}
+	est, err := a.assetAmount(ctx, a.network.AVAXAssetID, reward)
+	if err != nil {
+		return PendingReward{}, err
+	}
+	progress := 100.0
+	if s.EndTime > s.StartTime {
+		elapsed := min(max(float64(now)-float64(s.StartTime), 0), float64(s.EndTime-s.StartTime))
+		progress = math.Round(elapsed/float64(s.EndTime-s.StartTime)*10000) / 100
+	}
+	return PendingReward{Addresses: owners, TxHash: s.TxID.String(), AmountStaked: strconv.FormatUint(s.Weight, 10),
+		NodeID: s.NodeID.String(), StartTimestamp: s.StartTime, EndTimestamp: s.EndTime, RewardType: typ,
+		Progress: progress, EstimatedReward: est}, nil
 }

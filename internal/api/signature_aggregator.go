@@ -13,6 +13,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/warpagg"
 )
 
@@ -139,7 +140,7 @@ func (a *API) getAggregatedSignatures(w http.ResponseWriter, r *http.Request) er
 // quorumPercentageBuffer and pChainHeight.
 func (a *API) getQueryOptions(r *http.Request, req *warpagg.Request) (*ids.ID, error) {
 	number := func(name string) (*float64, error) {
-		v, ok, err := QueryValue(r, name)
+		v, ok, err := param.QueryValue(r, name)
 		if err != nil || !ok {
 			return nil, err
 		}
@@ -164,7 +165,7 @@ func (a *API) getQueryOptions(r *http.Request, req *warpagg.Request) (*ids.ID, e
 	if err := quorumFields(req, q, buf, h); err != nil {
 		return nil, err
 	}
-	v, ok, err := QueryValue(r, "signingSubnetId")
+	v, ok, err := param.QueryValue(r, "signingSubnetId")
 	if err != nil || !ok {
 		return nil, err
 	}

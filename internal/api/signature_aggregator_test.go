@@ -25,6 +25,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -91,7 +92,7 @@ func newAggAPI(t testing.TB, agg SignatureAggregator, st DataSource) http.Handle
 		Store:      st,
 		Network:    &internal.Network{ID: aggNetworkID, Name: "network-88888"},
 		Aliases:    []string{"testnet"},
-		TokenKey:   make([]byte, MinTokenKeyLen),
+		TokenKey:   make([]byte, param.MinTokenKeyLen),
 		Aggregator: agg,
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -97,7 +98,7 @@ func (a *API) listAssetTxs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return derrors.Invalid("assetId must be a cb58 asset id, got %s", got(v))
 	}
-	types, err := EnumList(r, "txTypes", primaryNetworkTxTypes...)
+	types, err := param.EnumList(r, "txTypes", primaryNetworkTxTypes...)
 	if err != nil {
 		return err
 	}
@@ -144,11 +145,11 @@ func (a *API) listAssetTxs(w http.ResponseWriter, r *http.Request) error {
 // timeRange returns the startTimestamp and endTimestamp query parameters
 // (unix seconds, inclusive), nil when absent.
 func timeRange(r *http.Request) (start, end *int64, err error) {
-	s, okS, err := OptionalUint(r, "startTimestamp")
+	s, okS, err := param.OptionalUint(r, "startTimestamp")
 	if err != nil {
 		return nil, nil, err
 	}
-	e, okE, err := OptionalUint(r, "endTimestamp")
+	e, okE, err := param.OptionalUint(r, "endTimestamp")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,7 +211,7 @@ func (a *API) listStaking(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	types, err := EnumList(r, "txTypes", primaryNetworkTxTypes...)
+	types, err := param.EnumList(r, "txTypes", primaryNetworkTxTypes...)
 	if err != nil {
 		return err
 	}

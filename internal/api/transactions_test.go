@@ -22,6 +22,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
 )
@@ -99,7 +100,7 @@ func TestGetDAGTx(t *testing.T) {
 				CreatedKnown: true, ConsumedTxID: tx.ID(), ConsumedTime: at.Unix()}},
 		}},
 	}
-	a, err := New(Deps{Store: fake, TokenKey: bytes.Repeat([]byte{1}, MinTokenKeyLen), Aliases: []string{Testnet},
+	a, err := New(Deps{Store: fake, TokenKey: bytes.Repeat([]byte{1}, param.MinTokenKeyLen), Aliases: []string{Testnet},
 		Network: &internal.Network{Name: "local", HRP: "local", XChainID: xChain.ID(), AVAXAssetID: avaxID}})
 	if err != nil {
 		t.Fatal(err)

@@ -55,20 +55,20 @@ type genesisValidators struct {
 	txs    map[ids.ID]*txs.Tx
 }
 
-// genesisPTx returns the genesis validator tx id as a tx of block 0 at the
-// genesis time; derrors.NotFound when there is no such tx.
-func (a *API) genesisPTx(ctx context.Context, id ids.ID) (*store.TxRecord, *pchain.TxDescription, error) {
+// loadedGenesis returns the genesis validators, read from the genesis of
+// the stored height-0 block the first time; what it returns does not change.
+func (a *API) loadedGenesis(ctx context.Context) (*genesisValidators, error) {
 	g := &a.genesis
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.loaded {
-		b0, err := a.store.BlockSummaryByHeight(ctx, internal.PChain, 0)
+		b0, err := a.store.BlockSummaryByHeight(ctx, store.BlockQuery{Chain: internal.PChain}, 0)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		gen, ok, err := pchain.GenesisFor(b0.ParentID)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		g.loaded, g.block, g.txs = true, b0.ID, map[ids.ID]*txs.Tx{}
 		if ok {
@@ -77,6 +77,16 @@ func (a *API) genesisPTx(ctx context.Context, id ids.ID) (*store.TxRecord, *pcha
 				g.txs[v.ID()] = v
 			}
 		}
+	}
+	return g, nil
+}
+
+// genesisPTx returns the genesis validator tx id as a tx of block 0 at the
+// genesis time; derrors.NotFound when there is no such tx.
+func (a *API) genesisPTx(ctx context.Context, id ids.ID) (*store.TxRecord, *pchain.TxDescription, error) {
+	g, err := a.loadedGenesis(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	tx, ok := g.txs[id]
 	if !ok {

@@ -901,3 +901,204 @@ type HealthCheckResult struct {
 	Error   map[string]HealthIndicator `json:"error"`
 	Details map[string]HealthIndicator `json:"details"`
 }
+
+// Subnet is a subnet with its blockchains (schema Subnet). The
+// deprecated ownerAddresses, threshold and locktime repeat
+// subnetOwnershipInfo.
+type Subnet struct {
+	CreateBlockTimestamp        int64                      `json:"createBlockTimestamp"`
+	CreateBlockIndex            string                     `json:"createBlockIndex"`
+	SubnetID                    string                     `json:"subnetId"`
+	OwnerAddresses              []string                   `json:"ownerAddresses"`
+	Threshold                   uint32                     `json:"threshold"`
+	Locktime                    uint64                     `json:"locktime"`
+	SubnetOwnershipInfo         SubnetOwnershipInfo        `json:"subnetOwnershipInfo"`
+	IsL1                        bool                       `json:"isL1"`
+	L1ConversionTransactionHash string                     `json:"l1ConversionTransactionHash,omitempty"`
+	L1ValidatorManagerDetails   *L1ValidatorManagerDetails `json:"l1ValidatorManagerDetails,omitempty"`
+	Blockchains                 []Blockchain               `json:"blockchains"`
+}
+
+// Blockchain is a blockchain of a subnet (schema Blockchain).
+type Blockchain struct {
+	CreateBlockTimestamp int64           `json:"createBlockTimestamp"`
+	CreateBlockNumber    string          `json:"createBlockNumber"`
+	BlockchainID         string          `json:"blockchainId"`
+	VMID                 string          `json:"vmId"`
+	SubnetID             string          `json:"subnetId"`
+	BlockchainName       string          `json:"blockchainName"`
+	EVMChainID           *uint64         `json:"evmChainId,omitempty"`
+	GenesisData          json.RawMessage `json:"genesisData,omitempty"`
+}
+
+// ListSubnetsResponse is a page of subnets.
+type ListSubnetsResponse struct {
+	NextPageToken string   `json:"nextPageToken,omitempty"`
+	Subnets       []Subnet `json:"subnets"`
+}
+
+// ListBlockchainsResponse is a page of blockchains.
+type ListBlockchainsResponse struct {
+	NextPageToken string       `json:"nextPageToken,omitempty"`
+	Blockchains   []Blockchain `json:"blockchains"`
+}
+
+// GetNetworkDetailsResponse is the primary network's staking (schema
+// GetNetworkDetailsResponse).
+type GetNetworkDetailsResponse struct {
+	ValidatorDetails ValidatorsDetails `json:"validatorDetails"`
+	DelegatorDetails DelegatorsDetails `json:"delegatorDetails"`
+}
+
+// ValidatorsDetails is the current primary-network validators' staking
+// (schema ValidatorsDetails).
+type ValidatorsDetails struct {
+	ValidatorCount               int                   `json:"validatorCount"`
+	TotalAmountStaked            string                `json:"totalAmountStaked"`
+	EstimatedAnnualStakingReward string                `json:"estimatedAnnualStakingReward"`
+	StakingDistributionByVersion []StakingDistribution `json:"stakingDistributionByVersion"`
+	StakingRatio                 string                `json:"stakingRatio"`
+}
+
+// StakingDistribution is the stake of the validators running one
+// avalanchego version (schema StakingDistribution).
+type StakingDistribution struct {
+	Version        string `json:"version"`
+	AmountStaked   string `json:"amountStaked"`
+	ValidatorCount int    `json:"validatorCount"`
+}
+
+// DelegatorsDetails is the current primary-network delegators' staking
+// (schema DelegatorsDetails).
+type DelegatorsDetails struct {
+	DelegatorCount    int    `json:"delegatorCount"`
+	TotalAmountStaked string `json:"totalAmountStaked"`
+}
+
+// ChainAddressChainIdMapListResponse is the chains each address was used
+// on (schema ChainAddressChainIdMapListResponse).
+type ChainAddressChainIdMapListResponse struct {
+	Addresses []ChainAddressChainIdMap `json:"addresses"`
+}
+
+// ChainAddressChainIdMap is one address and the primary-network chains it
+// was used on (schema ChainAddressChainIdMap).
+type ChainAddressChainIdMap struct {
+	Address       string   `json:"address"`
+	BlockchainIDs []string `json:"blockchainIds"`
+}
+
+// XChainVertex is a vertex of the X-chain's pre-Cortina DAG (schema
+// XChainVertex).
+type XChainVertex struct {
+	VertexHash      string   `json:"vertexHash"`
+	ParentHashes    []string `json:"parentHashes"`
+	VertexHeight    uint64   `json:"vertexHeight"`
+	VertexIndex     uint64   `json:"vertexIndex"`
+	VertexTimestamp int64    `json:"vertexTimestamp"`
+	TxCount         int      `json:"txCount"`
+	Transactions    []string `json:"transactions"`
+	VertexSizeBytes int      `json:"vertexSizeBytes"`
+}
+
+// ListXChainVerticesResponse is a page of vertices.
+type ListXChainVerticesResponse struct {
+	NextPageToken string         `json:"nextPageToken,omitempty"`
+	Vertices      []XChainVertex `json:"vertices"`
+	ChainInfo     ChainInfo      `json:"chainInfo"`
+}
+
+// AggregatedAssetAmount is the sum of an address set's UTXOs of one asset
+// in one state (schema AggregatedAssetAmount).
+type AggregatedAssetAmount struct {
+	AssetID      string `json:"assetId"`
+	Name         string `json:"name"`
+	Symbol       string `json:"symbol"`
+	Denomination int    `json:"denomination"`
+	Type         string `json:"type"`
+	Amount       string `json:"amount"`
+	UTXOCount    int    `json:"utxoCount"`
+}
+
+// SharedAssetBalance is an AggregatedAssetAmount in shared memory, with
+// the chain that exported it (schemas PChainSharedAsset,
+// XChainSharedAssetBalance, CChainSharedAssetBalance); Status is the
+// P-chain's only.
+type SharedAssetBalance struct {
+	AggregatedAssetAmount
+	SharedWithChainID string `json:"sharedWithChainId"`
+	Status            string `json:"status,omitempty"`
+}
+
+// PChainBalance is an address set's P-chain balances (schema
+// PChainBalance).
+type PChainBalance struct {
+	UnlockedUnstaked     []AggregatedAssetAmount `json:"unlockedUnstaked"`
+	UnlockedStaked       []AggregatedAssetAmount `json:"unlockedStaked"`
+	LockedPlatform       []AggregatedAssetAmount `json:"lockedPlatform"`
+	LockedStakeable      []AggregatedAssetAmount `json:"lockedStakeable"`
+	LockedStaked         []AggregatedAssetAmount `json:"lockedStaked"`
+	PendingStaked        []AggregatedAssetAmount `json:"pendingStaked"`
+	AtomicMemoryUnlocked []SharedAssetBalance    `json:"atomicMemoryUnlocked"`
+	AtomicMemoryLocked   []SharedAssetBalance    `json:"atomicMemoryLocked"`
+}
+
+// XChainBalances is an address set's X-chain balances (schema
+// XChainBalances).
+type XChainBalances struct {
+	Locked               []AggregatedAssetAmount `json:"locked"`
+	Unlocked             []AggregatedAssetAmount `json:"unlocked"`
+	AtomicMemoryUnlocked []SharedAssetBalance    `json:"atomicMemoryUnlocked"`
+	AtomicMemoryLocked   []SharedAssetBalance    `json:"atomicMemoryLocked"`
+}
+
+// CChainAtomicBalances is an address set's atomic UTXOs in the C-chain's
+// shared memory (schema CChainAtomicBalances).
+type CChainAtomicBalances struct {
+	AtomicMemoryUnlocked []SharedAssetBalance `json:"atomicMemoryUnlocked"`
+	AtomicMemoryLocked   []SharedAssetBalance `json:"atomicMemoryLocked"`
+}
+
+// BalancesResponse is getBalancesByAddresses' body: Balances is a
+// PChainBalance, XChainBalances or CChainAtomicBalances (schemas
+// ListPChainBalancesResponse, ListXChainBalancesResponse,
+// ListCChainAtomicBalancesResponse).
+type BalancesResponse struct {
+	Balances  any       `json:"balances"`
+	ChainInfo ChainInfo `json:"chainInfo"`
+}
+
+// LastActivityTimestamp is an address set's latest UTXO creation or
+// consumption on a chain (schema LastActivityTimestamp).
+type LastActivityTimestamp struct {
+	Timestamp   int64  `json:"timestamp"`
+	BlockNumber string `json:"blockNumber"`
+	TxHash      string `json:"txHash"`
+	UtxoID      string `json:"utxoId"`
+	IsConsumed  bool   `json:"isConsumed"`
+	ChainName   string `json:"chainName"`
+	// Network is "mainnet" or "fuji" (schema PrimaryNetworkType).
+	Network string `json:"network"`
+}
+
+// PendingReward is the reward a current primary-network staker will get
+// if it ends well (schema PendingReward).
+type PendingReward struct {
+	Addresses      []string `json:"addresses"`
+	TxHash         string   `json:"txHash"`
+	AmountStaked   string   `json:"amountStaked"`
+	NodeID         string   `json:"nodeId"`
+	StartTimestamp uint64   `json:"startTimestamp"`
+	EndTimestamp   uint64   `json:"endTimestamp"`
+	// RewardType is "VALIDATOR" or "DELEGATOR".
+	RewardType string `json:"rewardType"`
+	// Progress is the share of the staking period elapsed, in percent.
+	Progress        float64     `json:"progress"`
+	EstimatedReward AssetAmount `json:"estimatedReward"`
+}
+
+// ListPendingRewardsResponse is a page of pending rewards.
+type ListPendingRewardsResponse struct {
+	NextPageToken  string          `json:"nextPageToken,omitempty"`
+	PendingRewards []PendingReward `json:"pendingRewards"`
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -46,12 +47,9 @@ func (a *API) listUTXOs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	addrs, err := Addresses(r, "addresses", MaxUTXOAddresses, a.network.HRP)
+	addrs, err := a.queryAddresses(r)
 	if err != nil {
 		return err
-	}
-	if addrs == nil {
-		return derrors.Invalid("addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddresses)
 	}
 	return a.serveUTXOs(w, r, "getUtxosByAddresses", network, chain, addrs, MaxPageSize)
 }
@@ -63,26 +61,41 @@ func (a *API) listUTXOsV2(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, ok, err := QueryValue(r, "addresses"); err != nil || ok {
+	addrs, err := a.bodyAddresses(r)
+	if err != nil {
+		return err
+	}
+	return a.serveUTXOs(w, r, "getUtxosByAddressesV2", network, chain, addrs, MaxPageSizeLarge)
+}
+
+// queryAddresses parses the required addresses query parameter of a GET.
+func (a *API) queryAddresses(r *http.Request) ([]Address, error) {
+	addrs, err := Addresses(r, "addresses", MaxUTXOAddresses, a.network.HRP)
+	if err == nil && addrs == nil {
+		err = derrors.Invalid("addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddresses)
+	}
+	return addrs, err
+}
+
+// bodyAddresses parses the addresses of a POST in its JSON body
+// {"addresses": "a,b,..."}; the query string must not have them.
+func (a *API) bodyAddresses(r *http.Request) ([]Address, error) {
+	if _, ok, err := param.QueryValue(r, "addresses"); err != nil || ok {
 		if err == nil {
 			err = derrors.Invalid("addresses goes in the request body, not the query string")
 		}
-		return err
+		return nil, err
 	}
 	var body struct {
 		Addresses *string `json:"addresses"`
 	}
 	if err := DecodeJSONBody(r, &body); err != nil {
-		return err
+		return nil, err
 	}
 	if body.Addresses == nil {
-		return derrors.Invalid("request body field addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddressesPost)
+		return nil, derrors.Invalid("request body field addresses is required: a comma-separated list of at most %d addresses", MaxUTXOAddressesPost)
 	}
-	addrs, err := ParseAddresses("addresses", *body.Addresses, MaxUTXOAddressesPost, a.network.HRP)
-	if err != nil {
-		return err
-	}
-	return a.serveUTXOs(w, r, "getUtxosByAddressesV2", network, chain, addrs, MaxPageSizeLarge)
+	return ParseAddresses("addresses", *body.Addresses, MaxUTXOAddressesPost, a.network.HRP)
 }
 
 // utxoChain parses the {network} and {blockchainId} of a UTXO list.
@@ -102,7 +115,7 @@ func (a *API) serveUTXOs(w http.ResponseWriter, r *http.Request, op, network str
 	for _, ad := range addrs {
 		q.Addresses = append(q.Addresses, ad.ID)
 	}
-	assetParam, _, err := QueryValue(r, "assetId")
+	assetParam, _, err := param.QueryValue(r, "assetId")
 	if err != nil {
 		return err
 	}
@@ -116,10 +129,10 @@ func (a *API) serveUTXOs(w http.ResponseWriter, r *http.Request, op, network str
 	if q.MinAmount, _, err = Amount(r, "minUtxoAmount"); err != nil {
 		return err
 	}
-	if q.IncludeSpent, err = Bool(r, "includeSpent", false); err != nil {
+	if q.IncludeSpent, err = param.Bool(r, "includeSpent", false); err != nil {
 		return err
 	}
-	sortBy, err := Enum(r, "sortBy", "timestamp", "timestamp", "amount")
+	sortBy, err := param.Enum(r, "sortBy", "timestamp", "timestamp", "amount")
 	if err != nil {
 		return err
 	}
@@ -319,4 +332,84 @@ func (a *API) listedXCUTXO(ctx context.Context, u *store.ListedUTXO) (Utxo, erro
 		item.ConsumingTxTimestamp = &t
 	}
 	return item, nil
+}
+
+// lastActivity serves getLastActivityTimestampByAddresses.
+func (a *API) lastActivity(w http.ResponseWriter, r *http.Request) error {
+	_, chain, err := a.utxoChain(r)
+	if err != nil {
+		return err
+	}
+	addrs, err := a.queryAddresses(r)
+	if err != nil {
+		return err
+	}
+	return a.serveLastActivity(w, r, chain, addrs)
+}
+
+// lastActivityV2 serves getLastActivityTimestampByAddressesV2: the
+// addresses come in the JSON body {"addresses": "a,b,..."}.
+func (a *API) lastActivityV2(w http.ResponseWriter, r *http.Request) error {
+	_, chain, err := a.utxoChain(r)
+	if err != nil {
+		return err
+	}
+	addrs, err := a.bodyAddresses(r)
+	if err != nil {
+		return err
+	}
+	return a.serveLastActivity(w, r, chain, addrs)
+}
+
+// serveLastActivity answers the latest event on chain of the UTXOs of
+// addrs' list (spent included, at least minUtxoAmount): a UTXO created on
+// the chain, or one consumed there (an import consumes another chain's
+// export). A later block wins, and in one block a consumption. An address
+// set without any is a 404.
+func (a *API) serveLastActivity(w http.ResponseWriter, r *http.Request, chain internal.Chain, addrs []Address) error {
+	if err := param.OnlyParams(r, "addresses", "minUtxoAmount"); err != nil {
+		return err
+	}
+	q := store.UTXOQuery{Chain: chain, IncludeSpent: true}
+	for _, ad := range addrs {
+		q.Addresses = append(q.Addresses, ad.ID)
+	}
+	var err error
+	if q.MinAmount, _, err = Amount(r, "minUtxoAmount"); err != nil {
+		return err
+	}
+	type event struct {
+		time, height int64
+		tx, utxo     ids.ID
+		consumed     bool
+	}
+	var last *event
+	consider := func(e event) {
+		if last == nil || e.time > last.time || (e.time == last.time && (e.height > last.height ||
+			(e.height == last.height && e.consumed && !last.consumed))) {
+			last = &e
+		}
+	}
+	err = a.eachListedUTXO(r.Context(), q, func(u *store.ListedUTXO) error {
+		if u.Origin == chain {
+			consider(event{time: u.CreatedTime, height: int64(u.CreatedHeight), tx: u.CreatedTxID, utxo: u.ID})
+		}
+		if u.Spent() && (u.Origin != chain || !u.Exported()) {
+			consider(event{time: u.ConsumedTime, height: int64(u.ConsumedHeight), tx: u.ConsumedTxID, utxo: u.ID, consumed: true})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if last == nil {
+		return derrors.Missing("no activity of the addresses on the %s", chainNames[chain])
+	}
+	network := "fuji"
+	if a.network.Name == "mainnet" {
+		network = "mainnet"
+	}
+	WriteJSON(w, http.StatusOK, LastActivityTimestamp{Timestamp: last.time, BlockNumber: strconv.FormatInt(last.height, 10),
+		TxHash: last.tx.String(), UtxoID: last.utxo.String(), IsConsumed: last.consumed, ChainName: chainNames[chain], Network: network})
+	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -113,7 +114,7 @@ func TestDAGTxVertices(t *testing.T) {
 			}
 			dtxs = append(dtxs, d)
 		}
-		if err := st.ApplyXDAGTxs(ctx, dtxs); err != nil {
+		if err := st.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs)); err != nil {
 			t.Fatal(err)
 		}
 		if cs, err = st.XVertexContainers(ctx, 10); err != nil || len(cs) != 3 {
@@ -132,7 +133,7 @@ func TestDAGTxVertices(t *testing.T) {
 		}
 
 		counted := &vertexReads{DataSource: st}
-		api, err := New(Deps{Store: counted, TokenKey: bytes.Repeat([]byte{1}, MinTokenKeyLen), Aliases: []string{Testnet},
+		api, err := New(Deps{Store: counted, TokenKey: bytes.Repeat([]byte{1}, param.MinTokenKeyLen), Aliases: []string{Testnet},
 			Network: &internal.Network{Name: "local", HRP: "local", XChainID: xChain.ID(), AVAXAssetID: avaxID}})
 		if err != nil {
 			t.Fatal(err)

@@ -104,7 +104,7 @@ func AssetHandler() http.Handler {
 		if err != nil || !fs.ValidPath(name) {
 			// A missing file is a 404 with the Data API's error body, as
 			// every other path avaindex does not serve.
-			api.WriteError(w, r, derrors.Missing("no file %s in /docs", strconv.Quote(name)))
+			api.WriteError(w, r, derrors.Missing("no file %s in /docs", derrors.Echo(name)))
 			return
 		}
 		ct := mime.TypeByExtension(path.Ext(name))

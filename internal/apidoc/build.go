@@ -3,8 +3,10 @@ package apidoc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -52,6 +54,7 @@ func Build(reference, own []byte, dataAPIPatterns []string) ([]byte, error) {
 			}
 		}
 		paths[path][method] = withoutExtensions(op)
+		typedParameterExamples(op)
 	}
 	for path, item := range ownDoc.Paths {
 		if paths[path] == nil {
@@ -94,6 +97,9 @@ func Build(reference, own []byte, dataAPIPatterns []string) ([]byte, error) {
 					if c, ok = m[name]; !ok {
 						return fmt.Errorf("$ref %q names no component", s)
 					}
+				}
+				if kind == "schemas" {
+					schemaExamplesAsArrays(c)
 				}
 				if comps[kind] == nil {
 					comps[kind] = map[string]any{}
@@ -146,6 +152,9 @@ func Build(reference, own []byte, dataAPIPatterns []string) ([]byte, error) {
 		tags = append(tags, t)
 	}
 
+	if v, _ := ownDoc.Info["version"].(string); v == "" {
+		return nil, errors.New("own.yaml's info has no version, which OpenAPI requires")
+	}
 	doc := map[string]any{
 		"openapi":    OpenAPIVersion,
 		"info":       ownDoc.Info,
@@ -193,6 +202,57 @@ func SplitPattern(pattern string) (method, path string) {
 
 // customVerbs are the Data API's custom methods on a wildcard segment.
 var customVerbs = []string{"reindex"}
+
+// schemaExamplesAsArrays makes every examples keyword of schema (a JSON
+// Schema, whose examples is an array) an array: the reference has schemas
+// whose examples is an object, which OpenAPI validators refuse. The object
+// is the one example it gives.
+func schemaExamplesAsArrays(schema any) {
+	switch s := schema.(type) {
+	case []any:
+		for _, x := range s {
+			schemaExamplesAsArrays(x)
+		}
+	case map[string]any:
+		for k, v := range s {
+			switch k {
+			case "examples":
+				if _, isList := v.([]any); !isList && v != nil {
+					s[k] = []any{v}
+				}
+			case "properties", "patternProperties", "$defs", "dependentSchemas":
+				// Maps of names to schemas: the names are no keywords.
+				if m, ok := v.(map[string]any); ok {
+					for _, x := range m {
+						schemaExamplesAsArrays(x)
+					}
+				}
+			case "example", "default", "const", "enum":
+				// Values, not schemas.
+			default:
+				schemaExamplesAsArrays(v)
+			}
+		}
+	}
+}
+
+// typedParameterExamples gives the numeric parameters of op whose example
+// is its query-string text ("10") that number instead, which is what their
+// schema says and what OpenAPI validators check the example against.
+func typedParameterExamples(op map[string]any) {
+	params, _ := op["parameters"].([]any)
+	for _, p := range params {
+		m, _ := p.(map[string]any)
+		schema, _ := m["schema"].(map[string]any)
+		text, isText := m["example"].(string)
+		if !isText || (schema["type"] != "integer" && schema["type"] != "number") {
+			continue
+		}
+		if _, err := strconv.ParseFloat(text, 64); err == nil {
+			m["example"] = json.Number(text)
+		}
+	}
+}
 
 // withoutExtensions returns m without its x- keys (the hosted service's
 // code generator's annotations).

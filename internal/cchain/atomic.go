@@ -10,10 +10,8 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm/atomic"
-	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/upgrade"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
-	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/utxo"
@@ -23,42 +21,16 @@ import (
 // another chain's shared memory.
 const KindExported = "exported"
 
-// Block is what avaindex keeps of one accepted C-chain block: its identity
-// and its atomic transactions, decoded.
-type Block struct {
-	Height    uint64
-	Hash      ids.ID // the EVM block hash
-	Parent    ids.ID
-	Timestamp time.Time
-	AtomicTxs []*AtomicTx
-}
+// Block is what avaindex keeps of one accepted C-chain block.
+type Block = internal.CBlockData
 
 // AtomicTx is an atomic tx of a C-chain block: as stored, and what it does
 // to shared memory.
-type AtomicTx struct {
-	internal.CAtomicTx
-	// Exported are an ExportTx's outputs as the UTXOs they become in the
-	// destination chain's shared memory: output i of tx t is the UTXO
-	// (t, i), as coreth's AtomicOps makes it, encoded with coreth's atomic
-	// codec.
-	Exported []*utxo.Output
-	// Imported are the UTXOs an ImportTx takes from its source chain's
-	// shared memory.
-	Imported []utxo.Input
-	// EVM is what the tx does to EVM accounts, in the asset's units
-	// (nAVAX for AVAX): an ImportTx's outputs credit them, an ExportTx's
-	// inputs debit them. coreth applies it after the block's EVM txs.
-	EVM []EVMChange
-}
+type AtomicTx = internal.CAtomicTxData
 
 // EVMChange is an atomic tx's change to one EVM account's balance of one
 // asset.
-type EVMChange struct {
-	Address common.Address
-	AssetID ids.ID
-	Amount  uint64
-	Debit   bool
-}
+type EVMChange = internal.CAtomicEVMChange
 
 // AtomicTxs parses the extra data of a C-chain block of the network with id
 // networkID, produced at time t. Before Apricot Phase 5 a block carried at

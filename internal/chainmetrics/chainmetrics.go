@@ -6,7 +6,6 @@
 package chainmetrics
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -22,15 +21,6 @@ const (
 
 // Periods are every period a chain is rolled up into.
 var Periods = []Period{Hour, Day, Week, Month}
-
-// ParsePeriod returns the period named s.
-func ParsePeriod(s string) (Period, error) {
-	switch p := Period(s); p {
-	case Hour, Day, Week, Month:
-		return p, nil
-	}
-	return "", fmt.Errorf("unknown period %q", s)
-}
 
 // Start returns the start (unix seconds, UTC) of the period holding ts.
 func (p Period) Start(ts int64) int64 {

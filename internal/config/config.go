@@ -160,77 +160,161 @@ func (o RewardOverrides) Apply(def reward.Config) reward.Config {
 // EnvPrefix prefixes the environment variable of every flag.
 const EnvPrefix = "AVAINDEX_"
 
-// Load parses args (without the program and command names). usage, when
-// non-nil, receives the flag help on -h.
+// Flags are groups of flags, chosen by what a command reads: a command's
+// flag set, and so its -h, has its groups alone.
+type Flags uint
+
+const (
+	// StoreFlags: --config, --db and --data-dir, the store's.
+	StoreFlags Flags = 1 << iota
+	// LogFlags: --log-level.
+	LogFlags
+	// InstanceFlags: --instance-name.
+	InstanceFlags
+	// TierFlags: --rate-limit-tier, the tiers API keys are created in.
+	TierFlags
+	// ServeFlags: every other flag, which serve alone reads.
+	ServeFlags
+	// AllFlags are serve's.
+	AllFlags = StoreFlags | LogFlags | InstanceFlags | TierFlags | ServeFlags
+)
+
+// Command is a command's flags and help.
+type Command struct {
+	// Name is the command as typed, e.g. "avaindex backup".
+	Name string
+	// Usage is printed on -h before the flags; default "usage: Name [flags]".
+	Usage string
+	// Flags are the groups of shared flags the command reads (also from
+	// the environment and the config file).
+	Flags Flags
+	// Extra, when non-nil, defines the command's own flags, set on the
+	// command line only.
+	Extra func(*flag.FlagSet)
+}
+
+// FlagSet returns cmd's flag set with its defaults, bound to a
+// configuration of its own: the flags its -h lists, for documentation.
+func (cmd Command) FlagSet() *flag.FlagSet {
+	return new(loader).flagSet(cmd, io.Discard)
+}
+
+// loader holds a Config and the raw values of the flags parsed after the
+// others.
+type loader struct {
+	c                                                             Config
+	configFile                                                    string
+	evmRPCURLs, tiers, weights, proxies, priceCoins, metaNetworks stringList
+}
+
+// flagSet defines cmd's flags over l; -h writes to out.
+func (l *loader) flagSet(cmd Command, out io.Writer) *flag.FlagSet {
+	c := &l.c
+	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		if cmd.Usage == "" {
+			fmt.Fprintf(out, "usage: %s [flags]\n", cmd.Name)
+		} else {
+			fmt.Fprint(out, cmd.Usage)
+		}
+		fmt.Fprintln(out, "\nflags:")
+		fs.PrintDefaults()
+	}
+	if cmd.Extra != nil {
+		cmd.Extra(fs)
+	}
+	if cmd.Flags&StoreFlags != 0 {
+		fs.StringVar(&l.configFile, "config", "", "YAML or JSON file whose keys are flag names")
+		fs.StringVar(&c.DB, "db", "", "store: sqlite:PATH or postgres://... (default sqlite:<data-dir>/avaindex.db)")
+		fs.StringVar(&c.DataDir, "data-dir", "./data", "directory of the embedded SQLite store")
+	} else {
+		c.DataDir = "./data"
+	}
+	if cmd.Flags&LogFlags != 0 {
+		fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	} else {
+		c.LogLevel = "info"
+	}
+	if cmd.Flags&InstanceFlags != 0 {
+		fs.StringVar(&c.InstanceName, "instance-name", "", "this instance's name in /readyz and the indexer lease (default host:pid)")
+	}
+	if cmd.Flags&TierFlags != 0 {
+		fs.Var(&l.tiers, "rate-limit-tier", "a rate-limit tier NAME:LIMIT/PERIOD[:read-only] or NAME:unlimited, e.g. pro:60000/1m (repeatable; replaces a default tier of that name)")
+	}
+	if cmd.Flags&ServeFlags != 0 {
+		l.serveFlags(fs)
+	} else {
+		l.serveFlags(flag.NewFlagSet("defaults", flag.ContinueOnError)) // their defaults, which validate checks
+	}
+	return fs
+}
+
+// serveFlags defines the flags serve alone reads.
+func (l *loader) serveFlags(fs *flag.FlagSet) {
+	c := &l.c
+	fs.StringVar(&c.NodeURL, "node-url", "http://127.0.0.1:9650", "URL of the avalanchego node to index")
+	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address of the HTTP listener (Data API, Metrics API, node API, health and metrics)")
+	fs.Var((*stringList)(&c.NetworkAliases), "network-alias", "extra {network} name for the indexed network, e.g. testnet (repeatable)")
+	fs.DurationVar(&c.PollInterval, "poll-interval", 250*time.Millisecond, "how often to ask the node for new blocks")
+	fs.StringVar(&c.GenesisFile, "genesis-file", "", "genesis file of a custom network (the node's --genesis-file)")
+	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 256, "blocks committed per database transaction while indexing")
+	fs.StringVar(&c.Role, "role", RoleAll, "what this instance does: all (serve, and index while no other instance on the store does), api (serve only) or indexer (index only)")
+	// The node's own flag names: copy them from the node's configuration.
+	fs.Uint64Var(&c.Rewards.MaxConsumptionRate, "stake-max-consumption-rate", 0, "the node's --stake-max-consumption-rate, if it sets one")
+	fs.Uint64Var(&c.Rewards.MinConsumptionRate, "stake-min-consumption-rate", 0, "the node's --stake-min-consumption-rate, if it sets one")
+	fs.DurationVar(&c.Rewards.MintingPeriod, "stake-minting-period", 0, "the node's --stake-minting-period, if it sets one")
+	fs.Uint64Var(&c.Rewards.SupplyCap, "stake-supply-cap", 0, "the node's --stake-supply-cap, if it sets one")
+	fs.Var(&l.evmRPCURLs, "evm-rpc-url", "JSON-RPC URL of an EVM chain to serve beside the C-chain, metadata defaulted (repeatable; the config file's evm-chains sets it all)")
+	fs.StringVar(&c.TeleporterMessenger, "teleporter-address", DefaultTeleporterMessenger, "address of the TeleporterMessenger whose messages are indexed on every EVM chain")
+	fs.Var((*stringList)(&c.ContractMetadataFiles), "contract-metadata-file", "token-list style JSON file of curated contract metadata (repeatable)")
+	fs.BoolVar(&c.Access.RequireAPIKey, "require-api-key", false, "refuse Data API calls without an API key (401)")
+	fs.Var(&l.weights, "rate-limit-weight", "a route's cost in units, 'PATTERN=WEIGHT' with the route's pattern as /metrics labels it (repeatable)")
+	fs.StringVar(&c.Access.RateLimitRedis, "rate-limit-redis", "", "share the rate limits of every instance through this Redis, redis://host:port[/db]")
+	fs.StringVar(&c.Access.RateLimitRedisPrefix, "rate-limit-redis-prefix", "avaindex:", "prefix of the rate-limit keys in Redis; instances with the same one share their limits")
+	fs.Var((*stringList)(&c.Access.CORSOrigins), "cors-origin", "a web origin whose pages may call the Data and Metrics APIs, e.g. https://app.example.com (repeatable; default any)")
+	fs.Var(&l.proxies, "trusted-proxy", "a reverse proxy's network (CIDR) whose X-Forwarded-For names the client (repeatable)")
+	fs.StringVar(&c.Prices.APIURL, "price-api-url", "", "base URL of a CoinGecko-compatible price API, e.g. https://api.coingecko.com/api/v3 (default none: no price is served)")
+	fs.StringVar(&c.Prices.APIKey, "price-api-key", "", "key of the price API")
+	fs.StringVar(&c.Prices.APIKeyHeader, "price-api-key-header", "", "header the price API key is sent in (default x-cg-pro-api-key for a pro-api.* host, else x-cg-demo-api-key)")
+	fs.Var(&l.priceCoins, "price-coin", "the price API's coin id of an asset or token, KEY=COIN with KEY avax, an X-chain asset id, CHAINID:native or CHAINID:0xTOKEN (repeatable; AVAX and the native token of each EVM chain whose symbol is AVAX are avalanche-2 by default)")
+	fs.Float64Var(&c.Prices.RequestsPerMinute, "price-rate-limit", 30, "requests per minute made to the price API at most")
+	fs.DurationVar(&c.Prices.CacheTTL, "price-cache-ttl", time.Minute, "how long a current price is kept (historical prices are kept for good)")
+	fs.DurationVar(&c.Prices.HistoricalMinAge, "historical-price-min-age", 24*time.Hour, "how long ago a transaction or reward must be for its historicalPrice (the hosted API's 24h; 0: every one)")
+	fs.StringVar(&c.NFTMetadata.IPFSGateway, "ipfs-gateway", "https://ipfs.io", "HTTP gateway that serves ipfs:// NFT token URIs (as GATEWAY/ipfs/CID/path)")
+	fs.Var(&l.metaNetworks, "metadata-allow-private-network", "a non-public network (CIDR, e.g. 10.0.0.0/8 or 127.0.0.1/32) NFT token URIs may reach; loopback, private, link-local and cloud-metadata addresses are refused otherwise (repeatable)")
+	fs.IntVar(&c.NFTMetadata.Concurrency, "metadata-concurrency", 32, "NFT metadata fetches in flight")
+	fs.IntVar(&c.NFTMetadata.PerHost, "metadata-per-host", 8, "NFT metadata fetches in flight to one host")
+	fs.Int64Var(&c.NFTMetadata.MaxBytes, "metadata-max-bytes", 1<<20, "largest NFT metadata document fetched, in bytes")
+	fs.DurationVar(&c.NFTMetadata.Timeout, "metadata-timeout", 10*time.Second, "time allowed to fetch one NFT metadata document, redirects included")
+}
+
+// Load parses serve's args (without the program and command names).
+// usage, when non-nil, receives the flag help on -h.
 func Load(name string, args []string, getenv func(string) string, usage io.Writer) (*Config, error) {
-	c, positional, err := LoadCommand(name, args, getenv, usage, nil)
+	c, positional, err := LoadCommand(Command{Name: name, Flags: AllFlags}, args, getenv, usage)
 	if err == nil && len(positional) > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", positional[0])
 	}
 	return c, err
 }
 
-// LoadCommand is Load for a command with flags and arguments of its own:
-// extra, when non-nil, defines the command's flags (set on the command
-// line only, not from the environment or the config file), and the
-// arguments that are not flags are returned, wherever they were among the
-// flags.
-func LoadCommand(name string, args []string, getenv func(string) string, usage io.Writer, extra func(*flag.FlagSet)) (*Config, []string, error) {
-	c := &Config{}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	commandOnly := map[string]bool{}
-	if extra != nil {
-		extra(fs)
-		fs.VisitAll(func(f *flag.Flag) { commandOnly[f.Name] = true })
-	}
+// LoadCommand parses the args of cmd, which reads the flags of
+// cmd.Flags and its own (cmd.Extra): the arguments that are not flags are
+// returned, wherever they were among the flags. A config file may hold
+// keys of flags this command does not read (one file serves every
+// command); they are ignored here.
+func LoadCommand(cmd Command, args []string, getenv func(string) string, usage io.Writer) (*Config, []string, error) {
 	if usage == nil {
 		usage = io.Discard
 	}
-	fs.SetOutput(usage)
-	configFile := fs.String("config", "", "YAML or JSON file whose keys are flag names")
-	fs.StringVar(&c.NodeURL, "node-url", "http://127.0.0.1:9650", "URL of the avalanchego node to index")
-	fs.StringVar(&c.DB, "db", "", "store: sqlite:PATH or postgres://... (default sqlite:<data-dir>/avaindex.db)")
-	fs.StringVar(&c.DataDir, "data-dir", "./data", "directory of the embedded SQLite store")
-	fs.StringVar(&c.Listen, "listen", "127.0.0.1:8080", "address of the HTTP listener (Data API, node API, health and metrics)")
-	fs.Var((*stringList)(&c.NetworkAliases), "network-alias", "extra {network} name for the indexed network, e.g. testnet (repeatable)")
-	fs.DurationVar(&c.PollInterval, "poll-interval", 250*time.Millisecond, "how often to ask the node for new blocks")
-	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.StringVar(&c.GenesisFile, "genesis-file", "", "genesis file of a custom network (the node's --genesis-file)")
-	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 256, "blocks committed per database transaction while indexing")
-	fs.StringVar(&c.Role, "role", RoleAll, "what this instance does: all (serve, and index while no other instance on the store does), api (serve only) or indexer (index only)")
-	fs.StringVar(&c.InstanceName, "instance-name", "", "this instance's name in /readyz and the indexer lease (default host:pid)")
-	// The node's own flag names: copy them from the node's configuration.
-	fs.Uint64Var(&c.Rewards.MaxConsumptionRate, "stake-max-consumption-rate", 0, "the node's --stake-max-consumption-rate, if it sets one")
-	fs.Uint64Var(&c.Rewards.MinConsumptionRate, "stake-min-consumption-rate", 0, "the node's --stake-min-consumption-rate, if it sets one")
-	fs.DurationVar(&c.Rewards.MintingPeriod, "stake-minting-period", 0, "the node's --stake-minting-period, if it sets one")
-	fs.Uint64Var(&c.Rewards.SupplyCap, "stake-supply-cap", 0, "the node's --stake-supply-cap, if it sets one")
-	var evmRPCURLs stringList
-	fs.Var(&evmRPCURLs, "evm-rpc-url", "JSON-RPC URL of an EVM chain to serve beside the C-chain, metadata defaulted (repeatable; the config file's evm-chains sets it all)")
-	fs.StringVar(&c.TeleporterMessenger, "teleporter-address", DefaultTeleporterMessenger, "address of the TeleporterMessenger whose messages are indexed on every EVM chain")
-	fs.Var((*stringList)(&c.ContractMetadataFiles), "contract-metadata-file", "token-list style JSON file of curated contract metadata (repeatable)")
-	var tiers, weights, proxies stringList
-	fs.BoolVar(&c.Access.RequireAPIKey, "require-api-key", false, "refuse Data API calls without an API key (401)")
-	fs.Var(&tiers, "rate-limit-tier", "a rate-limit tier NAME:LIMIT/PERIOD[:read-only] or NAME:unlimited, e.g. pro:60000/1m (repeatable; replaces a default tier of that name)")
-	fs.Var(&weights, "rate-limit-weight", "a route's cost in units, 'PATTERN=WEIGHT' with the route's pattern as /metrics labels it (repeatable)")
-	fs.StringVar(&c.Access.RateLimitRedis, "rate-limit-redis", "", "share the rate limits of every instance through this Redis, redis://host:port[/db]")
-	fs.StringVar(&c.Access.RateLimitRedisPrefix, "rate-limit-redis-prefix", "avaindex:", "prefix of the rate-limit keys in Redis; instances with the same one share their limits")
-	fs.Var((*stringList)(&c.Access.CORSOrigins), "cors-origin", "a web origin whose pages may call the Data and Metrics APIs, e.g. https://app.example.com (repeatable; default any)")
-	fs.Var(&proxies, "trusted-proxy", "a reverse proxy's network (CIDR) whose X-Forwarded-For names the client (repeatable)")
-	var priceCoins stringList
-	fs.StringVar(&c.Prices.APIURL, "price-api-url", "", "base URL of a CoinGecko-compatible price API, e.g. https://api.coingecko.com/api/v3 (default none: no price is served)")
-	fs.StringVar(&c.Prices.APIKey, "price-api-key", "", "key of the price API")
-	fs.StringVar(&c.Prices.APIKeyHeader, "price-api-key-header", "", "header the price API key is sent in (default x-cg-pro-api-key for a pro-api.* host, else x-cg-demo-api-key)")
-	fs.Var(&priceCoins, "price-coin", "the price API's coin id of an asset or token, KEY=COIN with KEY avax, an X-chain asset id, CHAINID:native or CHAINID:0xTOKEN (repeatable; AVAX and the native token of each EVM chain whose symbol is AVAX are avalanche-2 by default)")
-	fs.Float64Var(&c.Prices.RequestsPerMinute, "price-rate-limit", 30, "requests per minute made to the price API at most")
-	fs.DurationVar(&c.Prices.CacheTTL, "price-cache-ttl", time.Minute, "how long a current price is kept (historical prices are kept for good)")
-	fs.DurationVar(&c.Prices.HistoricalMinAge, "historical-price-min-age", 24*time.Hour, "how long ago a transaction or reward must be for its historicalPrice (the hosted API's 24h; 0: every one)")
-	var metaNetworks stringList
-	fs.StringVar(&c.NFTMetadata.IPFSGateway, "ipfs-gateway", "https://ipfs.io", "HTTP gateway that serves ipfs:// NFT token URIs (as GATEWAY/ipfs/CID/path)")
-	fs.Var(&metaNetworks, "metadata-allow-private-network", "a non-public network (CIDR, e.g. 10.0.0.0/8 or 127.0.0.1/32) NFT token URIs may reach; loopback, private, link-local and cloud-metadata addresses are refused otherwise (repeatable)")
-	fs.IntVar(&c.NFTMetadata.Concurrency, "metadata-concurrency", 32, "NFT metadata fetches in flight")
-	fs.IntVar(&c.NFTMetadata.PerHost, "metadata-per-host", 8, "NFT metadata fetches in flight to one host")
-	fs.Int64Var(&c.NFTMetadata.MaxBytes, "metadata-max-bytes", 1<<20, "largest NFT metadata document fetched, in bytes")
-	fs.DurationVar(&c.NFTMetadata.Timeout, "metadata-timeout", 10*time.Second, "time allowed to fetch one NFT metadata document, redirects included")
+	l := new(loader)
+	c := &l.c
+	fs := l.flagSet(cmd, usage)
+	// The command's own flags are those no command shares.
+	shared := Command{Flags: AllFlags}.FlagSet()
+	commandOnly := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { commandOnly[f.Name] = shared.Lookup(f.Name) == nil })
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -246,8 +330,8 @@ func LoadCommand(name string, args []string, getenv func(string) string, usage i
 	onCommandLine := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
 
-	path := *configFile
-	if path == "" {
+	path := l.configFile
+	if path == "" && cmd.Flags&StoreFlags != 0 {
 		path = getenv(EnvPrefix + "CONFIG")
 	}
 	fileValues := map[string]any{}
@@ -260,14 +344,16 @@ func LoadCommand(name string, args []string, getenv func(string) string, usage i
 			return nil, nil, fmt.Errorf("parsing config file %s: %w", path, err)
 		}
 		// The structured keys (the EVM chains) are no flags.
-		if err := c.loadEVMChains(b); err != nil {
-			return nil, nil, fmt.Errorf("config file %s: %w", path, err)
+		if cmd.Flags&ServeFlags != 0 {
+			if err := c.loadEVMChains(b); err != nil {
+				return nil, nil, fmt.Errorf("config file %s: %w", path, err)
+			}
 		}
 		for k := range fileValues {
 			if structuredKeys[k] {
 				continue
 			}
-			if k == "config" || commandOnly[k] || fs.Lookup(k) == nil {
+			if k == "config" || commandOnly[k] || shared.Lookup(k) == nil {
 				return nil, nil, fmt.Errorf("config file %s: unknown key %q", path, k)
 			}
 		}
@@ -298,16 +384,16 @@ func LoadCommand(name string, args []string, getenv func(string) string, usage i
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
 	}
-	for _, u := range evmRPCURLs {
+	for _, u := range l.evmRPCURLs {
 		c.EVMChains = append(c.EVMChains, EVMChain{RPCURL: u})
 	}
-	if err := c.Access.parse(tiers, weights, proxies); err != nil {
+	if err := c.Access.parse(l.tiers, l.weights, l.proxies); err != nil {
 		return nil, nil, err
 	}
-	if err := c.Prices.parse(append(c.Prices.fileCoins, priceCoins...)); err != nil {
+	if err := c.Prices.parse(append(c.Prices.fileCoins, l.priceCoins...)); err != nil {
 		return nil, nil, err
 	}
-	for _, v := range metaNetworks {
+	for _, v := range l.metaNetworks {
 		p, err := parsePrefix(v)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--metadata-allow-private-network: %w", err)

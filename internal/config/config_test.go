@@ -1,6 +1,8 @@
 package config
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"net/netip"
 	"os"
@@ -218,8 +220,9 @@ func TestAccess(t *testing.T) {
 func TestLoadCommand(t *testing.T) {
 	var name string
 	extra := func(fs *flag.FlagSet) { fs.StringVar(&name, "name", "", "") }
-	c, args, err := LoadCommand("t", []string{"first", "--db", "sqlite:x.db", "second", "--name", "n1", "third"},
-		env(map[string]string{"AVAINDEX_NAME": "from-env"}), nil, extra)
+	cmd := Command{Name: "t", Flags: AllFlags, Extra: extra}
+	c, args, err := LoadCommand(cmd, []string{"first", "--db", "sqlite:x.db", "second", "--name", "n1", "third"},
+		env(map[string]string{"AVAINDEX_NAME": "from-env"}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,15 +230,55 @@ func TestLoadCommand(t *testing.T) {
 		t.Errorf("db %q, name %q, args %q", c.DB, name, args)
 	}
 	name = ""
-	if _, _, err := LoadCommand("t", nil, env(map[string]string{"AVAINDEX_NAME": "from-env"}), nil, extra); err != nil || name != "" {
+	if _, _, err := LoadCommand(cmd, nil, env(map[string]string{"AVAINDEX_NAME": "from-env"}), nil); err != nil || name != "" {
 		t.Errorf("the environment set a command's flag: %q, %v", name, err)
 	}
 	file := filepath.Join(t.TempDir(), "c.yaml")
 	if err := os.WriteFile(file, []byte("name: from-file\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadCommand("t", []string{"--config", file}, env(nil), nil, extra); err == nil || !strings.Contains(err.Error(), `unknown key "name"`) {
+	if _, _, err := LoadCommand(cmd, []string{"--config", file}, env(nil), nil); err == nil || !strings.Contains(err.Error(), `unknown key "name"`) {
 		t.Errorf("a command's flag in the config file: %v", err)
+	}
+}
+
+// TestCommandFlags: a command's flag set has the groups it reads alone;
+// the flags of other commands are refused on its command line, and
+// ignored in the environment and in the config file that every command
+// shares, where a key of no command stays an error.
+func TestCommandFlags(t *testing.T) {
+	cmd := Command{Name: "avaindex t", Usage: "usage: avaindex t [flags] PATH\n", Flags: StoreFlags | LogFlags}
+	var names []string
+	cmd.FlagSet().VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if want := []string{"config", "data-dir", "db", "log-level"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("flags %q, want %q", names, want)
+	}
+	var help bytes.Buffer
+	if _, _, err := LoadCommand(cmd, []string{"-h"}, env(nil), &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	if h := help.String(); !strings.HasPrefix(h, cmd.Usage) || !strings.Contains(h, "-log-level") || strings.Contains(h, "-node-url") {
+		t.Errorf("-h printed:\n%s", h)
+	}
+	if _, _, err := LoadCommand(cmd, []string{"--node-url", "http://x"}, env(nil), nil); err == nil || !strings.Contains(err.Error(), "node-url") {
+		t.Errorf("another command's flag on the command line: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte("db: sqlite:f.db\nnode-url: not a url\nevm-chains: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := LoadCommand(cmd, []string{"--config", file}, env(map[string]string{"AVAINDEX_LOG_LEVEL": "debug", "AVAINDEX_LISTEN": "::nonsense"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DB != "sqlite:f.db" || c.LogLevel != "debug" || c.NodeURL != "http://127.0.0.1:9650" || c.Listen != "127.0.0.1:8080" {
+		t.Errorf("db %q, log level %q, node URL %q, listen %q", c.DB, c.LogLevel, c.NodeURL, c.Listen)
+	}
+	if err := os.WriteFile(file, []byte("no-such-flag: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadCommand(cmd, []string{"--config", file}, env(nil), nil); err == nil || !strings.Contains(err.Error(), `unknown key "no-such-flag"`) {
+		t.Errorf("a key of no command: %v", err)
 	}
 }
 

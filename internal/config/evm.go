@@ -9,6 +9,8 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 	"gopkg.in/yaml.v3"
+
+	"github.com/avaindex/avaindex/internal"
 )
 
 // DefaultTeleporterMessenger is the address at which the TeleporterMessenger
@@ -54,9 +56,6 @@ type NetworkToken struct {
 	LogoURI     string `yaml:"logoUri"`
 	Description string `yaml:"description"`
 }
-
-// Features are the Data API's chain features (schema ApiFeature).
-var Features = []string{"nftIndexing", "webhooks", "teleporter"}
 
 // structuredKeys are the config file's keys that are no flags.
 var structuredKeys = map[string]bool{"evm-chains": true, "c-chain": true, "price-coins": true}
@@ -145,11 +144,11 @@ func (e *EVMChain) validate(where string) error {
 	}
 	for _, f := range e.EnabledFeatures {
 		ok := false
-		for _, known := range Features {
+		for _, known := range internal.EVMFeatures {
 			ok = ok || f == known
 		}
 		if !ok {
-			return fmt.Errorf("%s: enabledFeatures: %q is not one of %v", where, f, Features)
+			return fmt.Errorf("%s: enabledFeatures: %q is not one of %v", where, f, internal.EVMFeatures)
 		}
 	}
 	return nil

@@ -20,8 +20,7 @@
 // analyze.go, so that a store growing from empty keeps its index plans),
 // lists matched as one array on PostgreSQL (InList), bulk loads
 // (BeginBulkLoad: secondary indexes built after the rows), BulkUpdate,
-// transaction locks (LockTx), byte-string search (BytesContain),
-// migrations (a version may have one file per backend,
+// transaction locks (LockTx), migrations (a version may have one file per backend,
 // NNNN_name.sqlite.sql / .postgres.sql), online backup (Backup, SQLite's
 // VACUUM INTO), and the leases instances share work by (lease.go: a
 // PostgreSQL session advisory lock or a SQLite file lock, with an epoch
@@ -261,9 +260,6 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 
 // MaxParams is the most bind parameters one statement may carry.
 func (db *DB) MaxParams() int { return db.shared.maxParams }
-
-// InTransaction reports whether db is a transaction's handle.
-func (db *DB) InTransaction() bool { return db.tx != nil }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {

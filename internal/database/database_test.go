@@ -263,8 +263,8 @@ func TestTransact(t *testing.T) {
 
 		// Commit.
 		err := db.Transact(ctx, func(tx *DB) error {
-			if !tx.InTransaction() || db.InTransaction() {
-				t.Error("InTransaction wrong")
+			if tx.tx == nil || db.tx != nil {
+				t.Error("the transaction's handle is not the transaction's")
 			}
 			_, err := tx.Exec(ctx, "INSERT INTO t VALUES (?)", 1)
 			return err

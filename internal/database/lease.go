@@ -28,12 +28,13 @@ const leaseTable = `CREATE TABLE IF NOT EXISTS avaindex_leases (
 )`
 
 // Lease is a named lease that one holder at a time has among every process
-// sharing the database. On PostgreSQL it is a session advisory lock held
-// on a connection of its own, so it is lost, and free for another, when
-// that connection or its process dies; on SQLite, an exclusive flock on a
-// file beside the database, released when the process dies. Each taking
-// moves the lease's epoch on; writes made under WithLease check it first,
-// so a holder that lost the lease without noticing writes nothing more.
+// sharing the database. On PostgreSQL it is a session advisory lock keyed
+// by the current schema and the name, held on a connection of its own, so
+// it is lost, and free for another, when that connection or its process
+// dies; on SQLite, an exclusive flock on a file beside the database,
+// released when the process dies. Each taking moves the lease's epoch on;
+// writes made under WithLease check it first, so a holder that lost the
+// lease without noticing writes nothing more.
 type Lease struct {
 	db    *DB
 	name  string
@@ -56,7 +57,15 @@ func (db *DB) TryLease(ctx context.Context, name, holder string) (_ *Lease, ok b
 		if l.conn, err = db.w.Conn(ctx); err != nil {
 			return nil, false, fmt.Errorf("database.TryLease: %w", err)
 		}
-		if err := l.conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", leaseKey(name)).Scan(&ok); err != nil || !ok {
+		// The key names the schema too: deployments in two schemas of one
+		// database each have their own lease (advisory locks are shared
+		// by the whole database).
+		var schema sql.NullString
+		if err := l.conn.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+			l.conn.Close()
+			return nil, false, fmt.Errorf("database.TryLease: the current schema: %w", err)
+		}
+		if err := l.conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", leaseKey(schema.String, name)).Scan(&ok); err != nil || !ok {
 			l.conn.Close()
 			if err != nil {
 				return nil, false, fmt.Errorf("database.TryLease: %w", err)
@@ -93,10 +102,15 @@ func (db *DB) TryLease(ctx context.Context, name, holder string) (_ *Lease, ok b
 	return l, true, nil
 }
 
-// leaseKey is name's advisory-lock key.
-func leaseKey(name string) int64 {
+// leaseKey is the advisory-lock key of the lease name in schema.
+func leaseKey(schema, name string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte("avaindex lease " + name))
+	if schema != "" {
+		// The schema after a NUL, which no name holds.
+		h.Write([]byte{0})
+		h.Write([]byte(schema))
+	}
 	return int64(h.Sum64())
 }
 

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"unicode/utf8"
 )
 
 var (
@@ -19,12 +21,19 @@ var (
 	PermissionDenied = errors.New("permission denied")
 	// NotFound: the resource does not exist (or is not indexed yet).
 	NotFound = errors.New("not found")
+	// MethodNotAllowed: the path is served, under other methods.
+	MethodNotAllowed = errors.New("method not allowed")
+	// UnsupportedMediaType: the body is not of the type the route takes.
+	UnsupportedMediaType = errors.New("unsupported media type")
 	// ResourceExhausted: a rate limit was hit.
 	ResourceExhausted = errors.New("resource exhausted")
 	// BadGateway: the upstream node gave an invalid answer.
 	BadGateway = errors.New("bad gateway")
 	// Unavailable: a dependency (store, upstream node) cannot serve now.
 	Unavailable = errors.New("unavailable")
+	// Unimplemented: an operation of the hosted API avaindex does not
+	// serve. It is no fault of the server's: not logged as one.
+	Unimplemented = errors.New("unimplemented")
 )
 
 var statuses = []struct {
@@ -35,9 +44,12 @@ var statuses = []struct {
 	{Unauthenticated, http.StatusUnauthorized},
 	{PermissionDenied, http.StatusForbidden},
 	{NotFound, http.StatusNotFound},
+	{MethodNotAllowed, http.StatusMethodNotAllowed},
+	{UnsupportedMediaType, http.StatusUnsupportedMediaType},
 	{ResourceExhausted, http.StatusTooManyRequests},
 	{BadGateway, http.StatusBadGateway},
 	{Unavailable, http.StatusServiceUnavailable},
+	{Unimplemented, http.StatusNotImplemented},
 }
 
 // ToStatus returns the HTTP status for err: the status of the first kind err
@@ -77,6 +89,23 @@ func Missing(format string, args ...any) error {
 // (e.g. Unavailable with a message that says what is unavailable).
 func Client(kind error, format string, args ...any) error {
 	return &clientError{msg: fmt.Sprintf(format, args...), kind: kind}
+}
+
+// MaxEcho bounds how many bytes of a client's input a message repeats.
+const MaxEcho = 64
+
+// Echo quotes v for a message to the client, at most MaxEcho bytes of it
+// (cut on a character boundary, "..." marking the cut): an error body
+// never repeats a 60 kB path or parameter in full.
+func Echo(v string) string {
+	if len(v) <= MaxEcho {
+		return strconv.Quote(v)
+	}
+	n := MaxEcho
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return strconv.Quote(v[:n]) + "..."
 }
 
 // clientError carries a message that is safe to show to API clients.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -19,9 +20,12 @@ func TestToStatus(t *testing.T) {
 		{PermissionDenied, http.StatusForbidden},
 		{fmt.Errorf("a: %w", fmt.Errorf("b: %w", NotFound)), http.StatusNotFound},
 		{Missing("block %s", "x"), http.StatusNotFound},
+		{MethodNotAllowed, http.StatusMethodNotAllowed},
+		{UnsupportedMediaType, http.StatusUnsupportedMediaType},
 		{ResourceExhausted, http.StatusTooManyRequests},
 		{BadGateway, http.StatusBadGateway},
 		{fmt.Errorf("node: %w: dial refused", Unavailable), http.StatusServiceUnavailable},
+		{Client(Unimplemented, "listWebhooks: avaindex does not serve it"), http.StatusNotImplemented},
 		{errors.New("disk on fire"), http.StatusInternalServerError},
 	} {
 		if got := ToStatus(tc.err); got != tc.want {
@@ -65,5 +69,20 @@ func TestClientOfAnyKind(t *testing.T) {
 	}
 	if msg, ok := ClientMessage(err); !ok || msg != "3 validators did not answer" {
 		t.Errorf("ClientMessage = %q, %t", msg, ok)
+	}
+}
+
+func TestEcho(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"short", `"short"`},
+		{strings.Repeat("a", MaxEcho), `"` + strings.Repeat("a", MaxEcho) + `"`},
+		{strings.Repeat("a", 60_000), `"` + strings.Repeat("a", MaxEcho) + `"...`},
+		// A cut inside a character moves back to its start.
+		{strings.Repeat("a", MaxEcho-1) + "é" + "b", `"` + strings.Repeat("a", MaxEcho-1) + `"...`},
+		{"\x00\"", `"\x00\""`},
+	} {
+		if got := Echo(tc.in); got != tc.want {
+			t.Errorf("Echo(%.80q) = %s, want %s", tc.in, got, tc.want)
+		}
 	}
 }

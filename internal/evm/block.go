@@ -23,39 +23,11 @@ import (
 	"github.com/avaindex/avaindex/internal"
 )
 
-// Block is one accepted EVM block, decoded once, carrying everything the
-// store's appliers write.
+// Block is one accepted EVM block, decoded once: what the store keeps
+// of it (internal.EVMBlockData) and what the follower still has to ask
+// the node.
 type Block struct {
-	internal.EVMBlock
-	Txs  []internal.EVMTx
-	Logs []Log
-	// InternalTxs are the call frames below each tx's top-level call, in
-	// tx order then depth-first order; empty when not Traced.
-	InternalTxs []internal.EVMInternalTx
-	// Transfers are the token transfers of the logs, in log order.
-	Transfers []internal.EVMTransfer
-	// Contracts are the contracts the block's txs deployed (top level and
-	// internal CREATE/CREATE2 that were not reverted), described.
-	Contracts []internal.EVMContract
-	// Seen are contracts whose logs are transfers but that no indexed
-	// block deployed (a genesis allocation, or a deployment in an earlier
-	// block of the same batch), described; a deployment row wins over them.
-	Seen []internal.EVMContract
-	// NFTURIs are the token URIs read for the block (at its height): of
-	// the tokens it minted and whose metadata events it emitted, in log
-	// order (NFTChanges, then the follower's reads).
-	NFTURIs []internal.NFTURI
-	// NFTRefreshes are its ERC-4906 BatchMetadataUpdate events.
-	NFTRefreshes []internal.NFTRefresh
-	// Teleporter are the block's Teleporter messages, in log order.
-	Teleporter []internal.TeleporterMessage
-	// Balances are the native balance changes of the block, one per
-	// address, in address order.
-	Balances []BalanceChange
-	// Traced is true when internal txs and balances come from the node's
-	// tracers (and, for block 0, from a known genesis): the block's
-	// balances are exact.
-	Traced bool
+	internal.EVMBlockData
 	// Unresolved are addresses whose balance after the block the traces do
 	// not tell (a contract that self-destructed to itself): the follower
 	// asks the node (Resolve).
@@ -80,21 +52,16 @@ func (b *Block) Resolve(balances map[common.Address]*big.Int) {
 }
 
 // Log is one log of a block's receipts.
-type Log struct {
-	TxIndex uint32
-	// Index is the log's position in the block.
-	Index   uint32
-	Address common.Address
-	Topics  []common.Hash
-	Data    []byte
-}
+type Log = internal.EVMLog
 
-// BalanceChange is an address's native balance after a block: Balance
-// when the block tells it (a tx's trace, the genesis), otherwise Delta, to
-// add to the balance after the previous block (an atomic import or export
-// that no tx of the block touched). Exactly one of them is set.
-type BalanceChange struct {
-	Address common.Address
-	Balance *big.Int
-	Delta   *big.Int
+// BalanceChange is an address's native balance after a block.
+type BalanceChange = internal.EVMBalanceChange
+
+// Data returns what the store keeps of blocks, in their order.
+func Data(blocks []*Block) []*internal.EVMBlockData {
+	out := make([]*internal.EVMBlockData, len(blocks))
+	for i, b := range blocks {
+		out[i] = &b.EVMBlockData
+	}
+	return out
 }

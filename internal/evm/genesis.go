@@ -16,8 +16,6 @@ import (
 
 	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
-
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // GenesisAlloc reads the balances of an EVM genesis (coreth's or
@@ -63,10 +61,9 @@ var networkChains struct {
 
 // NetworkGenesisData returns the genesis data of a chain a network's
 // genesis creates (the C-chain's EVM genesis), from the geneses of the
-// networks avalanchego ships and those registered with
-// pchain.RegisterGenesis (--genesis-file); ok is false when none creates
-// blockchainID.
-func NetworkGenesisData(blockchainID ids.ID) (_ []byte, ok bool, _ error) {
+// networks avalanchego ships and networkGeneses (a custom network's, from
+// --genesis-file); ok is false when none creates blockchainID.
+func NetworkGenesisData(blockchainID ids.ID, networkGeneses ...[]byte) (_ []byte, ok bool, _ error) {
 	c := &networkChains
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -84,7 +81,12 @@ func NetworkGenesisData(blockchainID ids.ID) (_ []byte, ok bool, _ error) {
 	if b, ok := c.genesis[blockchainID]; ok {
 		return b, true, nil
 	}
-	sources := pchain.RegisteredGeneses()
+	sources := make(map[ids.ID][]byte, len(c.builtin)+len(networkGeneses))
+	for _, gb := range networkGeneses {
+		if len(gb) > 0 { // none without --genesis-file
+			sources[hashing.ComputeHash256Array(gb)] = gb
+		}
+	}
 	for h, gb := range c.builtin {
 		sources[h] = gb
 	}

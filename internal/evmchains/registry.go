@@ -268,8 +268,27 @@ func (r *Registry) rpcOf(chainID uint64) (*node.EVMClient, bool) {
 
 // NativeBalance asks the chain's RPC for addr's native balance after block
 // number, or after its last accepted block when number is nil
-// (eth_getBalance): for chains whose balances are not indexed.
+// (eth_getBalance): for chains whose balances are not indexed. The RPC's
+// refusal (a pruned block's state, a block it does not have) is a
+// derrors.Unavailable in the RPC's words, for the client.
 func (r *Registry) NativeBalance(ctx context.Context, chainID uint64, addr common.Address, number *uint64) (*big.Int, error) {
+	bal, err := r.nativeBalance(ctx, chainID, addr, number)
+	var rpcErr *node.RPCError
+	if errors.As(err, &rpcErr) {
+		at := "the latest block"
+		if number != nil {
+			at = fmt.Sprintf("block %d", *number)
+		}
+		msg := rpcErr.Message
+		if len(msg) > 200 {
+			msg = msg[:200] + "..."
+		}
+		return nil, derrors.Client(derrors.Unavailable, "the RPC of chain %d cannot tell the balance at %s: %s", chainID, at, msg)
+	}
+	return bal, err
+}
+
+func (r *Registry) nativeBalance(ctx context.Context, chainID uint64, addr common.Address, number *uint64) (*big.Int, error) {
 	rpc, ok := r.rpcOf(chainID)
 	if !ok {
 		return nil, fmt.Errorf("EVM chain %d: %w", chainID, derrors.NotFound)

@@ -181,7 +181,7 @@ func BenchmarkIngestX(b *testing.B) {
 			return blk, len(blk.Txs), nil
 		},
 		func(ctx context.Context, st store.Store, bs []*xchain.Block) error {
-			return st.ApplyXBlocks(ctx, bs)
+			return st.ApplyXBlocks(ctx, xchain.BlocksData(bs))
 		}, nil)
 }
 

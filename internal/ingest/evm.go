@@ -135,7 +135,7 @@ func (e *evmFollower) genesisAlloc(ctx context.Context) (map[common.Address]*big
 		e.ix.log.Warn("the genesis of this EVM chain is not known: its native balances are not indexed", "chain", e.name)
 		return nil, nil
 	}
-	data, ok, err := evm.NetworkGenesisData(e.chain.BlockchainID)
+	data, ok, err := evm.NetworkGenesisData(e.chain.BlockchainID, e.ix.opts.NetworkGenesis)
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +350,7 @@ func (e *evmFollower) remember(types map[common.Address]internal.ERCType) {
 }
 
 func (e *evmFollower) apply(ctx context.Context, blocks []*evm.Block) error {
-	if err := e.ix.store.ApplyEVMBlocks(ctx, e.chain.ChainID, blocks); err != nil {
+	if err := e.ix.store.ApplyEVMBlocks(ctx, e.chain.ChainID, evm.Data(blocks)); err != nil {
 		return err
 	}
 	committed := map[common.Address]internal.ERCType{}

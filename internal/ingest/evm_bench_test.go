@@ -175,7 +175,7 @@ func BenchmarkIngestEVM(b *testing.B) {
 				txs += len(d.Txs)
 				logs += len(d.Logs)
 			}
-			if err := st.ApplyEVMBlocks(ctx, 43114, r.blocks); err != nil {
+			if err := st.ApplyEVMBlocks(ctx, 43114, evm.Data(r.blocks)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -168,8 +168,8 @@ func TestFollowEVMParentCheck(t *testing.T) {
 	}
 	chain := internal.EVMChain{ChainID: n.EVMChainID, BlockchainID: n.CChainID, RPCURL: n.EthRPCURL(), IsCChain: true}
 	st := openLocalStore(t, dbtest.SQLite(t))
-	forged := &evm.Block{EVMBlock: internal.EVMBlock{Number: 0, Hash: common.Hash{0xf0}}, Traced: true}
-	if err := st.ApplyEVMBlocks(ctx, chain.ChainID, []*evm.Block{forged}); err != nil {
+	forged := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: 0, Hash: common.Hash{0xf0}}, Traced: true}
+	if err := st.ApplyEVMBlocks(ctx, chain.ChainID, []*internal.EVMBlockData{forged}); err != nil {
 		t.Fatal(err)
 	}
 	ix := New(node.New(n.URL), network, st, slog.New(slog.NewTextHandler(testLog{t}, nil)), Options{EVMChains: []internal.EVMChain{chain}})

@@ -1,7 +1,8 @@
 // Package ingest is the worker that follows the chains of an avalanchego
 // node and writes what it decodes into the store. Each batch of blocks is
 // committed together with the chain's cursor, so a crash at any point
-// resumes from the last committed block with nothing lost or doubled.
+// resumes from the last committed block with nothing lost or doubled. It
+// calls only what its Store interface lists of the store.
 package ingest
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -41,6 +43,10 @@ type Options struct {
 	// Teleporter is the TeleporterMessenger's address on the EVM chains;
 	// zero is the canonical one (evm.DefaultTeleporter).
 	Teleporter common.Address
+	// NetworkGenesis is the network's genesis bytes when avalanchego does
+	// not build it in (--genesis-file): the X-chain's genesis UTXOs and
+	// the genesis balances of the EVM chains it creates.
+	NetworkGenesis []byte
 	// NetworkCheckEvery is how often the node is asked which network it
 	// runs (network.go); a failed step of any loop asks sooner.
 	NetworkCheckEvery time.Duration
@@ -70,7 +76,7 @@ func (o *Options) defaults() {
 type Indexer struct {
 	node    *node.Client
 	network *internal.Network
-	store   store.Store
+	store   Store
 	// uriClients are the EVM clients ReadTokenURI uses, by chain id.
 	uriClients sync.Map
 	log        *slog.Logger
@@ -83,7 +89,7 @@ type Indexer struct {
 
 	running atomic.Bool
 	mu      sync.Mutex
-	status  Status
+	status  progress.Status
 	errors  map[string]string // the failure of each loop's last step
 	rates   rates
 	// refused is why the node is refused (network.go), nil while it runs
@@ -92,49 +98,23 @@ type Indexer struct {
 	checkNetwork chan struct{}
 }
 
-// Status is what /readyz reports about the indexer.
-type Status struct {
-	Running bool              `json:"running"`
-	Heights map[string]uint64 `json:"heights,omitempty"`
-	Tips    map[string]uint64 `json:"tips,omitempty"`
-	// Tracers says, for each EVM chain followed (by cursor key), whether
-	// its node traces blocks: without, its internal txs and native
-	// balances are not indexed.
-	Tracers map[string]bool `json:"tracers,omitempty"`
-	// BlocksPerSecond is what each applied per second over the last
-	// minute.
-	BlocksPerSecond map[string]float64 `json:"blocksPerSecond,omitempty"`
-	// History is the chains' ingest rate over the last hour.
-	History *History `json:"history,omitempty"`
-	// Queues are the lengths of work queued behind the chains, by name
-	// (nft-metadata: the NFT tokens whose metadata is queued to be
-	// fetched), as their workers last told (SetQueue).
-	Queues map[string]int64 `json:"queues,omitempty"`
-	// LastError lists the loops whose last step failed, and why.
-	LastError string `json:"lastError,omitempty"`
-}
-
 // New returns an indexer of the chains of network, read from node n, into st.
-func New(n *node.Client, network *internal.Network, st store.Store, log *slog.Logger, opts Options) *Indexer {
+func New(n *node.Client, network *internal.Network, st Store, log *slog.Logger, opts Options) *Indexer {
 	opts.defaults()
 	return &Indexer{node: n, network: network, store: st, log: log, opts: opts,
-		status: Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}, Tracers: map[string]bool{}},
+		status: progress.Status{Heights: map[string]uint64{}, Tips: map[string]uint64{}, Tracers: map[string]bool{}},
 		errors: map[string]string{}, rates: newRates(time.Now()), checkNetwork: make(chan struct{}, 1)}
 }
 
-// SetQueue records the length of a queue of background work behind the
-// chains (e.g. NFT metadata to fetch), for /readyz and the status page.
-func (ix *Indexer) SetQueue(name string, n int64) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.status.Queues == nil {
-		ix.status.Queues = map[string]int64{}
-	}
-	ix.status.Queues[name] = n
+// Report adds the indexer's state to s (progress.Reporter).
+func (ix *Indexer) Report(s *progress.Status) {
+	st := ix.Status()
+	s.Running, s.Heights, s.Tips, s.Tracers = st.Running, st.Heights, st.Tips, st.Tracers
+	s.BlocksPerSecond, s.History, s.LastError = st.BlocksPerSecond, st.History, st.LastError
 }
 
 // Status returns a snapshot of the indexer's state.
-func (ix *Indexer) Status() Status {
+func (ix *Indexer) Status() progress.Status {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	s := ix.status
@@ -142,7 +122,6 @@ func (ix *Indexer) Status() Status {
 	s.Heights = cloneMap(s.Heights)
 	s.Tips = cloneMap(s.Tips)
 	s.Tracers = cloneMap(s.Tracers)
-	s.Queues = cloneMap(s.Queues)
 	now := time.Now()
 	s.BlocksPerSecond = ix.rates.perSecond(now)
 	s.History = ix.rates.history(now)

@@ -3,6 +3,8 @@ package ingest
 import (
 	"strings"
 	"time"
+
+	"github.com/avaindex/avaindex/internal/progress"
 )
 
 // The ingest rate is kept per followed key in 10-second buckets over the
@@ -14,14 +16,6 @@ const (
 	rateWindow     = time.Minute
 	historyBuckets = int64(time.Minute / rateBucket) // buckets per history point
 )
-
-// History is the ingest rate of the last hour: blocks applied on the chains
-// (not the container index mirrors, which copy the same blocks) per
-// IntervalSeconds, oldest first, the last interval being the current one.
-type History struct {
-	IntervalSeconds int      `json:"intervalSeconds"`
-	Blocks          []uint64 `json:"blocks"`
-}
 
 // ring counts what was applied of one key per bucket; epochs tell which
 // bucket of time each slot holds, so stale slots read as zero.
@@ -92,10 +86,10 @@ func (rs *rates) perSecond(now time.Time) map[string]float64 {
 
 // history sums the chains' buckets into one point per minute of the last
 // hour.
-func (rs *rates) history(now time.Time) *History {
+func (rs *rates) history(now time.Time) *progress.History {
 	points := rateBuckets / historyBuckets
 	cur := bucketOf(now) / historyBuckets
-	h := &History{IntervalSeconds: int(historyBuckets * int64(rateBucket/time.Second)), Blocks: make([]uint64, points)}
+	h := &progress.History{IntervalSeconds: int(historyBuckets * int64(rateBucket/time.Second)), Blocks: make([]uint64, points)}
 	for key, r := range rs.keys {
 		if strings.HasPrefix(key, "index:") {
 			continue

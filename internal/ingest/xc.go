@@ -2,12 +2,15 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -16,7 +19,7 @@ import (
 // xGenesis returns the genesis of the network's X-chain, nil when it is
 // not known (see xchain.GenesisFor): the X-chain then starts empty.
 func (ix *Indexer) xGenesis() (*xchain.Genesis, error) {
-	g, ok, err := xchain.GenesisFor(ix.network.XChainID)
+	g, ok, err := xchain.GenesisFor(ix.network.XChainID, ix.opts.NetworkGenesis)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -43,7 +46,9 @@ func (ix *Indexer) xFollower(g *xchain.Genesis) follower[*xchain.Block] {
 			}
 			return b.ID, nil
 		},
-		apply: ix.store.ApplyXBlocks,
+		apply: func(ctx context.Context, bs []*xchain.Block) error {
+			return ix.store.ApplyXBlocks(ctx, xchain.BlocksData(bs))
+		},
 	}
 }
 
@@ -85,8 +90,7 @@ func (ix *Indexer) pFollower() follower[*pchain.Block] {
 			if err != nil {
 				return nil, err
 			}
-			// The reward UTXOs of its RewardValidatorTxs (node/rewards.go).
-			if err := ix.node.AttachRewardUTXOs(ctx, []*pchain.Block{pb}); err != nil {
+			if err := attachRewardUTXOs(ctx, ix.node, pb); err != nil {
 				return nil, err
 			}
 			return pb, nil
@@ -192,7 +196,7 @@ func (ix *Indexer) applyXDAG(ctx context.Context, g *xchain.Genesis) (int, error
 			return 0, err
 		}
 	}
-	if err := ix.store.ApplyXDAGTxs(ctx, dtxs); err != nil {
+	if err := ix.store.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs)); err != nil {
 		return 0, err
 	}
 	return len(cs), nil
@@ -224,4 +228,22 @@ func (ix *Indexer) applyXVertices(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	return len(cs), nil
+}
+
+// attachRewardUTXOs sets the reward UTXOs of each RewardValidatorTx of b
+// (pchain.Block.Rewards) from the node. A block is fetchable by height only
+// once its whole decision (a proposal block and its commit or abort option)
+// is committed by the node, with the reward UTXOs, so they are complete
+// here.
+func attachRewardUTXOs(ctx context.Context, n *node.Client, b *pchain.Block) error {
+	for _, s := range b.RewardedStakers() {
+		utxos, err := n.RewardUTXOs(ctx, s)
+		if err != nil {
+			return fmt.Errorf("reward UTXOs of staker %s (block %d): %w", s, b.Height, err)
+		}
+		if err := b.SetRewardUTXOs(s, utxos); err != nil {
+			return fmt.Errorf("platform.getRewardUTXOs(%s): %w: %w", s, derrors.BadGateway, err)
+		}
+	}
+	return nil
 }

@@ -37,7 +37,9 @@ func TestStepXDAG(t *testing.T) {
 		ctx := context.Background()
 		st := stepMirroredIndex(t, dsn, store.XTxIndex, cs, store.XDAGCursor, (*Indexer).stepXDAG)
 		for _, c := range cs {
-			got, err := st.XDAGTx(ctx, c.ID)
+			got, err := st.(interface {
+				XDAGTx(context.Context, ids.ID) (*store.XDAGTx, error)
+			}).XDAGTx(ctx, c.ID)
 			if err != nil || got.Index != c.Index || got.Type != "BaseTx" {
 				t.Errorf("XDAGTx(%s) = %+v, %v", c.ID, got, err)
 			}

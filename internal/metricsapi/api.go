@@ -171,7 +171,7 @@ func (a *API) chains(ctx context.Context, name, param string) ([]store.MetricCha
 	if known {
 		return nil, nil // served, with no block rolled up yet
 	}
-	return nil, derrors.Client(derrors.NotFound, "%s %q is not a chain this service indexes", param, name)
+	return nil, derrors.Client(derrors.NotFound, "%s %s is not a chain this service indexes", param, derrors.Echo(name))
 }
 
 // isTotal reports whether name asks for every chain together.

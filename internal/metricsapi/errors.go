@@ -2,6 +2,7 @@ package metricsapi
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -29,11 +30,14 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if err == nil || status < 400 {
 		status = http.StatusInternalServerError
 	}
+	// An operation avaindex does not serve is no server fault: its message
+	// says which.
+	serverFault := status >= 500 && !errors.Is(err, derrors.Unimplemented)
 	msg, ok := derrors.ClientMessage(err)
-	if !ok || msg == "" || status >= 500 {
+	if !ok || msg == "" || serverFault {
 		msg = http.StatusText(status)
 	}
-	if status >= 500 {
+	if serverFault {
 		slog.ErrorContext(r.Context(), "metrics api request failed", "status", status, "err", err, "path", r.URL.Path)
 	}
 	writeJSON(w, status, NewErrorBody(status, msg))

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/chainmetrics"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 const (
@@ -28,18 +28,18 @@ type pageQuery struct {
 
 // scope names the query a page token continues.
 func (q pageQuery) scope(route, chain string) string {
-	return api.Scope(route, chain, string(q.metric), string(q.period),
+	return param.Scope(route, chain, string(q.metric), string(q.period),
 		strconv.FormatInt(q.from, 10), strconv.FormatInt(q.to, 10))
 }
 
 // rangeParams reads the range parameters from and to (named by the
 // version) and checks them.
 func rangeParams(r *http.Request, fromName, toName string) (from, to int64, err error) {
-	from, _, err = api.OptionalUint(r, fromName)
+	from, _, err = param.OptionalUint(r, fromName)
 	if err != nil {
 		return 0, 0, err
 	}
-	to, ok, err := api.OptionalUint(r, toName)
+	to, ok, err := param.OptionalUint(r, toName)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -57,7 +57,7 @@ func rangeParams(r *http.Request, fromName, toName string) (from, to int64, err 
 // interval reads the interval parameter name (default day) and checks that
 // metric is defined over it.
 func interval(r *http.Request, name string, m chainmetrics.Metric) (chainmetrics.Period, error) {
-	v, err := api.Enum(r, name, "day", "hour", "day", "week", "month")
+	v, err := param.Enum(r, name, "day", "hour", "day", "week", "month")
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +108,7 @@ func (a *API) v1(path string, m chainmetrics.Metric) func(w http.ResponseWriter,
 	return func(w http.ResponseWriter, r *http.Request) error {
 		// pageSize is an extension: the hosted v1 takes none (its pages
 		// have 100 points, as ours by default).
-		if err := api.OnlyParams(r, "from", "to", "interval", "startKey", "pageToken", "pageSize"); err != nil {
+		if err := param.OnlyParams(r, "from", "to", "interval", "startKey", "pageToken", "pageSize"); err != nil {
 			return err
 		}
 		var (
@@ -121,15 +121,15 @@ func (a *API) v1(path string, m chainmetrics.Metric) func(w http.ResponseWriter,
 		if q.period, err = interval(r, "interval", m); err != nil {
 			return err
 		}
-		if q.size, err = api.PageSize(r, defaultPageSize, maxPageSize); err != nil {
+		if q.size, err = param.PageSize(r, defaultPageSize, maxPageSize); err != nil {
 			return err
 		}
 		// The cursor is pageToken (the spec) or startKey (the hosted v1).
-		tok, _, err := api.QueryValue(r, "pageToken")
+		tok, _, err := param.QueryValue(r, "pageToken")
 		if err != nil {
 			return err
 		}
-		key, _, err := api.QueryValue(r, "startKey")
+		key, _, err := param.QueryValue(r, "startKey")
 		if err != nil {
 			return err
 		}
@@ -155,12 +155,12 @@ func (a *API) v1(path string, m chainmetrics.Metric) func(w http.ResponseWriter,
 
 // chainMetrics serves GET /v2/chains/{chainId}/metrics/{metric}.
 func (a *API) chainMetrics(w http.ResponseWriter, r *http.Request) error {
-	if err := api.OnlyParams(r, "startTimestamp", "endTimestamp", "timeInterval", "pageToken", "pageSize"); err != nil {
+	if err := param.OnlyParams(r, "startTimestamp", "endTimestamp", "timeInterval", "pageToken", "pageSize"); err != nil {
 		return err
 	}
 	m, ok := chainmetrics.ParseMetric(r.PathValue("metric"))
 	if !ok {
-		return derrors.Invalid("metric must be one of %s, got %q", metricNames(), r.PathValue("metric"))
+		return derrors.Invalid("metric must be one of %s, got %s", metricNames(), derrors.Echo(r.PathValue("metric")))
 	}
 	var (
 		q   = pageQuery{metric: m}
@@ -172,10 +172,10 @@ func (a *API) chainMetrics(w http.ResponseWriter, r *http.Request) error {
 	if q.period, err = interval(r, "timeInterval", m); err != nil {
 		return err
 	}
-	if q.size, err = api.PageSize(r, defaultPageSize, maxPageSize); err != nil {
+	if q.size, err = param.PageSize(r, defaultPageSize, maxPageSize); err != nil {
 		return err
 	}
-	if q.token, err = api.PageToken(r); err != nil {
+	if q.token, err = param.PageToken(r); err != nil {
 		return err
 	}
 	points, next, _, err := a.page(r, "v2/metrics", r.PathValue("chainId"), "chainId", q)
@@ -218,15 +218,15 @@ func (a *API) wireChain(c EVMChain) Chain {
 // listChains serves GET /v2/chains: the indexed EVM chains (the schema's
 // chains all have an EVM chain id), on one page.
 func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
-	if err := api.OnlyParams(r, "pageToken", "network"); err != nil {
+	if err := param.OnlyParams(r, "pageToken", "network"); err != nil {
 		return err
 	}
-	network, err := api.Enum(r, "network", "", "mainnet", "fuji", "testnet")
+	network, err := param.Enum(r, "network", "", "mainnet", "fuji", "testnet")
 	if err != nil {
 		return err
 	}
 	// The list is one page, so no page token was ever issued for it.
-	if tok, err := api.PageToken(r); err != nil || tok != "" {
+	if tok, err := param.PageToken(r); err != nil || tok != "" {
 		if err == nil {
 			err = errInvalidToken
 		}
@@ -244,7 +244,7 @@ func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
 
 // getChain serves GET /v2/chains/{chainId}.
 func (a *API) getChain(w http.ResponseWriter, r *http.Request) error {
-	if err := api.OnlyParams(r); err != nil {
+	if err := param.OnlyParams(r); err != nil {
 		return err
 	}
 	id := r.PathValue("chainId")
@@ -254,5 +254,5 @@ func (a *API) getChain(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	return derrors.Client(derrors.NotFound, "chainId %q is not an EVM chain this service indexes", id)
+	return derrors.Client(derrors.NotFound, "chainId %s is not an EVM chain this service indexes", derrors.Echo(id))
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -321,6 +320,42 @@ func TestErrors(t *testing.T) {
 	})
 }
 
+// TestErrorsEchoBoundedInput: an error message repeats at most a bounded
+// prefix of what the client sent, however long.
+func TestErrorsEchoBoundedInput(t *testing.T) {
+	f := newFixture(t, dbtest.SQLite(t))
+	long := strings.Repeat("a", 60_000)
+	p := "/v2/chains/" + constants.PlatformChainID.String() + "/metrics/"
+	for _, c := range []struct {
+		path   string
+		status int
+	}{
+		{"/v1/avg_tps/" + long, 404},
+		{"/v2/chains/" + long, 404},
+		{p + long, 400},
+		{p + "txCount?timeInterval=" + long, 400},
+		{p + "txCount?startTimestamp=" + long, 400},
+		{p + "txCount?" + long + "=1", 400},
+		{"/v2/" + long, 404},
+	} {
+		h := f.h
+		if c.path == "/v2/"+long {
+			h = NotFoundHandler()
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", c.path, nil))
+		var body ErrorBody
+		if rec.Code != c.status || json.Unmarshal(rec.Body.Bytes(), &body) != nil || len(body.Message) != 1 {
+			t.Errorf("GET %.60s...: %d %.200s, want %d with the error body", c.path, rec.Code, rec.Body, c.status)
+			continue
+		}
+		if rec.Body.Len() > 1024 || !strings.Contains(body.Message[0], "aaaa") {
+			t.Errorf("GET %.60s...: a body of %d bytes, want at most 1024 with a prefix of the input: %.200s",
+				c.path, rec.Body.Len(), rec.Body)
+		}
+	}
+}
+
 func jsonDecode(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // An EVM chain of the registry: listed by /v2/chains, its metrics asked by
@@ -336,12 +371,12 @@ func TestEVMChain(t *testing.T) {
 		// Block 0 (the genesis) and blocks 1 and 2 on the 12th, 10 s apart:
 		// 2 txs of 21,000 gas at 25 and 35 gwei, then 1 of 50,000 at 30.
 		from, to := common.Address{1}, common.Address{2}
-		var blocks []*evm.Block
+		var blocks []*internal.EVMBlockData
 		for n, txs := range [][]internal.EVMTx{nil,
 			{{From: from, To: &to, GasUsed: 21_000, GasPrice: big.NewInt(25e9)}, {From: to, To: &from, GasUsed: 21_000, GasPrice: big.NewInt(35e9)}},
 			{{From: from, GasUsed: 50_000, GasPrice: big.NewInt(30e9)}},
 		} {
-			b := &evm.Block{EVMBlock: internal.EVMBlock{Number: uint64(n), Hash: common.Hash{byte(n + 1)},
+			b := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: uint64(n), Hash: common.Hash{byte(n + 1)},
 				Timestamp: utc(12, 8, 0, 10*n), TxCount: len(txs)}, Traced: true}
 			if n > 0 {
 				b.ParentHash = blocks[n-1].Hash

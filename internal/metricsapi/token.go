@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/param"
 )
 
 // Page tokens of the Metrics API, as the hosted service words them: based
@@ -38,8 +38,8 @@ var (
 type tokens struct{ key []byte }
 
 func newTokens(key []byte) (*tokens, error) {
-	if len(key) < api.MinTokenKeyLen {
-		return nil, fmt.Errorf("metricsapi: page token key has %d bytes, need at least %d", len(key), api.MinTokenKeyLen)
+	if len(key) < param.MinTokenKeyLen {
+		return nil, fmt.Errorf("metricsapi: page token key has %d bytes, need at least %d", len(key), param.MinTokenKeyLen)
 	}
 	return &tokens{key: bytes.Clone(key)}, nil
 }

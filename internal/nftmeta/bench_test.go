@@ -19,7 +19,6 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/nftmeta"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -65,7 +64,7 @@ func BenchmarkMetadata(b *testing.B) {
 				b.Fatal(err)
 			}
 			w := nftmeta.NewWorker(st, nftmeta.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
-				Concurrency: 64, PerHost: 64, PollInterval: 20 * time.Millisecond}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+				Concurrency: 64, PerHost: 64, PollInterval: 20 * time.Millisecond}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			runCtx, stop := context.WithCancel(ctx)
 			done := make(chan error, 1)
 			b.StartTimer()
@@ -101,9 +100,9 @@ var benchCollection = common.BytesToAddress(crypto.Keccak256([]byte("bench colle
 
 // mintBlocks are blocks 0 and 1 of a chain, block 1 minting count tokens
 // of benchCollection with their URIs read.
-func mintBlocks(count int, base string) []*evm.Block {
-	b0 := &evm.Block{EVMBlock: internal.EVMBlock{Number: 0, Hash: crypto.Keccak256Hash([]byte("b0")), Timestamp: time.Unix(1, 0)}}
-	b1 := &evm.Block{EVMBlock: internal.EVMBlock{Number: 1, Hash: crypto.Keccak256Hash([]byte("b1")), ParentHash: b0.Hash,
+func mintBlocks(count int, base string) []*internal.EVMBlockData {
+	b0 := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: 0, Hash: crypto.Keccak256Hash([]byte("b0")), Timestamp: time.Unix(1, 0)}}
+	b1 := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: 1, Hash: crypto.Keccak256Hash([]byte("b1")), ParentHash: b0.Hash,
 		Timestamp: time.Unix(2, 0)}}
 	owner := common.BytesToAddress(crypto.Keccak256([]byte("owner")))
 	for i := range count {
@@ -113,5 +112,5 @@ func mintBlocks(count int, base string) []*evm.Block {
 		uri := fmt.Sprintf("%s/meta/%d", base, i)
 		b1.NFTURIs = append(b1.NFTURIs, internal.NFTURI{Token: benchCollection, TokenID: id, Type: internal.ERC721, URI: &uri})
 	}
-	return []*evm.Block{b0, b1}
+	return []*internal.EVMBlockData{b0, b1}
 }

@@ -8,8 +8,8 @@
 // The Worker claims tokens from the store's queue (store.NFTStore), fetches
 // them concurrently with a bound per host, records every outcome as the
 // token's indexStatus, and retries the failures that may pass with
-// backoff; its queue length is in ingest.Status.Queues (/readyz and the
-// status page).
+// backoff; it reports its queue's length (Worker.Report, a
+// progress.Reporter) to /readyz and the status page.
 package nftmeta
 
 import (
@@ -107,23 +107,35 @@ func (e *BlockedError) Error() string {
 
 // notPublic are the networks refused besides what netip classifies:
 // shared address space, benchmarking, reserved, IETF protocol
-// assignments, documentation, NAT64, and the cloud metadata services'
-// IPv6 address.
+// assignments, documentation, the 6to4 relay anycast, NAT64, the cloud
+// metadata services' IPv6 address, and the IPv6 prefixes that embed an
+// IPv4 address a host may route to (IPv4-compatible ::/96, IPv4-
+// translated ::ffff:0:0:0/96, Teredo 2001::/32) or that are private by
+// another name (site-local fec0::/10). IPv4-mapped addresses are judged
+// by the address they map (Unmap), 6to4 ones by the one they embed.
 var notPublic = func() []netip.Prefix {
 	var out []netip.Prefix
-	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15",
-		"198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32", "64:ff9b::/96", "64:ff9b:1::/48",
-		"2001:db8::/32", "fd00:ec2::254/128", "100::/64"} {
+	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24",
+		"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
+		"::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "2001::/32", "2001:db8::/32",
+		"fd00:ec2::254/128", "100::/64", "fec0::/10"} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
 }()
+
+// sixToFour is 6to4's prefix, 2002:V4ADDR::/48.
+var sixToFour = netip.MustParsePrefix("2002::/16")
 
 // Public reports whether a is a public unicast address: not loopback,
 // private, link-local (169.254.169.254, the cloud metadata service,
 // included), multicast, unspecified or otherwise reserved.
 func Public(a netip.Addr) bool {
 	a = a.Unmap()
+	if sixToFour.Contains(a) {
+		b := a.As16()
+		return Public(netip.AddrFrom4([4]byte(b[2:6])))
+	}
 	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
 		return false
@@ -236,10 +248,9 @@ func (f *Fetcher) Fetch(ctx context.Context, uri string) ([]byte, *Outcome) {
 	case "data":
 		return f.data(uri)
 	case "ipfs":
-		p := strings.TrimPrefix(u.Host+u.EscapedPath(), "/")
-		p = strings.TrimPrefix(p, "ipfs/")
-		if p == "" {
-			return nil, fail(internal.NFTInvalidTokenURI, false, "ipfs URI without a CID")
+		p, err := ipfsPath(u)
+		if err != nil {
+			return nil, fail(internal.NFTInvalidTokenURI, false, "%v", err)
 		}
 		gw := strings.TrimRight(f.cfg.IPFSGateway, "/") + "/ipfs/" + p
 		if u.RawQuery != "" {
@@ -256,6 +267,42 @@ func (f *Fetcher) Fetch(ctx context.Context, uri string) ([]byte, *Outcome) {
 	default:
 		return nil, fail(internal.NFTInvalidTokenURIScheme, false, "unsupported scheme %q", u.Scheme)
 	}
+}
+
+// ipfsPath is the path under the gateway's /ipfs/ that an ipfs:// URI
+// names (CID and path, as escaped in the URI), with its dot segments
+// resolved. A path that would leave /ipfs/ (ipfs://../api/v0/shutdown)
+// is refused, since the gateway may be a private host a flag allowed; so
+// is a segment that decodes to a slash or backslash, which a gateway
+// may read as a separator after decoding.
+func ipfsPath(u *url.URL) (string, error) {
+	p := strings.TrimPrefix(u.Host+u.EscapedPath(), "/")
+	if after, ok := strings.CutPrefix(p, "ipfs/"); ok {
+		p = after
+	}
+	var out []string
+	for _, seg := range strings.Split(p, "/") {
+		dec, err := url.PathUnescape(seg)
+		if err != nil {
+			return "", fmt.Errorf("ipfs URI path: %w", err)
+		}
+		switch {
+		case strings.ContainsAny(dec, `/\`):
+			return "", fmt.Errorf("ipfs URI path segment %q holds a separator", seg)
+		case dec == "" || dec == ".":
+		case dec == "..":
+			if len(out) == 0 {
+				return "", errors.New("ipfs URI path leaves the gateway's /ipfs/")
+			}
+			out = out[:len(out)-1]
+		default:
+			out = append(out, seg)
+		}
+	}
+	if len(out) == 0 {
+		return "", errors.New("ipfs URI without a CID")
+	}
+	return strings.Join(out, "/"), nil
 }
 
 // data decodes a data: URI, data:[<media type>][;base64],<data>.

@@ -24,6 +24,15 @@ func TestPublic(t *testing.T) {
 		{"192.168.1.1", false}, {"169.254.169.254", false}, {"fe80::1", false}, {"fc00::1", false},
 		{"224.0.0.1", false}, {"ff02::1", false}, {"0.0.0.0", false}, {"::", false}, {"100.64.0.1", false},
 		{"::ffff:127.0.0.1", false}, {"::ffff:169.254.169.254", false}, {"fd00:ec2::254", false}, {"255.255.255.255", false},
+		// IPv6 prefixes that embed an IPv4 address: IPv4-compatible,
+		// IPv4-translated (SIIT), 6to4, Teredo, site-local, and the 6to4
+		// relay anycast.
+		{"::127.0.0.1", false}, {"::10.0.0.1", false}, {"::8.8.8.8", false},
+		{"::ffff:0:127.0.0.1", false}, {"::ffff:0:8.8.8.8", false},
+		{"2002:7f00:1::1", false}, {"2002:a9fe:a9fe::1", false}, {"2002:0a00:0001::", false}, {"2002:808:808::1", true},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false}, {"2001::1", false},
+		{"fec0::1", false}, {"feff::1", false},
+		{"192.88.99.1", false}, {"::ffff:192.88.99.1", false},
 	} {
 		if got := Public(netip.MustParseAddr(tc.addr)); got != tc.want {
 			t.Errorf("Public(%s) = %t, want %t", tc.addr, got, tc.want)
@@ -57,6 +66,10 @@ func TestFetch(t *testing.T) {
 			_, _ = w.Write([]byte(strings.Repeat(" ", 1000)))
 		}
 	})
+	// Paths of the gateway outside /ipfs/ that an ipfs:// URI must not reach.
+	for _, p := range []string{"/api/v0/shutdown", "/admin/secret", "/debug/pprof", "/ipfs"} {
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(doc)) })
+	}
 	mux.HandleFunc("/throttled", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTooManyRequests) })
 	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) })
 	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) })
@@ -100,6 +113,14 @@ func TestFetch(t *testing.T) {
 		{"loopback allowed", f, allowed + "/doc", "", false},
 		{"ipfs through the gateway", f, "ipfs://QmCID/7.json", "", false},
 		{"ipfs with ipfs/ prefix", f, "ipfs://ipfs/QmCID/7.json", "", false},
+		{"ipfs dot segments inside the CID's path", f, "ipfs://QmCID/x/./../7.json", "", false},
+		{"ipfs escaping to the gateway's API", f, "ipfs://../api/v0/shutdown", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping past the CID", f, "ipfs://QmX/../../admin/secret?x=1", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping after the ipfs/ prefix", f, "ipfs://ipfs/../../debug/pprof", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping with encoded dots", f, "ipfs://QmX/%2e%2e/%2E%2E/admin/secret", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping with an encoded slash", f, "ipfs://QmX/..%2f..%2fadmin/secret", internal.NFTInvalidTokenURI, false},
+		{"ipfs escaping with a backslash", f, `ipfs://QmX/..\..\admin/secret`, internal.NFTInvalidTokenURI, false},
+		{"ipfs up to the bare prefix", f, "ipfs://QmX/..", internal.NFTInvalidTokenURI, false},
 		{"loopback refused", strict, allowed + "/doc", internal.NFTInvalidTokenURI, false},
 		{"loopback outside the allowed network", f, other + "/doc", internal.NFTInvalidTokenURI, false},
 		{"localhost name refused", strict, strings.Replace(allowed, "127.0.0.1", "localhost", 1) + "/doc", internal.NFTInvalidTokenURI, false},

@@ -1,9 +1,13 @@
 package nftmeta
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"math/big"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
+	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -30,7 +35,7 @@ type URIReader interface {
 	ReadTokenURI(ctx context.Context, chainID uint64, token common.Address, id *big.Int, typ internal.ERCType) (*string, error)
 }
 
-// QueueName is the worker's queue in the indexer's status (/readyz).
+// QueueName is the worker's queue in the progress status (/readyz).
 const QueueName = "nft-metadata"
 
 // Worker drains the store's queue of tokens whose metadata to fetch.
@@ -40,8 +45,10 @@ type Worker struct {
 	cfg   Config
 	log   *slog.Logger
 	now   func() time.Time
-	queue func(int64)
+	queue progress.Queues
 	uris  URIReader
+	// logEvery is the least time between two log lines of the outcomes.
+	logEvery time.Duration
 
 	fetched atomic.Int64
 }
@@ -65,15 +72,14 @@ func init() {
 // again before its metadata is fetched.
 func (w *Worker) SetURIReader(r URIReader) { w.uris = r }
 
-// NewWorker returns a worker over st; queue, when not nil, is told the
-// queue's length as it changes (the indexer's status).
-func NewWorker(st Store, cfg Config, log *slog.Logger, queue func(int64)) *Worker {
+// NewWorker returns a worker over st.
+func NewWorker(st Store, cfg Config, log *slog.Logger) *Worker {
 	cfg.Defaults()
-	if queue == nil {
-		queue = func(int64) {}
-	}
-	return &Worker{st: st, f: NewFetcher(cfg), cfg: cfg, log: log, now: time.Now, queue: queue}
+	return &Worker{st: st, f: NewFetcher(cfg), cfg: cfg, log: log, now: time.Now, logEvery: 10 * time.Second}
 }
+
+// Report adds the queue's length, as last read, to s (progress.Reporter).
+func (w *Worker) Report(s *progress.Status) { w.queue.Report(s) }
 
 // Fetched is how many fetches the worker has recorded.
 func (w *Worker) Fetched() int64 { return w.fetched.Load() }
@@ -125,7 +131,7 @@ func (w *Worker) claim(ctx context.Context, work chan<- store.NFTWork) {
 		if idle || time.Since(lastLen) > 2*time.Second {
 			n, err := w.st.NFTQueueLength(ctx)
 			if err == nil {
-				w.queue(n)
+				w.queue.Set(QueueName, n)
 				metaQueue.Set(float64(n))
 				lastLen = time.Now()
 			}
@@ -163,8 +169,14 @@ func (w *Worker) save(ctx context.Context, results <-chan store.NFTResult) {
 	var batch []store.NFTResult
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	lastLog, lastCount := time.Now(), int64(0)
+	lastLog, outcomes := time.Now(), tally{}
 	flush := func() {
+		// The outcomes since the last line, at most every logEvery: how
+		// many fetches succeeded, how many failed and why.
+		if outcomes.total > 0 && time.Since(lastLog) >= w.logEvery {
+			w.log.Info("nft metadata fetched", outcomes.attrs(time.Since(lastLog))...)
+			lastLog, outcomes = time.Now(), tally{}
+		}
 		if len(batch) == 0 {
 			return
 		}
@@ -177,20 +189,20 @@ func (w *Worker) save(ctx context.Context, results <-chan store.NFTResult) {
 		} else {
 			for _, r := range batch {
 				metaFetches.WithLabelValues(string(r.Metadata.Status)).Inc()
+				outcomes.add(r)
 			}
 			w.fetched.Add(int64(len(batch)))
 		}
 		batch = batch[:0]
-		if n := w.fetched.Load(); time.Since(lastLog) > 10*time.Second && n > lastCount {
-			w.log.Info("nft metadata fetched", "tokens", n-lastCount, "seconds", int(time.Since(lastLog).Seconds()))
-			lastLog, lastCount = time.Now(), n
-		}
 	}
 	for {
 		select {
 		case r, ok := <-results:
 			if !ok {
 				flush()
+				if outcomes.total > 0 {
+					w.log.Info("nft metadata fetched", outcomes.attrs(time.Since(lastLog))...)
+				}
 				return
 			}
 			batch = append(batch, r)
@@ -201,6 +213,53 @@ func (w *Worker) save(ctx context.Context, results <-chan store.NFTResult) {
 			flush()
 		}
 	}
+}
+
+// tally counts the fetches saved between two log lines by the indexStatus
+// they ended with.
+type tally struct {
+	total, retrying int
+	byStatus        map[internal.NFTStatus]int
+}
+
+func (t *tally) add(r store.NFTResult) {
+	if t.byStatus == nil {
+		t.byStatus = map[internal.NFTStatus]int{}
+	}
+	t.total++
+	t.byStatus[r.Metadata.Status]++
+	if !r.RetryAt.IsZero() {
+		t.retrying++
+	}
+}
+
+// attrs are the log line's attributes: the fetches over span, those that
+// indexed the metadata and those that failed, with their indexStatus
+// counts ("UNREACHABLE_TOKEN_URI=2 INVALID_METADATA_JSON=1", the most
+// frequent first) and how many will be fetched again.
+func (t *tally) attrs(span time.Duration) []any {
+	failed := t.total - t.byStatus[internal.NFTIndexed]
+	attrs := []any{"fetches", t.total, "indexed", t.byStatus[internal.NFTIndexed], "failed", failed}
+	if failed > 0 {
+		statuses := make([]internal.NFTStatus, 0, len(t.byStatus))
+		for s := range t.byStatus {
+			if s != internal.NFTIndexed {
+				statuses = append(statuses, s)
+			}
+		}
+		slices.SortFunc(statuses, func(a, b internal.NFTStatus) int {
+			if c := cmp.Compare(t.byStatus[b], t.byStatus[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		why := make([]string, len(statuses))
+		for i, s := range statuses {
+			why[i] = fmt.Sprintf("%s=%d", s, t.byStatus[s])
+		}
+		attrs = append(attrs, "failures", strings.Join(why, " "), "retrying", t.retrying)
+	}
+	return append(attrs, "seconds", int(span.Seconds()))
 }
 
 // Process fetches and parses one token's metadata.

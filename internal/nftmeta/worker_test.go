@@ -19,6 +19,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/instrument"
+	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -41,7 +42,7 @@ func TestProcessRetries(t *testing.T) {
 	defer srv.Close()
 	now := time.Unix(1_800_000_000, 0)
 	w := NewWorker(nil, Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, MaxAttempts: 3,
-		RetryBase: 10 * time.Second}, quiet, nil)
+		RetryBase: 10 * time.Second}, quiet)
 	w.now = func() time.Time { return now }
 	work := func(path string, attempts int) store.NFTWork {
 		u := srv.URL + path
@@ -137,10 +138,8 @@ func TestWorkerBoundsHosts(t *testing.T) {
 		}
 		st.queue = append(st.queue, store.NFTWork{ChainID: 1, Token: common.Address{1}, TokenID: big.NewInt(int64(i)), Type: internal.ERC721, URI: &u})
 	}
-	var queued atomic.Int64
-	queued.Store(-1)
 	w := NewWorker(st, Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Concurrency: 32, PerHost: perHost,
-		PollInterval: 10 * time.Millisecond}, quiet, func(n int64) { queued.Store(n) })
+		PollInterval: 10 * time.Millisecond}, quiet)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
@@ -162,8 +161,10 @@ func TestWorkerBoundsHosts(t *testing.T) {
 	if m := maxSeen.Load(); m > perHost || m < 2 {
 		t.Errorf("at most %d requests at once to a host, want 2..%d", m, perHost)
 	}
-	if queued.Load() < 0 {
-		t.Error("the queue's length was never reported")
+	var status progress.Status
+	w.Report(&status)
+	if n, ok := status.Queues[QueueName]; !ok || n < 0 {
+		t.Errorf("the queue's length reported = %d, %t; want it reported", n, ok)
 	}
 	// The counter is served at /metrics (instrument's registry).
 	mfs, err := instrument.Registerer().(prometheus.Gatherer).Gather()

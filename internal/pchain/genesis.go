@@ -55,17 +55,16 @@ func genesisBytes(genesisID ids.ID) (_ []byte, ok bool, _ error) {
 	return b, ok, nil
 }
 
-// RegisterGenesisFile registers the genesis of the avalanchego genesis file
-// at path (the JSON given to the node's --genesis-file).
-func RegisterGenesisFile(path string) error {
+// ReadGenesisFile returns the network genesis bytes of the avalanchego
+// genesis file at path (the JSON given to the node's --genesis-file).
+func ReadGenesisFile(path string) ([]byte, error) {
 	cfg, err := genesis.GetConfigFile(path)
 	if err != nil {
-		return fmt.Errorf("reading the genesis file: %w", err)
+		return nil, fmt.Errorf("reading the genesis file: %w", err)
 	}
 	b, _, err := genesis.FromConfig(cfg)
 	if err != nil {
-		return fmt.Errorf("building the genesis of %s: %w", path, err)
+		return nil, fmt.Errorf("building the genesis of %s: %w", path, err)
 	}
-	RegisterGenesis(b)
-	return nil
+	return b, nil
 }

@@ -45,14 +45,16 @@ func TestGenesisRegistry(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := RegisterGenesisFile(path); err != nil {
+	fromFile, err := ReadGenesisFile(path)
+	if err != nil {
 		t.Fatal(err)
 	}
+	RegisterGenesis(fromFile)
 	got, ok, err := genesisBytes(id)
 	if err != nil || !ok || string(got) != string(custom) {
 		t.Fatalf("registered genesis: ok=%t err=%v", ok, err)
 	}
-	if err := RegisterGenesisFile(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+	if _, err := ReadGenesisFile(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("a missing genesis file was accepted")
 	}
 }

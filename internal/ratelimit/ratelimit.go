@@ -134,15 +134,23 @@ func ValidName(name string) bool {
 // http.ServeMux pattern, as the hosted API weighs its heavy endpoints
 // more: aggregating signatures asks the network's validators, a UTXO list
 // reads an index range per address (the POST form takes up to 1024
-// addresses), and the reward and staking lists do the same per address.
+// addresses), and the reward and staking lists do the same per address;
+// balances and the last activity read the addresses' whole UTXO lists,
+// the network details and the pending rewards by node the current stakers.
 func DefaultWeights() map[string]int {
 	return map[string]int{
-		"POST /v1/signatureAggregator/{network}/aggregateSignatures":                     20,
-		"GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}":             20,
-		"POST /v1/networks/{network}/blockchains/{blockchainId}/utxos":                   10,
-		"GET /v1/networks/{network}/blockchains/{blockchainId}/utxos":                    2,
-		"GET /v1/networks/{network}/rewards":                                             2,
-		"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking": 2,
+		"POST /v1/signatureAggregator/{network}/aggregateSignatures":                              20,
+		"GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}":                      20,
+		"POST /v1/networks/{network}/blockchains/{blockchainId}/utxos":                            10,
+		"GET /v1/networks/{network}/blockchains/{blockchainId}/utxos":                             2,
+		"GET /v1/networks/{network}/rewards":                                                      2,
+		"GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking":          2,
+		"GET /v1/networks/{network}/blockchains/{blockchainId}/balances":                          5,
+		"GET /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses":  5,
+		"POST /v1/networks/{network}/blockchains/{blockchainId}/lastActivityTimestampByAddresses": 10,
+		"GET /v1/networks/{network}/addresses:listChainIds":                                       2,
+		"GET /v1/networks/{network}/rewards:listPending":                                          2,
+		"GET /v1/networks/{network}":                                                              2,
 	}
 }
 

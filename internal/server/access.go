@@ -162,6 +162,9 @@ func (a *Access) wrap(rt Route) http.Handler {
 		}
 		c := a.identify(r, pol, rt)
 		cost := weight
+		if rt.Surface == NodeAPI {
+			cost += sizeCost(r)
+		}
 		if c.denied != nil {
 			cost = 1 // a refused call is cheap, but not free
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/apikeys"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/ratelimit"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -50,7 +51,7 @@ func testTiers(extra ...ratelimit.Tier) map[string]ratelimit.Tier {
 // stand-in, behind access, on a loopback listener.
 func serve(t *testing.T, st store.Store, access *Access) string {
 	t.Helper()
-	dataAPI, err := api.New(api.Deps{Store: st, Network: testNetwork, TokenKey: make([]byte, api.MinTokenKeyLen)})
+	dataAPI, err := api.New(api.Deps{Store: st, Network: testNetwork, TokenKey: make([]byte, param.MinTokenKeyLen)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func serve(t *testing.T, st store.Store, access *Access) string {
 	for _, r := range dataAPI.Routes() {
 		routes = append(routes, Route{Pattern: r.Pattern, Handler: r.Handler, Surface: DataAPI, Write: r.Write})
 	}
-	srv := httptest.NewServer(New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: routes, Access: access}))
+	srv := httptest.NewServer(New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: routes, Access: access}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
@@ -199,7 +200,7 @@ func TestAPIKeys(t *testing.T) {
 		}
 
 		agg := `{"message":"00"}`
-		a = call(t, "POST", base+aggPath, agg, "x-data-api-key", ro)
+		a = call(t, "POST", base+aggPath, agg, "x-data-api-key", ro, "Content-Type", "application/json")
 		wantError(t, a, http.StatusForbidden, "read-only")
 		wantLimits(t, a, tiers[ratelimit.ReadOnly], tiers[ratelimit.ReadOnly].Limit-1)
 		if a = call(t, "GET", base+blocksPath, "", "x-data-api-key", ro); a.status != http.StatusOK {
@@ -207,7 +208,7 @@ func TestAPIKeys(t *testing.T) {
 		}
 		// The standard tier may write: the aggregator answers (here, 503:
 		// this server has none), not the access check.
-		if a = call(t, "POST", base+aggPath, agg, "x-data-api-key", std); a.status == http.StatusForbidden || a.status == http.StatusUnauthorized {
+		if a = call(t, "POST", base+aggPath, agg, "x-data-api-key", std, "Content-Type", "application/json"); a.status == http.StatusForbidden || a.status == http.StatusUnauthorized {
 			t.Errorf("standard key writing: %d %s", a.status, a.body)
 		}
 
@@ -258,7 +259,7 @@ func TestReadOnlyAnonymous(t *testing.T) {
 	defer st.Close()
 	tiers := testTiers(ratelimit.Tier{Name: ratelimit.Anonymous, Limit: 100, Period: time.Minute, ReadOnly: true})
 	base := serve(t, st, newAccess(t, AccessConfig{Keys: apikeys.NewCache(st, 0, nil), Tiers: tiers}))
-	wantError(t, call(t, "POST", base+aggPath, `{"message":"00"}`), http.StatusForbidden, "without an API key")
+	wantError(t, call(t, "POST", base+aggPath, `{"message":"00"}`, "Content-Type", "application/json"), http.StatusForbidden, "without an API key")
 	if a := call(t, "GET", base+blocksPath, ""); a.status != http.StatusOK {
 		t.Errorf("reading: %d %s", a.status, a.body)
 	}
@@ -436,11 +437,20 @@ func TestCORS(t *testing.T) {
 	}
 
 	anyOrigin := serve(t, st, newAccess(t, AccessConfig{Keys: keys}))
-	for _, tc := range []struct{ path, method string }{{blocksPath, "GET"}, {aggPath, "POST"}, {metricsPath, "GET"}} {
+	// A preflight allows only the methods the path is served under and the
+	// headers its route reads, whatever was asked.
+	const keyHeaders = "x-data-api-key, x-glacier-api-key"
+	for _, tc := range []struct{ path, method, methods, headers string }{
+		{blocksPath, "GET", "GET, HEAD", keyHeaders},
+		{blocksPath, "DELETE", "GET, HEAD", keyHeaders},
+		{aggPath, "POST", "POST", "Content-Type, " + keyHeaders},
+		{aggPath, "PUT", "POST", "Content-Type, " + keyHeaders},
+		{metricsPath, "GET", "GET, HEAD", ""},
+	} {
 		a := preflight(anyOrigin, tc.path, tc.method, "https://dapp.example")
 		h := a.header
-		if a.status != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Methods") != tc.method ||
-			h.Get("Access-Control-Allow-Headers") != "content-type,x-glacier-api-key" || h.Get("Access-Control-Max-Age") == "" ||
+		if a.status != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Methods") != tc.methods ||
+			h.Get("Access-Control-Allow-Headers") != tc.headers || h.Get("Access-Control-Max-Age") == "" ||
 			h.Get("Access-Control-Allow-Credentials") != "" {
 			t.Errorf("preflight %s %s: %d %v", tc.method, tc.path, a.status, h)
 		}

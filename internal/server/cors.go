@@ -95,16 +95,20 @@ func isPreflight(r *http.Request) bool {
 }
 
 // preflight answers a preflight for a route that allows CORS: 204, with
-// the method and headers asked for allowed when the origin is; a page of
-// another origin gets no CORS header, which its browser takes as a no.
-func (c *cors) preflight(w http.ResponseWriter, r *http.Request) {
+// the methods the path is served under and the request headers its route
+// reads when the origin is allowed (the browser refuses any other); a
+// page of another origin gets no CORS header, which its browser takes as
+// a no.
+func (c *cors) preflight(w http.ResponseWriter, r *http.Request, methods, headers []string) {
 	h := w.Header()
 	h.Add("Vary", "Access-Control-Request-Method")
 	h.Add("Vary", "Access-Control-Request-Headers")
 	if c.allowOrigin(h, r) {
-		h.Set("Access-Control-Allow-Methods", r.Header.Get("Access-Control-Request-Method"))
-		if asked := r.Header.Get("Access-Control-Request-Headers"); asked != "" {
-			h.Set("Access-Control-Allow-Headers", asked)
+		if len(methods) > 0 {
+			h.Set("Access-Control-Allow-Methods", strings.Join(methods, ", "))
+		}
+		if len(headers) > 0 {
+			h.Set("Access-Control-Allow-Headers", strings.Join(headers, ", "))
 		}
 		h.Set("Access-Control-Max-Age", preflightMaxAge)
 	}

@@ -30,14 +30,14 @@ func BenchmarkMiddleware(b *testing.B) {
 	bare := http.NewServeMux()
 	bare.Handle(pattern, h)
 	routes := []Route{{Pattern: pattern, Handler: api.Middleware(h)}}
-	chain := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: routes})
+	chain := New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: routes})
 	roomy := ratelimit.Tier{Name: ratelimit.Standard, Limit: 1 << 30, Period: time.Second}
 	access, err := NewAccess(AccessConfig{Keys: oneKey{"key": {Name: "bench", Tier: ratelimit.Standard, ID: "bench"}},
 		Limiter: ratelimit.NewMemory(), Tiers: testTiers(roomy), Policies: DefaultPolicies(false), CORSOrigins: []string{"*"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	limited := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: routes, Access: access})
+	limited := New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: routes, Access: access})
 	for _, tc := range []struct {
 		name string
 		h    http.Handler

@@ -97,30 +97,57 @@ func (e errReader) Read([]byte) (int, error) {
 // rpcMethod returns the "method" member of a JSON-RPC request object, or
 // "" when b does not start with one.
 func rpcMethod(b []byte) string {
+	var m string
+	if raw := rpcMember(b, "method"); raw == nil || json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	return m
+}
+
+// rpcMember returns the member name of the JSON object b starts with, nil
+// when it has none (or b is no object, or is malformed before it).
+func rpcMember(b []byte, name string) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
+		return nil
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		key, ok := tok.(string)
 		if err != nil || !ok {
-			return ""
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
 		}
 		// Member names match case-insensitively, as the node's decoder does.
-		if strings.EqualFold(key, "method") {
-			var m string
-			if err := dec.Decode(&m); err != nil {
-				return ""
-			}
-			return m
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return ""
+		if strings.EqualFold(key, name) {
+			return v
 		}
 	}
-	return ""
+	return nil
+}
+
+// rpcRequestID returns the id of r's JSON-RPC request, to echo in an
+// answer made before the JSON-RPC handler (null when there is none): a
+// client matches answers to its calls by id. It reads at most
+// rpcPeekBytes of the body, which nothing reads after it.
+func rpcRequestID(r *http.Request) json.RawMessage {
+	if r == nil || r.Method != http.MethodPost || r.Body == nil {
+		return nil
+	}
+	b, _ := io.ReadAll(io.LimitReader(r.Body, rpcPeekBytes))
+	id := rpcMember(b, "id")
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return nil
+	}
+	switch v.(type) {
+	case string, float64, nil: // the ids JSON-RPC 2.0 allows
+		return id
+	}
+	return nil
 }
 
 // canonicalMethod is the name gorilla/rpc dispatches m to: the node's codec
@@ -157,32 +184,37 @@ const rpcUnavailableCode = -32000
 
 // nodeAPIUnavailable answers with HTTP 503 and a JSON-RPC error object.
 func nodeAPIUnavailable(reason string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeRPCErrorBody(w, http.StatusServiceUnavailable, reason)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeRPCErrorBody(w, r, http.StatusServiceUnavailable, reason)
 	})
 }
 
 // writeRPCError is the node API's error writer for what is refused before
 // the JSON-RPC handler (e.g. a rate limit): err's status, with a JSON-RPC
 // error object carrying its client-safe message.
-func writeRPCError(w http.ResponseWriter, _ *http.Request, err error) {
+func writeRPCError(w http.ResponseWriter, r *http.Request, err error) {
 	status := derrors.ToStatus(err)
 	msg, ok := derrors.ClientMessage(err)
 	if !ok {
 		msg = http.StatusText(status)
 	}
-	writeRPCErrorBody(w, status, msg)
+	writeRPCErrorBody(w, r, status, msg)
 }
 
-func writeRPCErrorBody(w http.ResponseWriter, status int, message string) {
+// writeRPCErrorBody writes a JSON-RPC error object with the id of r's
+// request.
+func writeRPCErrorBody(w http.ResponseWriter, r *http.Request, status int, message string) {
 	type rpcError struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	}
 	body := struct {
-		JSONRPC string   `json:"jsonrpc"`
-		Error   rpcError `json:"error"`
-		ID      any      `json:"id"`
-	}{"2.0", rpcError{rpcUnavailableCode, message}, nil}
+		JSONRPC string          `json:"jsonrpc"`
+		Error   rpcError        `json:"error"`
+		ID      json.RawMessage `json:"id"`
+	}{"2.0", rpcError{rpcUnavailableCode, message}, rpcRequestID(r)}
+	if body.ID == nil {
+		body.ID = json.RawMessage("null")
+	}
 	api.WriteJSON(w, status, body)
 }

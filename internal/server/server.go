@@ -21,9 +21,9 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/apidoc"
-	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/instrument"
 	"github.com/avaindex/avaindex/internal/metricsapi"
+	"github.com/avaindex/avaindex/internal/progress"
 )
 
 // Route is one pattern of http.ServeMux and its handler.
@@ -46,16 +46,12 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// StatusReporter is what /readyz asks of the indexer.
-type StatusReporter interface {
-	Status() ingest.Status
-}
-
 // Deps are what the server serves from.
 type Deps struct {
 	Store Pinger
-	// Indexer is nil while Waiting.
-	Indexer StatusReporter
+	// Progress is the background workers' (the indexer's among them), for
+	// /readyz and the status page; nil while Waiting.
+	Progress progress.Reporter
 	// Network is the indexed network; nil while Waiting.
 	Network *internal.Network
 	// Routes are the API surfaces' routes.
@@ -125,38 +121,44 @@ func New(d Deps) http.Handler {
 		}
 		return d.Access.wrap(rt)
 	}
+	heavy := newHeavyLimiter()
 	for _, r := range Routes(d) {
+		if r.Surface == NodeAPI {
+			// Inside the access check: a call over its quota is refused
+			// before it waits for a slot.
+			r.Handler = heavy.wrap(r.Handler, writeRPCError)
+		}
 		if len(r.RPCMethods) > 0 {
 			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, guard(r)))
 			continue
 		}
 		handle(r.Pattern, guard(r))
 	}
+	fallbacks := []string{"/", "/v2/", "/ext/"}
+	// Once the surfaces are known, a hosted operation no route serves is a
+	// 501 naming it (unserved.go), any other path no route serves a 404.
+	// Their patterns serve nothing, so a 405's Allow does not list them.
+	var unserved []unservedOp
+	if d.Waiting == "" {
+		unserved = unservedOps(Routes(d))
+		handleUnserved(handle, guard, unserved)
+		for _, op := range unserved {
+			fallbacks = append(fallbacks, op.Method+" "+op.Path)
+		}
+	}
 	if d.Waiting != "" {
 		handle("/v1/", guard(Route{Pattern: "/v1/", Handler: dataAPIUnavailable(d.Waiting), Surface: DataAPI}))
 		handle("/ext/", guard(Route{Pattern: "/ext/", Handler: nodeAPIUnavailable(d.Waiting), Surface: NodeAPI}))
 		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsAPIUnavailable(d.Waiting), Surface: MetricsAPI}))
+		fallbacks = append(fallbacks, "/v1/")
 	} else {
 		// A path under /v2/ no route serves is the Metrics API's 404.
-		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: metricsapi.NotFoundHandler(), Surface: MetricsAPI}))
+		handle("/v2/", guard(Route{Pattern: "/v2/", Handler: unservedOr(unserved, metricsapi.NotFoundHandler()), Surface: MetricsAPI}))
+		// One under /ext/ is the node's plain 404, outside any quota.
+		handle("/ext/", extNotFound())
 	}
-	handle("/", guard(Route{Pattern: "/", Handler: api.NotFoundHandler(), Surface: DataAPI}))
-	if d.Access == nil {
-		return mux
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// A preflight is answered for the route that would serve the
-		// request it announces, when that route's surface allows CORS.
-		if isPreflight(r) {
-			actual := r.Clone(r.Context())
-			actual.Method = r.Header.Get("Access-Control-Request-Method")
-			if _, pattern := mux.Handler(actual); d.Access.Policies[surfaces[pattern]].CORS {
-				d.Access.cors.preflight(w, r)
-				return
-			}
-		}
-		mux.ServeHTTP(w, r)
-	})
+	handle("/", guard(Route{Pattern: "/", Handler: unservedOr(unserved, api.NotFoundHandler()), Surface: DataAPI}))
+	return newGate(mux, surfaces, fallbacks, d.Access)
 }
 
 // readiness is the body of /readyz.
@@ -166,8 +168,8 @@ type readiness struct {
 	Reason string `json:"reason,omitempty"`
 	Store  string `json:"store"`
 	// Network is the indexed network, once known.
-	Network *networkInfo  `json:"network,omitempty"`
-	Indexer ingest.Status `json:"indexer"`
+	Network *networkInfo    `json:"network,omitempty"`
+	Indexer progress.Status `json:"indexer"`
 	// Instance is this instance's part in indexing, when it shares the
 	// store with others.
 	Instance *Instance `json:"instance,omitempty"`
@@ -186,8 +188,8 @@ func readinessOf(ctx context.Context, d Deps) (readiness, int) {
 	if d.Network != nil {
 		res.Network = &networkInfo{Name: d.Network.Name, ID: d.Network.ID}
 	}
-	if d.Indexer != nil {
-		res.Indexer = d.Indexer.Status()
+	if d.Progress != nil {
+		d.Progress.Report(&res.Indexer)
 	}
 	// An instance that does not index (its role, or another holds the
 	// lease) is ready without a running indexer.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/apidoc"
-	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
 )
 
@@ -40,9 +40,9 @@ type pinger struct{ err error }
 
 func (p pinger) Ping(context.Context) error { return p.err }
 
-type status ingest.Status
+type status progress.Status
 
-func (s status) Status() ingest.Status { return ingest.Status(s) }
+func (s status) Report(st *progress.Status) { *st = progress.Status(s) }
 
 // sample returns the value of the requests counter for route and code in
 // the served metrics, "" when absent.
@@ -71,7 +71,7 @@ func TestRPCRouteLabels(t *testing.T) {
 		bodies = append(bodies, string(b))
 		w.WriteHeader(http.StatusAccepted)
 	})
-	h := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Routes: []Route{
+	h := New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: []Route{
 		{Pattern: "/ext/test", Handler: echo, RPCMethods: []string{"thing.getThing"}},
 	}})
 	big := `{"params":{"pad":"` + strings.Repeat("x", rpcPeekBytes) + `"},"method":"thing.getThing"}`
@@ -131,9 +131,9 @@ func TestWaiting(t *testing.T) {
 		status int
 		want   string
 	}{
-		{Deps{Store: pinger{}, Indexer: status{Running: true}}, 200, `"ready":true`},
-		{Deps{Store: pinger{errors.New("down")}, Indexer: status{Running: true}}, 503, `"reason":"the store does not answer"`},
-		{Deps{Store: pinger{}, Indexer: status{}}, 503, `"reason":"the indexer is not running"`},
+		{Deps{Store: pinger{}, Progress: status{Running: true}}, 200, `"ready":true`},
+		{Deps{Store: pinger{errors.New("down")}, Progress: status{Running: true}}, 503, `"reason":"the store does not answer"`},
+		{Deps{Store: pinger{}, Progress: status{}}, 503, `"reason":"the indexer is not running"`},
 	} {
 		rec := httptest.NewRecorder()
 		New(tc.d).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
@@ -147,7 +147,7 @@ func TestWaiting(t *testing.T) {
 // (embedded where no text of it can end the script), with no asset from
 // elsewhere; only / itself: other paths stay 404.
 func TestStatusPage(t *testing.T) {
-	h := New(Deps{Store: pinger{}, Network: &internal.Network{Name: "local", ID: 12345}, Indexer: status{
+	h := New(Deps{Store: pinger{}, Network: &internal.Network{Name: "local", ID: 12345}, Progress: status{
 		Running: true,
 		Heights: map[string]uint64{"P": 10, "index:P/block": 9},
 		Tips:    map[string]uint64{"P": 12, "index:P/block": 11},
@@ -188,10 +188,10 @@ func TestReadyzMatchesDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []Deps{
-		{Store: pinger{}, Network: &internal.Network{Name: "local", ID: 12345}, Indexer: status{Running: true,
+		{Store: pinger{}, Network: &internal.Network{Name: "local", ID: 12345}, Progress: status{Running: true,
 			Heights: map[string]uint64{"P": 3}, Tips: map[string]uint64{"P": 4}, BlocksPerSecond: map[string]float64{"P": 0.5},
-			History: &ingest.History{IntervalSeconds: 60, Blocks: []uint64{0, 2}}, Queues: map[string]int64{"nft-metadata": 7}}},
-		{Store: pinger{errors.New("down")}, Indexer: status{}},
+			History: &progress.History{IntervalSeconds: 60, Blocks: []uint64{0, 2}}, Queues: map[string]int64{"nft-metadata": 7}}},
+		{Store: pinger{errors.New("down")}, Progress: status{}},
 		{Store: pinger{}, Waiting: "waiting for the node at http://127.0.0.1:1"},
 	} {
 		rec := httptest.NewRecorder()
@@ -204,11 +204,11 @@ func TestReadyzMatchesDocument(t *testing.T) {
 // the surface its prefix names: the Metrics API's under /v2/, the Data
 // API's elsewhere.
 func TestUnknownPaths(t *testing.T) {
-	h := New(Deps{Store: pinger{}, Indexer: status{Running: true}, Network: &internal.Network{Name: "local"},
+	h := New(Deps{Store: pinger{}, Progress: status{Running: true}, Network: &internal.Network{Name: "local"},
 		Routes: []Route{{Pattern: "GET /v2/chains", Surface: MetricsAPI, Handler: http.NotFoundHandler()}}})
 	for _, tc := range []struct{ method, path, want string }{
 		{http.MethodGet, "/v2/nothing", `{"message":["no route for GET /v2/nothing"],"statusCode":404,"error":"Not Found"}`},
-		{http.MethodPut, "/v2/chains", `{"message":["no route for PUT /v2/chains"],"statusCode":404,"error":"Not Found"}`},
+		{http.MethodPut, "/v2/chain", `{"message":["no route for PUT /v2/chain"],"statusCode":404,"error":"Not Found"}`},
 		{http.MethodGet, "/v1/nothing", `{"message":"no route for GET /v1/nothing","statusCode":404,"error":"Not Found"}`},
 		{http.MethodGet, "/elsewhere", `{"message":"no route for GET /elsewhere","statusCode":404,"error":"Not Found"}`},
 	} {

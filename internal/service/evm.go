@@ -14,14 +14,13 @@ import (
 
 // evmChains builds the registry of the EVM chains network serves (its
 // C-chain and the configured ones), whose Chains() the indexer follows,
-// and the curated contract metadata, and starts the registry's status
-// checks until ctx is done or stop is called.
-func evmChains(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, log *slog.Logger) (_ *evmchains.Registry, _ *evmchains.Catalog, stop func(), err error) {
+// and the curated contract metadata. The registry's status checks are a
+// worker (Registry.Run).
+func evmChains(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, log *slog.Logger) (*evmchains.Registry, *evmchains.Catalog, error) {
 	catalog, err := evmchains.LoadCatalog(cfg.ContractMetadataFiles...)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
 	reg, err := evmchains.New(ctx, evmchains.Options{
 		Network:  network,
 		Node:     client,
@@ -33,16 +32,10 @@ func evmChains(ctx context.Context, st store.Store, client *node.Client, network
 		Log:      log,
 	})
 	if err != nil {
-		cancel()
-		return nil, nil, nil, fmt.Errorf("EVM chains: %w", err)
+		return nil, nil, fmt.Errorf("EVM chains: %w", err)
 	}
 	for _, c := range reg.Chains() {
 		log.Info("EVM chain", "chainId", c.ChainID, "blockchainId", c.BlockchainID, "rpcUrl", c.RPCURL)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		reg.Run(ctx)
-	}()
-	return reg, catalog, func() { cancel(); <-done }, nil
+	return reg, catalog, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/ingest"
+	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/server"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -101,24 +102,22 @@ type indexerStatus struct {
 	ix *ingest.Indexer
 }
 
-func (s indexerStatus) Status() ingest.Status {
-	st := s.ix.Status()
+func (s indexerStatus) Report(st *progress.Status) {
 	if s.in.indexing.Load() {
-		return st
+		s.ix.Report(st)
+		return
 	}
-	// Standing by: the heights are the indexing instance's, as stored;
-	// what this instance runs itself (its queues) is its own.
-	st.Running, st.Tips, st.BlocksPerSecond, st.History, st.LastError = false, nil, nil, nil, ""
+	// Standing by: the heights are the indexing instance's, as stored.
+	st.Running, st.Tracers = false, s.ix.Status().Tracers
 	st.Heights = map[string]uint64{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	cursors, err := s.in.st.Cursors(ctx)
 	if err != nil {
 		st.LastError = err.Error()
-		return st
+		return
 	}
 	for k, h := range cursors {
 		st.Heights[string(k)] = h
 	}
-	return st
 }

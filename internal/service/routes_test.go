@@ -12,6 +12,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/apidoc"
+	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/server"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -21,7 +22,7 @@ import (
 func servedRoutes(t *testing.T) []server.Route {
 	t.Helper()
 	network := &internal.Network{ID: 12345, Name: "local", HRP: "local", PChainID: ids.Empty, XChainID: ids.GenerateTestID(), CChainID: ids.GenerateTestID()}
-	dataAPI, err := api.New(api.Deps{Network: network, TokenKey: make([]byte, api.MinTokenKeyLen)})
+	dataAPI, err := api.New(api.Deps{Network: network, TokenKey: make([]byte, param.MinTokenKeyLen)})
 	if err != nil {
 		t.Fatal(err)
 	}

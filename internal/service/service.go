@@ -6,7 +6,10 @@
 // lease it runs the indexer under: one instance indexes a store at a time,
 // the others serve and take over. routeTable is the API surfaces' routes,
 // which TestOpenAPIDocumentsEveryRoute compares with the served document
-// both ways.
+// both ways. Every background worker is a Run(ctx) error in the one list
+// surfaces returns, run under one errgroup by runWorkers for the
+// instance's --role (workers.go); each tells its progress through
+// progress.Reporter, which /readyz and the status page read.
 package service
 
 import (
@@ -22,7 +25,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,12 +34,14 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/config"
+	"github.com/avaindex/avaindex/internal/derive"
 	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/metricsapi"
 	"github.com/avaindex/avaindex/internal/nftmeta"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/nodeapi"
 	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/server"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -56,7 +60,7 @@ func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
 	}
-	return store.Open(ctx, cfg.DB)
+	return store.Open(ctx, cfg.DB, store.WithMetricsCatchUp(derive.MetricDecoders()))
 }
 
 // Run serves until ctx is done; a stop requested through ctx is not an
@@ -72,10 +76,14 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	}
 	defer st.Close()
 
+	// A custom network's genesis (--genesis-file) is handed to what
+	// decodes its chains; the P-chain's decoder keeps it for block 0.
+	var networkGenesis []byte
 	if cfg.GenesisFile != "" {
-		if err := pchain.RegisterGenesisFile(cfg.GenesisFile); err != nil {
+		if networkGenesis, err = pchain.ReadGenesisFile(cfg.GenesisFile); err != nil {
 			return err
 		}
+		pchain.RegisterGenesis(networkGenesis)
 	}
 	client := node.New(cfg.NodeURL)
 	known, err := storedNetwork(ctx, st, cfg.Rewards)
@@ -101,16 +109,16 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	// What the store holds is served at once, while the node is asked;
 	// without it, the API surfaces wait for the node.
 	handler := &swappable{}
-	var indexer *ingest.Indexer
+	var workers []worker
 	stopSurfaces := func() {}
 	defer func() { stopSurfaces() }()
 	if known != nil {
-		h, ix, stop, err := surfaces(ctx, st, client, known, cfg, tokenKey, access, in, log)
+		h, ws, stop, err := surfaces(ctx, st, client, known, networkGenesis, cfg, tokenKey, access, in, log)
 		if err != nil {
 			return err
 		}
 		handler.set(h)
-		indexer, stopSurfaces = ix, stop
+		workers, stopSurfaces = ws, stop
 	} else {
 		handler.set(server.New(server.Deps{Store: st, Waiting: "waiting for the node at " + client.URL(), Access: access, Instance: in}))
 	}
@@ -139,64 +147,20 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 		ready(ln.Addr().String())
 	}
 
-	var wg sync.WaitGroup
 	err = func() error {
 		network, err := resolveNetwork(ctx, client, st, known, cfg.Rewards, log)
 		if err != nil {
 			return err
 		}
-		if indexer == nil {
-			h, ix, stop, err := surfaces(ctx, st, client, network, cfg, tokenKey, access, in, log)
+		if workers == nil {
+			h, ws, stop, err := surfaces(ctx, st, client, network, networkGenesis, cfg, tokenKey, access, in, log)
 			if err != nil {
 				return err
 			}
 			handler.set(h)
-			indexer, stopSurfaces = ix, stop
+			workers, stopSurfaces = ws, stop
 		}
-		if cfg.Role != config.RoleAPI {
-			log.Info("indexing network while this instance holds the indexer lease", "name", network.Name, "id", network.ID,
-				"node", cfg.NodeURL, "instance", cfg.InstanceName)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				in.lead(ctx, func(ctx context.Context) error {
-					// The rederives a migration or `avaindex rederive`
-					// asked for, or that were cut short, run first, under
-					// the same lease: the indexer refuses to apply a
-					// chain's blocks while its rederive is pending.
-					rlog := log.With("component", "rederive")
-					err := ingest.RunPendingRederives(ctx, st, rlog, ingest.RederiveOptions{OnBatch: func(r store.Rederive) {
-						// The blocks left, in /readyz's queues.
-						indexer.SetQueue(store.RederiveKey(r.Chain), int64(r.Left()))
-					}})
-					if err != nil {
-						if ctx.Err() == nil {
-							rlog.Error("rederive failed; the indexer waits for it", "err", err)
-							select {
-							case <-ctx.Done():
-							case <-time.After(5 * time.Second):
-							}
-						}
-						return err
-					}
-					return indexer.Run(ctx)
-				}, log)
-			}()
-		}
-		if cfg.Role != config.RoleAPI {
-			// The metadata worker claims its work in the store, so every
-			// instance that does background work may run one.
-			worker := nftmeta.NewWorker(st, nftMetaConfig(cfg), log.With("component", "nftmeta"),
-				func(n int64) { indexer.SetQueue(nftmeta.QueueName, n) })
-			worker.SetURIReader(indexer)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_ = worker.Run(ctx)
-			}()
-		}
-		<-ctx.Done()
-		return nil
+		return runWorkers(ctx, cfg.Role, workers, log)
 	}()
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = nil // stopped while waiting for the node
@@ -205,7 +169,6 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, ready func(a
 	shutdownCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 	defer stop()
 	_ = srv.Shutdown(shutdownCtx)
-	wg.Wait()
 	if e := <-serveErr; err == nil && !errors.Is(e, http.ErrServerClosed) {
 		err = e
 	}
@@ -220,10 +183,10 @@ func (s *swappable) set(h http.Handler) { s.h.Store(&h) }
 
 func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*s.h.Load()).ServeHTTP(w, r) }
 
-// surfaces returns the handler of every surface of network and the
-// indexer it reports on (not yet running), and what stops the signature
-// aggregator's peer.
-func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, cfg *config.Config, tokenKey []byte, access *server.Access, in *instance, log *slog.Logger) (_ http.Handler, _ *ingest.Indexer, stop func(), err error) {
+// surfaces returns the handler of every surface of network, the
+// background workers (not yet running) whose progress it reports, and
+// what stops the signature aggregator's peer.
+func surfaces(ctx context.Context, st store.Store, client *node.Client, network *internal.Network, networkGenesis []byte, cfg *config.Config, tokenKey []byte, access *server.Access, in *instance, log *slog.Logger) (_ http.Handler, _ []worker, stop func(), err error) {
 	formatter, err := pchain.NewFormatter(network.ID)
 	if err != nil {
 		return nil, nil, nil, err
@@ -249,12 +212,10 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 			stop()
 		}
 	}()
-	chains, catalog, stopChains, err := evmChains(ctx, st, client, network, cfg, log.With("component", "evmchains"))
+	chains, catalog, err := evmChains(ctx, st, client, network, cfg, log.With("component", "evmchains"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	stopAggregator := stop
-	stop = func() { stopChains(); stopAggregator() }
 	priceSrc, err := priceSource(cfg.Prices, network, chains, log.With("component", "prices"))
 	if err != nil {
 		return nil, nil, nil, err
@@ -263,7 +224,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if minAge == 0 {
 		minAge = api.NoMinAge
 	}
-	dataAPI, err := api.New(api.Deps{Store: st, Network: network, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
+	dataAPI, err := api.New(api.Deps{Store: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
 		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, HistoricalPriceMinAge: minAge})
 	if err != nil {
 		return nil, nil, nil, err
@@ -275,9 +236,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, r := range metricsAPI.Routes() {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.MetricsAPI})
-	}
+	routes = append(routes, metricsRoutes(metricsAPI)...)
 	patterns := make([]string, len(routes))
 	for i, r := range routes {
 		patterns[i] = r.Pattern
@@ -287,12 +246,64 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	}
 
 	indexer := ingest.New(client, network, st, log.With("component", "indexer"), ingest.Options{PollInterval: cfg.PollInterval,
-		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger)})
+		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), Teleporter: common.HexToAddress(cfg.TeleporterMessenger),
+		NetworkGenesis: networkGenesis})
+	var rederives progress.Queues
+	// The metadata worker claims its work in the store, so every instance
+	// that does background work may run one.
+	nftWorker := nftmeta.NewWorker(st, nftMetaConfig(cfg), log.With("component", "nftmeta"))
+	nftWorker.SetURIReader(indexer)
+	workers := []worker{
+		{name: "evm chains' status", roles: everyRole, run: func(ctx context.Context) error {
+			chains.Run(ctx)
+			return nil
+		}},
+		{name: "indexer", roles: indexingRoles, run: func(ctx context.Context) error {
+			log.Info("indexing network while this instance holds the indexer lease", "name", network.Name, "id", network.ID,
+				"node", cfg.NodeURL, "instance", cfg.InstanceName)
+			in.lead(ctx, func(ctx context.Context) error { return index(ctx, st, indexer, networkGenesis, &rederives, log) }, log)
+			return nil
+		}},
+		{name: "NFT metadata", roles: indexingRoles, run: nftWorker.Run},
+	}
+	reporters := progress.Reporters{indexerStatus{in, indexer}, &rederives, nftWorker}
 	if cfg.Role == config.RoleIndexer {
 		routes = nil // an indexer-only instance serves the operational routes alone
 	}
-	return server.New(server.Deps{Store: st, Indexer: indexerStatus{in, indexer}, Network: network, Routes: routes, Access: access, Instance: in}),
-		indexer, stop, nil
+	return server.New(server.Deps{Store: st, Progress: reporters, Network: network, Routes: routes, Access: access, Instance: in}),
+		workers, stop, nil
+}
+
+// index runs, under the indexer lease, the rederives a migration or
+// `avaindex rederive` asked for, or that were cut short, and then the
+// indexer: the indexer refuses to apply a chain's blocks while its
+// rederive is pending.
+func index(ctx context.Context, st store.Store, indexer *ingest.Indexer, networkGenesis []byte, rederives *progress.Queues, log *slog.Logger) error {
+	rlog := log.With("component", "rederive")
+	err := derive.RunPendingRederives(ctx, st, rlog, derive.RederiveOptions{NetworkGenesis: networkGenesis, OnBatch: func(r store.Rederive) {
+		// The blocks left, in /readyz's queues.
+		rederives.Set(store.RederiveKey(r.Chain), int64(r.Left()))
+	}})
+	if err != nil {
+		if ctx.Err() == nil {
+			rlog.Error("rederive failed; the indexer waits for it", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(5 * time.Second):
+			}
+		}
+		return err
+	}
+	return indexer.Run(ctx)
+}
+
+// metricsRoutes are the Metrics API's routes in the route table.
+func metricsRoutes(m *metricsapi.API) []server.Route {
+	var out []server.Route
+	for _, r := range m.Routes() {
+		out = append(out, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.MetricsAPI})
+	}
+	return out
 }
 
 // metricsEVMChains are the followed EVM chains as the Metrics API lists

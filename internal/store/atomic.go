@@ -9,14 +9,13 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 )
 
-// AtomicStore reads the atomic UTXOs that move between the P-, X- and
-// C-chains through shared memory.
+// Atomic UTXOs move between the P-, X- and C-chains through shared
+// memory.
 //
 // An export (a P or X ExportTx's exported outputs, a C ExportTx's outputs)
 // is stored with the exporting chain's UTXOs; the import that takes it out
@@ -24,40 +23,9 @@ import (
 // are indexed concurrently, so either may be applied first: an import is
 // also kept with the importing chain (p_, x_, c_imported_utxos), and an
 // export that arrives after its import is marked when it is stored.
-type AtomicStore interface {
-	// AtomicUTXOs returns the exported UTXOs still in the shared memory of
-	// destination (exported to it and not imported yet, as far as indexed)
-	// that have any of addrs among their owners, each once, ordered by id.
-	AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) ([]*AtomicUTXO, error)
-	// ExportedUTXO returns the exported UTXO with id, from whichever chain
-	// exported it; derrors.NotFound when none is stored.
-	ExportedUTXO(ctx context.Context, id ids.ID) (*AtomicUTXO, error)
-}
-
-// AtomicUTXO is one UTXO a chain exported.
-type AtomicUTXO struct {
-	ID ids.ID
-	// Source is the exporting chain.
-	Source internal.Chain
-	// Destination is the chain whose shared memory it was put into.
-	Destination ids.ID
-	TxID        ids.ID
-	OutputIndex uint32
-	AssetID     ids.ID
-	Amount      uint64
-	// Bytes is the avax.UTXO in the exporting chain's encoding: what its
-	// ExportTx put into shared memory.
-	Bytes         []byte
-	CreatedHeight uint64
-	// ConsumedTxID is the import on Destination that consumed it, and
-	// ConsumedHeight that import's height there; ids.Empty while it is in
-	// shared memory.
-	ConsumedTxID   ids.ID
-	ConsumedHeight uint64
-}
-
-// Consumed reports whether an import consumed u.
-func (u *AtomicUTXO) Consumed() bool { return u.ConsumedTxID != ids.Empty }
+//
+// AtomicUTXOs and ExportedUTXO are on no interface of the store: only
+// tests read through them (with an interface of their own).
 
 // exportTables are the tables that hold exported UTXOs, with the condition
 // that selects the exported ones and their owners' table.
@@ -201,7 +169,7 @@ var (
 // into shared memory and the UTXOs their ImportTxs consume (see
 // cchain.AtomicTx), and matches both with the other chains' imports and
 // exports.
-func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*cchain.Block) error {
+func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBlockData) error {
 	var (
 		utxoRows, addrRows [][]any
 		listed             listedOutputs
@@ -247,47 +215,13 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*cchain.Block) 
 // addressColumns are the columns of every *_addresses table.
 var addressColumns = []string{"address", "utxo_id"}
 
-const atomicSelect = `SELECT id, tx_id, output_index, peer_chain_id, asset_id, amount, bytes, created_height,
-	consumed_tx_id, consumed_height FROM `
-
-func scanAtomic(chain internal.Chain) func(r *sql.Rows) (*AtomicUTXO, error) {
-	return func(r *sql.Rows) (*AtomicUTXO, error) {
-		var (
-			id, txID, peer, asset, consumed []byte
-			oi, amount, created             int64
-			consumedHeight                  sql.NullInt64
-			u                               = AtomicUTXO{Source: chain}
-		)
-		if err := r.Scan(&id, &txID, &oi, &peer, &asset, &amount, &u.Bytes, &created, &consumed, &consumedHeight); err != nil {
-			return nil, err
-		}
-		var err error
-		for _, f := range []struct {
-			dst *ids.ID
-			src []byte
-		}{{&u.ID, id}, {&u.TxID, txID}, {&u.Destination, peer}, {&u.AssetID, asset}} {
-			if *f.dst, err = ids.ToID(f.src); err != nil {
-				return nil, err
-			}
-		}
-		if consumed != nil {
-			if u.ConsumedTxID, err = ids.ToID(consumed); err != nil {
-				return nil, err
-			}
-			u.ConsumedHeight = uint64(consumedHeight.Int64)
-		}
-		u.OutputIndex = uint32(oi)
-		u.Amount = uint64(amount)
-		u.CreatedHeight = uint64(created)
-		u.Bytes = nonNil(u.Bytes)
-		return &u, nil
-	}
-}
-
-func (s *sqlStore) AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) (_ []*AtomicUTXO, err error) {
+// AtomicUTXOs returns the exported UTXOs still in the shared memory of
+// destination (exported to it and not imported yet, as far as indexed)
+// that have any of addrs among their owners, each once, ordered by id.
+func (s *sqlStore) AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []ids.ShortID) (_ []*ListedUTXO, err error) {
 	defer derrors.Wrap(&err, "store.AtomicUTXOs(%s, %d addresses)", destination, len(addrs))
 	seen := map[ids.ID]bool{}
-	var out []*AtomicUTXO
+	var out []*ListedUTXO
 	for start := 0; start < len(addrs); start += maxInList {
 		chunk := addrs[start:min(len(addrs), start+maxInList)]
 		args := []any{destination[:]}
@@ -296,14 +230,14 @@ func (s *sqlStore) AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []
 		}
 		in := "(?" + strings.Repeat(", ?", len(chunk)-1) + ")"
 		for _, t := range exportTables {
-			scan := scanAtomic(t.chain)
-			q := atomicSelect + t.table + " u WHERE " + t.where + ` AND peer_chain_id = ? AND consumed_tx_id IS NULL
+			q := listedSelect(t.chain) + " WHERE " + t.where + ` AND peer_chain_id = ? AND consumed_tx_id IS NULL
 				AND EXISTS (SELECT 1 FROM ` + t.address + ` a WHERE a.utxo_id = u.id AND a.address IN ` + in + `)`
 			err := s.db.RunQuery(ctx, q, func(r *sql.Rows) error {
-				u, err := scan(r)
+				u, err := scanListedUTXO(r)
 				if err != nil {
 					return err
 				}
+				u.Origin = t.chain
 				if !seen[u.ID] {
 					seen[u.ID] = true
 					out = append(out, u)
@@ -315,18 +249,21 @@ func (s *sqlStore) AtomicUTXOs(ctx context.Context, destination ids.ID, addrs []
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b *AtomicUTXO) int { return a.ID.Compare(b.ID) })
+	slices.SortFunc(out, func(a, b *ListedUTXO) int { return a.ID.Compare(b.ID) })
 	return out, nil
 }
 
-func (s *sqlStore) ExportedUTXO(ctx context.Context, id ids.ID) (_ *AtomicUTXO, err error) {
+// ExportedUTXO returns the exported UTXO with id, from whichever chain
+// exported it; derrors.NotFound when none is stored.
+func (s *sqlStore) ExportedUTXO(ctx context.Context, id ids.ID) (_ *ListedUTXO, err error) {
 	defer derrors.Wrap(&err, "store.ExportedUTXO(%s)", id)
 	for _, t := range exportTables {
-		var got *AtomicUTXO
-		scan := scanAtomic(t.chain)
-		err := s.db.RunQuery(ctx, atomicSelect+t.table+" WHERE id = ? AND "+t.where, func(r *sql.Rows) error {
+		var got *ListedUTXO
+		err := s.db.RunQuery(ctx, listedSelect(t.chain)+" WHERE id = ? AND "+t.where, func(r *sql.Rows) error {
 			var err error
-			got, err = scan(r)
+			if got, err = scanListedUTXO(r); err == nil {
+				got.Origin = t.chain
+			}
 			return err
 		}, id[:])
 		if err != nil {

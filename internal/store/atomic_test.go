@@ -129,7 +129,7 @@ func (sc *atomicScenario) apply(t *testing.T, s Store, chain byte) {
 	case 'P':
 		err = s.ApplyPBlocks(ctx, sc.p)
 	case 'X':
-		err = s.ApplyXBlocks(ctx, sc.x)
+		err = s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x))
 	case 'C':
 		err = s.ApplyCBlocks(ctx, sc.c)
 	}
@@ -160,7 +160,7 @@ func TestAtomicMovement(t *testing.T) {
 	})
 }
 
-func (sc *atomicScenario) check(t *testing.T, s Store) {
+func (sc *atomicScenario) check(t *testing.T, s *sqlStore) {
 	t.Helper()
 	ctx := context.Background()
 	for id, want := range sc.imported {
@@ -170,14 +170,14 @@ func (sc *atomicScenario) check(t *testing.T, s Store) {
 		}
 		if u.ConsumedTxID != want.by || u.ConsumedHeight != want.height {
 			t.Errorf("export %s (from %s) consumed by %s at %d, want %s at %d",
-				id, u.Source, u.ConsumedTxID, u.ConsumedHeight, want.by, want.height)
+				id, u.Origin, u.ConsumedTxID, u.ConsumedHeight, want.by, want.height)
 		}
 	}
 	left, err := s.AtomicUTXOs(ctx, aCChain, []ids.ShortID{uAddrC, uAddrA})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(left) != 1 || left[0].ID != sc.pending || left[0].Source != internal.XChain || left[0].Amount != 14 || left[0].Consumed() {
+	if len(left) != 1 || left[0].ID != sc.pending || left[0].Origin != internal.XChain || left[0].Amount != 14 || left[0].Spent() {
 		t.Errorf("atomic UTXOs left for C: %+v, want only %s", left, sc.pending)
 	}
 	for _, dest := range []ids.ID{aPChain, aXChain} {
@@ -207,7 +207,7 @@ func TestAtomicConcurrent(t *testing.T) {
 			s := openStore(t, dbtestFresh(t, dsn))
 			errs := make(chan error, 3)
 			go func() { errs <- s.ApplyPBlocks(context.Background(), sc.p) }()
-			go func() { errs <- s.ApplyXBlocks(context.Background(), sc.x) }()
+			go func() { errs <- s.ApplyXBlocks(context.Background(), xchain.BlocksData(sc.x)) }()
 			go func() { errs <- s.ApplyCBlocks(context.Background(), sc.c) }()
 			for range 3 {
 				if err := <-errs; err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -21,17 +20,18 @@ type CStore interface {
 	// ascending; blocks without atomic txs included, so that the cursor
 	// moves past them) and moves the C-chain cursor to the last height, in
 	// one transaction. Re-applying changes nothing.
-	ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) error
+	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) error
 	// CLastHash returns the hash of the C-chain block at the cursor.
 	CLastHash(ctx context.Context) (ids.ID, error)
-	// CAtomicTxs returns the atomic txs stored for blocks from..to, in
-	// chain order, with their block heights.
-	CAtomicTxs(ctx context.Context, from, to uint64) ([]internal.CAtomicTx, []uint64, error)
 }
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
 
-func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) (err error) {
+// cAppliers write the state derived from a batch of C-chain blocks: their
+// atomic txs' effects on shared memory.
+var cAppliers = []applier[*internal.CBlockData]{applyCAtomic}
+
+func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*cchain.Block) (er
 				}
 			}
 		}
-		if err := applyCAtomic(ctx, tx, blocks); err != nil {
+		if err := runAppliers(ctx, tx, cAppliers, blocks); err != nil {
 			return err
 		}
 		return moveCursor(ctx, tx, ChainCursor(internal.CChain), last, blocks[len(blocks)-1].Hash)

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
@@ -13,23 +15,53 @@ import (
 	"github.com/avaindex/avaindex/internal/derrors"
 )
 
-// ChainBlockStore reads block summaries of every chain, as
-// BlockSummaryStore does for the P-chain's lists.
+// BlockSummary is a stored block as lists show it: its header fields, its
+// size and its transactions' ids, without the block's or the txs' bytes.
+type BlockSummary struct {
+	Height   uint64
+	ID       ids.ID
+	ParentID ids.ID
+	// Type is the block kind, e.g. "BanffStandardBlock".
+	Type string
+	// Timestamp is zero for blocks that carry none.
+	Timestamp time.Time
+	// Size is the length of the block's bytes.
+	Size int
+	// TxIDs are the ids of the block's transactions, in block order; nil
+	// when it has none.
+	TxIDs []ids.ID
+}
+
+// ChainBlockStore reads block summaries of every chain, for the Data
+// API's block lists, which would otherwise read every block's and tx's
+// bytes to show ids and counts.
 //
-// The C-chain's are partial: avaindex keeps of C-chain blocks only those
-// that carry atomic txs, and of them their number, hash, time and atomic
-// txs (see CStore). A C-chain summary has no ParentID, Type or Size, and
-// its TxIDs are its atomic txs.
+// The C-chain's are its EVM blocks as the EVM follower stored them
+// (evm_blocks, under the C-chain's EVM chain id), with their atomic txs as
+// TxIDs; Type is empty, for the C-chain's blocks have no kind.
 type ChainBlockStore interface {
-	// BlockSummaries returns up to limit block summaries of chain, ordered
-	// by height, descending when desc, beyond *after in that order when
-	// after is not nil.
-	BlockSummaries(ctx context.Context, chain internal.Chain, after *uint64, limit int, desc bool) ([]*BlockSummary, error)
-	// BlockSummaryByID returns the summary of chain's block id (the EVM
-	// block hash on the C-chain).
-	BlockSummaryByID(ctx context.Context, chain internal.Chain, id ids.ID) (*BlockSummary, error)
-	// BlockSummaryByHeight returns the summary of chain's block at height.
-	BlockSummaryByHeight(ctx context.Context, chain internal.Chain, height uint64) (*BlockSummary, error)
+	// BlockSummaries returns up to limit block summaries of q.Chain in
+	// q's time range, ordered by height, descending when q.Desc, beyond
+	// *after in that order when after is not nil.
+	BlockSummaries(ctx context.Context, q BlockQuery, after *uint64, limit int) ([]*BlockSummary, error)
+	// BlockSummaryByID returns the summary of q.Chain's block id (the EVM
+	// block hash on the C-chain); q's range and order do not apply.
+	BlockSummaryByID(ctx context.Context, q BlockQuery, id ids.ID) (*BlockSummary, error)
+	// BlockSummaryByHeight returns the summary of q.Chain's block at
+	// height; q's range and order do not apply.
+	BlockSummaryByHeight(ctx context.Context, q BlockQuery, height uint64) (*BlockSummary, error)
+}
+
+// BlockQuery selects the blocks of a chain.
+type BlockQuery struct {
+	Chain internal.Chain
+	// EVMChainID is the C-chain's EVM chain id, under which evm_blocks
+	// keeps its blocks; only the C-chain's reads use it.
+	EVMChainID uint64
+	// Start and End, when not nil, bound the blocks' timestamps (unix
+	// seconds, both inclusive).
+	Start, End *int64
+	Desc       bool
 }
 
 // blockTables are the tables of the chains whose every block is stored.
@@ -38,54 +70,135 @@ var blockTables = map[internal.Chain]struct{ blocks, txs string }{
 	internal.XChain: {"x_blocks", "x_txs"},
 }
 
-func (s *sqlStore) BlockSummaries(ctx context.Context, chain internal.Chain, after *uint64, limit int, desc bool) (_ []*BlockSummary, err error) {
-	defer derrors.Wrap(&err, "store.BlockSummaries(%s, limit=%d, desc=%t)", chain, limit, desc)
+func (s *sqlStore) BlockSummaries(ctx context.Context, q BlockQuery, after *uint64, limit int) (_ []*BlockSummary, err error) {
+	defer derrors.Wrap(&err, "store.BlockSummaries(%s, limit=%d, desc=%t)", q.Chain, limit, q.Desc)
 	if limit <= 0 {
 		return nil, derrors.Invalid("limit must be positive, not %d", limit)
 	}
 	var (
-		cond string
-		args []any
+		conds []string
+		args  []any
 	)
 	if after != nil {
 		a := *after
 		switch {
-		case desc && a > math.MaxInt64:
+		case q.Desc && a > math.MaxInt64:
 			// Every stored height is below it.
-		case desc:
-			cond, args = "height < ?", append(args, int64(a))
+		case q.Desc:
+			conds, args = append(conds, "height < ?"), append(args, int64(a))
 		case a >= math.MaxInt64:
 			return nil, nil
 		default:
-			cond, args = "height > ?", append(args, int64(a))
+			conds, args = append(conds, "height > ?"), append(args, int64(a))
 		}
 	}
+	// A chain's timestamps never decrease with its heights (blocks
+	// without one, before Banff, are a prefix at 0), so a time range is a
+	// height range, found by binary search over the height index: the
+	// scan then stops at the range's end, not at the table's. The
+	// timestamps are filtered too, so a block out of that order is never
+	// listed out of its range.
+	if q.Start != nil {
+		conds, args = append(conds, "timestamp >= ?"), append(args, *q.Start)
+	}
+	if q.End != nil {
+		conds, args = append(conds, "timestamp <= ?"), append(args, *q.End)
+	}
+	if q.Start != nil {
+		h, ok, err := s.lastHeightAtOrBefore(ctx, q, *q.Start-1)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			conds, args = append(conds, "height > ?"), append(args, h)
+		}
+	}
+	if q.End != nil {
+		h, ok, err := s.lastHeightAtOrBefore(ctx, q, *q.End)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, nil // every block is after the range
+		}
+		conds, args = append(conds, "height <= ?"), append(args, h)
+	}
 	order := " ORDER BY height ASC LIMIT ?"
-	if desc {
+	if q.Desc {
 		order = " ORDER BY height DESC LIMIT ?"
 	}
-	return s.blockSummaries(ctx, chain, cond, order, append(args, limit)...)
+	return s.blockSummaries(ctx, q, strings.Join(conds, " AND "), order, append(args, limit)...)
 }
 
-func (s *sqlStore) BlockSummaryByID(ctx context.Context, chain internal.Chain, id ids.ID) (_ *BlockSummary, err error) {
-	defer derrors.Wrap(&err, "store.BlockSummaryByID(%s, %s)", chain, id)
-	col := "id = ?"
-	if chain == internal.CChain {
-		col = "block_hash = ?"
+// lastHeightAtOrBefore returns the last stored height of q.Chain whose
+// block's timestamp is at most ts, and false when there is none, in
+// O(log n) seeks of the height index.
+func (s *sqlStore) lastHeightAtOrBefore(ctx context.Context, q BlockQuery, ts int64) (int64, bool, error) {
+	table, height, where, args := "p_blocks", "height", "", []any{}
+	switch q.Chain {
+	case internal.PChain:
+	case internal.XChain:
+		table = "x_blocks"
+	case internal.CChain:
+		table, height, where, args = "evm_blocks", "number", "chain_id = ? AND ", []any{int64(q.EVMChainID)}
+	default:
+		return 0, false, derrors.Invalid("no blocks of chain %q", q.Chain)
 	}
-	return s.oneBlockSummary(ctx, chain, col, id[:])
+	whole := ""
+	if where != "" {
+		whole = " WHERE " + strings.TrimSuffix(where, " AND ")
+	}
+	var lo, hi sql.NullInt64
+	err := s.db.QueryRow(ctx, "SELECT MIN("+height+"), MAX("+height+") FROM "+table+whole, args...).Scan(&lo, &hi)
+	if err != nil || !lo.Valid {
+		return 0, false, err
+	}
+	// at returns the first stored height at or above h and its time.
+	at := func(h int64) (int64, int64, error) {
+		var got, t int64
+		err := s.db.QueryRow(ctx, "SELECT "+height+", timestamp FROM "+table+" WHERE "+where+height+" >= ? ORDER BY "+height+" LIMIT 1",
+			append(slices.Clone(args), h)...).Scan(&got, &t)
+		return got, t, err
+	}
+	if _, t, err := at(lo.Int64); err != nil || t > ts {
+		return 0, false, err
+	}
+	// Invariant: l is a stored height at or before ts; none above r is.
+	l, r := lo.Int64, hi.Int64
+	for l < r {
+		mid := l + (r-l+1)/2
+		got, t, err := at(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if t <= ts {
+			l = got // got >= mid > l, and got <= r: what is above r is later
+		} else {
+			r = mid - 1
+		}
+	}
+	return l, true, nil
 }
 
-func (s *sqlStore) BlockSummaryByHeight(ctx context.Context, chain internal.Chain, height uint64) (_ *BlockSummary, err error) {
-	defer derrors.Wrap(&err, "store.BlockSummaryByHeight(%s, %d)", chain, height)
+func (s *sqlStore) BlockSummaryByID(ctx context.Context, q BlockQuery, id ids.ID) (_ *BlockSummary, err error) {
+	defer derrors.Wrap(&err, "store.BlockSummaryByID(%s, %s)", q.Chain, id)
+	col := "id = ?"
+	if q.Chain == internal.CChain {
+		col = "hash = ?"
+	}
+	return s.oneBlockSummary(ctx, q, col, id[:])
+}
+
+func (s *sqlStore) BlockSummaryByHeight(ctx context.Context, q BlockQuery, height uint64) (_ *BlockSummary, err error) {
+	defer derrors.Wrap(&err, "store.BlockSummaryByHeight(%s, %d)", q.Chain, height)
 	if height > math.MaxInt64 {
 		return nil, derrors.NotFound
 	}
-	return s.oneBlockSummary(ctx, chain, "height = ?", int64(height))
+	return s.oneBlockSummary(ctx, q, "height = ?", int64(height))
 }
 
-func (s *sqlStore) oneBlockSummary(ctx context.Context, chain internal.Chain, cond string, arg any) (*BlockSummary, error) {
-	bs, err := s.blockSummaries(ctx, chain, cond, " LIMIT 1", arg)
+func (s *sqlStore) oneBlockSummary(ctx context.Context, q BlockQuery, cond string, arg any) (*BlockSummary, error) {
+	bs, err := s.blockSummaries(ctx, q, cond, " LIMIT 1", arg)
 	if err != nil {
 		return nil, err
 	}
@@ -95,26 +208,28 @@ func (s *sqlStore) oneBlockSummary(ctx context.Context, chain internal.Chain, co
 	return bs[0], nil
 }
 
-// blockSummaries reads the summaries of chain's blocks that meet cond (SQL
-// over a height column, or ""), in order (an ORDER BY and LIMIT clause),
-// with their txs' ids.
-func (s *sqlStore) blockSummaries(ctx context.Context, chain internal.Chain, cond, order string, args ...any) ([]*BlockSummary, error) {
-	if chain == internal.CChain {
-		cond = strings.ReplaceAll(cond, "height", "block_height")
-	}
-	where := ""
-	if cond != "" {
-		where = " WHERE " + cond
-	}
+// blockSummaries reads the summaries of q.Chain's blocks that meet cond
+// (SQL over height and timestamp columns, or ""), in order (an ORDER BY and
+// LIMIT clause), with their txs' ids.
+func (s *sqlStore) blockSummaries(ctx context.Context, q BlockQuery, cond, order string, args ...any) ([]*BlockSummary, error) {
 	var query, txQuery string
-	if chain == internal.CChain {
-		query = `SELECT block_height, block_hash, NULL, NULL, MAX(timestamp), 0 FROM c_atomic_txs` + where +
-			` GROUP BY block_height, block_hash` + strings.ReplaceAll(order, "height", "block_height")
+	if q.Chain == internal.CChain {
+		where := " WHERE chain_id = ?"
+		if cond != "" {
+			where += " AND " + strings.ReplaceAll(cond, "height", "number")
+		}
+		args = append([]any{int64(q.EVMChainID)}, args...)
+		query = "SELECT number, hash, parent_hash, NULL, timestamp, size FROM evm_blocks" + where +
+			strings.ReplaceAll(order, "height", "number")
 		txQuery = "SELECT block_height, id FROM c_atomic_txs WHERE block_height IN (%s) ORDER BY block_height, idx"
 	} else {
-		t, ok := blockTables[chain]
+		t, ok := blockTables[q.Chain]
 		if !ok {
-			return nil, derrors.Invalid("no blocks of chain %q", chain)
+			return nil, derrors.Invalid("no blocks of chain %q", q.Chain)
+		}
+		where := ""
+		if cond != "" {
+			where = " WHERE " + cond
 		}
 		query = "SELECT height, id, parent_id, type, timestamp, length(bytes) FROM " + t.blocks + where + order
 		txQuery = "SELECT block_height, id FROM " + t.txs + " WHERE block_height IN (%s) ORDER BY block_height, idx"

@@ -15,7 +15,6 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -43,12 +42,12 @@ var (
 // deploys nft721 through factory and carries a Teleporter message; block 3
 // sees multi1155, never deployed. Blocks 5 and 6 credit carol 7 and 3 by
 // deltas. Blocks are traced unless untraced holds their number.
-func makeEVMBlocks(salt string, n uint64, untraced ...uint64) []*evm.Block {
-	var out []*evm.Block
+func makeEVMBlocks(salt string, n uint64, untraced ...uint64) []*internal.EVMBlockData {
+	var out []*internal.EVMBlockData
 	parent := common.Hash{}
 	for h := range n {
 		ts := time.Unix(1_700_000_000+int64(h)*2, 0).UTC()
-		b := &evm.Block{EVMBlock: internal.EVMBlock{Number: h, Hash: evmHash(salt, "block", h), ParentHash: parent,
+		b := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: h, Hash: evmHash(salt, "block", h), ParentHash: parent,
 			Timestamp: ts, Miner: evmAddr("coinbase"), GasLimit: 8_000_000, GasUsed: 21_000 * h, BaseFee: big.NewInt(25e9),
 			Size: 500 + h}, Traced: true}
 		for _, u := range untraced {
@@ -58,7 +57,7 @@ func makeEVMBlocks(salt string, n uint64, untraced ...uint64) []*evm.Block {
 		}
 		parent = b.Hash
 		if h == 0 {
-			b.Balances = []evm.BalanceChange{{Address: alice, Balance: big.NewInt(1000)}}
+			b.Balances = []internal.EVMBalanceChange{{Address: alice, Balance: big.NewInt(1000)}}
 			out = append(out, b)
 			continue
 		}
@@ -72,7 +71,7 @@ func makeEVMBlocks(salt string, n uint64, untraced ...uint64) []*evm.Block {
 			b.Txs = append(b.Txs, tx)
 			b.InternalTxs = append(b.InternalTxs, internal.EVMInternalTx{TxHash: tx.Hash, BlockNumber: h, Index: 0,
 				From: token20, To: bob, Value: big.NewInt(int64(h)), CallType: "CALL", Gas: 30_000, GasUsed: 700})
-			b.Logs = append(b.Logs, evm.Log{TxIndex: uint32(i), Index: logIndex, Address: token20,
+			b.Logs = append(b.Logs, internal.EVMLog{TxIndex: uint32(i), Index: logIndex, Address: token20,
 				Topics: []common.Hash{evmHash("Transfer"), common.BytesToHash(alice[:]), common.BytesToHash(bob[:])},
 				Data:   common.BigToHash(big.NewInt(int64(10*h + i))).Bytes()})
 			b.Transfers = append(b.Transfers, internal.EVMTransfer{BlockNumber: h, BlockHash: b.Hash, Timestamp: ts,
@@ -118,12 +117,12 @@ func makeEVMBlocks(salt string, n uint64, untraced ...uint64) []*evm.Block {
 				CreateType: "CREATE", Type: internal.ERC1155, Name: "Multi"})
 		}
 		b.TxCount = len(b.Txs)
-		b.Balances = append(b.Balances, evm.BalanceChange{Address: alice, Balance: big.NewInt(1000 - int64(h))})
+		b.Balances = append(b.Balances, internal.EVMBalanceChange{Address: alice, Balance: big.NewInt(1000 - int64(h))})
 		switch h {
 		case 5:
-			b.Balances = append(b.Balances, evm.BalanceChange{Address: carol, Delta: big.NewInt(7)})
+			b.Balances = append(b.Balances, internal.EVMBalanceChange{Address: carol, Delta: big.NewInt(7)})
 		case 6:
-			b.Balances = append(b.Balances, evm.BalanceChange{Address: carol, Delta: big.NewInt(3)})
+			b.Balances = append(b.Balances, internal.EVMBalanceChange{Address: carol, Delta: big.NewInt(3)})
 		}
 		out = append(out, b)
 	}
@@ -164,7 +163,7 @@ func evmCounts(t *testing.T, s *sqlStore) map[string]int {
 }
 
 // allTransfers returns the transfers of bs that keep, newest first.
-func allTransfers(bs []*evm.Block, keep func(internal.EVMTransfer) bool) []internal.EVMTransfer {
+func allTransfers(bs []*internal.EVMBlockData, keep func(internal.EVMTransfer) bool) []internal.EVMTransfer {
 	var out []internal.EVMTransfer
 	for i := len(bs) - 1; i >= 0; i-- {
 		ts := bs[i].Transfers
@@ -397,8 +396,8 @@ func TestEVMBalancesNotExact(t *testing.T) {
 			t.Fatalf("balances of a traced chain: ok %t, %v", ok, err)
 		}
 		next := makeEVMBlocks("b", 4)[3]
-		next.Balances = append(next.Balances, evm.BalanceChange{Address: bob, Delta: big.NewInt(-1)})
-		if err := s.ApplyEVMBlocks(ctx, 2, []*evm.Block{next}); err != nil {
+		next.Balances = append(next.Balances, internal.EVMBalanceChange{Address: bob, Delta: big.NewInt(-1)})
+		if err := s.ApplyEVMBlocks(ctx, 2, []*internal.EVMBlockData{next}); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok, err := s.EVMNativeBalance(ctx, 2, alice, 2); err != nil || ok {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 )
 
 var evmBalanceColumns = []string{"chain_id", "address", "block_number", "balance"}
@@ -22,7 +22,7 @@ var evmBalanceColumns = []string{"chain_id", "address", "block_number", "balance
 // negative means the chain moved balances some other way avaindex does not
 // see: the balance is kept at zero and the chain's balances are no longer
 // trusted (the node answers them).
-func applyEVMBalances(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyEVMBalances(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	var rows [][]any
 	latest := map[common.Address]*big.Int{}
 	for _, b := range blocks {

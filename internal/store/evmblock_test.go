@@ -11,13 +11,12 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
 // withHeaderExtras gives blocks from 2 on Granite's header fields and a
 // block gas cost, as a chain that activated them at block 2.
-func withHeaderExtras(bs []*evm.Block) []*evm.Block {
+func withHeaderExtras(bs []*internal.EVMBlockData) []*internal.EVMBlockData {
 	for _, b := range bs[min(2, len(bs)):] {
 		ms := uint64(b.Timestamp.UnixMilli()) + 250
 		delay := 7_000_000 + b.Number
@@ -28,7 +27,7 @@ func withHeaderExtras(bs []*evm.Block) []*evm.Block {
 
 // wantBlock is b as read back: with what its txs paid (makeEVMBlocks'
 // txs each use 50,000 gas at 26 gwei) and the txs up to it.
-func wantBlock(b *evm.Block, cumulative uint64) internal.EVMBlock {
+func wantBlock(b *internal.EVMBlockData, cumulative uint64) internal.EVMBlock {
 	w := b.EVMBlock
 	w.FeesSpent = new(big.Int).Mul(big.NewInt(int64(len(b.Txs))), big.NewInt(50_000*26e9))
 	w.CumulativeTxs = &cumulative
@@ -109,7 +108,7 @@ func TestEVMBlockAndTxLists(t *testing.T) {
 		if err := s.ApplyEVMBlocks(ctx, other, b); err != nil {
 			t.Fatal(err)
 		}
-		chains := map[uint64][]*evm.Block{testEVMChain: a, other: b}
+		chains := map[uint64][]*internal.EVMBlockData{testEVMChain: a, other: b}
 
 		// Blocks: all of each chain, then of both, by time then chain.
 		var want []EVMTimeKey
@@ -252,7 +251,6 @@ func TestEVMBlockAndTxLists(t *testing.T) {
 	})
 }
 
-func ptr[T any](v T) *T { return &v }
 
 // TestCumulativeTxsBackfill: migration 0025 counts the txs up to each
 // block of a chain stored from its genesis, and leaves a chain stored from

@@ -15,11 +15,10 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 )
 
 // EVMStore keeps the EVM chains' blocks and everything decoded with them
-// (evm.Block), by EVM chain id, and reads them (EVMReader).
+// (internal.EVMBlockData, decoded by evm), by EVM chain id, and reads them (EVMReader).
 type EVMStore interface {
 	EVMReader
 	// ApplyEVMBlocks stores blocks of the chain (consecutive numbers,
@@ -27,7 +26,7 @@ type EVMStore interface {
 	// contracts, balances and Teleporter messages, and moves the chain's
 	// cursor (EVMCursor) to the last block, in one transaction.
 	// Re-applying changes nothing.
-	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*evm.Block) error
+	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) error
 	// EVMBlockHash returns the hash of the stored block number; NotFound
 	// when it is not stored.
 	EVMBlockHash(ctx context.Context, chainID, number uint64) (common.Hash, error)
@@ -44,7 +43,7 @@ var evmBlockColumns = []string{"chain_id", "number", "hash", "parent_hash", "tim
 // set once the previous block's is read.
 const evmBlockCumulative = 16
 
-func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*evm.Block) (err error) {
+func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -106,10 +105,7 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 				return err
 			}
 		}
-		for _, apply := range []func(context.Context, *database.DB, int64, []*evm.Block) error{
-			applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts, applyNFTs,
-			applyEVMBalances, applyTeleporter, applyEVMMetrics,
-		} {
+		for _, apply := range evmAppliers {
 			if err := apply(ctx, tx, cid, blocks); err != nil {
 				return err
 			}
@@ -132,7 +128,7 @@ func feesSpent(txs []internal.EVMTx) *big.Int {
 // setCumulativeTxs sets the rows' cumulative_txs from the block before
 // first: zero before the genesis; left NULL when that block's is unknown
 // (a chain not stored from its genesis).
-func setCumulativeTxs(ctx context.Context, tx *database.DB, cid int64, first uint64, blocks []*evm.Block, rows [][]any) error {
+func setCumulativeTxs(ctx context.Context, tx *database.DB, cid int64, first uint64, blocks []*internal.EVMBlockData, rows [][]any) error {
 	var total int64
 	if first > 0 {
 		var prev sql.NullInt64
@@ -150,6 +146,15 @@ func setCumulativeTxs(ctx context.Context, tx *database.DB, cid int64, first uin
 		rows[i][evmBlockCumulative] = total
 	}
 	return nil
+}
+
+// evmAppliers write what an EVM chain's batch of blocks holds and what is
+// derived from it, in this order, inside ApplyEVMBlocks's transaction (cid
+// is the stored chain id), the metrics last as on every chain. Each is
+// idempotent: a batch may be applied again.
+var evmAppliers = []func(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error{
+	applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts, applyNFTs,
+	applyEVMBalances, applyTeleporter, applyEVMMetrics,
 }
 
 func untrustBalances(ctx context.Context, tx *database.DB, cid int64) error {

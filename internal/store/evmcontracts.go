@@ -11,7 +11,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 )
 
 var (
@@ -41,7 +40,7 @@ func contractRow(cid int64, c *internal.EVMContract, deployed bool) []any {
 		int64(min(c.Index, 1<<62)), unixSeconds(c.Timestamp), c.CreateType, ercCode(c.Type), c.Name, c.Symbol, decimals}
 }
 
-func applyEVMContracts(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyEVMContracts(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	var deployed, seen, deployments [][]any
 	done := map[common.Address]bool{}
 	for _, b := range blocks {

@@ -11,7 +11,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 )
 
 var (
@@ -23,7 +22,7 @@ var (
 // applyEVMTransfers writes the transfers and, for each, the rows of its
 // sender and its recipient in evm_address_transfers (one when they are
 // the same address).
-func applyEVMTransfers(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyEVMTransfers(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	var rows, addrRows [][]any
 	for _, b := range blocks {
 		for _, t := range b.Transfers {

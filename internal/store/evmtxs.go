@@ -13,7 +13,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 )
 
 var (
@@ -24,7 +23,7 @@ var (
 		"call_type", "gas", "gas_used", "reverted"}
 )
 
-func applyEVMTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyEVMTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	var rows [][]any
 	for _, b := range blocks {
 		for _, t := range b.Txs {
@@ -38,7 +37,7 @@ func applyEVMTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.
 	return err
 }
 
-func applyEVMLogs(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyEVMLogs(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	var rows [][]any
 	for _, b := range blocks {
 		for _, l := range b.Logs {
@@ -53,7 +52,7 @@ func applyEVMLogs(ctx context.Context, tx *database.DB, cid int64, blocks []*evm
 	return err
 }
 
-func applyEVMInternalTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyEVMInternalTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	var rows [][]any
 	for _, b := range blocks {
 		for _, t := range b.InternalTxs {

@@ -259,26 +259,10 @@ func historicalRewards(ctx context.Context, tx *database.DB, keys []mergedRow) (
 		}
 		h.Weight, h.StartTime, h.EndTime = uint64(st.weight), uint64(st.start), uint64(st.end)
 	}
-	err = idChunksOf(want, readInList, func(args []any, in string) error {
-		return tx.RunPrepared(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
-			func(r *sql.Rows) error {
-				var id, addr []byte
-				if err := r.Scan(&id, &addr); err != nil {
-					return err
-				}
-				uid, err := ids.ToID(id)
-				if err != nil {
-					return err
-				}
-				a, err := ids.ToShortID(addr)
-				if err != nil {
-					return err
-				}
-				if h := byID[uid]; h != nil {
-					h.Owners = append(h.Owners, a)
-				}
-				return nil
-			}, append(args, string(internal.PChain))...)
+	err = listedOwners(ctx, tx, internal.PChain, want, func(id ids.ID, a ids.ShortID) {
+		if h := byID[id]; h != nil {
+			h.Owners = append(h.Owners, a)
+		}
 	})
 	if err != nil {
 		return nil, err

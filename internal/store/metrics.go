@@ -21,10 +21,7 @@ import (
 	"github.com/avaindex/avaindex/internal/chainmetrics"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/pchain"
-	"github.com/avaindex/avaindex/internal/utxo"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // MetricStore keeps the chain metrics' rollups (migration 0018), written by
@@ -459,69 +456,59 @@ func (s *sqlStore) MetricChains(ctx context.Context) (_ []MetricChain, err error
 
 // The P- and X-chains' blocks as the metrics see them.
 
-// pMetricBlocks returns the metrics' view of P-chain blocks: their txs,
-// the owners of the outputs they produce, and those of the UTXOs they
-// consume (stored by the UTXO appliers, which run first), who send.
-func pMetricBlocks(ctx context.Context, tx *database.DB, blocks []*pchain.Block) ([]chainmetrics.Block, error) {
-	out := make([]chainmetrics.Block, len(blocks))
+// utxoBlocker is a P- or X-chain block that tells what its txs do to
+// UTXOs.
+type utxoBlocker interface{ UTXOBlock() internal.UTXOBlock }
+
+// applyUTXOMetrics returns the applier that rolls a batch of chain's (the
+// P- or X-chain's) blocks up into its metrics.
+func applyUTXOMetrics[B utxoBlocker](chain internal.Chain) func(context.Context, *database.DB, []B) error {
+	return func(ctx context.Context, tx *database.DB, blocks []B) error {
+		ubs := make([]internal.UTXOBlock, len(blocks))
+		for i, b := range blocks {
+			ubs[i] = b.UTXOBlock()
+		}
+		mbs, err := utxoMetricBlocks(ctx, tx, chain, ubs)
+		if err != nil {
+			return err
+		}
+		return RollupMetrics(ctx, tx, string(chain), mbs)
+	}
+}
+
+var (
+	applyPMetrics = applyUTXOMetrics[*pchain.Block](internal.PChain)
+	applyXMetrics = applyUTXOMetrics[*internal.XBlockData](internal.XChain)
+)
+
+// utxoMetricBlocks returns the metrics' view of a P- or X-chain's blocks:
+// their txs, the owners of the outputs they produce, and those of the
+// UTXOs they consume (stored by the UTXO appliers, which run first), who
+// send.
+func utxoMetricBlocks(ctx context.Context, tx *database.DB, chain internal.Chain, blocks []internal.UTXOBlock) ([]chainmetrics.Block, error) {
 	var inputs []ids.ID
 	for _, b := range blocks {
-		for _, t := range b.Txs {
-			if t.UTXOs == nil {
-				continue
-			}
-			inputs = appendInputIDs(inputs, t.UTXOs.Consumed, t.UTXOs.Imported)
+		for _, e := range b.Effects {
+			inputs = appendInputIDs(inputs, e.Consumed, e.Imported)
 		}
 	}
-	owners, err := inputOwners(ctx, tx, internal.PChain, inputs)
+	owners, err := inputOwners(ctx, tx, chain, inputs)
 	if err != nil {
 		return nil, err
 	}
+	out := make([]chainmetrics.Block, len(blocks))
 	for i, b := range blocks {
-		mb := chainmetrics.Block{Height: b.Height, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs)}
-		for _, t := range b.Txs {
-			if t.UTXOs == nil {
-				continue
-			}
-			mb.Addresses = appendOwners(mb.Addresses, t.UTXOs.Produced)
-			mb.Senders = appendSenders(mb.Senders, owners, t.UTXOs.Consumed, t.UTXOs.Imported)
+		mb := chainmetrics.Block{Height: b.Height, Time: unixSeconds(b.Time), Txs: b.Txs}
+		for _, e := range b.Effects {
+			mb.Addresses = appendOwners(mb.Addresses, e.Produced)
+			mb.Senders = appendSenders(mb.Senders, owners, e.Consumed, e.Imported)
 		}
 		out[i] = mb
 	}
 	return out, nil
 }
 
-// xMetricBlocks is pMetricBlocks for the X-chain.
-func xMetricBlocks(ctx context.Context, tx *database.DB, blocks []*xchain.Block) ([]chainmetrics.Block, error) {
-	out := make([]chainmetrics.Block, len(blocks))
-	var inputs []ids.ID
-	for _, b := range blocks {
-		for _, t := range b.Txs {
-			if t.UTXOs == nil {
-				continue
-			}
-			inputs = appendInputIDs(inputs, t.UTXOs.Consumed, t.UTXOs.Imported)
-		}
-	}
-	owners, err := inputOwners(ctx, tx, internal.XChain, inputs)
-	if err != nil {
-		return nil, err
-	}
-	for i, b := range blocks {
-		mb := chainmetrics.Block{Height: b.Height, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs)}
-		for _, t := range b.Txs {
-			if t.UTXOs == nil {
-				continue
-			}
-			mb.Addresses = appendOwners(mb.Addresses, t.UTXOs.Produced)
-			mb.Senders = appendSenders(mb.Senders, owners, t.UTXOs.Consumed, t.UTXOs.Imported)
-		}
-		out[i] = mb
-	}
-	return out, nil
-}
-
-func appendInputIDs(dst []ids.ID, lists ...[]utxo.Input) []ids.ID {
+func appendInputIDs(dst []ids.ID, lists ...[]internal.UTXOInput) []ids.ID {
 	for _, l := range lists {
 		for _, in := range l {
 			dst = append(dst, in.ID)
@@ -530,7 +517,7 @@ func appendInputIDs(dst []ids.ID, lists ...[]utxo.Input) []ids.ID {
 	return dst
 }
 
-func appendOwners(dst [][]byte, outs []*utxo.Output) [][]byte {
+func appendOwners(dst [][]byte, outs []*internal.UTXOOutput) [][]byte {
 	for _, o := range outs {
 		for _, a := range o.Owners.Addrs {
 			dst = append(dst, a[:])
@@ -539,7 +526,7 @@ func appendOwners(dst [][]byte, outs []*utxo.Output) [][]byte {
 	return dst
 }
 
-func appendSenders(dst [][]byte, owners map[ids.ID][][]byte, lists ...[]utxo.Input) [][]byte {
+func appendSenders(dst [][]byte, owners map[ids.ID][][]byte, lists ...[]internal.UTXOInput) [][]byte {
 	for _, l := range lists {
 		for _, in := range l {
 			dst = append(dst, owners[in.ID]...)
@@ -596,72 +583,40 @@ func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all
 	return owners, nil
 }
 
-func applyPMetrics(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
-	mbs, err := pMetricBlocks(ctx, tx, blocks)
-	if err != nil {
-		return err
-	}
-	return RollupMetrics(ctx, tx, PMetricKey, mbs)
-}
-
-func applyXMetrics(ctx context.Context, tx *database.DB, blocks []*xchain.Block) error {
-	mbs, err := xMetricBlocks(ctx, tx, blocks)
-	if err != nil {
-		return err
-	}
-	return RollupMetrics(ctx, tx, XMetricKey, mbs)
-}
+// MetricDecoder decodes a stored block of a P- or X-chain (its height and
+// bytes) into what the chain metrics read of it: the derivation layer's,
+// handed to Open (WithMetricsCatchUp).
+type MetricDecoder func(height uint64, b []byte) (internal.UTXOBlock, error)
 
 // catchUpMetrics rolls up the P- and X-chain blocks stored before the
 // metrics were (a store indexed before migration 0018, or by a release
-// without them), from the stored blocks, a chunk of heights per
-// transaction, logging its progress. It runs at Open, before the indexer
-// applies more; a rollup it leaves unfinished resumes where it stopped.
-func catchUpMetrics(ctx context.Context, db *database.DB, log *slog.Logger) error {
-	type chainRollup struct {
-		key    string
-		blocks string
-		decode func(ctx context.Context, tx *database.DB, heights []int64, data [][]byte) ([]chainmetrics.Block, error)
-	}
-	chains := []chainRollup{
-		{PMetricKey, "p_blocks", func(ctx context.Context, tx *database.DB, heights []int64, data [][]byte) ([]chainmetrics.Block, error) {
-			bs := make([]*pchain.Block, len(heights))
-			for i, h := range heights {
-				b, err := decodeStoredP(h, data[i])
-				if err != nil {
-					return nil, err
-				}
-				bs[i] = b
-			}
-			return pMetricBlocks(ctx, tx, bs)
-		}},
-		{XMetricKey, "x_blocks", func(ctx context.Context, tx *database.DB, heights []int64, data [][]byte) ([]chainmetrics.Block, error) {
-			bs := make([]*xchain.Block, len(heights))
-			for i, h := range heights {
-				b, err := decodeStoredX(h, data[i])
-				if err != nil {
-					return nil, err
-				}
-				bs[i] = b
-			}
-			return xMetricBlocks(ctx, tx, bs)
-		}},
-	}
+// without them), from the stored blocks decoded by decoders, a chunk of
+// heights per transaction, logging its progress. It runs at Open, before
+// the indexer applies more; a rollup it leaves unfinished resumes where it
+// stopped. A chain without a decoder is left as it is.
+func catchUpMetrics(ctx context.Context, db *database.DB, decoders map[internal.Chain]MetricDecoder, log *slog.Logger) error {
 	const chunk = 512
-	for _, c := range chains {
-		cur, ok, err := cursor(ctx, db, ChainCursor(internal.Chain(c.key)))
+	for _, c := range []struct {
+		chain  internal.Chain
+		blocks string
+	}{{internal.PChain, "p_blocks"}, {internal.XChain, "x_blocks"}} {
+		decode, key := decoders[c.chain], string(c.chain)
+		if decode == nil {
+			continue
+		}
+		cur, ok, err := cursor(ctx, db, ChainCursor(c.chain))
 		if err != nil {
 			return err
 		}
 		if !ok {
 			continue // nothing indexed yet
 		}
-		if _, pending, err := rederiveState(ctx, db, internal.Chain(c.key)); err != nil {
+		if _, pending, err := rederiveState(ctx, db, c.chain); err != nil {
 			return err
 		} else if pending {
 			continue // the rederive rolls the metrics up again
 		}
-		st, _, err := metricChain(ctx, db, c.key)
+		st, _, err := metricChain(ctx, db, key)
 		if err != nil {
 			return err
 		}
@@ -669,15 +624,12 @@ func catchUpMetrics(ctx context.Context, db *database.DB, log *slog.Logger) erro
 			continue
 		}
 		from, total := st.NextHeight, cur+1-st.NextHeight
-		log.Info("rolling up the chain metrics of the blocks stored before them", "chain", c.key, "from", from, "to", cur)
+		log.Info("rolling up the chain metrics of the blocks stored before them", "chain", key, "from", from, "to", cur)
 		start, lastLog := time.Now(), time.Now()
 		for h := from; h <= cur; h += chunk {
 			to := min(cur, h+chunk-1)
 			err := db.Transact(ctx, func(tx *database.DB) error {
-				var (
-					heights []int64
-					data    [][]byte
-				)
+				var ubs []internal.UTXOBlock
 				err := tx.RunQuery(ctx, "SELECT height, bytes FROM "+c.blocks+" WHERE height BETWEEN ? AND ? ORDER BY height",
 					func(rows *sql.Rows) error {
 						var (
@@ -687,52 +639,40 @@ func catchUpMetrics(ctx context.Context, db *database.DB, log *slog.Logger) erro
 						if err := rows.Scan(&height, &b); err != nil {
 							return err
 						}
-						heights, data = append(heights, height), append(data, b)
+						ub, err := decode(uint64(height), b)
+						if err != nil {
+							return fmt.Errorf("stored block %d: %w", height, err)
+						}
+						ubs = append(ubs, ub)
 						return nil
 					}, int64(h), int64(to))
 				if err != nil {
 					return err
 				}
-				mbs, err := c.decode(ctx, tx, heights, data)
+				mbs, err := utxoMetricBlocks(ctx, tx, c.chain, ubs)
 				if err != nil {
 					return err
 				}
-				return RollupMetrics(ctx, tx, c.key, mbs)
+				return RollupMetrics(ctx, tx, key, mbs)
 			})
 			if err != nil {
-				return fmt.Errorf("rolling up the %s-chain metrics at heights %d..%d: %w", c.key, h, to, err)
+				return fmt.Errorf("rolling up the %s-chain metrics at heights %d..%d: %w", key, h, to, err)
 			}
 			if time.Since(lastLog) > 5*time.Second {
 				lastLog = time.Now()
-				log.Info("rolling up the chain metrics", "chain", c.key, "height", to, "done", fmt.Sprintf("%.1f%%", 100*float64(to+1-from)/float64(total)))
+				log.Info("rolling up the chain metrics", "chain", key, "height", to, "done", fmt.Sprintf("%.1f%%", 100*float64(to+1-from)/float64(total)))
 			}
 		}
-		log.Info("rolled up the chain metrics", "chain", c.key, "blocks", total, "took", time.Since(start).Round(time.Millisecond))
+		log.Info("rolled up the chain metrics", "chain", key, "blocks", total, "took", time.Since(start).Round(time.Millisecond))
 	}
 	return nil
-}
-
-// decodeStoredP decodes a stored P-chain block for the metrics' catch-up.
-// The genesis block is not decoded: the metrics skip it.
-func decodeStoredP(height int64, b []byte) (*pchain.Block, error) {
-	if height == 0 {
-		return &pchain.Block{Height: 0}, nil
-	}
-	return pchain.Decode(uint64(height), b)
-}
-
-func decodeStoredX(height int64, b []byte) (*xchain.Block, error) {
-	if height == 0 {
-		return &xchain.Block{Height: 0}, nil
-	}
-	return xchain.Decode(uint64(height), b, nil)
 }
 
 // evmMetricBlocks returns the metrics' view of EVM blocks: their txs with
 // the effective gas prices and fees of their receipts, the addresses of the
 // txs' from and to and of the token transfers (senders: the txs' from and
 // the transfers' from), and the contracts deployed with their deployers.
-func evmMetricBlocks(blocks []*evm.Block) []chainmetrics.Block {
+func evmMetricBlocks(blocks []*internal.EVMBlockData) []chainmetrics.Block {
 	out := make([]chainmetrics.Block, len(blocks))
 	for i, b := range blocks {
 		mb := chainmetrics.Block{Height: b.Number, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs), GasUsed: b.GasUsed,
@@ -763,6 +703,6 @@ func evmMetricBlocks(blocks []*evm.Block) []chainmetrics.Block {
 }
 
 // applyEVMMetrics rolls an EVM chain's blocks up under its EVM chain id.
-func applyEVMMetrics(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyEVMMetrics(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	return RollupMetrics(ctx, tx, EVMMetricKey(uint64(cid)), evmMetricBlocks(blocks))
 }

@@ -161,7 +161,7 @@ func BenchmarkRollupCost(b *testing.B) {
 				var took [2]time.Duration
 				blocks := 0
 				for b.Loop() {
-					for mode, appliers := range [][]pApplier{without, withMetrics} {
+					for mode, appliers := range [][]applier[*pchain.Block]{without, withMetrics} {
 						fresh := dbtest.SQLite(b)
 						if !strings.HasPrefix(dsn, "sqlite:") {
 							fresh = dbtest.Postgres(b)

@@ -15,7 +15,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 )
 
 // NFTKey is a token's position in the lists of NFTs (contract, then token
@@ -144,7 +143,7 @@ type holdingKey struct {
 // the ERC-1155 balances its transfers moved, and queues again the tokens
 // of its BatchMetadataUpdate events. Blocks at or below the chain's
 // cursor were applied already and are skipped: balances move by deltas.
-func applyNFTs(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyNFTs(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	cur, ok, err := cursor(ctx, tx, EVMCursor(uint64(cid)))
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -21,12 +20,12 @@ import (
 // carol, whose tokenURI reverted; block 3 sets token 1's URI to u1b and
 // emits a BatchMetadataUpdate of ids 0..1; block 4 burns 7 of id 5 of
 // alice... of which she has 7.
-func nftBlocks() []*evm.Block {
-	var out []*evm.Block
+func nftBlocks() []*internal.EVMBlockData {
+	var out []*internal.EVMBlockData
 	parent := common.Hash{}
 	big2p200 := new(big.Int).Lsh(big.NewInt(1), 200)
 	for h := range uint64(5) {
-		b := &evm.Block{EVMBlock: internal.EVMBlock{Number: h, Hash: evmHash("nft", h), ParentHash: parent,
+		b := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: h, Hash: evmHash("nft", h), ParentHash: parent,
 			Timestamp: time.Unix(1_700_000_000+int64(h), 0).UTC(), BaseFee: big.NewInt(1)}, Traced: true}
 		parent = b.Hash
 		logIndex := uint32(0)

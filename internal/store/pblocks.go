@@ -30,10 +30,9 @@ type PBlockStore interface {
 	// fails whole. An empty batch does nothing.
 	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
 
-	// PBlockByHeight and PBlockByID return a stored P-chain block with its
+	// PBlockByHeight returns a stored P-chain block with its
 	// transactions.
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
-	PBlockByID(ctx context.Context, id ids.ID) (*internal.PBlock, error)
 	// PBlockBytesByHeight and PBlockBytesByID return a stored P-chain
 	// block's id and platformvm bytes alone, in one indexed read: what the
 	// node API's getBlock and getBlockByHeight serve, its hottest path.
@@ -41,16 +40,26 @@ type PBlockStore interface {
 	PBlockBytesByID(ctx context.Context, id ids.ID) ([]byte, error)
 }
 
-// pApplier writes state derived from a batch of P-chain blocks inside
-// ApplyPBlocks's transaction. Appliers must be idempotent: a batch may be
+// applier writes state derived from a batch of a chain's blocks inside
+// the batch's transaction. Appliers must be idempotent: a batch may be
 // applied again after a crash.
-type pApplier func(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error
+type applier[B any] func(ctx context.Context, tx *database.DB, blocks []B) error
+
+// runAppliers runs appliers over blocks, in order.
+func runAppliers[B any](ctx context.Context, tx *database.DB, appliers []applier[B], blocks []B) error {
+	for _, apply := range appliers {
+		if err := apply(ctx, tx, blocks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // pAppliers run in order for every batch: applyPStaking writes L1 refund
 // UTXOs that applyPUTXOs may see spent, and the stakers that
 // applyPRewardHistory reads; applyPAtomic needs the exports and imports
 // applyPUTXOs stores; applyPMetrics reads the owners of the UTXOs spent.
-var pAppliers = []pApplier{applyPStaking, applyPUTXOs, applyPRewardHistory, applyPAtomic, applyPState, applyPMetrics}
+var pAppliers = []applier[*pchain.Block]{applyPStaking, applyPUTXOs, applyPRewardHistory, applyPAtomic, applyPState, applyPMetrics}
 
 func scanPBlock(r scanner) (*internal.PBlock, error) {
 	var (
@@ -98,16 +107,7 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (er
 		}
 		// Derived state, written with the blocks so that it commits (or
 		// not) with them and the cursor.
-		ctx := withSpentOwners(ctx)
-		for _, apply := range pAppliers {
-			if err := apply(ctx, tx, blocks); err != nil {
-				return err
-			}
-		}
-		if s.beforeCursor != nil {
-			return s.beforeCursor(tx)
-		}
-		return nil
+		return runAppliers(withSpentOwners(ctx), tx, pAppliers, blocks)
 	})
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
-	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // PUTXOStore keeps the P-chain UTXO set and its history.
@@ -47,10 +46,52 @@ var (
 	pUTXOColumns = []string{"id", "tx_id", "output_index", "kind", "peer_chain_id", "asset_id", "amount",
 		"locktime", "threshold", "stakeable_locktime", "bytes", "created_tx_id", "created_height",
 		"created_idx", "created_time", "staked", "released_tx_id", "spendable_height"}
-	pUTXOAddressColumns  = []string{"address", "utxo_id"}
-	pImportedUTXOColumns = []string{"id", "source_chain_id", "tx_id", "output_index", "asset_id", "amount",
-		"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
+	pUTXOTables = chainUTXOTables{utxos: "p_utxos", addresses: "p_utxo_addresses",
+		imported: "p_imported_utxos", columns: pUTXOColumns}
 )
+
+// chainUTXOTables name a chain's UTXO tables (P or X) and the UTXO table's
+// columns.
+type chainUTXOTables struct {
+	utxos, addresses, imported string
+	columns                    []string
+}
+
+// utxoRows accumulates the rows of a batch's UTXOs, on the P- or X-chain:
+// the UTXOs produced, their owners, their list rows, and what the batch's
+// txs spend and import.
+type utxoRows struct {
+	utxoRows, addrRows [][]any
+	listed             listedOutputs
+	spends
+}
+
+// output adds the row of output p (row, in the chain's UTXO columns),
+// its owners and its list rows, for a tx at time t.
+func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []any, t int64) {
+	id := p.ID()
+	u.utxoRows = append(u.utxoRows, row)
+	for _, a := range p.Owners.Addrs {
+		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
+	}
+	u.listed.add(p, chain, t)
+}
+
+// writeRows writes the UTXOs, owners, list rows and imports accumulated
+// into the chain's tables t. Rows already stored are skipped.
+func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTables) error {
+	if _, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if _, err := tx.BulkInsert(ctx, t.addresses, addressColumns, u.addrRows, onConflictDoNothing); err != nil {
+		return err
+	}
+	if err := u.listed.write(ctx, tx); err != nil {
+		return err
+	}
+	_, err := tx.BulkInsert(ctx, t.imported, importedUTXOColumns, u.importRows, onConflictDoNothing)
+	return err
+}
 
 // position is where a tx sits: its block and index, and the block's time.
 type position struct {
@@ -62,9 +103,7 @@ type position struct {
 
 // utxoBatch accumulates the UTXO changes of a batch of blocks.
 type utxoBatch struct {
-	utxoRows, addrRows [][]any
-	listed             listedOutputs
-	spends
+	utxoRows
 	// released are stake outputs that leave the staked state.
 	released []release
 }
@@ -78,7 +117,7 @@ type spends struct {
 }
 
 // add records the UTXOs the tx at pos consumes and imports.
-func (s *spends) add(pos position, consumed, imported []utxo.Input) {
+func (s *spends) add(pos position, consumed, imported []internal.UTXOInput) {
 	if len(consumed) > 0 {
 		c := consumption{pos: pos}
 		for _, in := range consumed {
@@ -117,15 +156,11 @@ func (u *utxoBatch) produce(p *pchain.UTXO, pos position, staked bool, spendable
 		spend = int64(*spendable)
 	}
 	id := p.ID()
-	u.utxoRows = append(u.utxoRows, []any{
+	u.output(internal.PChain, p, []any{
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), stakeable, p.Bytes, pos.txID[:], int64(pos.height),
 		pos.idx, pos.time, staked, released, spend,
-	})
-	for _, a := range p.Owners.Addrs {
-		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
-	}
-	u.listed.add(p, internal.PChain, pos.time)
+	}, pos.time)
 }
 
 // applyPUTXOs writes the UTXO changes of a batch of P-chain blocks: what
@@ -243,16 +278,7 @@ var consumedColumns = []string{"consumed_tx_id", "consumed_height", "consumed_id
 const maxInList = 500
 
 func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
-	if _, err := tx.BulkInsert(ctx, "p_utxos", pUTXOColumns, u.utxoRows, onConflictDoNothing); err != nil {
-		return err
-	}
-	if _, err := tx.BulkInsert(ctx, "p_utxo_addresses", pUTXOAddressColumns, u.addrRows, onConflictDoNothing); err != nil {
-		return err
-	}
-	if err := u.listed.write(ctx, tx); err != nil {
-		return err
-	}
-	if _, err := tx.BulkInsert(ctx, "p_imported_utxos", pImportedUTXOColumns, u.importRows, onConflictDoNothing); err != nil {
+	if err := u.writeRows(ctx, tx, pUTXOTables); err != nil {
 		return err
 	}
 	for _, r := range u.released {

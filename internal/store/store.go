@@ -1,6 +1,16 @@
 // Package store is avaindex's persistence: one Store interface, served by
 // one implementation over internal/database, which runs on SQLite (the
 // embedded default) and PostgreSQL with the same schema and queries.
+//
+// It keeps the tables, the reads, the cursors and the transaction shell in
+// which a batch of blocks is written with the state derived from it (each
+// chain's appliers, one ordered list per chain: pAppliers, xAppliers,
+// evmAppliers). The values it writes are the domain types of package
+// internal (XBlockData, CBlockData, EVMBlockData, UTXOOutput, ...), which
+// the chain packages decode; it imports no decoder but pchain, whose
+// appliers (staking, rewards, L1 fees, subnets, UTXOs) are still here.
+// Open decodes nothing: the metrics' catch-up reads the stored blocks with
+// the decoders the derivation layer hands it (WithMetricsCatchUp).
 package store
 
 import (
@@ -11,6 +21,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -23,16 +34,15 @@ type Store interface {
 	ContainerStore
 	PUTXOStore
 	SubnetStore
+	SubnetListStore
 	SupplyStore
 	StakerStore
 	XStore
 	L1FeeStore
 	CStore
-	XUTXOStore
 	XDAGStore
 	XVertexStore
-	AtomicStore
-	BlockSummaryStore
+	XVertexListStore
 	PBlockStore
 	CursorStore
 	SettingStore
@@ -70,10 +80,30 @@ func Migrations() fs.FS {
 	return sub
 }
 
+// Option configures Open.
+type Option func(*openOptions)
+
+type openOptions struct {
+	metricDecoders map[internal.Chain]MetricDecoder
+}
+
+// WithMetricsCatchUp has Open roll up the chain metrics of the P- and
+// X-chain blocks stored before them (a store indexed before migration
+// 0018), decoded by decoders (the derivation layer's): the store decodes
+// nothing itself.
+func WithMetricsCatchUp(decoders map[internal.Chain]MetricDecoder) Option {
+	return func(o *openOptions) { o.metricDecoders = decoders }
+}
+
 // Open opens the database named by dsn ("sqlite:PATH" or a PostgreSQL URL,
 // see database.Open), applies the migrations it lacks and the backfills
-// they ask for, and returns a Store over it.
-func Open(ctx context.Context, dsn string) (Store, error) {
+// they ask for (and, WithMetricsCatchUp, the metrics' catch-up), and
+// returns a Store over it.
+func Open(ctx context.Context, dsn string, opts ...Option) (Store, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
@@ -86,7 +116,7 @@ func Open(ctx context.Context, dsn string) (Store, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := catchUpMetrics(ctx, db, slog.Default()); err != nil {
+	if err := catchUpMetrics(ctx, db, o.metricDecoders, slog.Default()); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -101,11 +131,6 @@ func New(db *database.DB) Store {
 
 type sqlStore struct {
 	db *database.DB
-
-	// beforeCursor, when set (by tests), runs inside ApplyPBlocks's
-	// transaction after the rows are written and before the cursor moves;
-	// an error from it aborts the transaction.
-	beforeCursor func(tx *database.DB) error
 }
 
 const onConflictDoNothing = "ON CONFLICT DO NOTHING"

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // testID derives a deterministic id from parts.
@@ -154,12 +156,18 @@ func stored(blocks []*pchain.Block) []*internal.PBlock {
 
 func openStore(t testing.TB, dsn string) *sqlStore {
 	t.Helper()
-	s, err := Open(context.Background(), dsn)
+	s, err := Open(context.Background(), dsn, WithMetricsCatchUp(testMetricDecoders))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s.(*sqlStore)
+}
+
+// testMetricDecoders are derive.MetricDecoders (which imports the store).
+var testMetricDecoders = map[internal.Chain]MetricDecoder{
+	internal.PChain: pchain.DecodeUTXOBlock,
+	internal.XChain: xchain.DecodeUTXOBlock,
 }
 
 func mustApply(t *testing.T, s Store, bs []*pchain.Block) {
@@ -382,6 +390,16 @@ func TestApplyConflicts(t *testing.T) {
 	})
 }
 
+// lastPApplier runs f last among the P-chain's appliers, inside
+// ApplyPBlocks's transaction after the rows are written and before the
+// cursor moves, until t ends.
+func lastPApplier(t *testing.T, f func(tx *database.DB) error) {
+	t.Helper()
+	saved := pAppliers
+	pAppliers = append(slices.Clip(saved), func(_ context.Context, tx *database.DB, _ []*pchain.Block) error { return f(tx) })
+	t.Cleanup(func() { pAppliers = saved })
+}
+
 // TestApplyAtomic fails ApplyPBlocks's transaction after its rows are
 // written and before the cursor moves, as a crash would: neither the blocks
 // nor the cursor may change.
@@ -391,7 +409,14 @@ func TestApplyAtomic(t *testing.T) {
 		s := openStore(t, dsn)
 		errCrash := errors.New("crash")
 		var sawRows bool
-		s.beforeCursor = func(tx *database.DB) error {
+		var beforeCursor func(tx *database.DB) error
+		lastPApplier(t, func(tx *database.DB) error {
+			if beforeCursor == nil {
+				return nil
+			}
+			return beforeCursor(tx)
+		})
+		beforeCursor = func(tx *database.DB) error {
 			var n int
 			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM p_blocks").Scan(&n); err != nil {
 				return err
@@ -407,12 +432,12 @@ func TestApplyAtomic(t *testing.T) {
 		}
 		wantState(t, s, state{})
 
-		s.beforeCursor = nil
+		beforeCursor = nil
 		mustApply(t, s, makeBlocks(t, "a", 0, 300))
 		want := state{blocks: 300, txs: txCount(0, 300), cursor: 299, hasCursor: true}
 		wantState(t, s, want)
 
-		s.beforeCursor = func(*database.DB) error { return errCrash }
+		beforeCursor = func(*database.DB) error { return errCrash }
 		if err := s.ApplyPBlocks(ctx, makeBlocks(t, "a", 250, 600)); !errors.Is(err, errCrash) {
 			t.Fatalf("err = %v, want errCrash", err)
 		}
@@ -422,7 +447,7 @@ func TestApplyAtomic(t *testing.T) {
 		}
 
 		// A cancelled context fails the batch the same way.
-		s.beforeCursor = nil
+		beforeCursor = nil
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		if err := s.ApplyPBlocks(cctx, makeBlocks(t, "a", 300, 400)); err == nil {
@@ -443,7 +468,7 @@ func TestNotFound(t *testing.T) {
 			"huge height":    func() error { _, err := s.PBlockByHeight(ctx, math.MaxUint64); return err },
 			"id":             func() error { _, err := s.PBlockByID(ctx, testID("nope")); return err },
 			"tx id as block": func() error { _, err := s.PBlockByID(ctx, txOfBlock1); return err },
-			"summary id":     func() error { _, err := s.PBlockSummaryByID(ctx, testID("nope")); return err },
+			"summary id":     func() error { _, err := s.BlockSummaryByID(ctx, BlockQuery{Chain: internal.PChain}, testID("nope")); return err },
 			"bytes height":   func() error { _, _, err := s.PBlockBytesByHeight(ctx, 5); return err },
 			"bytes huge":     func() error { _, _, err := s.PBlockBytesByHeight(ctx, math.MaxUint64); return err },
 			"bytes id":       func() error { _, err := s.PBlockBytesByID(ctx, testID("nope")); return err },
@@ -480,7 +505,7 @@ func TestPBlockSummaries(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		if bs, err := s.PBlockSummaries(ctx, nil, 10, true); err != nil || len(bs) != 0 {
+		if bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: true}, nil, 10); err != nil || len(bs) != 0 {
 			t.Fatalf("empty store: %v, %v", heights(bs), err)
 		}
 		blocks := makeBlocks(t, "a", 0, 25)
@@ -493,7 +518,7 @@ func TestPBlockSummaries(t *testing.T) {
 		all := stored(blocks)
 
 		for _, want := range all {
-			got, err := s.PBlockSummaryByID(ctx, want.ID)
+			got, err := s.BlockSummaryByID(ctx, BlockQuery{Chain: internal.PChain}, want.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -508,7 +533,7 @@ func TestPBlockSummaries(t *testing.T) {
 			var after *uint64
 			pages := 0
 			for {
-				bs, err := s.PBlockSummaries(ctx, after, 10, desc)
+				bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: desc}, after, 10)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -561,7 +586,7 @@ func TestPBlockSummaries(t *testing.T) {
 			{u(math.MaxInt64), 2, true, []uint64{24, 23}},
 			{nil, 1000, false, every},
 		} {
-			bs, err := s.PBlockSummaries(ctx, tc.after, tc.limit, tc.desc)
+			bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: tc.desc}, tc.after, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -573,7 +598,7 @@ func TestPBlockSummaries(t *testing.T) {
 				t.Errorf("PBlockSummaries(after=%s, limit=%d, desc=%t) = %v, want %v", a, tc.limit, tc.desc, got, tc.want)
 			}
 		}
-		if _, err := s.PBlockSummaries(ctx, nil, 0, false); !errors.Is(err, derrors.InvalidArgument) {
+		if _, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: false}, nil, 0); !errors.Is(err, derrors.InvalidArgument) {
 			t.Errorf("limit 0: err = %v, want InvalidArgument", err)
 		}
 	})
@@ -702,7 +727,7 @@ func TestReadWhileIngesting(t *testing.T) {
 			if !reflect.DeepEqual(b, all[h]) {
 				t.Fatalf("block %d read while ingesting differs", h)
 			}
-			bs, err := s.PBlockSummaries(ctx, nil, 50, true)
+			bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: true}, nil, 50)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,13 +10,12 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
-	"github.com/avaindex/avaindex/internal/evm"
 )
 
 var teleporterColumns = []string{"chain_id", "tx_hash", "log_index", "block_number", "direction", "message_id",
 	"source_id", "destination_id"}
 
-func applyTeleporter(ctx context.Context, tx *database.DB, cid int64, blocks []*evm.Block) error {
+func applyTeleporter(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	var rows [][]any
 	for _, b := range blocks {
 		for _, m := range b.Teleporter {

@@ -149,15 +149,17 @@ func oneTx(row *sql.Row, id ids.ID, dag bool) (*TxRecord, error) {
 }
 
 // utxoTables are, per chain, the table of the UTXOs it creates and of the
-// UTXOs it imports, and the SQL of the columns that table lacks.
+// UTXOs it imports, the SQL of the columns that table lacks (kind,
+// stakeable and staked, unqualified) and the condition of the UTXOs the
+// chain spends of its own.
 var utxoTables = map[internal.Chain]struct {
-	table, imported, kind, staked, spendCond string
+	table, imported, kind, stakeable, staked, spendCond string
 }{
-	internal.PChain: {"p_utxos", "p_imported_utxos", "kind", "staked", " AND kind <> 'exported'"},
-	internal.XChain: {"x_utxos", "x_imported_utxos", "kind", "FALSE", " AND kind <> 'exported'"},
+	internal.PChain: {"p_utxos", "p_imported_utxos", "kind", "stakeable_locktime", "staked", " AND kind <> 'exported'"},
+	internal.XChain: {"x_utxos", "x_imported_utxos", "kind", "NULL", "FALSE", " AND kind <> 'exported'"},
 	// The C-chain keeps only the UTXOs it exports, and spends no UTXO of
 	// its own.
-	internal.CChain: {"c_atomic_utxos", "c_imported_utxos", "'exported'", "FALSE", " AND 1 = 0"},
+	internal.CChain: {"c_atomic_utxos", "c_imported_utxos", "'" + exportedKind + "'", "NULL", "FALSE", " AND 1 = 0"},
 }
 
 func (s *sqlStore) TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.ID) (_ *TxUTXOs, err error) {

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -196,8 +198,8 @@ func TestActiveStakers(t *testing.T) {
 	})
 }
 
-// TestChainBlockSummaries reads the scenario's P-chain blocks through the
-// chain-generic reads and compares them with the P-chain's own.
+// TestChainBlockSummaries reads the scenario's P-chain blocks by time
+// range, height and id.
 func TestChainBlockSummaries(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -205,30 +207,67 @@ func TestChainBlockSummaries(t *testing.T) {
 		s := openStore(t, dsn)
 		mustApply(t, s, sc.blocks)
 		after := uint64(6)
-		for _, desc := range []bool{true, false} {
-			want, err := s.PBlockSummaries(ctx, &after, 3, desc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.BlockSummaries(ctx, internal.PChain, &after, 3, desc)
-			if err != nil || !reflect.DeepEqual(got, want) {
-				t.Errorf("desc=%t: %+v, %v; want %+v", desc, got, err, want)
+		// A time range keeps the blocks whose timestamps are in it, both
+		// ends included, in the same order and pages.
+		all, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: true}, nil, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := all[len(all)-3].Timestamp.Unix(), all[2].Timestamp.Unix()
+		if lo >= hi {
+			t.Fatalf("scenario timestamps %d..%d do not make a range", lo, hi)
+		}
+		var want []uint64
+		for _, b := range all {
+			if ts := b.Timestamp.Unix(); !b.Timestamp.IsZero() && ts >= lo && ts <= hi && b.Height < 6 {
+				want = append(want, b.Height)
 			}
 		}
-		b, err := s.BlockSummaryByHeight(ctx, internal.PChain, 5)
+		ranged, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Start: &lo, End: &hi, Desc: true}, &after, 1000)
+		if err != nil || !reflect.DeepEqual(heights(ranged), want) || len(want) == 0 {
+			t.Errorf("in [%d, %d] below 6: %v, %v; want %v", lo, hi, heights(ranged), err, want)
+		}
+		// Open ends, ranges before and after every block, one second.
+		first, last := all[len(all)-1].Timestamp.Unix(), all[0].Timestamp.Unix()
+		for _, r := range []struct{ start, end *int64 }{
+			{&lo, nil}, {nil, &hi}, {ptr(int64(0)), ptr(first - 1)}, {ptr(last + 1), nil}, {&lo, &lo}, {ptr(int64(0)), ptr(last + 100)},
+		} {
+			var want []uint64
+			for _, b := range all {
+				ts := b.Timestamp.Unix()
+				if b.Timestamp.IsZero() {
+					ts = 0
+				}
+				if (r.start == nil || ts >= *r.start) && (r.end == nil || ts <= *r.end) {
+					want = append(want, b.Height)
+				}
+			}
+			for _, desc := range []bool{true, false} {
+				got, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Start: r.start, End: r.end, Desc: desc}, nil, 1000)
+				if !desc {
+					slices.Reverse(got)
+				}
+				if err != nil || fmt.Sprint(heights(got)) != fmt.Sprint(want) {
+					t.Errorf("in [%v, %v] desc=%t: %v, %v; want %v", r.start, r.end, desc, heights(got), err, want)
+				}
+			}
+		}
+		b, err := s.BlockSummaryByHeight(ctx, BlockQuery{Chain: internal.PChain}, 5)
 		if err != nil || b.Height != 5 || len(b.TxIDs) != 2 || b.TxIDs[1] != sc.blocks[5].Txs[1].ID {
 			t.Errorf("BlockSummaryByHeight(5) = %+v, %v", b, err)
 		}
-		if b2, err := s.BlockSummaryByID(ctx, internal.PChain, b.ID); err != nil || !reflect.DeepEqual(b2, b) {
+		if b2, err := s.BlockSummaryByID(ctx, BlockQuery{Chain: internal.PChain}, b.ID); err != nil || !reflect.DeepEqual(b2, b) {
 			t.Errorf("BlockSummaryByID = %+v, %v; want %+v", b2, err, b)
 		}
 		for _, c := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
-			if _, err := s.BlockSummaryByHeight(ctx, c, 1000); !errors.Is(err, derrors.NotFound) {
+			if _, err := s.BlockSummaryByHeight(ctx, BlockQuery{Chain: c}, 1000); !errors.Is(err, derrors.NotFound) {
 				t.Errorf("%s: BlockSummaryByHeight(1000) = %v, want NotFound", c, err)
 			}
-			if bs, err := s.BlockSummaries(ctx, c, nil, 5, true); err != nil || (c != internal.PChain && len(bs) != 0) {
+			if bs, err := s.BlockSummaries(ctx, BlockQuery{Chain: c, Desc: true}, nil, 5); err != nil || (c != internal.PChain && len(bs) != 0) {
 				t.Errorf("%s: BlockSummaries = %v, %v", c, bs, err)
 			}
 		}
 	})
 }
+
+func ptr[T any](v T) *T { return &v }

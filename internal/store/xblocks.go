@@ -12,19 +12,18 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // XStore keeps X-chain blocks and transactions.
 type XStore interface {
 	// ApplyXBlocks is ApplyPBlocks for the X-chain, with what the blocks'
 	// txs (and, on block 0, the genesis) do to the X-chain's UTXOs.
-	ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) error
+	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData) error
 	// XBlockByHeight returns a stored X-chain block with its transactions.
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
 }
 
-func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) (err error) {
+func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -43,17 +42,14 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*xchain.Block) (er
 		if err := refuseWhileRederiving(ctx, tx, internal.XChain); err != nil {
 			return err
 		}
-		return applyXDerived(withSpentOwners(ctx), tx, blocks)
+		return runAppliers(withSpentOwners(ctx), tx, xAppliers, blocks)
 	})
 }
 
-// applyXDerived writes the state derived from a batch of X-chain blocks.
-func applyXDerived(ctx context.Context, tx *database.DB, blocks []*xchain.Block) error {
-	if err := applyXUTXOs(ctx, tx, blocks); err != nil {
-		return err
-	}
-	return applyXMetrics(ctx, tx, blocks)
-}
+// xAppliers write the state derived from a batch of X-chain blocks, in
+// order: applyXMetrics reads the owners of the UTXOs applyXUTXOs marks
+// spent.
+var xAppliers = []applier[*internal.XBlockData]{applyXUTXOs, applyXMetrics}
 
 func (s *sqlStore) XBlockByHeight(ctx context.Context, height uint64) (_ *internal.XBlock, err error) {
 	defer derrors.Wrap(&err, "store.XBlockByHeight(%d)", height)

@@ -35,7 +35,7 @@ func TestApplyXBlocks(t *testing.T) {
 		s := openStore(t, dsn)
 		bs := makeXBlocks(t, "x", 0, 10)
 		for _, batch := range [][]*xchain.Block{bs[:6], bs[:6], bs[4:]} {
-			if err := s.ApplyXBlocks(ctx, batch); err != nil {
+			if err := s.ApplyXBlocks(ctx, xchain.BlocksData(batch)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -53,10 +53,10 @@ func TestApplyXBlocks(t *testing.T) {
 			t.Errorf("XBlockByHeight(7) = %+v, want %+v", got, bs[7])
 		}
 		// Another chain's block at a stored height is refused.
-		if err := s.ApplyXBlocks(ctx, makeXBlocks(t, "other", 9, 10)); err == nil {
+		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(makeXBlocks(t, "other", 9, 10))); err == nil {
 			t.Error("a different block at a stored height was accepted")
 		}
-		if err := s.ApplyXBlocks(ctx, makeXBlocks(t, "x", 12, 13)); err == nil {
+		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(makeXBlocks(t, "x", 12, 13))); err == nil {
 			t.Error("a batch leaving a gap after the cursor was accepted")
 		}
 	})

@@ -13,7 +13,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // XTxIndex is the node's index of the X-chain's DAG txs: each container is
@@ -34,9 +33,7 @@ type XDAGStore interface {
 	// in one transaction. A batch that would leave a gap after the cursor
 	// fails with derrors.InvalidArgument. Re-applying changes nothing; the
 	// cursor never moves back. An empty batch does nothing.
-	ApplyXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) error
-	// XDAGTx returns a stored DAG tx.
-	XDAGTx(ctx context.Context, id ids.ID) (*XDAGTx, error)
+	ApplyXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) error
 }
 
 // XDAGTx is one pre-Cortina X-chain tx.
@@ -58,7 +55,7 @@ func (s *sqlStore) XDAGContainers(ctx context.Context, max int) (_ []Container, 
 	return containersBeyond(ctx, s.db, XDAGCursor, XTxIndex, max)
 }
 
-func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (err error) {
+func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData) (err error) {
 	if len(dtxs) == 0 {
 		return nil
 	}
@@ -91,7 +88,7 @@ func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (err 
 
 // xDAGWriter checks dtxs (non-nil, consecutive indices) and returns what
 // writes them as DAG txs with their UTXO changes in a transaction.
-func xDAGWriter(dtxs []*xchain.DAGTx) (func(ctx context.Context, tx *database.DB) error, error) {
+func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *database.DB) error, error) {
 	var (
 		u    xUTXOBatch
 		rows [][]any

@@ -89,7 +89,7 @@ func TestXDAGHistory(t *testing.T) {
 					}
 				}
 				blks := func() {
-					if err := s.ApplyXBlocks(ctx, blocks); err != nil {
+					if err := s.ApplyXBlocks(ctx, xchain.BlocksData(blocks)); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -286,7 +286,7 @@ func applyXDAG(t *testing.T, s Store, g *xchain.Genesis, max int) int {
 		}
 		dtxs = append(dtxs, d)
 	}
-	if err := s.ApplyXDAGTxs(ctx, dtxs); err != nil {
+	if err := s.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs)); err != nil {
 		t.Fatal(err)
 	}
 	return len(cs)
@@ -295,7 +295,7 @@ func applyXDAG(t *testing.T, s Store, g *xchain.Genesis, max int) int {
 func (sc *dagScenario) applyBlocks(t *testing.T, s Store) {
 	t.Helper()
 	ctx := context.Background()
-	if err := s.ApplyXBlocks(ctx, sc.x); err != nil {
+	if err := s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ApplyPBlocks(ctx, sc.p); err != nil {
@@ -441,7 +441,7 @@ func (sc *dagScenario) check(t *testing.T, s *sqlStore) {
 	}
 	// The genesis holder no longer holds the spent genesis UTXO.
 	if us, err := s.XUTXOsOf(ctx, sc.gen.Owners.Addrs); err != nil ||
-		slices.ContainsFunc(us, func(u *XUTXO) bool { return u.ID == sc.gen.ID() }) {
+		slices.ContainsFunc(us, func(u *ListedUTXO) bool { return u.ID == sc.gen.ID() }) {
 		t.Errorf("genesis holder's UTXOs include the spent genesis UTXO (%v)", err)
 	}
 

@@ -12,50 +12,20 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-// XUTXOStore keeps the X-chain's UTXO set and its history.
-type XUTXOStore interface {
-	// XUTXOsOf returns the UTXOs of the X-chain's current UTXO set (unspent
-	// and not exported, of every kind) that have any of addrs among their
-	// owners, each once, ordered by id.
-	XUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*XUTXO, error)
-	// XUTXO returns a stored X-chain UTXO, spent or not, exported or not.
-	XUTXO(ctx context.Context, id ids.ID) (*XUTXO, error)
-}
+// The X-chain's UTXO set and its history are read by the Data API's UTXO
+// lists (UTXOListStore). XUTXOsOf and XUTXO are on no interface of the
+// store: only tests read through them.
 
-// XUTXO is one stored X-chain UTXO.
-type XUTXO struct {
-	ID          ids.ID
-	TxID        ids.ID
-	OutputIndex uint32
-	// Kind is xchain.KindRegular, KindOther or KindExported.
-	Kind string
-	// PeerChain is an exported UTXO's destination chain.
-	PeerChain ids.ID
-	AssetID   ids.ID
-	Amount    uint64
-	// Bytes is the avax.UTXO as the avm encodes it (avm.getUTXOs).
-	Bytes         []byte
-	CreatedTxID   ids.ID
-	CreatedHeight uint64
-	// ConsumedTxID is the tx that spent it (the importing chain's ImportTx
-	// for an exported UTXO), ids.Empty while unspent; ConsumedHeight is
-	// that tx's height on its chain.
-	ConsumedTxID   ids.ID
-	ConsumedHeight uint64
-}
-
-var xUTXOColumns = []string{"id", "tx_id", "output_index", "kind", "peer_chain_id", "asset_id", "amount",
-	"locktime", "threshold", "bytes", "created_tx_id", "created_height", "created_idx", "created_time"}
+var xUTXOTables = chainUTXOTables{utxos: "x_utxos", addresses: "x_utxo_addresses",
+	imported: "x_imported_utxos", columns: []string{"id", "tx_id", "output_index", "kind", "peer_chain_id", "asset_id",
+		"amount", "locktime", "threshold", "bytes", "created_tx_id", "created_height", "created_idx", "created_time"}}
 
 // xUTXOBatch accumulates the X-chain UTXO changes of a batch of blocks or
 // of DAG txs.
 type xUTXOBatch struct {
-	utxoRows, addrRows [][]any
-	listed             listedOutputs
-	spends
+	utxoRows
 	imports  []atomicImport
 	exported []ids.ID
 	// produced are the ids of the outputs put in the UTXO set, which
@@ -63,27 +33,23 @@ type xUTXOBatch struct {
 	produced []ids.ID
 }
 
-func (u *xUTXOBatch) produce(p *xchain.UTXO, pos position) {
+func (u *xUTXOBatch) produce(p *internal.UTXOOutput, pos position) {
 	var peer any
 	id := p.ID()
-	if p.Kind == xchain.KindExported {
+	if p.Kind == exportedKind {
 		peer = p.PeerChain[:]
 		u.exported = append(u.exported, id)
 	} else {
 		u.produced = append(u.produced, id)
 	}
-	u.utxoRows = append(u.utxoRows, []any{
+	u.output(internal.XChain, p, []any{
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), p.Bytes, pos.txID[:], int64(pos.height), pos.idx, pos.time,
-	})
-	for _, a := range p.Owners.Addrs {
-		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
-	}
-	u.listed.add(p, internal.XChain, pos.time)
+	}, pos.time)
 }
 
 // tx records what the tx at pos consumes, imports and produces.
-func (u *xUTXOBatch) tx(eff *xchain.TxUTXOs, pos position) {
+func (u *xUTXOBatch) tx(eff *internal.UTXOEffects, pos position) {
 	for _, p := range eff.Produced {
 		u.produce(p, pos)
 	}
@@ -97,11 +63,11 @@ func (u *xUTXOBatch) tx(eff *xchain.TxUTXOs, pos position) {
 // the avm's executor makes them (see xchain.UTXOsOfTx): inputs and
 // operation inputs consumed, outputs, initial states and operation outputs
 // produced, exported outputs stored as 'exported', imported inputs
-// recorded and matched with the exporting chain's rows (see AtomicStore).
+// recorded and matched with the exporting chain's rows (see atomic.go).
 // Block 0 of a chain linear from its genesis brings the genesis UTXOs (a
 // DAG chain's genesis goes with its DAG txs, xdag.go). Re-applying a batch
 // changes nothing.
-func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*xchain.Block) error {
+func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
 	var u xUTXOBatch
 	for _, b := range blocks {
 		ts := unixSeconds(b.Timestamp)
@@ -117,23 +83,14 @@ func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*xchain.Block) e
 
 // genesis adds the X-chain's genesis UTXOs, created by the genesis
 // CreateAssetTxs at height 0, idx -1, at time ts.
-func (u *xUTXOBatch) genesis(g *xchain.Genesis, ts int64) {
+func (u *xUTXOBatch) genesis(g *internal.XGenesisData, ts int64) {
 	for _, p := range g.UTXOs {
 		u.produce(p, position{txID: p.UTXO.TxID, height: 0, idx: -1, time: ts})
 	}
 }
 
 func (u *xUTXOBatch) write(ctx context.Context, tx *database.DB) error {
-	if _, err := tx.BulkInsert(ctx, "x_utxos", xUTXOColumns, u.utxoRows, onConflictDoNothing); err != nil {
-		return err
-	}
-	if _, err := tx.BulkInsert(ctx, "x_utxo_addresses", addressColumns, u.addrRows, onConflictDoNothing); err != nil {
-		return err
-	}
-	if err := u.listed.write(ctx, tx); err != nil {
-		return err
-	}
-	if _, err := tx.BulkInsert(ctx, "x_imported_utxos", importedUTXOColumns, u.importRows, onConflictDoNothing); err != nil {
+	if err := u.writeRows(ctx, tx, xUTXOTables); err != nil {
 		return err
 	}
 	// The X lock before the atomic one, always, so they cannot deadlock.
@@ -300,66 +257,30 @@ func idChunksOf(all []ids.ID, n int, f func(args []any, in string) error) error 
 	return nil
 }
 
-const xUTXOSelect = `SELECT u.id, u.tx_id, u.output_index, u.kind, u.peer_chain_id, u.asset_id, u.amount, u.bytes,
-	u.created_tx_id, u.created_height, u.consumed_tx_id, u.consumed_height FROM x_utxos u`
-
-func scanXUTXO(r *sql.Rows) (*XUTXO, error) {
-	var (
-		id, txID, peer, asset, created, consumed []byte
-		oi, amount, createdHeight                int64
-		consumedHeight                           sql.NullInt64
-		u                                        XUTXO
-	)
-	if err := r.Scan(&id, &txID, &oi, &u.Kind, &peer, &asset, &amount, &u.Bytes, &created, &createdHeight, &consumed, &consumedHeight); err != nil {
-		return nil, err
-	}
-	var err error
-	for _, f := range []struct {
-		dst *ids.ID
-		src []byte
-	}{{&u.ID, id}, {&u.TxID, txID}, {&u.AssetID, asset}, {&u.CreatedTxID, created}} {
-		if *f.dst, err = ids.ToID(f.src); err != nil {
-			return nil, err
-		}
-	}
-	if peer != nil {
-		if u.PeerChain, err = ids.ToID(peer); err != nil {
-			return nil, err
-		}
-	}
-	if consumed != nil {
-		if u.ConsumedTxID, err = ids.ToID(consumed); err != nil {
-			return nil, err
-		}
-		u.ConsumedHeight = uint64(consumedHeight.Int64)
-	}
-	u.OutputIndex = uint32(oi)
-	u.Amount = uint64(amount)
-	u.CreatedHeight = uint64(createdHeight)
-	u.Bytes = nonNil(u.Bytes)
-	return &u, nil
-}
-
-func (s *sqlStore) XUTXOsOf(ctx context.Context, addrs []ids.ShortID) (_ []*XUTXO, err error) {
+// XUTXOsOf returns the UTXOs of the X-chain's current UTXO set (unspent
+// and not exported, of every kind) that have any of addrs among their
+// owners, each once, ordered by id.
+func (s *sqlStore) XUTXOsOf(ctx context.Context, addrs []ids.ShortID) (_ []*ListedUTXO, err error) {
 	defer derrors.Wrap(&err, "store.XUTXOsOf(%d addresses)", len(addrs))
 	sorted := slices.Clone(addrs)
 	slices.SortFunc(sorted, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
 	sorted = slices.Compact(sorted)
 	seen := map[ids.ID]bool{}
-	var out []*XUTXO
+	var out []*ListedUTXO
 	for start := 0; start < len(sorted); start += maxInList {
 		chunk := sorted[start:min(len(sorted), start+maxInList)]
 		args := make([]any, len(chunk))
 		for i, a := range chunk {
 			args[i] = a[:]
 		}
-		q := xUTXOSelect + ` WHERE u.consumed_tx_id IS NULL AND u.kind <> 'exported'
+		q := listedSelect(internal.XChain) + ` WHERE u.consumed_tx_id IS NULL AND u.kind <> 'exported'
 			AND EXISTS (SELECT 1 FROM x_utxo_addresses a WHERE a.utxo_id = u.id AND a.address IN (?` + strings.Repeat(", ?", len(chunk)-1) + `))`
 		err := s.db.RunQuery(ctx, q, func(r *sql.Rows) error {
-			u, err := scanXUTXO(r)
+			u, err := scanListedUTXO(r)
 			if err != nil {
 				return err
 			}
+			u.Origin = internal.XChain
 			if !seen[u.ID] {
 				seen[u.ID] = true
 				out = append(out, u)
@@ -370,16 +291,19 @@ func (s *sqlStore) XUTXOsOf(ctx context.Context, addrs []ids.ShortID) (_ []*XUTX
 			return nil, err
 		}
 	}
-	slices.SortFunc(out, func(a, b *XUTXO) int { return a.ID.Compare(b.ID) })
+	slices.SortFunc(out, func(a, b *ListedUTXO) int { return a.ID.Compare(b.ID) })
 	return out, nil
 }
 
-func (s *sqlStore) XUTXO(ctx context.Context, id ids.ID) (_ *XUTXO, err error) {
+// XUTXO returns a stored X-chain UTXO, spent or not, exported or not.
+func (s *sqlStore) XUTXO(ctx context.Context, id ids.ID) (_ *ListedUTXO, err error) {
 	defer derrors.Wrap(&err, "store.XUTXO(%s)", id)
-	var got *XUTXO
-	err = s.db.RunQuery(ctx, xUTXOSelect+" WHERE u.id = ?", func(r *sql.Rows) error {
+	var got *ListedUTXO
+	err = s.db.RunQuery(ctx, listedSelect(internal.XChain)+" WHERE u.id = ?", func(r *sql.Rows) error {
 		var err error
-		got, err = scanXUTXO(r)
+		if got, err = scanListedUTXO(r); err == nil {
+			got.Origin = internal.XChain
+		}
 		return err
 	}, id[:])
 	if err != nil {

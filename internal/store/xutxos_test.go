@@ -122,7 +122,7 @@ func TestXUTXOLife(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, batch := range [][]*xchain.Block{bs[:2], bs[:2], bs[1:], bs} {
-			if err := s.ApplyXBlocks(ctx, batch); err != nil {
+			if err := s.ApplyXBlocks(ctx, xchain.BlocksData(batch)); err != nil {
 				t.Fatal(err)
 			}
 		}

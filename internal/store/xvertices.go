@@ -9,9 +9,9 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // XVtxIndex is the node's index of the X-chain's DAG vertices, in
@@ -24,7 +24,7 @@ const XVtxIndex = "X/vtx"
 //
 // They are no derived state: a vertex is its container decoded, and what
 // is stored of it depends on nothing else, so the X-chain's rederive
-// leaves them be (rederive.go).
+// leaves them be (rederivestate.go).
 type XVertexStore interface {
 	// XVertexContainers returns up to max of the X/vtx containers mirrored
 	// beyond XVtxCursor, in index order: the next vertices to decode. None
@@ -35,7 +35,7 @@ type XVertexStore interface {
 	// transaction. A batch that would leave a gap after the cursor fails
 	// with derrors.InvalidArgument. Re-applying changes nothing; the
 	// cursor never moves back. An empty batch does nothing.
-	ApplyXVertices(ctx context.Context, vs []*xchain.Vertex) error
+	ApplyXVertices(ctx context.Context, vs []*internal.XVertex) error
 	// TxVertices returns the stored vertices that carried each of txIDs,
 	// by height and then X/vtx index; a tx no stored vertex carried has no
 	// entry.
@@ -65,7 +65,7 @@ func (s *sqlStore) XVertexContainers(ctx context.Context, max int) (_ []Containe
 	return containersBeyond(ctx, s.db, XVtxCursor, XVtxIndex, max)
 }
 
-func (s *sqlStore) ApplyXVertices(ctx context.Context, vs []*xchain.Vertex) (err error) {
+func (s *sqlStore) ApplyXVertices(ctx context.Context, vs []*internal.XVertex) (err error) {
 	if len(vs) == 0 {
 		return nil
 	}

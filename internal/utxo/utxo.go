@@ -14,20 +14,12 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/stakeable"
 	"github.com/ava-labs/avalanchego/vms/propertyfx"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+
+	"github.com/avaindex/avaindex/internal"
 )
 
 // Input is a UTXO a transaction spends, on any chain.
-type Input struct {
-	UTXOID avax.UTXOID
-	// ID is UTXOID.InputID(), the key the consumed UTXO is stored under.
-	ID      ids.ID
-	AssetID ids.ID
-	// Amount is the input's amount; 0 for an X-chain operation's inputs.
-	Amount uint64
-	// SourceChain is the chain whose shared memory an imported input comes
-	// from; empty for inputs from the spending chain's own UTXO set.
-	SourceChain ids.ID
-}
+type Input = internal.UTXOInput
 
 // AppendInputs appends ins to dst; source is the chain whose shared memory
 // they come from, ids.Empty for the spending chain's own UTXOs.
@@ -47,32 +39,8 @@ func AppendInputs(dst []Input, ins []*avax.TransferableInput, source ids.ID) ([]
 	return dst, nil
 }
 
-// Output is one UTXO as a chain (or shared memory) holds it, with the
-// fields the store indexes read from it.
-type Output struct {
-	UTXO *avax.UTXO
-	// Bytes is the UTXO in its chain's encoding: what the chain's getUTXOs
-	// serves and what an ExportTx puts into shared memory.
-	Bytes []byte
-	// Kind is the chain's name for what the UTXO is (e.g. "regular",
-	// "stake", "exported").
-	Kind string
-	// PeerChain is the destination chain of an exported output.
-	PeerChain ids.ID
-
-	AssetID ids.ID
-	Amount  uint64
-	// Owners are the output's owners (threshold, addresses, locktime); zero
-	// for outputs without any.
-	Owners secp256k1fx.OutputOwners
-	// StakeableLocktime is a P-chain stakeable.LockOut's locktime; 0 when
-	// the output is not stakeable-locked.
-	StakeableLocktime uint64
-}
-
-// ID is avalanchego's key of the UTXO: its tx id prefixed with its output
-// index (avax.UTXOID.InputID).
-func (o *Output) ID() ids.ID { return o.UTXO.InputID() }
+// Output is one UTXO as a chain (or shared memory) holds it.
+type Output = internal.UTXOOutput
 
 // New returns u, whose encoding in its chain's codec is b, as an Output of
 // kind, with the amount and owners of the output types of every chain

@@ -185,7 +185,7 @@ func TestSilentValidator(t *testing.T) {
 	silent := e.set[1].NodeID()
 	start := time.Now()
 	_, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "silence")})
-	qe, ok := warpagg.AsQuorumError(err)
+	qe, ok := asQuorumError(err)
 	if !ok {
 		t.Fatalf("error %v, want a QuorumError", err)
 	}
@@ -228,7 +228,7 @@ func TestWrongSignature(t *testing.T) {
 
 	// Quorum 100 needs it: 503 naming it.
 	_, err = e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "wrong"), QuorumPercentage: 100})
-	qe, ok := warpagg.AsQuorumError(err)
+	qe, ok := asQuorumError(err)
 	if !ok || derrors.ToStatus(err) != http.StatusServiceUnavailable {
 		t.Fatalf("error %v, want a 503 QuorumError", err)
 	}
@@ -266,7 +266,7 @@ func TestNoAddress(t *testing.T) {
 		t.Errorf("signed %d, want 80", res.SignedWeight)
 	}
 	_, err = e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "ghost"), QuorumPercentage: 100})
-	if qe, ok := warpagg.AsQuorumError(err); !ok || len(qe.Failures) != 1 || qe.Failures[0].NodeID != ghost || qe.Failures[0].Reason != warpagg.NoAddress {
+	if qe, ok := asQuorumError(err); !ok || len(qe.Failures) != 1 || qe.Failures[0].NodeID != ghost || qe.Failures[0].Reason != warpagg.NoAddress {
 		t.Errorf("error %v, want the ghost without address", err)
 	}
 }
@@ -388,7 +388,7 @@ func TestGarbageAndUnreachable(t *testing.T) {
 	e.set[2].Close()
 	// 80% needs all but the garbage: the unreachable one is waited for.
 	_, err := e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "garbage"), QuorumPercentage: 80})
-	qe, ok := warpagg.AsQuorumError(err)
+	qe, ok := asQuorumError(err)
 	if !ok {
 		t.Fatalf("error %v, want a QuorumError", err)
 	}
@@ -404,7 +404,14 @@ func TestGarbageAndUnreachable(t *testing.T) {
 	// once, not after the unreachable one's connection timeout.
 	start := time.Now()
 	_, err = e.agg.Aggregate(context.Background(), warpagg.Request{Message: newMessage(t, "garbage 2"), QuorumPercentage: 100})
-	if _, ok := warpagg.AsQuorumError(err); !ok || time.Since(start) > 250*time.Millisecond {
+	if _, ok := asQuorumError(err); !ok || time.Since(start) > 250*time.Millisecond {
 		t.Errorf("error %v after %s, want a QuorumError before the connection timeout", err, time.Since(start))
 	}
+}
+
+// asQuorumError returns the QuorumError in err's chain.
+func asQuorumError(err error) (*warpagg.QuorumError, bool) {
+	var qe *warpagg.QuorumError
+	ok := errors.As(err, &qe)
+	return qe, ok
 }

@@ -1,7 +1,6 @@
 package warpagg
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -136,13 +135,6 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
-}
-
-// AsQuorumError returns the QuorumError in err's chain.
-func AsQuorumError(err error) (*QuorumError, bool) {
-	var qe *QuorumError
-	ok := errors.As(err, &qe)
-	return qe, ok
 }
 
 // invalid returns an InvalidArgument error with a client message.

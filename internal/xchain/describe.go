@@ -21,7 +21,6 @@ import (
 	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
 
-	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/utxo"
 )
 
@@ -235,16 +234,16 @@ var genesisAssets struct {
 
 // GenesisAssets returns the assets the genesis of the X-chain xChainID
 // creates (AVAX among them), by asset id, when the network is one
-// avalanchego builds in or whose genesis was registered
-// (pchain.RegisterGenesis); ok is false otherwise.
-func GenesisAssets(xChainID ids.ID) (_ map[ids.ID]*Asset, ok bool, _ error) {
+// avalanchego builds in or its genesis bytes are among networkGeneses;
+// ok is false otherwise.
+func GenesisAssets(xChainID ids.ID, networkGeneses ...[]byte) (_ map[ids.ID]*Asset, ok bool, _ error) {
 	c := &genesisAssets
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if m, ok := c.byChain[xChainID]; ok {
 		return m, true, nil
 	}
-	sources := pchain.RegisteredGeneses()
+	sources := byHash(networkGeneses)
 	for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
 		gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
 		if err != nil {

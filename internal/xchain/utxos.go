@@ -19,7 +19,6 @@ import (
 	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
 	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
 
-	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/utxo"
 )
 
@@ -182,8 +181,8 @@ type Genesis struct {
 }
 
 // genesisCache holds the X-chain geneses read from network geneses. A miss
-// is not remembered: a network genesis registered since (pchain.
-// RegisterGenesis) is read at the next lookup.
+// is not remembered: a network genesis given at a later lookup is read
+// then.
 var genesisCache struct {
 	mu      sync.Mutex
 	byChain map[ids.ID]*Genesis // X-chain id -> its genesis
@@ -193,9 +192,10 @@ var genesisCache struct {
 
 // GenesisFor returns the genesis of the X-chain whose id is xChainID, when
 // it belongs to one of the networks avalanchego builds in or to a network
-// whose genesis was registered with pchain.RegisterGenesis; ok is false
-// otherwise. See Genesis.DAG for where it goes in the chain's history.
-func GenesisFor(xChainID ids.ID) (_ *Genesis, ok bool, _ error) {
+// whose genesis bytes are among networkGeneses (a custom network's, from
+// --genesis-file); ok is false otherwise. See Genesis.DAG for where it goes
+// in the chain's history.
+func GenesisFor(xChainID ids.ID, networkGeneses ...[]byte) (_ *Genesis, ok bool, _ error) {
 	c := &genesisCache
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -205,7 +205,7 @@ func GenesisFor(xChainID ids.ID) (_ *Genesis, ok bool, _ error) {
 	if c.byChain == nil {
 		c.byChain, c.read = map[ids.ID]*Genesis{}, map[ids.ID]bool{}
 	}
-	sources := pchain.RegisteredGeneses()
+	sources := byHash(networkGeneses)
 	if !c.builtin {
 		for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
 			gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
@@ -280,4 +280,16 @@ func genesisOf(networkGenesis []byte) (*Genesis, ids.ID, error) {
 		}
 	}
 	return g, createChain.ID(), nil
+}
+
+// byHash keys network geneses by their hash (the id the P-chain's block 0
+// names as its parent); an empty one (no --genesis-file) is none.
+func byHash(networkGeneses [][]byte) map[ids.ID][]byte {
+	out := make(map[ids.ID][]byte, len(networkGeneses))
+	for _, b := range networkGeneses {
+		if len(b) > 0 {
+			out[hashing.ComputeHash256Array(b)] = b
+		}
+	}
+	return out
 }

@@ -2,10 +2,7 @@ package xchain
 
 import (
 	"bytes"
-	"encoding/json"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -18,8 +15,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/nftfx"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
-
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 func owners(a byte) secp256k1fx.OutputOwners {
@@ -200,10 +195,14 @@ func TestGenesisFor(t *testing.T) {
 	if _, ok, err := GenesisFor(ids.ID{1}); ok || err != nil {
 		t.Errorf("GenesisFor(unknown) = %t, %v", ok, err)
 	}
+	// No --genesis-file: an empty network genesis is none.
+	if _, ok, err := GenesisFor(cc.ID(), nil); !ok || err != nil {
+		t.Errorf("GenesisFor(local X, no custom genesis) = %t, %v", ok, err)
+	}
 }
 
 // TestGenesisForCustom reads the X-chain genesis of a custom network from
-// its genesis file, registered after a first lookup missed it.
+// its network genesis, given after a first lookup without it missed.
 func TestGenesisForCustom(t *testing.T) {
 	cfg := *genesis.GetConfig(constants.LocalID)
 	cfg.NetworkID = 54321
@@ -224,27 +223,12 @@ func TestGenesisForCustom(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok, err := GenesisFor(cc.ID()); ok || err != nil {
-		t.Fatalf("GenesisFor(custom X) before registration = %t, %v", ok, err)
+		t.Fatalf("GenesisFor(custom X) without its genesis = %t, %v", ok, err)
 	}
 
-	unparsed, err := cfg.Unparse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := json.Marshal(unparsed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "genesis.json")
-	if err := os.WriteFile(path, js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := pchain.RegisterGenesisFile(path); err != nil {
-		t.Fatal(err)
-	}
-	g, ok, err := GenesisFor(cc.ID())
+	g, ok, err := GenesisFor(cc.ID(), gb)
 	if err != nil || !ok {
-		t.Fatalf("GenesisFor(custom X) after registration = %t, %v", ok, err)
+		t.Fatalf("GenesisFor(custom X, its genesis) = %t, %v", ok, err)
 	}
 	if g.DAG || g.NetworkID != cfg.NetworkID || g.Timestamp != cfg.StartTime {
 		t.Errorf("custom genesis: DAG %t, network %d, time %d", g.DAG, g.NetworkID, g.Timestamp)

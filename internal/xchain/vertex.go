@@ -7,25 +7,12 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/snow/engine/avalanche/vertex"
 	"github.com/ava-labs/avalanchego/utils/hashing"
+
+	"github.com/avaindex/avaindex/internal"
 )
 
-// Vertex is one container of the node's X/vtx index, decoded: a vertex of
-// the X-chain's pre-Cortina DAG and the txs it carried.
-type Vertex struct {
-	// Index is its position in the X/vtx index.
-	Index uint64
-	ID    ids.ID
-	// Height is the vertex's height in the DAG (one more than its highest
-	// parent's).
-	Height uint64
-	// Timestamp is when the node accepted it.
-	Timestamp time.Time
-	// TxIDs are the txs it carried, each once, in the vertex's order. A
-	// stop vertex (Stop), the last one the DAG accepted before Cortina's
-	// linearization, carries none.
-	TxIDs []ids.ID
-	Stop  bool
-}
+// Vertex is one container of the node's X/vtx index, decoded.
+type Vertex = internal.XVertex
 
 // DecodeVertex decodes the container at index of the node's X/vtx index:
 // id and the vertex bytes, accepted at timestamp (the node's RFC 3339
@@ -46,7 +33,7 @@ func DecodeVertex(index uint64, id ids.ID, b []byte, timestamp string) (*Vertex,
 	if vtx.ID() != id {
 		return nil, fmt.Errorf("X/vtx container %d is %s, but its vertex is %s", index, id, vtx.ID())
 	}
-	v := &Vertex{Index: index, ID: id, Height: vtx.Height(), Timestamp: ts, Stop: vtx.StopVertex()}
+	v := &Vertex{Index: index, ID: id, Height: vtx.Height(), Timestamp: ts, Stop: vtx.StopVertex(), Parents: vtx.ParentIDs()}
 	seen := make(map[ids.ID]bool, len(vtx.Txs()))
 	for _, tx := range vtx.Txs() {
 		// A tx's id is the hash of its signed bytes, as the avm computes

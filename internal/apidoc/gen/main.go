@@ -1,7 +1,10 @@
 // Command gen writes internal/apidoc/openapi.json, the OpenAPI document
 // avaindex serves: the operations of the Data API reference
 // (../shared/reference, or $AVAINDEX_REFERENCE_DIR) that the Data API's
-// routes serve, and own.yaml for the rest (see apidoc.Build):
+// routes serve, and own.yaml for the rest (see apidoc.Build); and
+// hosted.json, every operation of the Data API's and the Metrics API's
+// references (apidoc.BuildHosted), which the server tells apart from a
+// typo when avaindex does not serve it:
 //
 //	go generate ./internal/apidoc
 //
@@ -53,5 +56,19 @@ func run() error {
 		return fmt.Errorf("writing the document: %w", err)
 	}
 	fmt.Printf("%s (%d bytes)\n", out, len(doc))
+
+	metricsRef, err := os.ReadFile(filepath.Join(refDir, apidoc.MetricsReferenceFile))
+	if err != nil {
+		return fmt.Errorf("reading the Metrics API reference document: %w", err)
+	}
+	hosted, err := apidoc.BuildHosted(ref, metricsRef)
+	if err != nil {
+		return err
+	}
+	out = filepath.Join(dir, apidoc.HostedFile)
+	if err := os.WriteFile(out, hosted, 0o644); err != nil {
+		return fmt.Errorf("writing the hosted operations: %w", err)
+	}
+	fmt.Printf("%s (%d bytes)\n", out, len(hosted))
 	return nil
 }

@@ -2,8 +2,11 @@ package contracts
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/url"
 
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/core/types"
@@ -170,15 +173,21 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 	erc721 := func(from, to common.Address, id int64) Transfer {
 		return Transfer{Standard: ERC721, From: from, To: to, TokenID: b(id), Value: b(1)}
 	}
-	uri := func(id int64) string { return fmt.Sprintf("ipfs://avaindex-test/nft/%d.json", id) }
-	s.NFT721.URIs[1], s.NFT721.URIs[2] = uri(1)+"?v=2", uri(2)
+	// The metadata are data: URIs, which resolve without a network (devnet's
+	// demo runs offline); token 1's URI set later is another document.
+	uri := func(id int64, version int) string {
+		return metadataURI(map[string]any{"name": fmt.Sprintf("%s #%d", s.NFT721.Name, id),
+			"description": fmt.Sprintf("token %d of avaindex's test ERC-721, metadata version %d", id, version),
+			"attributes":  []map[string]any{{"trait_type": "version", "value": version}}})
+	}
+	s.NFT721.URIs[1], s.NFT721.URIs[2] = uri(1, 2), uri(2, 1)
 	steps = []struct {
 		step string
 		in   []byte
 		tr   []Transfer
 	}{
-		{"mint erc721 1", MintERC721(me, 1, uri(1)), []Transfer{erc721(common.Address{}, me, 1)}},
-		{"mint erc721 2", MintERC721(me, 2, uri(2)), []Transfer{erc721(common.Address{}, me, 2)}},
+		{"mint erc721 1", MintERC721(me, 1, uri(1, 1)), []Transfer{erc721(common.Address{}, me, 1)}},
+		{"mint erc721 2", MintERC721(me, 2, uri(2, 1)), []Transfer{erc721(common.Address{}, me, 2)}},
 		{"transferFrom erc721", TransferFromERC721(me, s.Alice, 1), []Transfer{erc721(me, s.Alice, 1)}},
 		{"safeTransferFrom erc721", SafeTransferFromERC721(me, s.Bob, 2), []Transfer{erc721(me, s.Bob, 2)}},
 		{"setTokenURI erc721", SetTokenURI(1, s.NFT721.URIs[1]), nil},
@@ -191,8 +200,11 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 	}
 
 	// ERC-1155.
-	s.Multi1155 = Token{Name: "Avaindex Test Multi", Symbol: "AIM", Template: "https://example.invalid/multi/{id}.json",
-		URIs: map[int64]string{2: "ipfs://avaindex-test/multi/2.json"}}
+	// The {id} template is a data: URI too, its JSON escaped around {id},
+	// which the contract leaves for clients to substitute.
+	s.Multi1155 = Token{Name: "Avaindex Test Multi", Symbol: "AIM",
+		Template: "data:application/json," + url.PathEscape(`{"name":"Avaindex Test Multi `) + "{id}" + url.PathEscape(`","description":"a token of avaindex's test ERC-1155, by its uri template"}`),
+		URIs:     map[int64]string{2: metadataURI(map[string]any{"name": "Avaindex Test Multi #2", "description": "token 2 of avaindex's test ERC-1155, by its own uri"})}}
 	if err := deploy("deploy erc1155", &s.Multi1155, Multi1155.Deploy(s.Multi1155.Name, s.Multi1155.Symbol, s.Multi1155.Template)); err != nil {
 		return nil, err
 	}
@@ -253,4 +265,13 @@ func Run(ctx context.Context, n *testnet.Network) (*Scenario, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// metadataURI is the data: URI of an NFT metadata document.
+func metadataURI(doc map[string]any) string {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		panic(err) // maps of strings and numbers
+	}
+	return "data:application/json;base64," + base64.StdEncoding.EncodeToString(b)
 }

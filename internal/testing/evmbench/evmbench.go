@@ -10,17 +10,10 @@ package evmbench
 
 import (
 	"context"
-	"crypto/sha256"
-	"database/sql"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -29,7 +22,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/store"
-	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/testing/benchstore"
 )
 
 // version changes whenever the generated rows change.
@@ -69,107 +62,12 @@ func address(kind string, k int) common.Address {
 // it when no run built it before.
 func Open(tb testing.TB, backend string) *Dataset {
 	tb.Helper()
-	n := DefaultTransfers
-	if v := os.Getenv("AVAINDEX_BENCH_TRANSFERS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 100_000 {
-			tb.Fatalf("AVAINDEX_BENCH_TRANSFERS=%q: want a number of at least 100000", v)
-		}
-	}
+	n := benchstore.Size(tb, "AVAINDEX_BENCH_TRANSFERS", DefaultTransfers)
 	d := &Dataset{Transfers: n, Heavy: address("heavy", 0), HeavyToken: address("token", -1)}
-	schema, err := schemaHash()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	name := fmt.Sprintf("avaindex_bench_transfers_v%d_%d_%s", version, n, schema)
-	switch backend {
-	case "sqlite":
-		dir := os.Getenv("AVAINDEX_BENCH_CACHE")
-		if dir == "" {
-			base, err := os.UserCacheDir()
-			if err != nil {
-				tb.Fatal(err)
-			}
-			dir = filepath.Join(base, "avaindex", "bench")
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		d.DSN = "sqlite:" + filepath.Join(dir, name+".db")
-	case "postgres":
-		d.DSN = postgresDatabase(tb, name)
-	default:
-		tb.Fatalf("no backend %q", backend)
-	}
-	ctx := context.Background()
-	st, err := store.Open(ctx, d.DSN)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer st.Close()
-	if v, ok, err := st.Setting(ctx, "bench:complete"); err != nil {
-		tb.Fatal(err)
-	} else if ok && string(v) == name {
-		return d
-	}
-	db, err := database.Open(ctx, d.DSN)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	start := time.Now()
-	tb.Logf("building the %s benchmark store %s (%d transfers); it is kept for later runs", backend, name, n)
-	if err := d.build(ctx, tb, db); err != nil {
-		tb.Fatal(err)
-	}
-	if err := st.PutSettingIfAbsent(ctx, "bench:complete", []byte(name)); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Logf("built in %s", time.Since(start).Round(time.Second))
+	d.DSN = benchstore.Open(tb, backend, "transfers", version, n, func(ctx context.Context, db *database.DB) error {
+		return d.build(ctx, tb, db)
+	})
 	return d
-}
-
-// schemaHash names the migrations the store was built with.
-func schemaHash() (string, error) {
-	ms, err := database.ReadMigrations(store.Migrations())
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	for _, m := range ms {
-		h.Write([]byte(m.SQL))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:8], nil
-}
-
-// postgresDatabase returns the DSN of database name on the test server,
-// creating it when missing.
-func postgresDatabase(tb testing.TB, name string) string {
-	tb.Helper()
-	admin := dbtest.PostgresURL()
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Ping(); err != nil {
-		tb.Skipf("SKIP: PostgreSQL not reachable at %s: %v", admin, err)
-	}
-	var exists bool
-	if err := db.QueryRow("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		tb.Fatal(err)
-	}
-	if !exists {
-		if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }
 
 // Key returns the list key of transfer i.

@@ -11,18 +11,11 @@ package utxobench
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
@@ -32,8 +25,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
-	"github.com/avaindex/avaindex/internal/store"
-	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/testing/benchstore"
 )
 
 // version changes whenever the generated rows change.
@@ -110,111 +102,16 @@ func network() *internal.Network {
 // it when no run built it before.
 func Open(tb testing.TB, backend string) *Dataset {
 	tb.Helper()
-	n := DefaultUTXOs
-	if v := os.Getenv("AVAINDEX_BENCH_UTXOS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 100_000 {
-			tb.Fatalf("AVAINDEX_BENCH_UTXOS=%q: want a number of at least 100000", v)
-		}
-	}
+	n := benchstore.Size(tb, "AVAINDEX_BENCH_UTXOS", DefaultUTXOs)
 	d := &Dataset{Network: network(), UTXOs: n, addresses: max(n/10, 1000), Heavy: address(0), HeavyNode: nodeID(0),
 		Stakers: n / StakersPer}
 	for i := 1; i <= Mediums; i++ {
 		d.Medium = append(d.Medium, address(i))
 	}
-	schema, err := schemaHash()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	name := fmt.Sprintf("avaindex_bench_utxos_v%d_%d_%s", version, n, schema)
-	switch backend {
-	case "sqlite":
-		dir := os.Getenv("AVAINDEX_BENCH_CACHE")
-		if dir == "" {
-			base, err := os.UserCacheDir()
-			if err != nil {
-				tb.Fatal(err)
-			}
-			dir = filepath.Join(base, "avaindex", "bench")
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		d.DSN = "sqlite:" + filepath.Join(dir, name+".db")
-	case "postgres":
-		d.DSN = postgresDatabase(tb, name)
-	default:
-		tb.Fatalf("no backend %q", backend)
-	}
-	ctx := context.Background()
-	st, err := store.Open(ctx, d.DSN)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer st.Close()
-	if v, ok, err := st.Setting(ctx, "bench:complete"); err != nil {
-		tb.Fatal(err)
-	} else if ok && string(v) == name {
-		return d
-	}
-	db, err := database.Open(ctx, d.DSN)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	start := time.Now()
-	tb.Logf("building the %s benchmark store %s (%d UTXOs); it is kept for later runs", backend, name, n)
-	if err := d.build(ctx, tb, db); err != nil {
-		tb.Fatal(err)
-	}
-	if err := st.PutSettingIfAbsent(ctx, "bench:complete", []byte(name)); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Logf("built in %s", time.Since(start).Round(time.Second))
+	d.DSN = benchstore.Open(tb, backend, "utxos", version, n, func(ctx context.Context, db *database.DB) error {
+		return d.build(ctx, tb, db)
+	})
 	return d
-}
-
-// schemaHash names the migrations the store was built with.
-func schemaHash() (string, error) {
-	ms, err := database.ReadMigrations(store.Migrations())
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	for _, m := range ms {
-		h.Write([]byte(m.SQL))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:8], nil
-}
-
-// postgresDatabase returns the DSN of database name on the test server,
-// creating it when missing.
-func postgresDatabase(tb testing.TB, name string) string {
-	tb.Helper()
-	admin := dbtest.PostgresURL()
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Ping(); err != nil {
-		tb.Skipf("SKIP: PostgreSQL not reachable at %s: %v", admin, err)
-	}
-	var exists bool
-	if err := db.QueryRow("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		tb.Fatal(err)
-	}
-	if !exists {
-		if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	u, err := url.Parse(admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }
 
 // chunk is how many UTXOs one transaction writes.

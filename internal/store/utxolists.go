@@ -16,7 +16,6 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
-	"github.com/avaindex/avaindex/internal/utxo"
 )
 
 // UTXOListStore reads the per-address UTXO lists of the Data API (table
@@ -128,13 +127,13 @@ type listedOutputs struct {
 }
 
 type listedOutput struct {
-	o      *utxo.Output
+	o      *internal.UTXOOutput
 	origin internal.Chain
 	time   int64
 }
 
 // add lists o, created on origin at time t (unix seconds).
-func (l *listedOutputs) add(o *utxo.Output, origin internal.Chain, t int64) {
+func (l *listedOutputs) add(o *internal.UTXOOutput, origin internal.Chain, t int64) {
 	l.outs = append(l.outs, listedOutput{o: o, origin: origin, time: t})
 }
 
@@ -273,19 +272,18 @@ func backfillAddressUTXOs(ctx context.Context, tx *database.DB) error {
 	return nil
 }
 
-// listedUTXOTables are the tables that hold each origin's UTXOs, with the
-// expressions of the columns ListedUTXO reads that not all have.
-var listedUTXOTables = map[internal.Chain]struct {
-	table, kind, stakeable, staked string
-}{
-	internal.PChain: {"p_utxos", "u.kind", "u.stakeable_locktime", "u.staked"},
-	internal.XChain: {"x_utxos", "u.kind", "NULL", "FALSE"},
-	internal.CChain: {"c_atomic_utxos", "'" + exportedKind + "'", "NULL", "FALSE"},
+// listedSelect selects, from the table u of origin's UTXOs, the columns
+// scanListedUTXO reads.
+func listedSelect(origin internal.Chain) string {
+	t := utxoTables[origin]
+	return `SELECT u.id, u.tx_id, u.output_index, ` + t.kind + `, u.peer_chain_id, u.asset_id, u.amount, u.locktime,
+		u.threshold, ` + t.stakeable + `, u.bytes, u.created_tx_id, u.created_height, u.created_time, ` + t.staked + `,
+		u.consumed_tx_id, u.consumed_height, u.consumed_time FROM ` + t.table + ` u`
 }
 
 func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, limit int) (_ []*ListedUTXO, err error) {
 	defer derrors.Wrap(&err, "store.ListUTXOs(%s, %d addresses)", q.Chain, len(q.Addresses))
-	if _, ok := listedUTXOTables[q.Chain]; !ok {
+	if _, ok := utxoTables[q.Chain]; !ok {
 		return nil, derrors.Invalid("no UTXO list of chain %q", q.Chain)
 	}
 	if len(q.Addresses) == 0 || limit <= 0 {
@@ -395,10 +393,7 @@ func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, key
 		if len(missing) == 0 {
 			break
 		}
-		t := listedUTXOTables[origin]
-		q := `SELECT u.id, u.tx_id, u.output_index, ` + t.kind + `, u.peer_chain_id, u.asset_id, u.amount, u.locktime,
-			u.threshold, ` + t.stakeable + `, u.bytes, u.created_tx_id, u.created_height, u.created_time, ` + t.staked + `,
-			u.consumed_tx_id, u.consumed_height, u.consumed_time FROM ` + t.table + ` u`
+		q := listedSelect(origin)
 		err := idChunksOf(missing, readInList, func(args []any, in string) error {
 			return tx.RunPrepared(ctx, q+" WHERE u.id IN "+in, func(r *sql.Rows) error {
 				u, err := scanListedUTXO(r)
@@ -427,7 +422,27 @@ func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, key
 	if err := stakePeriods(ctx, tx, byID); err != nil {
 		return nil, err
 	}
-	err := idChunksOf(want, readInList, func(args []any, in string) error {
+	err := listedOwners(ctx, tx, chain, want, func(id ids.ID, a ids.ShortID) {
+		if u := byID[id]; u != nil {
+			u.Owners = append(u.Owners, a)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*ListedUTXO, len(want))
+	for i, id := range want {
+		u := byID[id]
+		slices.SortFunc(u.Owners, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
+		out[i] = u
+	}
+	return out, nil
+}
+
+// listedOwners calls f with each owner of the UTXOs utxoIDs on chain's
+// UTXO lists (address_utxos), in no particular order.
+func listedOwners(ctx context.Context, tx *database.DB, chain internal.Chain, utxoIDs []ids.ID, f func(utxoID ids.ID, owner ids.ShortID)) error {
+	return idChunksOf(utxoIDs, readInList, func(args []any, in string) error {
 		return tx.RunPrepared(ctx, "SELECT utxo_id, address FROM address_utxos WHERE utxo_id IN "+in+" AND chain = ?",
 			func(r *sql.Rows) error {
 				var id, addr []byte
@@ -442,22 +457,10 @@ func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, key
 				if err != nil {
 					return err
 				}
-				if u := byID[uid]; u != nil {
-					u.Owners = append(u.Owners, a)
-				}
+				f(uid, a)
 				return nil
 			}, append(args, string(chain))...)
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*ListedUTXO, len(want))
-	for i, id := range want {
-		u := byID[id]
-		slices.SortFunc(u.Owners, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
-		out[i] = u
-	}
-	return out, nil
 }
 
 // stakePeriods sets the staking period of the P-chain stake outputs among

@@ -13,16 +13,14 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // RederiveStore is the store's side of a rederive: the derived state of a
 // chain written again from what is stored of it (its blocks, the X-chain's
-// mirrored DAG txs), without the node (see ingest.Rederive, which decodes
+// mirrored DAG txs), without the node (see derive.Rederive, which decodes
 // them). A rederive is asked for by a settings row "rederive:CHAIN"
 // (RequestRederive, or a migration that inserts it with the value
 // 'request'); StartRederive clears the chain's derived state and turns the
@@ -52,8 +50,8 @@ type RederiveStore interface {
 	// move the cursor past it, in one transaction; the last batch of the
 	// last phase ends the rederive.
 	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (Rederive, error)
-	RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (Rederive, error)
-	RederiveXDAGTxs(ctx context.Context, txs []*xchain.DAGTx) (Rederive, error)
+	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (Rederive, error)
 	// StoredCAtomicBlocks returns the stored atomic txs of up to n C-chain
 	// blocks from height from on, by block, ascending: only the atomic txs
 	// of the C-chain's blocks are stored, and all its derived state
@@ -61,7 +59,7 @@ type RederiveStore interface {
 	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]StoredCBlock, error)
 	// RederiveCBlocks applies the atomic txs of the C-chain's blocks
 	// (those of heights first..last that have any) again.
-	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*cchain.Block) (Rederive, error)
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (Rederive, error)
 }
 
 // StoredCBlock is a C-chain block's stored atomic txs, in block order.
@@ -410,17 +408,10 @@ func (s *sqlStore) RederivePBlocks(ctx context.Context, blocks []*pchain.Block) 
 		}
 	}
 	return s.rederiveBatch(ctx, internal.PChain, RederiveBlocks, blocks[0].Height, blocks[len(blocks)-1].Height,
-		func(tx *database.DB) error {
-			for _, apply := range pAppliers {
-				if err := apply(ctx, tx, blocks); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		func(tx *database.DB) error { return runAppliers(ctx, tx, pAppliers, blocks) })
 }
 
-func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) (r Rederive, err error) {
+func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (r Rederive, err error) {
 	if len(blocks) == 0 {
 		return r, fmt.Errorf("store.RederiveXBlocks: no blocks: %w", derrors.InvalidArgument)
 	}
@@ -432,10 +423,10 @@ func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*xchain.Block) 
 	first, last := blocks[0].Height, blocks[len(blocks)-1].Height
 	defer derrors.Wrap(&err, "store.RederiveXBlocks(%d..%d)", first, last)
 	return s.rederiveBatch(ctx, internal.XChain, RederiveBlocks, first, last,
-		func(tx *database.DB) error { return applyXDerived(ctx, tx, blocks) })
+		func(tx *database.DB) error { return runAppliers(ctx, tx, xAppliers, blocks) })
 }
 
-func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*xchain.DAGTx) (r Rederive, err error) {
+func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData) (r Rederive, err error) {
 	if len(dtxs) == 0 || dtxs[0] == nil || dtxs[len(dtxs)-1] == nil {
 		return r, fmt.Errorf("store.RederiveXDAGTxs: no txs: %w", derrors.InvalidArgument)
 	}
@@ -479,7 +470,7 @@ func (s *sqlStore) StoredCAtomicBlocks(ctx context.Context, from uint64, n int) 
 	return out, err
 }
 
-func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*cchain.Block) (r Rederive, err error) {
+func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (r Rederive, err error) {
 	defer derrors.Wrap(&err, "store.RederiveCBlocks(%d..%d)", first, last)
 	for i, b := range blocks {
 		if b == nil || b.Height < first || b.Height > last || (i > 0 && b.Height <= blocks[i-1].Height) {
@@ -490,7 +481,7 @@ func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, bloc
 		return r, fmt.Errorf("an empty range: %w", derrors.InvalidArgument)
 	}
 	return s.rederiveBatch(ctx, internal.CChain, RederiveBlocks, first, last,
-		func(tx *database.DB) error { return applyCAtomic(ctx, tx, blocks) })
+		func(tx *database.DB) error { return runAppliers(ctx, tx, cAppliers, blocks) })
 }
 
 // writePRewardUTXOs keeps the reward UTXOs the node reported for the

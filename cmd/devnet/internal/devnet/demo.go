@@ -15,6 +15,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/testing/contracts"
@@ -168,6 +169,8 @@ func evmSurfaces(base string, d *demoResult) []surface {
 		get("the ERC-20 token's metadata", chain+"/addresses/"+s.Token20.Address.Hex()),
 		get("its transfers: a mint, a transfer, a transferFrom", chain+"/tokens/"+s.Token20.Address.Hex()+"/transfers"),
 		get("the ERC-721 collection's transfers", chain+"/tokens/"+s.NFT721.Address.Hex()+"/transfers"),
+		get("its tokens with their metadata (data: URIs, read without a network)", chain+"/nfts/collections/"+s.NFT721.Address.Hex()+"/tokens"),
+		get("the ERC-1155 tokens' metadata (one by its {id} template)", chain+"/nfts/collections/"+s.Multi1155.Address.Hex()+"/tokens"),
 		get("Alice's ERC-721 transfers", chain+"/addresses/"+s.Alice.Hex()+"/transactions:listErc721"),
 		get("Bob's ERC-1155 transfers (a batch)", chain+"/addresses/"+s.Bob.Hex()+"/transactions:listErc1155"),
 		get("the contracts the demo key deployed", chain+"/contracts/"+s.Deployer.Hex()+"/deployments"),
@@ -218,6 +221,45 @@ func waitIndexed(ctx context.Context, nodeURL, base string, evmChainID uint64) e
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("avaindex did not index the demo transactions: %w", ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// waitNFTMetadata waits until the metadata of the demo's NFTs is fetched
+// (their data: URIs need no network), so that the commands printed show it.
+func waitNFTMetadata(ctx context.Context, base string, d *demoResult) error {
+	if d.EVM == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		pending := 0
+		for _, c := range []common.Address{d.EVM.NFT721.Address, d.EVM.Multi1155.Address} {
+			var r struct {
+				Tokens []struct {
+					Metadata struct {
+						IndexStatus string `json:"indexStatus"`
+					} `json:"metadata"`
+				} `json:"tokens"`
+			}
+			err := getJSON(ctx, fmt.Sprintf("%s/v1/chains/%d/nfts/collections/%s/tokens", base, d.EVMChainID, c.Hex()), &r)
+			if err != nil || len(r.Tokens) == 0 {
+				pending++
+			}
+			for _, t := range r.Tokens {
+				if t.Metadata.IndexStatus == "UNINDEXED" {
+					pending++
+				}
+			}
+		}
+		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("avaindex did not fetch the demo NFTs' metadata: %w", ctx.Err())
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

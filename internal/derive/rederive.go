@@ -1,4 +1,4 @@
-package ingest
+package derive
 
 import (
 	"context"
@@ -16,9 +16,21 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-// RederiveSource is what a rederive reads and writes of the store.
+// RederiveSource is what a rederive calls of the store: the rederive's
+// state, what is stored of the chain, and the batch applies that move the
+// rederive's cursor (see store.RederiveStore). store.Store satisfies it.
 type RederiveSource interface {
-	store.RederiveStore
+	PendingRederives(ctx context.Context) ([]store.Rederive, error)
+	StartRederive(ctx context.Context, chain internal.Chain) (store.Rederive, error)
+
+	StoredPBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
+	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (store.Rederive, error)
+	StoredXBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
+	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (store.Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (store.Rederive, error)
+	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]store.StoredCBlock, error)
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (store.Rederive, error)
+
 	// Setting reads the stored network (store.NetworkSetting), whose
 	// X-chain genesis the X-chain's rederive needs.
 	Setting(ctx context.Context, key string) ([]byte, bool, error)
@@ -35,6 +47,9 @@ type RederiveOptions struct {
 	ProgressEvery time.Duration
 	// OnBatch, when set, is called after each committed batch.
 	OnBatch func(store.Rederive)
+	// NetworkGenesis is the network's genesis bytes when avalanchego does
+	// not build it in (Options.NetworkGenesis).
+	NetworkGenesis []byte
 }
 
 // RunPendingRederives runs every rederive asked for (by a migration,
@@ -73,7 +88,7 @@ func Rederive(ctx context.Context, st RederiveSource, chain internal.Chain, log 
 	case internal.PChain:
 		step = newPRederive(st).step
 	case internal.XChain:
-		g, err := storedXGenesis(ctx, st)
+		g, err := storedXGenesis(ctx, st, opts.NetworkGenesis)
 		if err != nil {
 			return err
 		}
@@ -190,7 +205,7 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 				return r, 0, fmt.Errorf("rederive: %w", err)
 			}
 		}
-		r, err = x.st.RederiveXDAGTxs(ctx, dtxs)
+		r, err = x.st.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dtxs))
 		return r, len(dtxs), err
 	}
 	stored, err := x.st.StoredXBlocks(ctx, r.Next, n)
@@ -206,7 +221,7 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 			return r, 0, fmt.Errorf("rederive: %w", err)
 		}
 	}
-	r, err = x.st.RederiveXBlocks(ctx, blocks)
+	r, err = x.st.RederiveXBlocks(ctx, xchain.BlocksData(blocks))
 	return r, len(blocks), err
 }
 
@@ -246,7 +261,7 @@ func (c *cRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 
 // storedXGenesis returns the X-chain genesis of the stored network, nil
 // when it is not known (as the indexer's xGenesis).
-func storedXGenesis(ctx context.Context, st RederiveSource) (*xchain.Genesis, error) {
+func storedXGenesis(ctx context.Context, st RederiveSource, networkGenesis []byte) (*xchain.Genesis, error) {
 	v, ok, err := st.Setting(ctx, store.NetworkSetting)
 	if err != nil {
 		return nil, err
@@ -258,7 +273,7 @@ func storedXGenesis(ctx context.Context, st RederiveSource) (*xchain.Genesis, er
 	if err := json.Unmarshal(v, &n); err != nil {
 		return nil, fmt.Errorf("rederive: the stored network: %w", err)
 	}
-	g, ok, err := xchain.GenesisFor(n.XChainID)
+	g, ok, err := xchain.GenesisFor(n.XChainID, networkGenesis)
 	if err != nil || !ok {
 		return nil, err
 	}

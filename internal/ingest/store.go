@@ -1,0 +1,49 @@
+package ingest
+
+import (
+	"context"
+	"math/big"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/store"
+)
+
+// Store is what the indexer calls of the store: each chain's apply of a
+// batch with its cursor, and the few reads a follower needs to resume
+// (cursors, the stored block at a cursor) or to decode (the contracts'
+// types, a chain's blockchain). store.Store satisfies it.
+type Store interface {
+	Cursor(ctx context.Context, key store.CursorKey) (height uint64, ok bool, err error)
+
+	// The container indexes' mirror (containers.go).
+	ApplyContainers(ctx context.Context, index string, cs []store.Container) error
+	SetIndexSource(ctx context.Context, index string, src store.IndexSource) error
+	ContainerRange(ctx context.Context, index string, first, last uint64) ([]store.Container, error)
+
+	// The P-, X- and C-chains (xc.go).
+	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
+	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
+	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData) error
+	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
+	ApplyXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) error
+	XDAGContainers(ctx context.Context, max int) ([]store.Container, error)
+	ApplyXVertices(ctx context.Context, vs []*internal.XVertex) error
+	XVertexContainers(ctx context.Context, max int) ([]store.Container, error)
+	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) error
+	CLastHash(ctx context.Context) (ids.ID, error)
+
+	// The supply the node reports (ingest.go).
+	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
+	PutSupply(ctx context.Context, subnetID ids.ID, height, supply uint64) error
+
+	// The EVM chains (evm.go).
+	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) error
+	EVMBlockHash(ctx context.Context, chainID, number uint64) (common.Hash, error)
+	EVMContractTypes(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]internal.ERCType, error)
+	NFTTokenIDs(ctx context.Context, chainID uint64, token common.Address, from, to *big.Int, limit int) ([]*big.Int, error)
+	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
+}

@@ -1,0 +1,69 @@
+package internal
+
+import (
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+)
+
+// What the P-, X- and C-chains share about UTXOs, as the store keeps it
+// (package utxo builds these values from avalanchego's).
+
+// UTXOInput is a UTXO a transaction spends, on any chain.
+type UTXOInput struct {
+	UTXOID avax.UTXOID
+	// ID is UTXOID.InputID(), the key the consumed UTXO is stored under.
+	ID      ids.ID
+	AssetID ids.ID
+	// Amount is the input's amount; 0 for an X-chain operation's inputs.
+	Amount uint64
+	// SourceChain is the chain whose shared memory an imported input comes
+	// from; empty for inputs from the spending chain's own UTXO set.
+	SourceChain ids.ID
+}
+
+// UTXOOutput is one UTXO as a chain (or shared memory) holds it, with the
+// fields the store indexes read from it.
+type UTXOOutput struct {
+	UTXO *avax.UTXO
+	// Bytes is the UTXO in its chain's encoding: what the chain's getUTXOs
+	// serves and what an ExportTx puts into shared memory.
+	Bytes []byte
+	// Kind is the chain's name for what the UTXO is (e.g. "regular",
+	// "stake", "exported").
+	Kind string
+	// PeerChain is the destination chain of an exported output.
+	PeerChain ids.ID
+
+	AssetID ids.ID
+	Amount  uint64
+	// Owners are the output's owners (threshold, addresses, locktime); zero
+	// for outputs without any.
+	Owners secp256k1fx.OutputOwners
+	// StakeableLocktime is a P-chain stakeable.LockOut's locktime; 0 when
+	// the output is not stakeable-locked.
+	StakeableLocktime uint64
+}
+
+// ID is avalanchego's key of the UTXO: its tx id prefixed with its output
+// index (avax.UTXOID.InputID).
+func (o *UTXOOutput) ID() ids.ID { return o.UTXO.InputID() }
+
+// UTXOBlock is a P- or X-chain block as its chain metrics read it: its
+// height, time and number of txs, and what those txs do to UTXOs (txs
+// without UTXOs left out).
+type UTXOBlock struct {
+	Height  uint64
+	Time    time.Time
+	Txs     int
+	Effects []UTXOEffects
+}
+
+// UTXOEffects are what a tx does to UTXOs: the chain's own UTXOs it
+// consumes, the other chains' it imports, the outputs it produces.
+type UTXOEffects struct {
+	Consumed, Imported []UTXOInput
+	Produced           []*UTXOOutput
+}
