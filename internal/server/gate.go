@@ -82,7 +82,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if r.Method == http.MethodPost && g.jsonBody[pattern] && !isJSON(r.Header.Get("Content-Type")) {
+	if r.Method == http.MethodPost && g.jsonBody[pattern] && !jsonOrEmpty(r) {
 		g.writeError(g.surfaces[pattern])(w, r, derrors.Client(derrors.UnsupportedMediaType,
 			"the body must be sent as Content-Type: application/json, not %s", derrors.Echo(r.Header.Get("Content-Type"))))
 		return
@@ -150,6 +150,16 @@ func cleanPath(p string) bool {
 		c += "/"
 	}
 	return c == p
+}
+
+// jsonOrEmpty tells whether r's body is declared JSON, or is empty with no
+// Content-Type: what chainkit sends for an operation without a body
+// (:reindex). Every cross-site form a browser can send without a preflight
+// names its type (form-urlencoded, multipart or text/plain), so it is
+// refused either way.
+func jsonOrEmpty(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	return isJSON(ct) || ct == "" && r.ContentLength == 0
 }
 
 // isJSON tells whether a Content-Type is application/json, with any

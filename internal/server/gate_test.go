@@ -57,6 +57,10 @@ func TestPostNeedsJSON(t *testing.T) {
 			}
 		}
 	}
+	// An empty body with no type is what chainkit sends for :reindex.
+	if a := call(t, "POST", base+reindexPath, ""); a.status == http.StatusUnsupportedMediaType {
+		t.Errorf("POST %s without a body: %d %s", reindexPath, a.status, a.body)
+	}
 	// The node API answers as the node does (gorilla/rpc's own checks).
 	if a := call(t, "POST", base+nodePath, `{}`, "Content-Type", "text/plain"); a.status != http.StatusOK {
 		t.Errorf("node API: %d %s", a.status, a.body)
