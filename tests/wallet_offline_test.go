@@ -58,6 +58,9 @@ func TestWalletReadsWhenNodeIsDown(t *testing.T) {
 		{"/ext/bc/X", "avm.getBlockByHeight", map[string]any{"height": 1}},
 		{"/ext/bc/X", "avm.getTx", map[string]any{"txID": issued.XImportFromP, "encoding": "hexnc"}},
 		{"/ext/bc/X", "avm.getTxStatus", map[string]any{"txID": issued.XBaseTx}},
+		{"/ext/bc/X", "avm.getBalance", map[string]any{"address": n.FormatAddress("X", issued.Recipient), "assetID": "AVAX"}},
+		{"/ext/bc/X", "avm.getAssetDescription", map[string]any{"assetID": issued.AssetID}},
+		{"/ext/bc/X", "avm.getAssetDescription", map[string]any{"assetID": "AVAX"}},
 	}
 	type answer struct{ res, err json.RawMessage }
 	want := make([]answer, len(calls))
