@@ -15,7 +15,8 @@ import (
 
 // TestPTxReadsMatchNode compares the P-chain reads a wallet makes of txs
 // and of the chain (platform.getTx in every encoding, getTxStatus,
-// getTimestamp, getStakingAssetID, getSubnet, validatedBy, validates) on
+// getTimestamp, getStakingAssetID, getSubnet, getSubnets, validatedBy,
+// validates) on
 // avaindex and on the node: every tx of every block, the genesis's, and
 // bad inputs.
 func TestPTxReadsMatchNode(t *testing.T) {
@@ -95,6 +96,18 @@ func TestPTxReadsMatchNode(t *testing.T) {
 			same("platform.getStakingAssetID", params)
 			same("platform.getSubnet", params)
 			same("platform.validates", params)
+		}
+		for _, params := range []any{
+			map[string]any{}, nil, map[string]any{"ids": []ids.ID{}},
+			map[string]any{"ids": []ids.ID{constants.PrimaryNetworkID}},
+			map[string]any{"ids": []ids.ID{issued.SubnetID, poa, constants.PrimaryNetworkID, issued.SubnetID}},
+			map[string]any{"ids": []ids.ID{ids.GenerateTestID()}},
+			map[string]any{"ids": []ids.ID{poa, issued.ChainID}},
+			map[string]any{"ids": []ids.ID{n.XChainID}},
+			map[string]any{"ids": []ids.ID{issued.PBaseTx}},
+			map[string]any{"ids": "nope"}, map[string]any{"ids": []string{"nope"}},
+		} {
+			same("platform.getSubnets", params)
 		}
 		for _, chain := range []any{constants.PlatformChainID.String(), n.XChainID.String(), n.CChainID.String(),
 			issued.ChainID.String(), issued.SubnetID.String(), ids.GenerateTestID().String(), "nope", "", nil} {
