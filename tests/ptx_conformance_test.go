@@ -16,7 +16,7 @@ import (
 // TestPTxReadsMatchNode compares the P-chain reads a wallet makes of txs
 // and of the chain (platform.getTx in every encoding, getTxStatus,
 // getTimestamp, getStakingAssetID, getSubnet, getSubnets, getStake,
-// validatedBy, validates) on
+// getTotalStake, validatedBy, validates) on
 // avaindex and on the node: every tx of every block, the genesis's, and
 // bad inputs.
 func TestPTxReadsMatchNode(t *testing.T) {
@@ -103,6 +103,7 @@ func TestPTxReadsMatchNode(t *testing.T) {
 				params["subnetID"] = subnet
 			}
 			same("platform.getStakingAssetID", params)
+			same("platform.getTotalStake", params)
 			same("platform.getSubnet", params)
 			same("platform.validates", params)
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/formatting"
+	avajson "github.com/ava-labs/avalanchego/utils/json"
+	safemath "github.com/ava-labs/avalanchego/utils/math"
 	"github.com/ava-labs/avalanchego/utils/set"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
@@ -127,4 +129,36 @@ func ownedStake(tx *txs.Tx, addrs set.Set[ids.ShortID], totals balances) []*avax
 		outs = append(outs, o)
 	}
 	return outs
+}
+
+// GetTotalStake answers the weight of a subnet's current validator set,
+// as the node's validator manager sums it: its validators' and
+// delegators' weights, and an L1's validators', inactive ones included.
+// A subnet with no validators (or no such subnet) weighs 0.
+func (p *Platform) GetTotalStake(r *http.Request, args *platformvm.GetTotalStakeArgs, reply *platformvm.GetTotalStakeReply) error {
+	cs, err := p.store.CurrentStakers(r.Context(), args.SubnetID)
+	if err != nil {
+		return storeError("couldn't get total weight", err)
+	}
+	var total uint64
+	add := func(w uint64) error {
+		var err error
+		if total, err = safemath.Add(total, w); err != nil {
+			return fmt.Errorf("couldn't get total weight: %w", err)
+		}
+		return nil
+	}
+	for _, s := range cs.Stakers {
+		if err := add(s.Weight); err != nil {
+			return err
+		}
+	}
+	for _, v := range cs.L1Validators {
+		if err := add(v.Weight); err != nil {
+			return err
+		}
+	}
+	reply.Weight = avajson.Uint64(total)
+	reply.Stake = reply.Weight
+	return nil
 }
