@@ -29,13 +29,19 @@ var errTxNotCreateAsset = errors.New("transaction doesn't create an asset")
 // address's whole UTXO set by.
 const xUTXOPage = 1024
 
-// addressManager parses and formats X-chain addresses as the avm does.
-func (x *AVM) addressManager() (avax.AddressManager, error) {
+// parseAddress parses the address of getBalance and getAllBalances as
+// the avm does, with its error.
+func (x *AVM) parseAddress(s string) (ids.ShortID, error) {
 	aliaser, err := chainAliaser(x.network)
 	if err != nil {
-		return nil, err
+		return ids.ShortEmpty, err
 	}
-	return avax.NewAddressManager(&snow.Context{NetworkID: x.network.ID, ChainID: x.network.XChainID, BCLookup: aliaser}), nil
+	am := avax.NewAddressManager(&snow.Context{NetworkID: x.network.ID, ChainID: x.network.XChainID, BCLookup: aliaser})
+	addr, err := avax.ParseServiceAddress(am, s)
+	if err != nil {
+		return ids.ShortEmpty, fmt.Errorf("problem parsing address '%s': %w", s, err)
+	}
+	return addr, nil
 }
 
 // genesisAssets returns the X-chain's genesis assets; ok is false when
@@ -144,13 +150,9 @@ func (x *AVM) spendable(ctx context.Context, addr ids.ShortID, includePartial bo
 // GetBalance answers an address's balance of an asset from the indexed
 // UTXO set, as the node's deprecated method counts it.
 func (x *AVM) GetBalance(r *http.Request, args *avm.GetBalanceArgs, reply *avm.GetBalanceReply) error {
-	am, err := x.addressManager()
+	addr, err := x.parseAddress(args.Address)
 	if err != nil {
 		return err
-	}
-	addr, err := avax.ParseServiceAddress(am, args.Address)
-	if err != nil {
-		return fmt.Errorf("problem parsing address '%s': %w", args.Address, err)
 	}
 	asset, err := x.lookupAssetID(args.AssetID)
 	if err != nil {
@@ -179,13 +181,9 @@ func (x *AVM) GetBalance(r *http.Request, args *avm.GetBalanceArgs, reply *avm.G
 // from the indexed UTXO set, saturating as the node does. The node lists
 // the assets in map order (random); avaindex sorts them by name.
 func (x *AVM) GetAllBalances(r *http.Request, args *avm.GetAllBalancesArgs, reply *avm.GetAllBalancesReply) error {
-	am, err := x.addressManager()
+	addr, err := x.parseAddress(args.Address)
 	if err != nil {
 		return err
-	}
-	addr, err := avax.ParseServiceAddress(am, args.Address)
-	if err != nil {
-		return fmt.Errorf("problem parsing address '%s': %w", args.Address, err)
 	}
 	utxos, err := x.spendable(r.Context(), addr, args.IncludePartial)
 	if err != nil {
