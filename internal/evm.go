@@ -51,6 +51,17 @@ type EVMBlock struct {
 	BaseFee *big.Int
 	Size    uint64
 	TxCount int
+	// TimeMilliseconds and MinDelayExcess are the header's since Granite
+	// (ACP-226), BlockGasCost since Apricot Phase 4; nil before, and in
+	// blocks stored before avaindex kept them.
+	TimeMilliseconds *uint64
+	MinDelayExcess   *uint64
+	BlockGasCost     *big.Int
+	// FeesSpent is what the block's txs paid (gas used times effective
+	// gas price), CumulativeTxs the chain's txs up to and including the
+	// block; both set by the store, CumulativeTxs nil when unknown.
+	FeesSpent     *big.Int
+	CumulativeTxs *uint64
 }
 
 // EVMTx is one transaction with what its receipt says.
@@ -59,6 +70,10 @@ type EVMTx struct {
 	BlockNumber uint64
 	BlockHash   common.Hash
 	Timestamp   time.Time
+	// BlockTimeMilliseconds and BlockMinDelayExcess are the block's
+	// header fields (EVMBlock), set by the store's tx lists.
+	BlockTimeMilliseconds *uint64
+	BlockMinDelayExcess   *uint64
 	// Index is the tx's position in its block.
 	Index uint32
 	From  common.Address

@@ -11,7 +11,7 @@
 // There is one file per OpenAPI tag (blocks.go, transactions.go, utxos.go,
 // rewards.go, signature_aggregator.go; for the EVM chains chains.go,
 // contracts.go, balances.go, evmtransactions.go, nfts.go with the NFT
-// balance lists), with helpers beside (txrender.go, evmrender.go,
+// balance lists, evmblocks.go; health.go for both), with helpers beside (txrender.go, evmrender.go,
 // assets.go, genesisdata.go).
 package api
 
@@ -125,6 +125,8 @@ type Deps struct {
 	Aggregator SignatureAggregator
 	// Prices tells prices; nil for NoPrices.
 	Prices PriceSource
+	// Health is what the health check pings: the store; nil answers 503.
+	Health Pinger
 	// HistoricalPriceMinAge is how long ago a transaction or reward must
 	// be for its historicalPrice: zero for the hosted API's 24 hours,
 	// NoMinAge for none.
@@ -153,6 +155,7 @@ type API struct {
 	// historicalPrice.
 	priceMinAge time.Duration
 	evm         EVMSource
+	health      Pinger
 	chains      ChainRegistry
 	catalog     ContractCatalog
 	// idTexts keeps the cb58 text of ids rendered often.
@@ -200,6 +203,7 @@ func New(d Deps) (*API, error) {
 	}
 	return &API{
 		evm:            d.EVM,
+		health:         d.Health,
 		chains:         chains,
 		catalog:        catalog,
 		store:          d.Store,
@@ -228,6 +232,8 @@ func (a *API) Routes() []Route {
 // against. Serve Routes.
 func (a *API) BareRoutes() []Route {
 	return []Route{
+		{Pattern: "GET /v1/health-check", Handler: a.handle(a.healthCheck)},
+		{Pattern: "GET /v1/live-check", Handler: a.handle(a.liveCheck)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", Handler: a.handle(a.listBlocks)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", Handler: a.handle(a.getBlock)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", Handler: a.handle(a.getTx)},
@@ -255,9 +261,19 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/chains", Handler: a.handle(a.listChains)},
 		{Pattern: "GET /v1/chains/{chainId}", Handler: a.handle(a.getChain)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}", Handler: a.handle(a.getContractMetadata)},
+		{Pattern: "GET /v1/chains/{chainId}/blocks", Handler: a.handle(a.getLatestBlocks)},
+		{Pattern: "GET /v1/chains/{chainId}/blocks/{blockId}", Handler: a.handle(a.getEVMBlock)},
+		{Pattern: "GET /v1/blocks", Handler: a.handle(a.listLatestBlocksAllChains)},
+		{Pattern: "GET /v1/chains/allBlocks", Handler: a.handle(a.listLatestBlocksAllChains)},
+		{Pattern: "GET /v1/chains/{chainId}/transactions/{txHash}", Handler: a.handle(a.getTransaction)},
+		{Pattern: "GET /v1/chains/{chainId}/blocks/{blockId}/transactions", Handler: a.handle(a.getTransactionsForBlock)},
+		{Pattern: "GET /v1/chains/{chainId}/transactions", Handler: a.handle(a.listLatestTransactions)},
+		{Pattern: "GET /v1/transactions", Handler: a.handle(a.listLatestTransactionsAllChains)},
+		{Pattern: "GET /v1/chains/allTransactions", Handler: a.handle(a.listLatestTransactionsAllChains)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:getNative", Handler: a.handle(a.getNativeBalance)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", Handler: a.handle(a.getDeployment)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/deployments", Handler: a.handle(a.listDeployments)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc20", Handler: a.handle(a.listErc20)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721", Handler: a.handle(a.listErc721)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", Handler: a.handle(a.listErc1155)},
 		{Pattern: "GET /v1/chains/{chainId}/tokens/{address}/transfers", Handler: a.handle(a.listTokenTransfers)},

@@ -24,19 +24,9 @@ import (
 // and with feature. All the chains are of the one network avaindex
 // indexes: another network of the schema's enum lists none.
 func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
-	network, hasNetwork, err := param.QueryValue(r, "network")
+	chains, err := a.networkChains(r)
 	if err != nil {
 		return err
-	}
-	chains := a.chains.List()
-	if hasNetwork {
-		if _, err := a.networks.Parse(network); err != nil {
-			if !slices.Contains([]string{Mainnet, Fuji, Testnet}, network) {
-				names := append([]string{Mainnet, Fuji, Testnet}, a.networks.Names()...)
-				return derrors.Invalid("network must be one of %s, got %s", joinUnique(names), got(network))
-			}
-			chains = nil
-		}
 	}
 	feature, err := param.Enum(r, "feature", "", internal.EVMFeatures...)
 	if err != nil {
@@ -51,6 +41,26 @@ func (a *API) listChains(w http.ResponseWriter, r *http.Request) error {
 	}
 	WriteJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// networkChains are the chains of the optional network query parameter:
+// all of them for the served network's names, none for another network
+// of the schema's enum.
+func (a *API) networkChains(r *http.Request) ([]evmchains.Chain, error) {
+	network, hasNetwork, err := param.QueryValue(r, "network")
+	if err != nil {
+		return nil, err
+	}
+	if hasNetwork {
+		if _, err := a.networks.Parse(network); err != nil {
+			if !slices.Contains([]string{Mainnet, Fuji, Testnet}, network) {
+				names := append([]string{Mainnet, Fuji, Testnet}, a.networks.Names()...)
+				return nil, derrors.Invalid("network must be one of %s, got %s", joinUnique(names), got(network))
+			}
+			return nil, nil
+		}
+	}
+	return a.chains.List(), nil
 }
 
 // getChain serves getChainInfo.

@@ -123,8 +123,12 @@ func evmTestBlocks() []*internal.EVMBlockData {
 	transfer(bs[3], t5, 2, 0, token20, internal.ERC20, alice, bob, 10, 0)
 	bs[3].Balances = []evm.BalanceChange{{Address: alice, Balance: ether(8)}}
 
+	// Block 4 is past Granite: its header has the millisecond time.
+	ms, delay := uint64(bs[4].Timestamp.UnixMilli()+375), uint64(7_477_290)
+	bs[4].TimeMilliseconds, bs[4].MinDelayExcess, bs[4].BlockGasCost = &ms, &delay, big.NewInt(40_000)
 	t6 := tx(bs[4], 6, carol, &n7, []byte{0x42, 0x84, 0x2e, 0x0e})
 	transfer(bs[4], t6, 0, 0, nft721, internal.ERC721, carol, bob, 1, 7)
+	bs[3].Txs[1].Status = 0 // t4 failed, for the status filter
 	return bs
 }
 
@@ -219,7 +223,7 @@ func newEVMTestAPIAged(t *testing.T, dsn string, chains ChainRegistry, prices Pr
 	if err := st.ApplyEVMBlocks(ctx, evmTestChain, evmTestBlocks()); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(Deps{Store: st, EVM: st, Chains: chains, Catalog: testCatalog(t), Network: testNet,
+	a, err := New(Deps{Store: st, EVM: st, Health: st, Chains: chains, Catalog: testCatalog(t), Network: testNet,
 		Aliases: []string{Testnet}, TokenKey: bytes.Repeat([]byte{7}, 32), Prices: prices, HistoricalPriceMinAge: minAge})
 	if err != nil {
 		t.Fatal(err)
@@ -392,11 +396,11 @@ func TestEVMDeploymentEndpoints(t *testing.T) {
 		var d GetTransactionResponse
 		getOK(t, h, base+"/contracts/"+token20.Hex()+"/transactions:getDeployment", &d)
 		eighteen := 18
-		want := FullNativeTransactionDetails{BlockNumber: "1", BlockTimestamp: 1_700_000_002, BlockHash: common.Hash{0xb1, 1}.Hex(),
-			ChainID: "99999", BlockIndex: 0, TxHash: txHash(1).Hex(), TxStatus: "1", TxType: 2, GasLimit: "3000000", GasUsed: "1000000",
-			GasPrice: "26000000000", Nonce: "1", From: RichAddress{Address: alice.Hex()},
+		want := FullNativeTransactionDetails{NativeTransaction: NativeTransaction{BlockNumber: "1", BlockTimestamp: 1_700_000_002,
+			BlockHash: common.Hash{0xb1, 1}.Hex(), ChainID: "99999", BlockIndex: 0, TxHash: txHash(1).Hex(), TxStatus: "1", TxType: 2,
+			GasLimit: "3000000", GasUsed: "1000000", GasPrice: "26000000000", Nonce: "1", From: RichAddress{Address: alice.Hex()},
 			To:     RichAddress{Address: token20.Hex(), Name: "Curated Token", Symbol: "CUR", Decimals: &eighteen, LogoURI: "https://example.org/cur.png"},
-			Method: &Method{CallType: "CONTRACT_CREATION", MethodName: "Contract Created"}, Value: "0", Input: "0x60806040",
+			Method: &Method{CallType: "CONTRACT_CREATION", MethodName: "Contract Created"}, Value: "0"}, Input: "0x60806040",
 			BaseFeePerGas: "25000000000", MaxFeePerGas: "50000000000", MaxPriorityFeePerGas: "1000000000"}
 		jsonEqual(t, "creation tx", d.NativeTransaction, want)
 		tok := Erc20Token{Address: token20.Hex(), Name: "Curated Token", Symbol: "CUR", Decimals: 18, LogoURI: "https://example.org/cur.png", ERCType: "ERC-20"}
@@ -544,6 +548,21 @@ func TestEVMTransferEndpoints(t *testing.T) {
 			Erc20Transfer{at(3, 5), Erc20TransferDetails{ends(alice, bob, 2), "10", tok}},
 			Erc20Transfer{at(1, 1), Erc20TransferDetails{ends(common.Address{}, alice, 0), "1000", tok}},
 		})
+		// listErc20Transactions: alice's ERC-20 transfers, in and out, and
+		// bob's within a range.
+		var pe20 ListErc20TransactionsResponse
+		getOK(t, h, base+"/addresses/"+alice.Hex()+"/transactions:listErc20", &pe20)
+		jsonEqual(t, "alice's ERC-20 transfers", pe20.Transactions, []Erc20Transfer{
+			{at(3, 5), Erc20TransferDetails{ends(alice, bob, 2), "10", tok}},
+			{at(1, 1), Erc20TransferDetails{ends(common.Address{}, alice, 0), "1000", tok}},
+		})
+		for q, want := range map[string]int{"": 1, "?endBlock=3": 0, "?startBlock=3": 1} {
+			pe20 = ListErc20TransactionsResponse{}
+			getOK(t, h, base+"/addresses/"+bob.Hex()+"/transactions:listErc20"+q, &pe20)
+			if len(pe20.Transactions) != want {
+				t.Errorf("bob's ERC-20 transfers%s: %+v", q, pe20.Transactions)
+			}
+		}
 		p20 = ListTransfersResponse{}
 		getOK(t, h, base+"/tokens/"+nft721.Hex()+"/transfers?pageSize=3", &p20)
 		if len(p20.Transfers) != 3 || p20.NextPageToken != "" {

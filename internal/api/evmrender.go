@@ -362,46 +362,26 @@ func method(tx *internal.EVMTx) *Method {
 	return m
 }
 
-// nativeTx renders tx of the chain, in block (for its base fee).
+// nativeTx renders tx of the chain, in block (for its base fee), its ends
+// with everything known of them.
 func (c *contracts) nativeTx(ctx context.Context, tx *internal.EVMTx, block *internal.EVMBlock) (FullNativeTransactionDetails, error) {
 	from, err := c.richAddress(ctx, tx.From)
 	if err != nil {
 		return FullNativeTransactionDetails{}, err
 	}
-	to := tx.To
-	if to == nil {
-		to = tx.ContractAddress
-	}
-	var toAddr RichAddress
-	if to != nil {
+	toAddr := RichAddress{Address: common.Address{}.Hex()}
+	if to := callee(tx); to != nil {
 		if toAddr, err = c.richAddress(ctx, *to); err != nil {
 			return FullNativeTransactionDetails{}, err
 		}
-	} else {
-		toAddr = RichAddress{Address: common.Address{}.Hex()}
 	}
-	out := FullNativeTransactionDetails{
-		BlockNumber:    strconv.FormatUint(tx.BlockNumber, 10),
-		BlockTimestamp: tx.Timestamp.Unix(),
-		BlockHash:      tx.BlockHash.Hex(),
-		ChainID:        strconv.FormatUint(c.chainID, 10),
-		BlockIndex:     tx.Index,
-		TxHash:         tx.Hash.Hex(),
-		TxStatus:       strconv.Itoa(int(tx.Status)),
-		TxType:         int(tx.Type),
-		GasLimit:       strconv.FormatUint(tx.GasLimit, 10),
-		GasUsed:        strconv.FormatUint(tx.GasUsed, 10),
-		GasPrice:       decimal(tx.GasPrice),
-		Nonce:          strconv.FormatUint(tx.Nonce, 10),
-		From:           from,
-		To:             toAddr,
-		Method:         method(tx),
-		Value:          decimal(tx.Value),
-		Input:          "0x" + hex.EncodeToString(tx.Input),
-		BaseFeePerGas:  "0",
-	}
-	if block != nil && block.BaseFee != nil {
-		out.BaseFeePerGas = block.BaseFee.String()
+	out := FullNativeTransactionDetails{NativeTransaction: c.nativeTransaction(tx, from, toAddr),
+		Input: "0x" + hex.EncodeToString(tx.Input), BaseFeePerGas: "0"}
+	if block != nil {
+		out.BlockTimestampMilliseconds, out.BlockMinDelayExcess = block.TimeMilliseconds, block.MinDelayExcess
+		if block.BaseFee != nil {
+			out.BaseFeePerGas = block.BaseFee.String()
+		}
 	}
 	if tx.MaxFeePerGas != nil {
 		out.MaxFeePerGas = tx.MaxFeePerGas.String()
@@ -410,6 +390,49 @@ func (c *contracts) nativeTx(ctx context.Context, tx *internal.EVMTx, block *int
 		out.MaxPriorityFeePerGas = tx.MaxPriorityFeePerGas.String()
 	}
 	return out, nil
+}
+
+// callee is the tx's to, or the contract a creation made; nil for a
+// creation that made none.
+func callee(tx *internal.EVMTx) *common.Address {
+	if tx.To != nil {
+		return tx.To
+	}
+	return tx.ContractAddress
+}
+
+// listedTx renders a listed tx, its ends with their curated metadata only
+// (a list reads no contract per address).
+func (c *contracts) listedTx(tx *internal.EVMTx) NativeTransaction {
+	to := RichAddress{Address: common.Address{}.Hex()}
+	if a := callee(tx); a != nil {
+		to = c.curatedAddress(*a)
+	}
+	return c.nativeTransaction(tx, c.curatedAddress(tx.From), to)
+}
+
+// nativeTransaction renders tx of the chain with its ends as given.
+func (c *contracts) nativeTransaction(tx *internal.EVMTx, from, to RichAddress) NativeTransaction {
+	return NativeTransaction{
+		BlockNumber:                strconv.FormatUint(tx.BlockNumber, 10),
+		BlockTimestamp:             tx.Timestamp.Unix(),
+		BlockTimestampMilliseconds: tx.BlockTimeMilliseconds,
+		BlockMinDelayExcess:        tx.BlockMinDelayExcess,
+		BlockHash:                  tx.BlockHash.Hex(),
+		ChainID:                    strconv.FormatUint(c.chainID, 10),
+		BlockIndex:                 tx.Index,
+		TxHash:                     tx.Hash.Hex(),
+		TxStatus:                   strconv.Itoa(int(tx.Status)),
+		TxType:                     int(tx.Type),
+		GasLimit:                   strconv.FormatUint(tx.GasLimit, 10),
+		GasUsed:                    strconv.FormatUint(tx.GasUsed, 10),
+		GasPrice:                   decimal(tx.GasPrice),
+		Nonce:                      strconv.FormatUint(tx.Nonce, 10),
+		From:                       from,
+		To:                         to,
+		Method:                     method(tx),
+		Value:                      decimal(tx.Value),
+	}
 }
 
 // decimal renders an amount; nil is 0.

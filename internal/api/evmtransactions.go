@@ -16,9 +16,156 @@ import (
 	"github.com/avaindex/avaindex/internal/store"
 )
 
-// The "EVM Transactions" operations: a contract's deployment transaction,
-// the contracts a deployer made, an address's ERC-721 and ERC-1155
-// transfers, and a token's transfers. Lists are most recent first.
+// The "EVM Transactions" operations: a tx with everything it did, a
+// block's txs, the latest txs of a chain and of every chain (with the
+// deprecated listAllLatestTransactions of "EVM Chains"), a contract's
+// deployment transaction, the contracts a deployer made, an address's
+// ERC-721 and ERC-1155 transfers, and a token's transfers. Lists are most
+// recent first but a block's txs, in block order.
+
+// getTransaction serves getTransaction: the tx with its transfers,
+// internal txs, the chain's token and its Teleporter message.
+func (a *API) getTransaction(w http.ResponseWriter, r *http.Request) error {
+	chain, err := a.evmChain(r)
+	if err != nil {
+		return err
+	}
+	hash, err := EVMHash(r, "txHash")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	d, err := a.evm.EVMTxDetails(ctx, chain.ChainID, hash)
+	if errors.Is(err, derrors.NotFound) {
+		return derrors.Missing("transaction %s is not indexed on chain %d", hash.Hex(), chain.ChainID)
+	}
+	if err != nil {
+		return err
+	}
+	resp, err := a.txDetails(ctx, a.contracts(chain.ChainID), chain, d, Currencies[0])
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// getTransactionsForBlock serves getTransactionsForBlock: the block's txs
+// in block order; a pageSize of 0 (the schema's default) pages by 100.
+func (a *API) getTransactionsForBlock(w http.ResponseWriter, r *http.Request) error {
+	chain, b, err := a.blockParam(r)
+	if err != nil {
+		return err
+	}
+	spec := listSpec{Op: "getTransactionsForBlock", Filters: []string{strconv.FormatUint(chain.ChainID, 10), b.Hash.Hex()},
+		DefaultPageSize: MaxPageSize, ZeroPageSize: true}
+	items, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *txIndexCursor, limit int) ([]internal.EVMTx, error) {
+			var idx *uint32
+			if after != nil {
+				idx = &after.I
+			}
+			return a.evm.EVMBlockTxs(ctx, chain.ChainID, b.Number, idx, limit)
+		},
+		func(t internal.EVMTx) txIndexCursor { return txIndexCursor{I: t.Index} })
+	if err != nil {
+		return err
+	}
+	a.writeTxs(w, chain.ChainID, items, next)
+	return nil
+}
+
+// txIndexCursor is the keyset of a block's txs' page tokens.
+type txIndexCursor struct {
+	I uint32 `json:"i"`
+}
+
+// txCursor is the keyset of a chain's latest txs' page tokens.
+type txCursor struct {
+	B uint64 `json:"b"`
+	I uint32 `json:"i"`
+}
+
+// listLatestTransactions serves listLatestTransactions: the chain's txs,
+// most recent first, of one receipt status when asked.
+func (a *API) listLatestTransactions(w http.ResponseWriter, r *http.Request) error {
+	chain, err := a.evmChain(r)
+	if err != nil {
+		return err
+	}
+	status, err := TxStatus(r)
+	if err != nil {
+		return err
+	}
+	spec := listSpec{Op: "listLatestTransactions", Filters: []string{strconv.FormatUint(chain.ChainID, 10), statusText(status)}}
+	items, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *txCursor, limit int) ([]internal.EVMTx, error) {
+			var k *store.EVMTxKey
+			if after != nil {
+				k = &store.EVMTxKey{BlockNumber: after.B, Index: after.I}
+			}
+			return a.evm.EVMLatestTxs(ctx, chain.ChainID, status, k, limit)
+		},
+		func(t internal.EVMTx) txCursor { return txCursor{B: t.BlockNumber, I: t.Index} })
+	if err != nil {
+		return err
+	}
+	a.writeTxs(w, chain.ChainID, items, next)
+	return nil
+}
+
+// listLatestTransactionsAllChains serves listLatestTransactionsAllChains
+// and the deprecated listAllLatestTransactions: the txs of every chain
+// served (of network, when given), most recent first.
+func (a *API) listLatestTransactionsAllChains(w http.ResponseWriter, r *http.Request) error {
+	chains, err := a.networkChains(r)
+	if err != nil {
+		return err
+	}
+	status, err := TxStatus(r)
+	if err != nil {
+		return err
+	}
+	ids := chainIDs(chains)
+	spec := listSpec{Op: "listLatestTransactionsAllChains", Filters: []string{idList(ids), statusText(status)}}
+	items, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *timeCursor, limit int) ([]store.EVMChainTx, error) {
+			if len(ids) == 0 {
+				return nil, nil
+			}
+			return a.evm.EVMLatestTxsAllChains(ctx, ids, status, after.key(), limit)
+		},
+		func(t store.EVMChainTx) timeCursor {
+			return timeCursor{T: t.Timestamp.Unix(), C: t.ChainID, N: t.BlockNumber, I: t.Index}
+		})
+	if err != nil {
+		return err
+	}
+	resp := ListNativeTransactionsResponse{NextPageToken: next, Transactions: make([]NativeTransaction, 0, len(items))}
+	for i := range items {
+		resp.Transactions = append(resp.Transactions, a.contracts(items[i].ChainID).listedTx(&items[i].EVMTx))
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// writeTxs writes a page of the chain's txs.
+func (a *API) writeTxs(w http.ResponseWriter, chainID uint64, items []internal.EVMTx, next string) {
+	c := a.contracts(chainID)
+	resp := ListNativeTransactionsResponse{NextPageToken: next, Transactions: make([]NativeTransaction, 0, len(items))}
+	for i := range items {
+		resp.Transactions = append(resp.Transactions, c.listedTx(&items[i]))
+	}
+	WriteJSON(w, http.StatusOK, resp)
+}
+
+// statusText is a status filter as a page-token filter.
+func statusText(status *uint8) string {
+	if status == nil {
+		return ""
+	}
+	return strconv.Itoa(int(*status))
+}
 
 // notAContract is the 404 of an address no contract was deployed at.
 func notAContract(addr common.Address, chainID uint64) error {
@@ -260,32 +407,42 @@ func listedAs[T any](c *contracts, op string) func(context.Context, *internal.EV
 	}
 }
 
+// listAddressTransfers serves a list of an address's transfers of one
+// standard, each in its shape T, in the body that body makes of a page.
+func listAddressTransfers[T any](a *API, w http.ResponseWriter, r *http.Request, op string, typ internal.ERCType,
+	body func(next string, txs []T) any,
+) error {
+	q, items, next, err := a.addressTransfers(r, op, typ)
+	if err != nil {
+		return err
+	}
+	txs, err := renderPage(r.Context(), items, listedAs[T](a.contracts(q.chain.ChainID), op))
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, body(next, txs))
+	return nil
+}
+
+// listErc20 serves listErc20Transactions.
+func (a *API) listErc20(w http.ResponseWriter, r *http.Request) error {
+	return listAddressTransfers(a, w, r, "listErc20Transactions", internal.ERC20, func(next string, txs []Erc20Transfer) any {
+		return ListErc20TransactionsResponse{NextPageToken: next, Transactions: txs}
+	})
+}
+
 // listErc721 serves listErc721Transactions.
 func (a *API) listErc721(w http.ResponseWriter, r *http.Request) error {
-	q, items, next, err := a.addressTransfers(r, "listErc721Transactions", internal.ERC721)
-	if err != nil {
-		return err
-	}
-	txs, err := renderPage(r.Context(), items, listedAs[Erc721Transfer](a.contracts(q.chain.ChainID), "listErc721Transactions"))
-	if err != nil {
-		return err
-	}
-	WriteJSON(w, http.StatusOK, ListErc721TransactionsResponse{NextPageToken: next, Transactions: txs})
-	return nil
+	return listAddressTransfers(a, w, r, "listErc721Transactions", internal.ERC721, func(next string, txs []Erc721Transfer) any {
+		return ListErc721TransactionsResponse{NextPageToken: next, Transactions: txs}
+	})
 }
 
 // listErc1155 serves listErc1155Transactions.
 func (a *API) listErc1155(w http.ResponseWriter, r *http.Request) error {
-	q, items, next, err := a.addressTransfers(r, "listErc1155Transactions", internal.ERC1155)
-	if err != nil {
-		return err
-	}
-	txs, err := renderPage(r.Context(), items, listedAs[Erc1155Transfer](a.contracts(q.chain.ChainID), "listErc1155Transactions"))
-	if err != nil {
-		return err
-	}
-	WriteJSON(w, http.StatusOK, ListErc1155TransactionsResponse{NextPageToken: next, Transactions: txs})
-	return nil
+	return listAddressTransfers(a, w, r, "listErc1155Transactions", internal.ERC1155, func(next string, txs []Erc1155Transfer) any {
+		return ListErc1155TransactionsResponse{NextPageToken: next, Transactions: txs}
+	})
 }
 
 // listTokenTransfers serves listTransfers: every transfer of one token

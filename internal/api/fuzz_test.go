@@ -273,19 +273,29 @@ func FuzzPathParams(f *testing.F) {
 	id := ids.ID{1, 2, 3}
 	for _, s := range []string{"", "0x", "0x0000000000000000000000000000000000000000", "0XABCDEFabcdef0000000000000000000000000000",
 		"0x000000000000000000000000000000000000000g", "43114", "0", "18446744073709551616", "-1", id.String(), "0x" + hex.EncodeToString(id[:]),
-		"11111111111111111111111111111111LpoYY", "mainnet", "fuji", "testnet", "local", "NodeID-111111111111111111116DBWJs", "é", "\x00"} {
+		"11111111111111111111111111111111LpoYY", "0x" + strings.Repeat("ab", 32), "0X" + strings.Repeat("Cd", 32), "mainnet", "fuji", "testnet", "local", "NodeID-111111111111111111116DBWJs", "é", "\x00"} {
 		f.Add(s)
 	}
 	nets := NewNetworks("local", Testnet)
 	f.Fuzz(func(t *testing.T, v string) {
 		r := httptest.NewRequest("GET", "/", nil)
-		for _, name := range []string{"address", "chainId", "network"} {
+		for _, name := range []string{"address", "chainId", "network", "blockId", "txHash"} {
 			r.SetPathValue(name, v)
 		}
 		if a, err := EVMAddress(r, "address"); err != nil {
 			wantFuzzParamError(t, "EVMAddress "+v, err, "address")
 		} else if !strings.EqualFold(a.Hex(), "0x"+v[2:]) {
 			t.Fatalf("EVMAddress(%q) = %s", v, a.Hex())
+		}
+		if h, err := EVMHash(r, "txHash"); err != nil {
+			wantFuzzParamError(t, "EVMHash "+v, err, "txHash")
+		} else if !strings.EqualFold(h.Hex(), "0x"+v[2:]) {
+			t.Fatalf("EVMHash(%q) = %s", v, h.Hex())
+		}
+		if b, err := EVMBlockIDParam(r, "blockId"); err != nil {
+			wantFuzzParamError(t, "EVMBlockIDParam "+v, err, "blockId")
+		} else if b.IsHash && !strings.EqualFold(b.Hash.Hex(), "0x"+v[2:]) || !b.IsHash && strconv.FormatUint(b.Number, 10) != strings.TrimLeft(v, "0") && b.Number != 0 {
+			t.Fatalf("EVMBlockIDParam(%q) = %+v", v, b)
 		}
 		if c, err := ChainIDParam(r); err != nil {
 			wantFuzzParamError(t, "ChainIDParam "+v, err, "chainId")

@@ -30,8 +30,11 @@ type listSpec struct {
 	// MaxPageSize bounds pageSize: MaxPageSize when zero, MaxPageSizeLarge
 	// for the endpoints with large pages (POST .../utxos).
 	MaxPageSize int
-	// DefaultPageSize is pageSize when absent: DefaultPageSize when zero.
+	// DefaultPageSize is the pageSize when absent: DefaultPageSize when
+	// zero. With ZeroPageSize a pageSize of 0 is accepted and means it
+	// too (the schema's minimum of getTransactionsForBlock).
 	DefaultPageSize int
+	ZeroPageSize    bool
 }
 
 // scope is the page-token scope of the query.
@@ -62,7 +65,10 @@ func listPage[Item, Cursor any](a *API, r *http.Request, spec listSpec,
 	}
 	size, err := param.PageSize(r, def, maxSize)
 	if err != nil {
-		return nil, "", err
+		if v, _, _ := param.QueryValue(r, "pageSize"); !spec.ZeroPageSize || v != "0" {
+			return nil, "", err
+		}
+		size = def
 	}
 	scope := spec.scope()
 	var (

@@ -337,6 +337,59 @@ func ChainIDParam(r *http.Request) (ChainID, error) {
 	return ChainID{Blockchain: id, Text: v}, nil
 }
 
+// EVMBlockID is the {blockId} of the EVM block endpoints: a block number
+// or a block hash.
+type EVMBlockID struct {
+	// IsHash tells which of Number and Hash is set.
+	IsHash bool
+	Number uint64
+	Hash   common.Hash
+}
+
+// EVMBlockIDParam parses the path parameter name: a decimal block number
+// or a 0x-prefixed 32-byte hex hash.
+func EVMBlockIDParam(r *http.Request, name string) (EVMBlockID, error) {
+	v := r.PathValue(name)
+	if v != "" && allDigits(v) {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err == nil {
+			return EVMBlockID{Number: n}, nil
+		}
+	} else if h, err := EVMHash(r, name); err == nil {
+		return EVMBlockID{IsHash: true, Hash: h}, nil
+	}
+	return EVMBlockID{}, derrors.Invalid("%s must be a decimal block number or a 0x-prefixed 32-byte hex block hash, got %s", name, got(v))
+}
+
+// EVMHash parses the path parameter name: a 0x-prefixed 32-byte hex hash,
+// in any case.
+func EVMHash(r *http.Request, name string) (common.Hash, error) {
+	v := r.PathValue(name)
+	if len(v) != 66 || (v[:2] != "0x" && v[:2] != "0X") {
+		return common.Hash{}, derrors.Invalid("%s must be a 0x-prefixed 32-byte hex hash, got %s", name, got(v))
+	}
+	b, err := hex.DecodeString(v[2:])
+	if err != nil {
+		return common.Hash{}, derrors.Invalid("%s must be a 0x-prefixed 32-byte hex hash, got %s", name, got(v))
+	}
+	return common.BytesToHash(b), nil
+}
+
+// TxStatus returns the status query parameter (schema TransactionStatus):
+// nil when absent, else the receipt status it selects, 0 for "failed"
+// and 1 for "success".
+func TxStatus(r *http.Request) (*uint8, error) {
+	v, err := param.Enum(r, "status", "", "failed", "success")
+	if err != nil || v == "" {
+		return nil, err
+	}
+	s := uint8(0)
+	if v == "success" {
+		s = 1
+	}
+	return &s, nil
+}
+
 // PathID parses the path segment name as a cb58 id ({subnetId},
 // {blockchainId}, {assetId}, ...).
 func PathID(r *http.Request, name string) (ids.ID, error) {

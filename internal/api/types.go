@@ -574,12 +574,27 @@ type Method struct {
 }
 
 // FullNativeTransactionDetails is an EVM tx with its receipt (schema
-// FullNativeTransactionDetails).
+// FullNativeTransactionDetails): a listed tx with its input and fees.
 type FullNativeTransactionDetails struct {
+	NativeTransaction
+	// Input is the tx's data in 0x-prefixed hex.
+	Input                string `json:"input"`
+	BaseFeePerGas        string `json:"baseFeePerGas"`
+	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
+	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
+}
+
+// NativeTransaction is a listed EVM tx with its receipt (schema
+// NativeTransaction).
+type NativeTransaction struct {
 	BlockNumber    string `json:"blockNumber"`
 	BlockTimestamp int64  `json:"blockTimestamp"`
-	BlockHash      string `json:"blockHash"`
-	ChainID        string `json:"chainId"`
+	// BlockTimestampMilliseconds and BlockMinDelayExcess are the block
+	// header's since Granite, absent before.
+	BlockTimestampMilliseconds *uint64 `json:"blockTimestampMilliseconds,omitempty"`
+	BlockMinDelayExcess        *uint64 `json:"blockMinDelayExcess,omitempty"`
+	BlockHash                  string  `json:"blockHash"`
+	ChainID                    string  `json:"chainId"`
 	// BlockIndex is the tx's position in its block.
 	BlockIndex uint32 `json:"blockIndex"`
 	TxHash     string `json:"txHash"`
@@ -595,11 +610,45 @@ type FullNativeTransactionDetails struct {
 	To     RichAddress `json:"to"`
 	Method *Method     `json:"method,omitempty"`
 	Value  string      `json:"value"`
-	// Input is the tx's data in 0x-prefixed hex.
-	Input                string `json:"input"`
-	BaseFeePerGas        string `json:"baseFeePerGas"`
-	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
-	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
+}
+
+// ListNativeTransactionsResponse is a page of EVM txs.
+type ListNativeTransactionsResponse struct {
+	NextPageToken string              `json:"nextPageToken,omitempty"`
+	Transactions  []NativeTransaction `json:"transactions"`
+}
+
+// EvmBlock is an EVM block (schemas EvmBlock and GetEvmBlockResponse):
+// amounts and counts in decimal strings but TxCount.
+type EvmBlock struct {
+	ChainID        string `json:"chainId"`
+	BlockNumber    string `json:"blockNumber"`
+	BlockTimestamp int64  `json:"blockTimestamp"`
+	// BlockTimestampMilliseconds and BlockMinDelayExcess are the header's
+	// since Granite, absent before.
+	BlockTimestampMilliseconds *uint64 `json:"blockTimestampMilliseconds,omitempty"`
+	BlockMinDelayExcess        *uint64 `json:"blockMinDelayExcess,omitempty"`
+	BlockHash                  string  `json:"blockHash"`
+	TxCount                    int     `json:"txCount"`
+	// BaseFee is 0 before the chain's London-equivalent upgrade.
+	BaseFee  string `json:"baseFee"`
+	GasUsed  string `json:"gasUsed"`
+	GasLimit string `json:"gasLimit"`
+	// GasCost is the header's blockGasCost (Apricot Phase 4), 0 before.
+	GasCost    string `json:"gasCost"`
+	ParentHash string `json:"parentHash"`
+	// FeesSpent is what the block's txs paid: gas used times effective
+	// gas price.
+	FeesSpent string `json:"feesSpent"`
+	// CumulativeTransactions counts the chain's txs up to and including
+	// the block.
+	CumulativeTransactions string `json:"cumulativeTransactions"`
+}
+
+// ListEvmBlocksResponse is a page of EVM blocks.
+type ListEvmBlocksResponse struct {
+	NextPageToken string     `json:"nextPageToken,omitempty"`
+	Blocks        []EvmBlock `json:"blocks"`
 }
 
 // InternalTransactionDetails is a call frame below a tx's top-level call
@@ -764,6 +813,13 @@ type Erc1155Transfer struct {
 	Erc1155TransferDetails
 }
 
+// ListErc20TransactionsResponse is a page of an address's ERC-20
+// transfers.
+type ListErc20TransactionsResponse struct {
+	NextPageToken string          `json:"nextPageToken,omitempty"`
+	Transactions  []Erc20Transfer `json:"transactions"`
+}
+
 // ListErc721TransactionsResponse is a page of an address's ERC-721
 // transfers.
 type ListErc721TransactionsResponse struct {
@@ -826,6 +882,24 @@ type ListErc1155BalancesResponse struct {
 type ListCollectibleBalancesResponse struct {
 	NextPageToken       string `json:"nextPageToken,omitempty"`
 	CollectibleBalances []any  `json:"collectibleBalances"`
+}
+
+// ---- Health Check (health.go) ----
+
+// HealthIndicator is one dependency's state (schema
+// HealthIndicatorResultDto): "up" or "down".
+type HealthIndicator struct {
+	Status string `json:"status"`
+}
+
+// HealthCheckResult is the body of the health checks (schema
+// HealthCheckResultDto): Status "ok", Info the dependencies up, Error
+// those down, Details all of them.
+type HealthCheckResult struct {
+	Status  string                     `json:"status"`
+	Info    map[string]HealthIndicator `json:"info"`
+	Error   map[string]HealthIndicator `json:"error"`
+	Details map[string]HealthIndicator `json:"details"`
 }
 
 // Subnet is a subnet with its blockchains (schema Subnet). The

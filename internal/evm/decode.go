@@ -104,6 +104,15 @@ func (d *decoder) header(rb *rpcBlock) error {
 	if b.Size, err = optQuantity("size", rb.Size); err != nil {
 		return err
 	}
+	if b.TimeMilliseconds, err = optQuantityPtr("timestampMilliseconds", rb.TimeMilliseconds); err != nil {
+		return err
+	}
+	if b.MinDelayExcess, err = optQuantityPtr("minDelayExcess", rb.MinDelayExcess); err != nil {
+		return err
+	}
+	if b.BlockGasCost, err = optBigQuantity("blockGasCost", rb.BlockGasCost); err != nil {
+		return err
+	}
 	b.TxCount = len(rb.Transactions)
 	return nil
 }

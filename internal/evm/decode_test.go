@@ -9,6 +9,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/common/hexutil"
 
 	"github.com/avaindex/avaindex/internal"
 )
@@ -247,5 +248,56 @@ func TestDecodeRecordedScenario(t *testing.T) {
 	b, _ = step("call self-destructor")
 	if len(b.InternalTxs) != 1 || b.InternalTxs[0].CallType != "SELFDESTRUCT" || b.InternalTxs[0].To != s.SelfDestructor {
 		t.Errorf("self-destruct to itself: internal txs %+v", b.InternalTxs)
+	}
+}
+
+// TestDecodeHeaderExtras: Avalanche's header fields (Granite's
+// millisecond timestamp and minimum delay excess, the block gas cost) are
+// decoded as the node recorded them, and the millisecond timestamp agrees
+// with the block's seconds.
+func TestDecodeHeaderExtras(t *testing.T) {
+	rec, blocks, cfg := recorded(t)
+	decoded := decodeRecorded(t, rec, blocks, cfg)
+	seen := 0
+	for h, rb := range blocks {
+		var raw map[string]any
+		if err := json.Unmarshal(rb.Block, &raw); err != nil {
+			t.Fatal(err)
+		}
+		b := decoded[h]
+		want := func(field string) *uint64 {
+			s, ok := raw[field].(string)
+			if !ok {
+				return nil
+			}
+			v, err := hexutil.DecodeUint64(s)
+			if err != nil {
+				t.Fatalf("block %d %s: %v", h, field, err)
+			}
+			return &v
+		}
+		eq := func(field string, got *uint64) {
+			w := want(field)
+			if (w == nil) != (got == nil) || (w != nil && *w != *got) {
+				t.Errorf("block %d %s = %v, the node's %v", h, field, got, w)
+			}
+		}
+		eq("timestampMilliseconds", b.TimeMilliseconds)
+		eq("minDelayExcess", b.MinDelayExcess)
+		var gasCost *uint64
+		if b.BlockGasCost != nil {
+			v := b.BlockGasCost.Uint64()
+			gasCost = &v
+		}
+		eq("blockGasCost", gasCost)
+		if b.TimeMilliseconds != nil {
+			seen++
+			if *b.TimeMilliseconds/1000 != uint64(b.Timestamp.Unix()) {
+				t.Errorf("block %d: %d ms is not in second %d", h, *b.TimeMilliseconds, b.Timestamp.Unix())
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no recorded block carries timestampMilliseconds: the test checks nothing")
 	}
 }

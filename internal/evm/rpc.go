@@ -16,17 +16,21 @@ import (
 
 // rpcBlock is eth_getBlockByNumber's answer with full transactions.
 type rpcBlock struct {
-	Number       string  `json:"number"`
-	Hash         string  `json:"hash"`
-	ParentHash   string  `json:"parentHash"`
-	Timestamp    string  `json:"timestamp"`
-	Miner        string  `json:"miner"`
-	GasLimit     string  `json:"gasLimit"`
-	GasUsed      string  `json:"gasUsed"`
-	BaseFee      *string `json:"baseFeePerGas"`
-	Size         string  `json:"size"`
-	ExtData      string  `json:"blockExtraData"` // the C-chain's atomic txs
-	Transactions []rpcTx `json:"transactions"`
+	Number     string  `json:"number"`
+	Hash       string  `json:"hash"`
+	ParentHash string  `json:"parentHash"`
+	Timestamp  string  `json:"timestamp"`
+	Miner      string  `json:"miner"`
+	GasLimit   string  `json:"gasLimit"`
+	GasUsed    string  `json:"gasUsed"`
+	BaseFee    *string `json:"baseFeePerGas"`
+	Size       string  `json:"size"`
+	ExtData    string  `json:"blockExtraData"` // the C-chain's atomic txs
+	// Avalanche's header fields: since Granite, Apricot Phase 4.
+	TimeMilliseconds *string `json:"timestampMilliseconds"`
+	MinDelayExcess   *string `json:"minDelayExcess"`
+	BlockGasCost     *string `json:"blockGasCost"`
+	Transactions     []rpcTx `json:"transactions"`
 }
 
 type rpcTx struct {
@@ -158,6 +162,18 @@ func bigQuantity(field, s string) (*big.Int, error) {
 		return nil, fmt.Errorf("%s: bad quantity %q", field, s)
 	}
 	return v, nil
+}
+
+// optQuantityPtr is quantity for a field that may be absent: nil.
+func optQuantityPtr(field string, s *string) (*uint64, error) {
+	if s == nil {
+		return nil, nil
+	}
+	v, err := quantity(field, *s)
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 func optBigQuantity(field string, s *string) (*big.Int, error) {

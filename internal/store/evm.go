@@ -46,6 +46,25 @@ type EVMReader interface {
 	// EVMBlock returns the indexed block number of the chain (a tx's
 	// block, for its baseFeePerGas); NotFound when not indexed.
 	EVMBlock(ctx context.Context, chainID uint64, number uint64) (*internal.EVMBlock, error)
+	// EVMBlockByHash returns the indexed block of that hash; NotFound
+	// when none is.
+	EVMBlockByHash(ctx context.Context, chainID uint64, hash common.Hash) (*internal.EVMBlock, error)
+	// EVMBlocks lists the chain's blocks below before (nil: from the
+	// last indexed).
+	EVMBlocks(ctx context.Context, chainID uint64, before *uint64, limit int) ([]internal.EVMBlock, error)
+	// EVMLatestBlocks lists the blocks of the chains, most recent first
+	// (EVMTimeKey's order).
+	EVMLatestBlocks(ctx context.Context, chainIDs []uint64, after *EVMTimeKey, limit int) ([]EVMChainBlock, error)
+	// EVMBlockTxs lists the txs of block number in block order, after the
+	// tx of index after (nil: from the first). Listed txs carry their
+	// block's header fields, and of their input only the method selector.
+	EVMBlockTxs(ctx context.Context, chainID, number uint64, after *uint32, limit int) ([]internal.EVMTx, error)
+	// EVMLatestTxs lists the chain's txs, most recent first, those of
+	// receipt status *status only when status is set.
+	EVMLatestTxs(ctx context.Context, chainID uint64, status *uint8, after *EVMTxKey, limit int) ([]internal.EVMTx, error)
+	// EVMLatestTxsAllChains is EVMLatestTxs over several chains, in
+	// EVMTimeKey's order.
+	EVMLatestTxsAllChains(ctx context.Context, chainIDs []uint64, status *uint8, after *EVMTimeKey, limit int) ([]EVMChainTx, error)
 	// EVMTxDetails returns a tx with its internal txs, transfers and
 	// Teleporter message; NotFound when not indexed.
 	EVMTxDetails(ctx context.Context, chainID uint64, hash common.Hash) (*internal.EVMTxDetails, error)

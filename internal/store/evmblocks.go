@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
@@ -35,7 +36,12 @@ type EVMStore interface {
 }
 
 var evmBlockColumns = []string{"chain_id", "number", "hash", "parent_hash", "timestamp", "miner", "gas_limit",
-	"gas_used", "base_fee", "size", "tx_count", "traced"}
+	"gas_used", "base_fee", "size", "tx_count", "traced", "time_ms", "min_delay_excess", "block_gas_cost", "fees_spent",
+	"cumulative_txs"}
+
+// evmBlockCumulative is the index of cumulative_txs in evmBlockColumns,
+// set once the previous block's is read.
+const evmBlockCumulative = 16
 
 func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) (err error) {
 	if len(blocks) == 0 {
@@ -54,7 +60,8 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 			return fmt.Errorf("block numbers not consecutive at %d: %w", b.Number, derrors.InvalidArgument)
 		}
 		rows[i] = []any{cid, int64(b.Number), b.Hash[:], b.ParentHash[:], unixSeconds(b.Timestamp), b.Miner[:],
-			clampInt64(b.GasLimit), clampInt64(b.GasUsed), optBig(b.BaseFee), clampInt64(b.Size), b.TxCount, boolInt(b.Traced)}
+			clampInt64(b.GasLimit), clampInt64(b.GasUsed), optBig(b.BaseFee), clampInt64(b.Size), b.TxCount, boolInt(b.Traced),
+			optInt64(b.TimeMilliseconds), optInt64(b.MinDelayExcess), optBig(b.BlockGasCost), bigBytes(feesSpent(b.Txs)), nil}
 		allTraced = allTraced && b.Traced
 	}
 	return s.db.Transact(ctx, func(tx *database.DB) error {
@@ -65,6 +72,9 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 		}
 		if ok && first > cur+1 {
 			return fmt.Errorf("batch starts at %d but the cursor is at %d: %w", first, cur, derrors.InvalidArgument)
+		}
+		if err := setCumulativeTxs(ctx, tx, cid, first, blocks, rows); err != nil {
+			return err
 		}
 		n, err := tx.BulkInsert(ctx, "evm_blocks", evmBlockColumns, rows, onConflictDoNothing)
 		if err != nil {
@@ -102,6 +112,40 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 		}
 		return moveCursor(ctx, tx, key, last, ids.ID(blocks[len(blocks)-1].Hash))
 	})
+}
+
+// feesSpent is what txs paid: gas used times effective gas price.
+func feesSpent(txs []internal.EVMTx) *big.Int {
+	sum, fee := new(big.Int), new(big.Int)
+	for i := range txs {
+		if txs[i].GasPrice != nil {
+			sum.Add(sum, fee.Mul(fee.SetUint64(txs[i].GasUsed), txs[i].GasPrice))
+		}
+	}
+	return sum
+}
+
+// setCumulativeTxs sets the rows' cumulative_txs from the block before
+// first: zero before the genesis; left NULL when that block's is unknown
+// (a chain not stored from its genesis).
+func setCumulativeTxs(ctx context.Context, tx *database.DB, cid int64, first uint64, blocks []*internal.EVMBlockData, rows [][]any) error {
+	var total int64
+	if first > 0 {
+		var prev sql.NullInt64
+		err := tx.QueryRow(ctx, "SELECT cumulative_txs FROM evm_blocks WHERE chain_id = ? AND number = ?", cid, int64(first-1)).Scan(&prev)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && !prev.Valid) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("the cumulative txs of block %d: %w", first-1, err)
+		}
+		total = prev.Int64
+	}
+	for i, b := range blocks {
+		total += int64(b.TxCount)
+		rows[i][evmBlockCumulative] = total
+	}
+	return nil
 }
 
 // evmAppliers write what an EVM chain's batch of blocks holds and what is
@@ -142,6 +186,10 @@ func evmBlockHash(ctx context.Context, db *database.DB, cid int64, number uint64
 	return common.BytesToHash(b), nil
 }
 
+// evmBlockSelect reads the columns scanEVMBlock scans.
+const evmBlockSelect = `SELECT number, hash, parent_hash, timestamp, miner, gas_limit, gas_used, base_fee, size, tx_count,
+	time_ms, min_delay_excess, block_gas_cost, fees_spent, cumulative_txs FROM evm_blocks`
+
 func (s *sqlStore) EVMHead(ctx context.Context, chainID uint64) (_ *internal.EVMBlock, err error) {
 	defer derrors.Wrap(&err, "store.EVMHead(%d)", chainID)
 	cid, err := evmChainID(chainID)
@@ -157,9 +205,10 @@ func (s *sqlStore) EVMHead(ctx context.Context, chainID uint64) (_ *internal.EVM
 		if !ok {
 			return fmt.Errorf("no block indexed: %w", derrors.NotFound)
 		}
-		b, err = scanEVMBlock(tx.QueryRow(ctx, `SELECT number, hash, parent_hash, timestamp, miner, gas_limit, gas_used,
-			base_fee, size, tx_count FROM evm_blocks WHERE chain_id = ? AND number = ?`, cid, int64(n)))
-		return err
+		if b, err = scanEVMBlock(tx.QueryRow(ctx, evmBlockSelect+" WHERE chain_id = ? AND number = ?", cid, int64(n))); err != nil {
+			return err
+		}
+		return fillFeesSpent(ctx, tx, cid, b)
 	})
 	return b, err
 }
@@ -173,8 +222,160 @@ func (s *sqlStore) EVMBlock(ctx context.Context, chainID, number uint64) (_ *int
 	if number > math.MaxInt64 {
 		return nil, derrors.NotFound
 	}
-	return scanEVMBlock(s.db.QueryRow(ctx, `SELECT number, hash, parent_hash, timestamp, miner, gas_limit, gas_used,
-		base_fee, size, tx_count FROM evm_blocks WHERE chain_id = ? AND number = ?`, cid, int64(number)))
+	b, err := scanEVMBlock(s.db.QueryRow(ctx, evmBlockSelect+" WHERE chain_id = ? AND number = ?", cid, int64(number)))
+	if err != nil {
+		return nil, err
+	}
+	return b, fillFeesSpent(ctx, s.db, cid, b)
+}
+
+func (s *sqlStore) EVMBlockByHash(ctx context.Context, chainID uint64, hash common.Hash) (_ *internal.EVMBlock, err error) {
+	defer derrors.Wrap(&err, "store.EVMBlockByHash(%d, %s)", chainID, hash)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	b, err := scanEVMBlock(s.db.QueryRow(ctx, evmBlockSelect+" WHERE chain_id = ? AND hash = ?", cid, hash[:]))
+	if err != nil {
+		return nil, err
+	}
+	return b, fillFeesSpent(ctx, s.db, cid, b)
+}
+
+func (s *sqlStore) EVMBlocks(ctx context.Context, chainID uint64, before *uint64, limit int) (_ []internal.EVMBlock, err error) {
+	defer derrors.Wrap(&err, "store.EVMBlocks(%d)", chainID)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	return evmBlocksBefore(ctx, s.db, cid, before, limit)
+}
+
+// evmBlocksBefore reads up to limit blocks of the chain below before (nil:
+// from the last), most recent first.
+func evmBlocksBefore(ctx context.Context, db *database.DB, cid int64, before *uint64, limit int) ([]internal.EVMBlock, error) {
+	bound := int64(math.MaxInt64)
+	if before != nil {
+		bound = blockBound(*before)
+	}
+	var out []internal.EVMBlock
+	err := db.RunQuery(ctx, evmBlockSelect+" WHERE chain_id = ? AND number < ? ORDER BY number DESC LIMIT ?",
+		func(rows *sql.Rows) error {
+			b, err := scanEVMBlock(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, *b)
+			return nil
+		}, cid, bound, limit)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if err := fillFeesSpent(ctx, db, cid, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// EVMChainBlock is a block of one of several chains.
+type EVMChainBlock struct {
+	ChainID uint64
+	internal.EVMBlock
+}
+
+// EVMTimeKey is a position in the lists of several chains, most recent
+// first: by block timestamp, then chain id, then block number (and tx
+// index), all descending.
+type EVMTimeKey struct {
+	Timestamp int64
+	ChainID   uint64
+	Number    uint64
+	// Index is the tx's index in its block; unused by the blocks' list.
+	Index uint32
+}
+
+func (k EVMTimeKey) before(o EVMTimeKey) bool {
+	switch {
+	case k.Timestamp != o.Timestamp:
+		return k.Timestamp > o.Timestamp
+	case k.ChainID != o.ChainID:
+		return k.ChainID > o.ChainID
+	case k.Number != o.Number:
+		return k.Number > o.Number
+	}
+	return k.Index > o.Index
+}
+
+func (s *sqlStore) EVMLatestBlocks(ctx context.Context, chainIDs []uint64, after *EVMTimeKey, limit int) (_ []EVMChainBlock, err error) {
+	defer derrors.Wrap(&err, "store.EVMLatestBlocks(%v)", chainIDs)
+	var out []EVMChainBlock
+	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		for _, id := range chainIDs {
+			cid, err := evmChainID(id)
+			if err != nil {
+				return err
+			}
+			before, err := chainBound(ctx, tx, cid, id, after)
+			if err != nil {
+				return err
+			}
+			bs, err := evmBlocksBefore(ctx, tx, cid, before, limit)
+			if err != nil {
+				return err
+			}
+			for _, b := range bs {
+				out = append(out, EVMChainBlock{ChainID: id, EVMBlock: b})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	key := func(b EVMChainBlock) EVMTimeKey {
+		return EVMTimeKey{Timestamp: unixSeconds(b.Timestamp), ChainID: b.ChainID, Number: b.Number}
+	}
+	slices.SortFunc(out, func(a, b EVMChainBlock) int {
+		if key(a).before(key(b)) {
+			return -1
+		}
+		return 1
+	})
+	return out[:min(len(out), limit)], nil
+}
+
+// chainBound is the block number below which chain id's blocks (and their
+// txs) come after the key in the lists of several chains: nil for all.
+// With the key's chain, its number (a tx list reads the key's block on
+// with the tx's index); a chain ordered before it, the blocks up to the
+// key's second; one ordered after, those before it.
+func chainBound(ctx context.Context, db *database.DB, cid int64, id uint64, after *EVMTimeKey) (*uint64, error) {
+	if after == nil {
+		return nil, nil
+	}
+	if id == after.ChainID {
+		n := after.Number
+		return &n, nil
+	}
+	op := "<="
+	if id > after.ChainID {
+		op = "<"
+	}
+	// A chain's timestamps do not decrease with its numbers: the last
+	// block up to the second is the last of the time index's range.
+	var last int64
+	err := db.QueryRow(ctx, "SELECT number FROM evm_blocks WHERE chain_id = ? AND timestamp "+op+
+		" ? ORDER BY timestamp DESC, number DESC LIMIT 1", cid, after.Timestamp).Scan(&last)
+	var n uint64
+	switch {
+	case err == nil:
+		n = uint64(last) + 1
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("the blocks of chain %d up to second %d: %w", id, after.Timestamp, err)
+	}
+	return &n, nil
 }
 
 func scanEVMBlock(row scanner) (*internal.EVMBlock, error) {
@@ -183,8 +384,11 @@ func scanEVMBlock(row scanner) (*internal.EVMBlock, error) {
 		number, ts, gasLimit, gasUsed   int64
 		size                            int64
 		hash, parent, miner, baseFeeRaw []byte
+		timeMS, delay, cumulative       sql.NullInt64
+		gasCost, fees                   []byte
 	)
-	err := row.Scan(&number, &hash, &parent, &ts, &miner, &gasLimit, &gasUsed, &baseFeeRaw, &size, &b.TxCount)
+	err := row.Scan(&number, &hash, &parent, &ts, &miner, &gasLimit, &gasUsed, &baseFeeRaw, &size, &b.TxCount,
+		&timeMS, &delay, &gasCost, &fees, &cumulative)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, derrors.NotFound
 	}
@@ -194,10 +398,33 @@ func scanEVMBlock(row scanner) (*internal.EVMBlock, error) {
 	b.Number, b.Timestamp = uint64(number), fromUnixSeconds(ts)
 	b.Hash, b.ParentHash, b.Miner = common.BytesToHash(hash), common.BytesToHash(parent), common.BytesToAddress(miner)
 	b.GasLimit, b.GasUsed, b.Size = uint64(gasLimit), uint64(gasUsed), uint64(size)
-	if baseFeeRaw != nil {
-		b.BaseFee = new(big.Int).SetBytes(baseFeeRaw)
-	}
+	b.BaseFee, b.BlockGasCost, b.FeesSpent = optBigFrom(baseFeeRaw), optBigFrom(gasCost), optBigFrom(fees)
+	b.TimeMilliseconds, b.MinDelayExcess, b.CumulativeTxs = optUint64From(timeMS), optUint64From(delay), optUint64From(cumulative)
 	return &b, nil
+}
+
+// fillFeesSpent sums the fees of a block stored before fees_spent was.
+func fillFeesSpent(ctx context.Context, db *database.DB, cid int64, b *internal.EVMBlock) error {
+	if b.FeesSpent != nil {
+		return nil
+	}
+	var txs []internal.EVMTx
+	err := db.RunQuery(ctx, "SELECT gas_used, gas_price FROM evm_txs WHERE chain_id = ? AND block_number = ?", func(rows *sql.Rows) error {
+		var (
+			used  int64
+			price []byte
+		)
+		if err := rows.Scan(&used, &price); err != nil {
+			return err
+		}
+		txs = append(txs, internal.EVMTx{GasUsed: uint64(used), GasPrice: bigFrom(price)})
+		return nil
+	}, cid, int64(b.Number))
+	if err != nil {
+		return fmt.Errorf("the fees of block %d: %w", b.Number, err)
+	}
+	b.FeesSpent = feesSpent(txs)
+	return nil
 }
 
 // evmChainID is an EVM chain id as stored: chain ids above 2^63 (none
@@ -234,6 +461,22 @@ func optBigFrom(b []byte) *big.Int {
 		return nil
 	}
 	return bigFrom(b)
+}
+
+// optInt64 is a nullable integer column from an optional uint64.
+func optInt64(v *uint64) any {
+	if v == nil {
+		return nil
+	}
+	return clampInt64(*v)
+}
+
+func optUint64From(v sql.NullInt64) *uint64 {
+	if !v.Valid {
+		return nil
+	}
+	n := uint64(v.Int64)
+	return &n
 }
 
 // optAddr is a nullable address column.

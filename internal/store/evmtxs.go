@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ava-labs/libevm/common"
 
@@ -134,3 +135,151 @@ func (s *sqlStore) EVMTxDetails(ctx context.Context, chainID uint64, hash common
 // blockBound is a block number as a query bound: numbers past int64 are
 // past every stored block.
 func blockBound(n uint64) int64 { return int64(min(n, math.MaxInt64)) }
+
+// EVMTxKey is a tx's position in a chain: block number, then index.
+type EVMTxKey struct {
+	BlockNumber uint64
+	Index       uint32
+}
+
+// EVMChainTx is a tx of one of several chains.
+type EVMChainTx struct {
+	ChainID uint64
+	internal.EVMTx
+}
+
+// evmTxListSelect reads the columns scanListedEVMTx scans: a tx with its
+// block's header fields, its input cut to the method selector (what the
+// lists show of it).
+const evmTxListSelect = `SELECT t.hash, t.block_number, b.hash, b.timestamp, b.time_ms, b.min_delay_excess, t.idx,
+	t.from_address, t.to_address, t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee, t.max_priority_fee,
+	t.gas_used, t.status, substr(t.input, 1, 4), t.contract_address
+	FROM evm_txs t JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number`
+
+func scanListedEVMTx(rows *sql.Rows) (internal.EVMTx, error) {
+	var (
+		t                                      internal.EVMTx
+		number, idx, nonce, gasLimit, gasUsed  int64
+		typ, status                            int
+		ts                                     int64
+		timeMS, delay                          sql.NullInt64
+		hash, blockHash, from, to, value       []byte
+		gasPrice, maxFee, maxPrio, input, made []byte
+	)
+	if err := rows.Scan(&hash, &number, &blockHash, &ts, &timeMS, &delay, &idx, &from, &to, &value, &nonce, &typ,
+		&gasLimit, &gasPrice, &maxFee, &maxPrio, &gasUsed, &status, &input, &made); err != nil {
+		return t, err
+	}
+	t = internal.EVMTx{Hash: common.BytesToHash(hash), BlockNumber: uint64(number), BlockHash: common.BytesToHash(blockHash),
+		Timestamp: fromUnixSeconds(ts), BlockTimeMilliseconds: optUint64From(timeMS), BlockMinDelayExcess: optUint64From(delay),
+		Index: uint32(idx), From: common.BytesToAddress(from), To: optAddrFrom(to), Value: bigFrom(value), Nonce: uint64(nonce),
+		Type: uint8(typ), GasLimit: uint64(gasLimit), GasPrice: bigFrom(gasPrice), MaxFeePerGas: optBigFrom(maxFee),
+		MaxPriorityFeePerGas: optBigFrom(maxPrio), GasUsed: uint64(gasUsed), Status: uint8(status), Input: nonNil(input),
+		ContractAddress: optAddrFrom(made)}
+	return t, nil
+}
+
+func (s *sqlStore) EVMBlockTxs(ctx context.Context, chainID, number uint64, after *uint32, limit int) (_ []internal.EVMTx, err error) {
+	defer derrors.Wrap(&err, "store.EVMBlockTxs(%d, %d)", chainID, number)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	from := int64(-1)
+	if after != nil {
+		from = int64(*after)
+	}
+	var out []internal.EVMTx
+	err = s.db.RunQuery(ctx, evmTxListSelect+" WHERE t.chain_id = ? AND t.block_number = ? AND t.idx > ? ORDER BY t.idx LIMIT ?",
+		func(rows *sql.Rows) error {
+			t, err := scanListedEVMTx(rows)
+			out = append(out, t)
+			return err
+		}, cid, blockBound(number), from, limit)
+	return out, err
+}
+
+// statusFilter is the condition of a tx list's status filter, with the
+// status written out so that the failed txs' partial index applies.
+func statusFilter(status *uint8) string {
+	switch {
+	case status == nil:
+		return ""
+	case *status == 0:
+		return " AND t.status = 0"
+	}
+	return " AND t.status = 1"
+}
+
+// evmTxsBefore reads up to limit txs of the chain before the key (nil:
+// from the last), most recent first.
+func evmTxsBefore(ctx context.Context, db *database.DB, cid int64, status *uint8, before *EVMTxKey, limit int) ([]internal.EVMTx, error) {
+	where, args := "", []any{cid}
+	if before != nil {
+		// The plain bound is the index range both engines seek; the row
+		// value refines it within the block.
+		where = " AND t.block_number <= ? AND (t.block_number, t.idx) < (?, ?)"
+		b := blockBound(before.BlockNumber)
+		args = append(args, b, b, int64(before.Index))
+	}
+	var out []internal.EVMTx
+	err := db.RunQuery(ctx, evmTxListSelect+" WHERE t.chain_id = ?"+where+statusFilter(status)+
+		" ORDER BY t.block_number DESC, t.idx DESC LIMIT ?",
+		func(rows *sql.Rows) error {
+			t, err := scanListedEVMTx(rows)
+			out = append(out, t)
+			return err
+		}, append(args, limit)...)
+	return out, err
+}
+
+func (s *sqlStore) EVMLatestTxs(ctx context.Context, chainID uint64, status *uint8, after *EVMTxKey, limit int) (_ []internal.EVMTx, err error) {
+	defer derrors.Wrap(&err, "store.EVMLatestTxs(%d)", chainID)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	return evmTxsBefore(ctx, s.db, cid, status, after, limit)
+}
+
+func (s *sqlStore) EVMLatestTxsAllChains(ctx context.Context, chainIDs []uint64, status *uint8, after *EVMTimeKey, limit int) (_ []EVMChainTx, err error) {
+	defer derrors.Wrap(&err, "store.EVMLatestTxsAllChains(%v)", chainIDs)
+	var out []EVMChainTx
+	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		for _, id := range chainIDs {
+			cid, err := evmChainID(id)
+			if err != nil {
+				return err
+			}
+			var before *EVMTxKey
+			if after != nil && after.ChainID == id {
+				before = &EVMTxKey{BlockNumber: after.Number, Index: after.Index}
+			} else if n, err := chainBound(ctx, tx, cid, id, after); err != nil {
+				return err
+			} else if n != nil {
+				before = &EVMTxKey{BlockNumber: *n}
+			}
+			txs, err := evmTxsBefore(ctx, tx, cid, status, before, limit)
+			if err != nil {
+				return err
+			}
+			for _, t := range txs {
+				out = append(out, EVMChainTx{ChainID: id, EVMTx: t})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	key := func(t EVMChainTx) EVMTimeKey {
+		return EVMTimeKey{Timestamp: unixSeconds(t.Timestamp), ChainID: t.ChainID, Number: t.BlockNumber, Index: t.Index}
+	}
+	slices.SortFunc(out, func(a, b EVMChainTx) int {
+		if key(a).before(key(b)) {
+			return -1
+		}
+		return 1
+	})
+	return out[:min(len(out), limit)], nil
+}

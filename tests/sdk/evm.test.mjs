@@ -145,3 +145,77 @@ test("address.balances.getNative answers the node's balance at every block", asy
     assert.equal(r.nativeTokenBalance.decimals, 18);
   }
 });
+
+test("address.transactions.listErc20 pages Alice's and Bob's ERC-20 transfers", async () => {
+  for (const [name, who] of [["Alice", evm.alice], ["Bob", evm.bob]]) {
+    const touches = (w) => w.from === who || w.to === who;
+    const got = (await pages(await avalanche.data.evm.address.transactions.listErc20(
+      { chainId, address: who, pageSize: 1 }, opts))).flatMap((p) => p.result.transactions);
+    assertTransfers(`${name}'s ERC-20 transfers`, got, evm.transfers.filter((w) => w.standard === "ERC-20" && touches(w)));
+  }
+});
+
+test("healthCheck and liveCheck answer ok", async () => {
+  const health = await avalanche.data.healthCheck(opts);
+  assert.equal(health.status, "ok");
+  assert.equal(health.details.database.status, "up");
+  assert.equal((await avalanche.data.liveCheck(opts)).status, "ok");
+});
+
+test("blocks.get, blocks.listTransactions and transactions.get answer each token's deployment", async () => {
+  for (const t of [erc20, erc721, erc1155]) {
+    const d = t.deploy;
+    for (const blockId of [d.blockNumber, d.blockHash]) {
+      const b = await avalanche.data.evm.blocks.get({ chainId, blockId }, opts);
+      assert.equal(b.blockNumber, d.blockNumber, `block ${blockId}`);
+      assert.equal(b.blockHash, d.blockHash, `block ${blockId}`);
+      assert.equal(b.chainId, chainId);
+      assert.ok(b.txCount >= 1, `block ${blockId} has ${b.txCount} txs`);
+      assert.ok(BigInt(b.feesSpent) > 0n, `block ${blockId} spent ${b.feesSpent}`);
+      assert.ok(BigInt(b.cumulativeTransactions) >= BigInt(b.txCount));
+      // Not paged by the SDK: the default pageSize (0) is the whole block.
+      const txs = (await avalanche.data.evm.blocks.listTransactions({ chainId, blockId }, opts)).transactions;
+      assert.equal(txs.length, b.txCount, `the txs of block ${blockId}`);
+      txs.forEach((tx, i) => assert.equal(tx.blockIndex, i, `block ${blockId}: txs in block order`));
+      assert.ok(txs.some((tx) => tx.txHash === d.hash), `block ${blockId} lacks ${d.hash}`);
+    }
+    const tx = await avalanche.data.evm.transactions.get({ chainId, txHash: d.hash }, opts);
+    const n = tx.nativeTransaction;
+    assert.equal(n.txHash, d.hash);
+    assert.equal(n.blockHash, d.blockHash);
+    assert.equal(n.blockNumber, d.blockNumber);
+    assert.equal(n.gasUsed, d.gasUsed);
+    assert.equal(n.txStatus, "1");
+    assert.equal(n.to.address, t.address, "a creation's to is the contract it made");
+    assert.equal(n.method.callType, "CONTRACT_CREATION");
+    assert.equal(tx.networkTokenDetails.networkToken.symbol, "AVAX");
+  }
+});
+
+test("blocks.listLatest, transactions.listLatest and their all-chains lists reach the scenario", async () => {
+  const latest = await avalanche.data.evm.blocks.listLatest({ chainId, pageSize: 5 }, opts);
+  const top = latest.result.blocks;
+  assert.equal(top.length, 5);
+  assert.ok(BigInt(top[0].blockNumber) >= BigInt(evm.create2Tx.blockNumber));
+  for (let i = 1; i < top.length; i++) {
+    assert.equal(BigInt(top[i].blockNumber), BigInt(top[i - 1].blockNumber) - 1n, "blocks most recent first");
+    assert.equal(top[i].blockHash, top[i - 1].parentHash);
+  }
+  const all = await avalanche.data.evm.blocks.listLatestAllChains({ pageSize: 5 }, opts);
+  assert.deepEqual(all.result.blocks.map((b) => b.blockHash), top.map((b) => b.blockHash), "one chain: the same blocks");
+
+  for (const list of [
+    (q) => avalanche.data.evm.transactions.listLatest({ chainId, ...q }, opts),
+    (q) => avalanche.data.evm.transactions.listLatestAllChains(q, opts),
+  ]) {
+    const seen = (await pages(await list({ pageSize: 100, status: "success" }), 50))
+      .flatMap((p) => p.result.transactions);
+    for (const d of [evm.createTx, evm.create2Tx, erc20.deploy]) {
+      const tx = seen.find((t) => t.txHash === d.hash);
+      assert.ok(tx, `the latest successful txs lack ${d.hash}`);
+      assert.equal(tx.blockNumber, d.blockNumber);
+      assert.equal(tx.gasUsed, d.gasUsed);
+    }
+    assert.ok(seen.every((t) => t.txStatus === "1"), "status=success lists only successful txs");
+  }
+});
