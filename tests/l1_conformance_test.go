@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
@@ -55,6 +56,17 @@ func TestL1LifecycleMatchesNode(t *testing.T) {
 		same("platform.getBlockchainStatus", map[string]any{"blockchainID": issued.L1.ManagerChainID.String()})
 		// The supply, replayed from the custom genesis.
 		same("platform.getCurrentSupply", map[string]any{})
+
+		// Each L1 validator (the disabled one inactive, with no balance),
+		// and the L1's total weight, inactive validators included.
+		for _, v := range issued.L1.Validators() {
+			same("platform.getL1Validator", map[string]any{"validationID": v.ValidationID})
+		}
+		for _, bad := range []map[string]any{{"validationID": ids.GenerateTestID()}, {"validationID": "nope"}, {}} {
+			same("platform.getL1Validator", bad)
+		}
+		same("platform.getTotalStake", map[string]any{"subnetID": subnet})
+		same("platform.getTotalStake", map[string]any{})
 
 		// Validators: the L1's, after its whole lifecycle, and the primary
 		// network's genesis validator (known only from the genesis file).

@@ -15,7 +15,8 @@ import (
 
 // TestPTxReadsMatchNode compares the P-chain reads a wallet makes of txs
 // and of the chain (platform.getTx in every encoding, getTxStatus,
-// getTimestamp, getStakingAssetID, getSubnet, validatedBy, validates) on
+// getTimestamp, getStakingAssetID, getSubnet, getSubnets, getStake,
+// getTotalStake, validatedBy, validates) on
 // avaindex and on the node: every tx of every block, the genesis's, and
 // bad inputs.
 func TestPTxReadsMatchNode(t *testing.T) {
@@ -24,6 +25,15 @@ func TestPTxReadsMatchNode(t *testing.T) {
 	defer cancel()
 	poa, err := n.CreateSubnet(ctx)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// A validator and a delegator current while getStake is compared,
+	// staked by the key.
+	vdr, err := n.AddValidator(ctx, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.AddDelegator(ctx, vdr.NodeID, vdr.End.Add(-time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -93,9 +103,40 @@ func TestPTxReadsMatchNode(t *testing.T) {
 				params["subnetID"] = subnet
 			}
 			same("platform.getStakingAssetID", params)
+			same("platform.getTotalStake", params)
 			same("platform.getSubnet", params)
 			same("platform.validates", params)
 		}
+		for _, params := range []any{
+			map[string]any{}, nil, map[string]any{"ids": []ids.ID{}},
+			map[string]any{"ids": []ids.ID{constants.PrimaryNetworkID}},
+			map[string]any{"ids": []ids.ID{issued.SubnetID, poa, constants.PrimaryNetworkID, issued.SubnetID}},
+			map[string]any{"ids": []ids.ID{ids.GenerateTestID()}},
+			map[string]any{"ids": []ids.ID{poa, issued.ChainID}},
+			map[string]any{"ids": []ids.ID{n.XChainID}},
+			map[string]any{"ids": []ids.ID{issued.PBaseTx}},
+			map[string]any{"ids": "nope"}, map[string]any{"ids": []string{"nope"}},
+		} {
+			same("platform.getSubnets", params)
+		}
+		ewoq, recipient := n.FormatAddress("P", n.Addr), n.FormatAddress("P", issued.Recipient)
+		tooMany := make([]string, 257)
+		for i := range tooMany {
+			tooMany[i] = ewoq
+		}
+		for _, addrs := range []any{[]string{ewoq}, []string{recipient, ewoq, n.Addr.String()}, []string{recipient}, []string{},
+			[]string{"nope"}, []string{n.FormatAddress("X", n.Addr)}, tooMany, "nope"} {
+			for _, validatorsOnly := range []any{nil, true, false} {
+				for _, enc := range []any{nil, "hex", "hexnc", "json", "nope"} {
+					params := withEncoding(map[string]any{"addresses": addrs}, enc)
+					if validatorsOnly != nil {
+						params["validatorsOnly"] = validatorsOnly
+					}
+					same("platform.getStake", params)
+				}
+			}
+		}
+		same("platform.getStake", map[string]any{})
 		for _, chain := range []any{constants.PlatformChainID.String(), n.XChainID.String(), n.CChainID.String(),
 			issued.ChainID.String(), issued.SubnetID.String(), ids.GenerateTestID().String(), "nope", "", nil} {
 			params := map[string]any{}

@@ -54,10 +54,16 @@ func TestWalletReadsWhenNodeIsDown(t *testing.T) {
 		{"/ext/bc/P", "platform.getStakingAssetID", map[string]any{"subnetID": constants.PrimaryNetworkID}},
 		{"/ext/bc/P", "platform.getStakingAssetID", map[string]any{"subnetID": issued.SubnetID}},
 		{"/ext/bc/P", "platform.getSubnet", map[string]any{"subnetID": issued.SubnetID}},
+		{"/ext/bc/P", "platform.getStake", map[string]any{"addresses": []string{n.FormatAddress("P", n.Addr)}}},
+		{"/ext/bc/P", "platform.getTotalStake", map[string]any{"subnetID": issued.SubnetID}},
+		{"/ext/bc/P", "platform.getSubnets", map[string]any{"ids": []ids.ID{issued.SubnetID, constants.PrimaryNetworkID}}},
 		{"/ext/bc/X", "avm.getHeight", map[string]any{}},
 		{"/ext/bc/X", "avm.getBlockByHeight", map[string]any{"height": 1}},
 		{"/ext/bc/X", "avm.getTx", map[string]any{"txID": issued.XImportFromP, "encoding": "hexnc"}},
 		{"/ext/bc/X", "avm.getTxStatus", map[string]any{"txID": issued.XBaseTx}},
+		{"/ext/bc/X", "avm.getBalance", map[string]any{"address": n.FormatAddress("X", issued.Recipient), "assetID": "AVAX"}},
+		{"/ext/bc/X", "avm.getAssetDescription", map[string]any{"assetID": issued.AssetID}},
+		{"/ext/bc/X", "avm.getAssetDescription", map[string]any{"assetID": "AVAX"}},
 	}
 	type answer struct{ res, err json.RawMessage }
 	want := make([]answer, len(calls))

@@ -42,17 +42,20 @@ type AVMUpstream interface {
 
 // NewAVMHandler returns the handler of the avm.* methods avaindex serves
 // from the store at /ext/bc/X (the others are the node's: see
-// AVMForwarded). upstream may be nil: atomic UTXOs are then unreachable.
-func NewAVMHandler(src AVMSource, network *internal.Network, upstream AVMUpstream) (http.Handler, error) {
-	return newServer(&AVM{store: src, network: network, upstream: upstream}, "avm")
+// AVMForwarded). networkGenesis is the genesis of a network avalanchego
+// does not build in (nil otherwise), for the X-chain's genesis assets.
+// upstream may be nil: atomic UTXOs are then unreachable.
+func NewAVMHandler(src AVMSource, network *internal.Network, networkGenesis []byte, upstream AVMUpstream) (http.Handler, error) {
+	return newServer(&AVM{store: src, network: network, networkGenesis: networkGenesis, upstream: upstream}, "avm")
 }
 
 // AVM implements avm.* methods from the store: the X-chain's blocks,
 // accepted txs in the node's hex encodings, and UTXOs.
 type AVM struct {
-	store    AVMSource
-	network  *internal.Network
-	upstream AVMUpstream
+	store          AVMSource
+	network        *internal.Network
+	networkGenesis []byte
+	upstream       AVMUpstream
 }
 
 // GetUTXOs answers the X-chain UTXOs of the addresses from the index, as

@@ -62,6 +62,7 @@ type PlatformSource interface {
 	PRewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, error)
 	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
 	L1Balances(ctx context.Context, vids []ids.ID) (map[ids.ID]uint64, error)
+	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)
 	Subnets(ctx context.Context) ([]*pchain.Subnet, error)
 	Subnet(ctx context.Context, id ids.ID) (*pchain.Subnet, error)
 	Blockchains(ctx context.Context) ([]*pchain.Blockchain, error)

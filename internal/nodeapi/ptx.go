@@ -13,7 +13,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/formatting"
-	"github.com/ava-labs/avalanchego/utils/formatting/address"
 	avajson "github.com/ava-labs/avalanchego/utils/json"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	"github.com/ava-labs/avalanchego/vms/platformvm/status"
@@ -211,11 +210,8 @@ func (p *Platform) GetSubnet(r *http.Request, args *platformvm.GetSubnetArgs, re
 	if err != nil {
 		return bareNotFound("couldn't get subnet", err)
 	}
-	reply.ControlKeys = make([]string, len(s.Owner.Addresses))
-	for i, a := range s.Owner.Addresses {
-		if reply.ControlKeys[i], err = address.Format("P", p.network.HRP, a[:]); err != nil {
-			return fmt.Errorf("problem formatting address: %w", err)
-		}
+	if reply.ControlKeys, err = p.controlKeys(s.Owner.Addresses); err != nil {
+		return err
 	}
 	reply.Threshold = avajson.Uint32(s.Owner.Threshold)
 	reply.Locktime = avajson.Uint64(s.Owner.Locktime)

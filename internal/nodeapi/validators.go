@@ -302,43 +302,53 @@ func (p *Platform) l1Validators(ctx context.Context, cs *store.CurrentStakers, n
 		if !all && !nodeIDs.Contains(v.NodeID) {
 			continue
 		}
-		rbo, err := p.owner(v.RemainingBalanceOwner)
+		a, err := p.apiL1Validator(v, balances)
 		if err != nil {
 			return nil, err
 		}
-		do, err := p.owner(v.DeactivationOwner)
-		if err != nil {
-			return nil, err
-		}
-		if rbo == nil {
-			rbo = &platformapi.Owner{Addresses: []string{}}
-		}
-		if do == nil {
-			do = &platformapi.Owner{Addresses: []string{}}
-		}
-		vid := v.ValidationID
-		pk := types.JSONByteSlice(v.PublicKey)
-		nonce := avajson.Uint64(v.MinNonce)
-		balance := avajson.Uint64(0)
-		if b, ok := balances[vid]; ok {
-			balance = avajson.Uint64(b)
-		} else if v.Active {
-			// A store without fee state (no network recorded): an upper bound.
-			balance = avajson.Uint64(v.DepositedBalance)
-		}
-		validators = append(validators, platformapi.APIL1Validator{
-			NodeID:    v.NodeID,
-			StartTime: avajson.Uint64(v.StartTime),
-			Weight:    avajson.Uint64(v.Weight),
-			BaseL1Validator: platformapi.BaseL1Validator{
-				ValidationID:          &vid,
-				PublicKey:             &pk,
-				RemainingBalanceOwner: rbo,
-				DeactivationOwner:     do,
-				MinNonce:              &nonce,
-				Balance:               &balance,
-			},
-		})
+		validators = append(validators, a)
 	}
 	return validators, nil
+}
+
+// apiL1Validator is v as the node shows an L1 validator, with its
+// remaining balance from balances (by validation id).
+func (p *Platform) apiL1Validator(v *pchain.L1Validator, balances map[ids.ID]uint64) (platformapi.APIL1Validator, error) {
+	rbo, err := p.owner(v.RemainingBalanceOwner)
+	if err != nil {
+		return platformapi.APIL1Validator{}, err
+	}
+	do, err := p.owner(v.DeactivationOwner)
+	if err != nil {
+		return platformapi.APIL1Validator{}, err
+	}
+	if rbo == nil {
+		rbo = &platformapi.Owner{Addresses: []string{}}
+	}
+	if do == nil {
+		do = &platformapi.Owner{Addresses: []string{}}
+	}
+	vid := v.ValidationID
+	pk := types.JSONByteSlice(v.PublicKey)
+	nonce := avajson.Uint64(v.MinNonce)
+	balance := avajson.Uint64(0)
+	if b, ok := balances[vid]; ok {
+		balance = avajson.Uint64(b)
+	} else if v.Active {
+		// A store without fee state (no network recorded): an upper bound.
+		balance = avajson.Uint64(v.DepositedBalance)
+	}
+	return platformapi.APIL1Validator{
+		NodeID:    v.NodeID,
+		StartTime: avajson.Uint64(v.StartTime),
+		Weight:    avajson.Uint64(v.Weight),
+		BaseL1Validator: platformapi.BaseL1Validator{
+			ValidationID:          &vid,
+			PublicKey:             &pk,
+			RemainingBalanceOwner: rbo,
+			DeactivationOwner:     do,
+			MinNonce:              &nonce,
+			Balance:               &balance,
+		},
+	}, nil
 }

@@ -50,6 +50,9 @@ type TxDescription struct {
 
 // Asset is an X-chain asset as its CreateAssetTx defines it.
 type Asset struct {
+	// Alias is the name the X-chain's genesis gives a genesis asset (the
+	// node's alias of it, as "AVAX"); empty for any other asset.
+	Alias        string
 	Name         string
 	Symbol       string
 	Denomination uint8
@@ -290,7 +293,9 @@ func assetsOfGenesis(networkGenesis []byte) (ids.ID, map[ids.ID]*Asset, error) {
 			if err := tx.Initialize(codec); err != nil {
 				return ids.Empty, nil, err
 			}
-			assets[tx.ID()] = describeAsset(&g.CreateAssetTx)
+			a := describeAsset(&g.CreateAssetTx)
+			a.Alias = g.Alias
+			assets[tx.ID()] = a
 		}
 		return chain.ID(), assets, nil
 	}
