@@ -70,7 +70,7 @@ var allowedImports = map[string][]string{
 	"internal/api": {"internal", "internal/cchain", "internal/derrors", "internal/evmchains", "internal/param",
 		"internal/pchain", "internal/store", "internal/utxo", "internal/warpagg", "internal/xchain"},
 	"internal/metricsapi": {"internal", "internal/chainmetrics", "internal/derrors", "internal/param", "internal/store"},
-	"internal/nodeapi":    {"internal", "internal/derrors", "internal/node", "internal/pchain", "internal/store"},
+	"internal/nodeapi":    {"internal", "internal/derrors", "internal/node", "internal/pchain", "internal/store", "internal/xchain"},
 	"internal/apidoc":     {"internal/api", "internal/derrors"},
 	"internal/apidoc/gen": {"internal/api", "internal/apidoc", "internal/testing/openapitest"},
 	"internal/server": {"internal", "internal/api", "internal/apidoc", "internal/apikeys", "internal/derrors",
