@@ -251,7 +251,6 @@ func TestEVMBlockAndTxLists(t *testing.T) {
 	})
 }
 
-
 // TestCumulativeTxsBackfill: migration 0025 counts the txs up to each
 // block of a chain stored from its genesis, and leaves a chain stored from
 // a later block unknown.
