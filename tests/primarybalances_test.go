@@ -10,8 +10,13 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils"
+	"github.com/ava-labs/avalanchego/utils/units"
 	"github.com/ava-labs/avalanchego/vms/avm"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
@@ -64,10 +69,13 @@ func sharedSums(lines ...[]api.SharedAssetBalance) map[string]uint64 {
 // getUTXOs from each other chain; for the scenario's key, and for two
 // fresh keys that own UTXOs alone, together and locked. A blockTimestamp
 // after the lock has run out, or before the keys had anything, moves
-// their balances as worked out here.
+// their balances as worked out here. The scenario's key is one of the two
+// owners of a 2-of-2 output on the P- and X-chains, which the node counts
+// in its balance though the key alone cannot spend it.
 func TestPrimaryNetworkBalancesMatchNode(t *testing.T) {
 	n, issued := issuedNetwork(t)
 	k1, k2 := issueUTXOExtras(t, n, issued)
+	issueCoOwnedOutputs(t, n)
 	doc := openapitest.Default(t)
 	bech := func(a ids.ShortID) string { return bech32Of(t, n, a)[0] }
 	dbtest.Run(t, func(t *testing.T, dsn string) {
@@ -141,6 +149,34 @@ func TestPrimaryNetworkBalancesMatchNode(t *testing.T) {
 			}
 		}
 	})
+}
+
+// issueCoOwnedOutputs sends, on the P- and X-chains, 1 AVAX that the
+// scenario's key and a fresh key own with threshold 2.
+func issueCoOwnedOutputs(t *testing.T, n *testnet.Network) {
+	t.Helper()
+	k, err := testnet.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := []ids.ShortID{n.Addr, k.Address()}
+	utils.Sort(addrs)
+	outs := []*avax.TransferableOutput{{Asset: avax.Asset{ID: n.AVAXAssetID}, Out: &secp256k1fx.TransferOutput{
+		Amt: units.Avax, OutputOwners: secp256k1fx.OutputOwners{Threshold: 2, Addrs: addrs}}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	err = n.WithWallet(ctx, primary.WalletConfig{}, func(w *primary.Wallet) error {
+		if _, err := w.P().IssueBaseTx(outs); err != nil {
+			return fmt.Errorf("P BaseTx: %w", err)
+		}
+		if _, err := w.X().IssueBaseTx(outs); err != nil {
+			return fmt.Errorf("X BaseTx: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // comparePrimaryBalances compares the balances of addrs on each chain with the

@@ -54,8 +54,10 @@ func (b bucket) add(k balanceKey, amount uint64) {
 
 // getBalances serves getBalancesByAddresses: what the addresses hold on
 // the chain at blockTimestamp (now when absent), from the UTXOs of the
-// chain's UTXO list (those their addresses can spend, as the list's
-// threshold rule says), each in one state:
+// chain's UTXO list that any of the addresses owns, whatever their
+// threshold: the node's rule (platform.getBalance, avm.getAllBalances
+// with includePartial), not the UTXO list endpoints' one. Each UTXO is in
+// one state:
 //   - P-chain: a stake output is pendingStaked before its staking period,
 //     staked during it (lockedStaked when its locktime is after the
 //     period's end, else unlockedStaked); any other UTXO is lockedPlatform
@@ -95,7 +97,7 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 	if historic {
 		now = at
 	}
-	q := store.UTXOQuery{Chain: chain, IncludeSpent: historic}
+	q := store.UTXOQuery{Chain: chain, IncludeSpent: historic, AnyOwner: true}
 	for _, ad := range addrs {
 		q.Addresses = append(q.Addresses, ad.ID)
 	}

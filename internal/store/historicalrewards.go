@@ -148,7 +148,7 @@ func (s *sqlStore) HistoricalRewards(ctx context.Context, q RewardQuery, after *
 	}
 	var out []*HistoricalReward
 	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
-		keys, err := scan.run(ctx, tx, from, limit, func(mergedRow) bool { return true })
+		keys, err := scan.run(ctx, tx, from, limit, acceptAll)
 		if err != nil || len(keys) == 0 {
 			return err
 		}

@@ -35,6 +35,10 @@ type UTXOQuery struct {
 	// Addresses are the queried addresses, at least one. A UTXO is listed
 	// when as many of them are among its owners as its threshold asks.
 	Addresses []ids.ShortID
+	// AnyOwner lists a UTXO when any of the addresses is among its owners,
+	// whatever its threshold: the node's rule for balances
+	// (platform.getBalance, avm.getAllBalances with includePartial).
+	AnyOwner bool
 	// AssetID, when not nil, keeps the UTXOs of that asset only.
 	AssetID *ids.ID
 	// MinAmount keeps the UTXOs of at least that amount.
@@ -296,7 +300,7 @@ func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, l
 	}
 	var out []*ListedUTXO
 	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
-		keys, err := scan.run(ctx, tx, from, limit, meetsThreshold)
+		keys, err := scan.run(ctx, tx, from, limit, q.accept())
 		if err != nil || len(keys) == 0 {
 			return err
 		}
@@ -310,6 +314,18 @@ func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, l
 // (one row each) as its threshold (extra) asks.
 func meetsThreshold(r mergedRow) bool { return int64(r.count) >= r.extra }
 
+// acceptAll accepts every item of a merged scan: with AnyOwner, every UTXO
+// one of the queried addresses owns.
+func acceptAll(mergedRow) bool { return true }
+
+// accept is the rule of q's list: AnyOwner's or the threshold's.
+func (q UTXOQuery) accept() func(mergedRow) bool {
+	if q.AnyOwner {
+		return acceptAll
+	}
+	return meetsThreshold
+}
+
 // scan is q's merged scan: one arm per address (and spent state) over the
 // index of q's order.
 func (q UTXOQuery) scan() *mergeScan {
@@ -322,9 +338,13 @@ func (q UTXOQuery) scan() *mergeScan {
 		scan.key = "amount_key"
 		amountCond = "amount_key >= ?"
 	}
-	// No UTXO needs more signers than were asked for: cheap to skip here.
-	scan.filter = []string{"chain = ?", "+threshold <= ?"}
-	scan.filterArgs = []any{string(q.Chain), len(addrs)}
+	scan.filter = []string{"chain = ?"}
+	scan.filterArgs = []any{string(q.Chain)}
+	if !q.AnyOwner {
+		// No UTXO needs more signers than were asked for: cheap to skip here.
+		scan.filter = append(scan.filter, "+threshold <= ?")
+		scan.filterArgs = append(scan.filterArgs, len(addrs))
+	}
 	if q.MinAmount > 0 {
 		scan.filter = append(scan.filter, amountCond)
 		scan.filterArgs = append(scan.filterArgs, amountKey(q.MinAmount))

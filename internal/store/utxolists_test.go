@@ -329,7 +329,8 @@ func TestUTXOListsPChain(t *testing.T) {
 }
 
 // TestUTXOListThreshold lists outputs of several owners: a UTXO is listed
-// when the queried addresses meet its threshold.
+// when the queried addresses meet its threshold, or, with AnyOwner, when
+// one of them is among its owners.
 func TestUTXOListThreshold(t *testing.T) {
 	out := func(amount uint64, threshold uint32, addrs ...ids.ShortID) *avax.TransferableOutput {
 		return &avax.TransferableOutput{Asset: avax.Asset{ID: uAsset}, Out: &secp256k1fx.TransferOutput{Amt: amount,
@@ -346,24 +347,31 @@ func TestUTXOListThreshold(t *testing.T) {
 		s := openStore(t, dsn)
 		mustApply(t, s, blocks)
 		for _, tc := range []struct {
-			addrs []ids.ShortID
-			want  []uint64 // amounts, descending
+			addrs    []ids.ShortID
+			want     []uint64 // amounts, descending
+			anyOwner []uint64 // with AnyOwner
 		}{
-			{[]ids.ShortID{uAddrA}, []uint64{3, 2}},
-			{[]ids.ShortID{uAddrB}, []uint64{4, 2}},
-			{[]ids.ShortID{uAddrA, uAddrB}, []uint64{4, 3, 2, 1}},
-			{[]ids.ShortID{uAddrB, uAddrC}, []uint64{6, 4, 2}},
-			{[]ids.ShortID{uAddrA, uAddrC, uAddrB}, []uint64{6, 5, 4, 3, 2, 1}},
-			{[]ids.ShortID{uAddrC}, nil},
+			{[]ids.ShortID{uAddrA}, []uint64{3, 2}, []uint64{5, 3, 2, 1}},
+			{[]ids.ShortID{uAddrB}, []uint64{4, 2}, []uint64{6, 5, 4, 2, 1}},
+			{[]ids.ShortID{uAddrA, uAddrB}, []uint64{4, 3, 2, 1}, []uint64{6, 5, 4, 3, 2, 1}},
+			{[]ids.ShortID{uAddrB, uAddrC}, []uint64{6, 4, 2}, []uint64{6, 5, 4, 2, 1}},
+			{[]ids.ShortID{uAddrA, uAddrC, uAddrB}, []uint64{6, 5, 4, 3, 2, 1}, []uint64{6, 5, 4, 3, 2, 1}},
+			{[]ids.ShortID{uAddrC}, nil, []uint64{6, 5}},
 		} {
-			for _, n := range []int{1, 2, 10} {
-				got := listAll(t, s, UTXOQuery{Chain: internal.PChain, Addresses: tc.addrs, ByAmount: true, Desc: true}, n)
-				var amounts []uint64
-				for _, u := range got {
-					amounts = append(amounts, u.Amount)
+			for _, anyOwner := range []bool{false, true} {
+				want := tc.want
+				if anyOwner {
+					want = tc.anyOwner
 				}
-				if !slices.Equal(amounts, tc.want) {
-					t.Errorf("%v, pages of %d: amounts %v, want %v", tc.addrs, n, amounts, tc.want)
+				for _, n := range []int{1, 2, 10} {
+					got := listAll(t, s, UTXOQuery{Chain: internal.PChain, Addresses: tc.addrs, AnyOwner: anyOwner, ByAmount: true, Desc: true}, n)
+					var amounts []uint64
+					for _, u := range got {
+						amounts = append(amounts, u.Amount)
+					}
+					if !slices.Equal(amounts, want) {
+						t.Errorf("%v, anyOwner %v, pages of %d: amounts %v, want %v", tc.addrs, anyOwner, n, amounts, want)
+					}
 				}
 			}
 		}
