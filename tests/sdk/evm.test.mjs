@@ -188,7 +188,7 @@ test("blocks.get, blocks.listTransactions and transactions.get answer each token
     assert.equal(n.txStatus, "1");
     assert.equal(n.to.address, t.address, "a creation's to is the contract it made");
     assert.equal(n.method.callType, "CONTRACT_CREATION");
-    assert.equal(tx.networkTokenDetails.networkToken.symbol, "AVAX");
+    assert.equal(tx.networkTokenDetails.networkToken.symbol, evm.symbol);
   }
 });
 
