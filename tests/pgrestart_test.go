@@ -10,12 +10,16 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
@@ -119,7 +123,8 @@ func (p *privatePostgres) dsn() string {
 // PostgreSQL in the middle of it for a few seconds and starts it again:
 // meanwhile every read answers 503, never 500, and avaindex keeps
 // listening; afterwards indexing resumes by itself and reaches the node's
-// tip, every stored block the node's, each height once.
+// tip, every stored block the node's, each height once, and the P-chain
+// blocks those of a store indexed without faults.
 func TestPostgresRestartDuringIngestion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the local network")
@@ -213,6 +218,33 @@ func TestPostgresRestartDuringIngestion(t *testing.T) {
 	w := newIngestWatch(t, ctx, base, pg.dsn())
 	pTip, cTip := w.caughtUp("after PostgreSQL's restart", n)
 	w.sameBlocks(n, pTip, cTip)
+
+	// And the same P-chain blocks, with the same transactions, as a store
+	// indexed from the same node without faults.
+	clean := dbtest.SQLite(t)
+	waitIndexed(t, startService(t, n.URL, clean), pTip, time.Minute)
+	ref, err := store.Open(ctx, clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	pq := store.BlockQuery{Chain: internal.PChain}
+	want, err := ref.BlockSummaries(ctx, pq, nil, int(pTip)+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.st.BlockSummaries(ctx, pq, nil, int(pTip)+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) != int(pTip)+1 {
+		t.Fatalf("P-chain blocks up to %d: %d stored after the restart, %d without faults", pTip, len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("P-chain block %d: %+v after the restart, %+v without faults", want[i].Height, got[i], want[i])
+		}
+	}
 	t.Logf("PostgreSQL stopped at P-chain height %d; caught up to P %d, C %d; took %s",
 		at.Indexer.Heights["P"], pTip, cTip, time.Since(begin).Round(time.Millisecond))
 }
