@@ -53,7 +53,8 @@ var statuses = []struct {
 }
 
 // ToStatus returns the HTTP status for err: the status of the first kind err
-// wraps, 200 for nil, and 500 for anything else.
+// wraps, 200 for nil, 503 for an error a RegisterUnavailable function
+// recognizes, and 500 for anything else.
 func ToStatus(err error) int {
 	if err == nil {
 		return http.StatusOK
@@ -63,7 +64,36 @@ func ToStatus(err error) int {
 			return s.status
 		}
 	}
+	if IsUnavailable(err) {
+		return http.StatusServiceUnavailable
+	}
 	return http.StatusInternalServerError
+}
+
+// unavailable are the RegisterUnavailable functions. They are registered
+// by package initialization only, so they are read without a lock.
+var unavailable []func(error) bool
+
+// RegisterUnavailable makes errors that is recognizes be of kind
+// Unavailable, for errors that cannot all be wrapped where they arise: a
+// database's lost connections, which surface from every query (and from
+// sql.Row.Scan, which nothing wraps). Call it from an init function.
+func RegisterUnavailable(is func(error) bool) {
+	unavailable = append(unavailable, is)
+}
+
+// IsUnavailable reports whether err is of kind Unavailable, wrapped or
+// recognized by a RegisterUnavailable function.
+func IsUnavailable(err error) bool {
+	if errors.Is(err, Unavailable) {
+		return true
+	}
+	for _, is := range unavailable {
+		if is(err) {
+			return true
+		}
+	}
+	return false
 }
 
 // Wrap adds context to *errp when it is non-nil, in the style of

@@ -86,3 +86,24 @@ func TestEcho(t *testing.T) {
 		}
 	}
 }
+
+// TestRegisterUnavailable: an error a registered function recognizes is
+// served 503, unless it wraps a kind, which comes first.
+func TestRegisterUnavailable(t *testing.T) {
+	lost := errors.New("connection lost")
+	saved := unavailable
+	t.Cleanup(func() { unavailable = saved })
+	if got := ToStatus(fmt.Errorf("query: %w", lost)); got != http.StatusInternalServerError {
+		t.Fatalf("before registering: %d, want 500", got)
+	}
+	RegisterUnavailable(func(err error) bool { return errors.Is(err, lost) })
+	if got := ToStatus(fmt.Errorf("query: %w", lost)); got != http.StatusServiceUnavailable {
+		t.Errorf("a recognized error: %d, want 503", got)
+	}
+	if got := ToStatus(fmt.Errorf("%w: %w", NotFound, lost)); got != http.StatusNotFound {
+		t.Errorf("a recognized error of kind NotFound: %d, want 404", got)
+	}
+	if !IsUnavailable(fmt.Errorf("x: %w", Unavailable)) || IsUnavailable(errors.New("other")) {
+		t.Error("IsUnavailable misjudges the kind or another error")
+	}
+}

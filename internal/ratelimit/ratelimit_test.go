@@ -232,12 +232,22 @@ func TestFallback(t *testing.T) {
 	if _, err := down.Allow(ctx, "k", tier, 1); err == nil {
 		t.Fatal("a Redis that is down answered")
 	}
-	f := &Fallback{Primary: down, Secondary: NewMemory()}
+	var shared, local int
+	f := &Fallback{Primary: down, Secondary: NewMemory(), Observe: func(s bool) {
+		if s {
+			shared++
+		} else {
+			local++
+		}
+	}}
 	start := time.Now()
 	for i := range 2 {
 		if res, err := f.Allow(ctx, "k", tier, 1); err != nil || !res.Allowed {
 			t.Fatalf("request %d: %+v %v", i, res, err)
 		}
+	}
+	if shared != 0 || local != 2 {
+		t.Errorf("Observe told of %d shared and %d in-memory decisions, want 0 and 2", shared, local)
 	}
 	if res, err := f.Allow(ctx, "k", tier, 1); err != nil || res.Allowed {
 		t.Fatalf("over the quota in memory: %+v %v", res, err)

@@ -77,13 +77,18 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 // rather than failing requests or not limiting at all. After a failure,
 // Primary is left alone for retryPrimary, so that requests are not each
 // held up by a Redis that does not answer. Failures are logged at most
-// once per logEvery.
+// once per logEvery, and Primary's return once.
 type Fallback struct {
 	Primary, Secondary Limiter
 	Log                *slog.Logger
+	// Observe, when set, is told of each request which limiter decided it:
+	// shared is false when Secondary did, because Primary was down.
+	Observe func(shared bool)
 
-	// downUntil and lastLog are unix nanoseconds.
+	// downUntil and lastLog are unix nanoseconds; down is whether the last
+	// request Primary was asked about failed.
 	downUntil, lastLog atomic.Int64
+	down               atomic.Bool
 }
 
 const (
@@ -96,12 +101,24 @@ func (f *Fallback) Allow(ctx context.Context, bucket string, t Tier, cost int) (
 	if now >= f.downUntil.Load() {
 		res, err := f.Primary.Allow(ctx, bucket, t, cost)
 		if err == nil {
+			if f.down.CompareAndSwap(true, false) && f.Log != nil {
+				f.Log.Info("shared rate limit available again; limiting through it")
+			}
+			f.observe(true)
 			return res, nil
 		}
+		f.down.Store(true)
 		f.downUntil.Store(now + int64(retryPrimary))
 		if last := f.lastLog.Load(); now-last >= int64(logEvery) && f.lastLog.CompareAndSwap(last, now) && f.Log != nil {
 			f.Log.Warn("shared rate limit unavailable; limiting in memory meanwhile", "err", err)
 		}
 	}
+	f.observe(false)
 	return f.Secondary.Allow(ctx, bucket, t, cost)
+}
+
+func (f *Fallback) observe(shared bool) {
+	if f.Observe != nil {
+		f.Observe(shared)
+	}
 }
