@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"internal/derrors":      nil,
 	"internal/instrument":   nil,
 	"internal/ratelimit":    nil,
-	"internal/database":     nil,
+	"internal/database":     {"internal/derrors"},
 	"internal/chainmetrics": nil,
 	"internal/localnet":     nil,
 	"internal/progress":     nil,
