@@ -18,6 +18,7 @@ var backfills = []struct {
 }{
 	{"backfill:address_utxos", backfillAddressUTXOs},
 	{"backfill:p_staker_addresses", backfillStakerAddresses},
+	{"backfill:address_txs", backfillAddressTxs},
 }
 
 // runBackfills runs the backfills the migrations asked for.

@@ -50,6 +50,7 @@ type Store interface {
 	ChainBlockStore
 	TxStore
 	AssetTxStore
+	AddressTxStore
 	ActiveStakerStore
 	UTXOListStore
 	HistoricalRewardStore
