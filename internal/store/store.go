@@ -51,6 +51,7 @@ type Store interface {
 	TxStore
 	AssetTxStore
 	AddressTxStore
+	ProposerStore
 	ActiveStakerStore
 	UTXOListStore
 	HistoricalRewardStore

@@ -33,3 +33,23 @@ CREATE INDEX address_txs_list ON address_txs (chain, address, tx_time, tx_key, t
 -- addresses of the C-chain's atomic txs, which only the decoded txs name,
 -- by a rederive of the C-chain the backfill asks for.
 INSERT INTO settings (key, value) VALUES ('backfill:address_txs', '');
+
+-- The P- and X-chain blocks each node proposed (GET .../nodes/{nodeId}/blocks),
+-- read from the proposervm wrapper of the containers mirrored from the
+-- node's P/block and X/block indexes (0002) when they are stored
+-- (proposers.go). A block no node signed (an option block, a block built
+-- before the proposer window, a container of the chain before the
+-- proposervm) has no row.
+CREATE TABLE block_proposers (
+    index_name     TEXT   NOT NULL, -- 'P/block' or 'X/block'
+    node_id        BYTEA  NOT NULL,
+    idx            BIGINT NOT NULL, -- the container's index: the blocks' order
+    block_id       BYTEA  NOT NULL, -- the inner (platformvm, avm) block's id
+    proposer_id    BYTEA  NOT NULL, -- the proposervm block's id (the container's)
+    parent_id      BYTEA  NOT NULL, -- the proposervm parent
+    p_chain_height BIGINT NOT NULL,
+    timestamp      BIGINT NOT NULL, -- the proposervm timestamp, unix seconds
+    PRIMARY KEY (index_name, node_id, idx)
+);
+
+INSERT INTO settings (key, value) VALUES ('backfill:block_proposers', '');
