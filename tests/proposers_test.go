@@ -100,26 +100,7 @@ func nodeProposals(t *testing.T, n *testnet.Network, chain string) (map[ids.Node
 func TestBlocksByNodeDataAPI(t *testing.T) {
 	n := testnet.GetCustom(t)
 	doc := openapitest.Default(t)
-	// Blocks on each chain, signed by the network's validator (a fresh
-	// network's first block on each chain is not).
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out := []*avax.TransferableOutput{{Asset: avax.Asset{ID: n.AVAXAssetID}, Out: &secp256k1fx.TransferOutput{
-		Amt: 1000, OutputOwners: secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{n.Addr}}}}}
-	err := n.WithWallet(ctx, primary.WalletConfig{}, func(w *primary.Wallet) error {
-		for range 3 {
-			if _, err := w.P().IssueBaseTx(out); err != nil {
-				return err
-			}
-			if _, err := w.X().IssueBaseTx(out); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	signedBlocks(t, n)
 	want := map[string]map[ids.NodeID][]nodeProposal{}
 	lastIdx, tops := map[string]uint64{}, map[string]uint64{}
 	for _, ch := range []string{"P", "X"} {
@@ -135,23 +116,7 @@ func TestBlocksByNodeDataAPI(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		for _, ch := range []string{"P", "X"} {
-			waitCursor(t, st, internal.Chain(ch), tops[ch])
-			deadline := time.Now().Add(time.Minute)
-			for {
-				s, err := st.IndexState(context.Background(), ch+"/block")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if s.HasLast && s.Last >= lastIdx[ch] {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the %s/block index was not mirrored to %d within a minute", ch, lastIdx[ch])
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
+		waitProposers(t, st, lastIdx, tops)
 		c := &txChecker{t: t, n: n, doc: doc, api: base + "/v1/networks/testnet/blockchains/"}
 		for _, ch := range []string{"P", "X"} {
 			chain := strings.ToLower(ch) + "-chain"
@@ -271,5 +236,53 @@ func checkProposersBackfill(t *testing.T, dsn string, lastIdx map[string]uint64)
 	st.Close()
 	if got := dump(); !slices.Equal(got, want) {
 		t.Errorf("the backfilled block_proposers differ:\ngot  %v\nwant %v", got, want)
+	}
+}
+
+// signedBlocks adds blocks to the P- and X-chain of the custom network,
+// signed by its validator (a fresh network's first block on each chain is
+// not).
+func signedBlocks(t *testing.T, n *testnet.Network) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := []*avax.TransferableOutput{{Asset: avax.Asset{ID: n.AVAXAssetID}, Out: &secp256k1fx.TransferOutput{
+		Amt: 1000, OutputOwners: secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{n.Addr}}}}}
+	err := n.WithWallet(ctx, primary.WalletConfig{}, func(w *primary.Wallet) error {
+		for range 3 {
+			if _, err := w.P().IssueBaseTx(out); err != nil {
+				return err
+			}
+			if _, err := w.X().IssueBaseTx(out); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitProposers waits until the store indexed the P- and X-chain to tops
+// and mirrored their block indexes to lastIdx.
+func waitProposers(t *testing.T, st store.Store, lastIdx, tops map[string]uint64) {
+	t.Helper()
+	for _, ch := range []string{"P", "X"} {
+		waitCursor(t, st, internal.Chain(ch), tops[ch])
+		deadline := time.Now().Add(time.Minute)
+		for {
+			s, err := st.IndexState(context.Background(), ch+"/block")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.HasLast && s.Last >= lastIdx[ch] {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the %s/block index was not mirrored to %d within a minute", ch, lastIdx[ch])
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 }
