@@ -86,10 +86,10 @@ func splitAddressTxKey(k []byte) (height uint64, idx int64, id ids.ID, err error
 
 var addressTxColumns = []string{"chain", "address", "tx_time", "tx_key", "tx_type"}
 
-// atxChain is what a chain's history is derived from: its txs (txSel
-// selects id, h, i, type and ts of a range of heights, or of DAG indices),
-// the UTXOs it creates (utxos, with owners in addrs; ownCond keeps those it
-// spends itself) and those it imports.
+// atxChain is what a chain's history is derived from: the UTXOs it
+// creates (utxos, with their owners in addrs; exportedCond keeps the
+// exported ones, spends those it spends itself, "" when it spends none of
+// its own) and those it imports (imported).
 type atxChain struct {
 	chain                  internal.Chain
 	utxos, addrs, imported string
