@@ -50,6 +50,10 @@ type DataSource interface {
 	L1ValidatorEvents(ctx context.Context, txID ids.ID) (map[ids.ID][]pchain.L1Event, error)
 	Staker(ctx context.Context, txID ids.ID) (*store.StakerRecord, error)
 	XAssetTxs(ctx context.Context, q store.AssetTxQuery) ([]*store.TxRecord, error)
+	// The primary-network tx lists and address histories.
+	AddressTxs(ctx context.Context, q store.AddressTxQuery) ([]*store.AddressTx, error)
+	// The blocks a node proposed (blocks.go).
+	ProposedBlocks(ctx context.Context, index string, nodeID ids.NodeID, q store.ProposedQuery) ([]*store.ProposedBlock, error)
 	// The vertices that carried X-chain DAG txs, for a page of them at once.
 	TxVertices(ctx context.Context, txIDs []ids.ID) (map[ids.ID][]store.Vertex, error)
 	ActiveStakers(ctx context.Context, q store.ActiveStakerQuery) ([]*store.StakerRecord, error)
@@ -236,8 +240,10 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/live-check", Handler: a.handle(a.liveCheck)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", Handler: a.handle(a.listBlocks)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", Handler: a.handle(a.getBlock)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/nodes/{nodeId}/blocks", Handler: a.handle(a.listBlocksByNode)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions/{txHash}", Handler: a.handle(a.getTx)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking", Handler: a.handle(a.listStaking)},
+		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/transactions", Handler: a.handle(a.listHistory)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/assets/{assetId}/transactions", Handler: a.handle(a.listAssetTxs)},
 		{Pattern: "POST /v1/signatureAggregator/{network}/aggregateSignatures", Handler: a.handle(a.aggregateSignatures), Write: true},
 		{Pattern: "GET /v1/signatureAggregator/{network}/aggregateSignatures/{txHash}", Handler: a.handle(a.getAggregatedSignatures)},

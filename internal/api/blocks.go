@@ -161,3 +161,92 @@ func (a *API) wireBlock(chain internal.Chain, b *store.BlockSummary) PrimaryNetw
 	}
 	return wb
 }
+
+// proposerCursor is the keyset of listBlocksByNode's page tokens: the
+// container index of the last block of the previous page.
+type proposerCursor struct {
+	Index uint64 `json:"i"`
+}
+
+// proposerIndexes are the container indexes that tell the proposers of
+// each chain's blocks.
+var proposerIndexes = map[internal.Chain]string{internal.PChain: "P/block", internal.XChain: "X/block"}
+
+// listBlocksByNode serves listPrimaryNetworkBlocksByNodeId: the P- or
+// X-chain blocks nodeId proposed, newest first, each with the proposervm
+// wrapper's details, as the node's container index holds them (blocks no
+// node signed have no proposer and are in no node's list).
+func (a *API) listBlocksByNode(w http.ResponseWriter, r *http.Request) error {
+	network, err := a.networks.Network(r)
+	if err != nil {
+		return err
+	}
+	chain, err := a.blockchain(r, internal.PChain, internal.XChain)
+	if err != nil {
+		return err
+	}
+	v := r.PathValue("nodeId")
+	nodeID, err := ids.NodeIDFromString(v)
+	if err != nil {
+		return derrors.Invalid("nodeId must be a NodeID-… node id, got %s", got(v))
+	}
+	start, end, err := timeRange(r)
+	if err != nil {
+		return err
+	}
+	spec := listSpec{Op: "listPrimaryNetworkBlocksByNodeId",
+		Filters: []string{string(chain), nodeID.String(), optString(start), optString(end)}}
+	type proposed struct {
+		p *store.ProposedBlock
+		b *store.BlockSummary
+	}
+	q := a.blockQuery(chain)
+	items, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *proposerCursor, limit int) ([]proposed, error) {
+			pq := store.ProposedQuery{Start: start, End: end, Limit: limit}
+			if after != nil {
+				pq.Before = &after.Index
+			}
+			ps, err := a.store.ProposedBlocks(ctx, proposerIndexes[chain], nodeID, pq)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]proposed, 0, len(ps))
+			for _, p := range ps {
+				b, err := a.store.BlockSummaryByID(ctx, q, p.BlockID)
+				if derrors.ToStatus(err) == http.StatusNotFound {
+					continue // mirrored, not indexed yet
+				}
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, proposed{p, b})
+			}
+			return out, nil
+		},
+		func(p proposed) proposerCursor { return proposerCursor{Index: p.p.Index} })
+	if err != nil {
+		return err
+	}
+	resp := ListPrimaryNetworkBlocksResponse{
+		NextPageToken: next,
+		ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
+	}
+	for _, it := range items {
+		wb := a.wireBlock(chain, it.b)
+		wb.ProposerDetails = &ProposerDetails{
+			ProposerID:           it.p.ProposerID.String(),
+			ProposerParentID:     it.p.ParentID.String(),
+			ProposerNodeID:       it.p.NodeID.String(),
+			ProposerPChainHeight: ptr(it.p.PChainHeight),
+			ProposerTimestamp:    ptr(it.p.Timestamp.Unix()),
+		}
+		resp.Blocks = append(resp.Blocks, wb)
+	}
+	body, err := resp.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("encoding a page of blocks: %w", err)
+	}
+	writeRaw(w, http.StatusOK, body)
+	return nil
+}

@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -273,5 +275,166 @@ func (a *API) listStaking(w http.ResponseWriter, r *http.Request) error {
 		resp.Transactions = append(resp.Transactions, *tx)
 	}
 	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// MaxHistoryAddresses bounds the addresses of
+// listLatestPrimaryNetworkTransactions, as the other GET lists of
+// addresses are bounded.
+const MaxHistoryAddresses = 64
+
+// historyCursor is the keyset of listLatestPrimaryNetworkTransactions'
+// page tokens: the block time and the position-and-id key of the last tx
+// of the previous page (store.AddressTxKey).
+type historyCursor struct {
+	Time int64  `json:"t"`
+	Key  []byte `json:"k"`
+}
+
+// historyAddresses parses the addresses parameter of chain's history:
+// bech32 addresses (with or without a chain prefix) and, on the C-chain,
+// 0x EVM addresses, whose atomic txs debit or credit them. Each comes
+// back with its canonical text, for the page-token scope.
+func (a *API) historyAddresses(r *http.Request, chain internal.Chain) ([]ids.ShortID, []string, error) {
+	v, ok, err := param.QueryValue(r, "addresses")
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	items, err := param.SplitList("addresses", v, MaxHistoryAddresses, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		out   []ids.ShortID
+		names []string
+	)
+	for _, it := range items {
+		if len(it) > 2 && (it[:2] == "0x" || it[:2] == "0X") {
+			if chain != internal.CChain {
+				return nil, nil, derrors.Invalid("addresses: %s is an EVM address; only the C-chain's atomic txs name EVM addresses", got(it))
+			}
+			b, err := hex.DecodeString(it[2:])
+			if err != nil || len(b) != len(ids.ShortID{}) {
+				return nil, nil, derrors.Invalid("addresses: %s is not a 20-byte 0x address", got(it))
+			}
+			id, _ := ids.ToShortID(b)
+			out, names = append(out, id), append(names, hex0x(b))
+			continue
+		}
+		ad, err := ParseAddresses("addresses", it, 1, a.network.HRP)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, names = append(out, ad[0].ID), append(names, ad[0].Bech32)
+	}
+	return out, names, nil
+}
+
+// listHistory serves listLatestPrimaryNetworkTransactions: the chain's
+// txs (the C-chain's atomic txs), of the addresses when given (their
+// history: the txs that created, spent or imported a UTXO they own, the
+// staking txs they are a reward owner of, on the C-chain the atomic txs
+// that debit or credit their EVM address), of the L1 validator
+// l1ValidationId changed when given (P-chain), newest first by default.
+func (a *API) listHistory(w http.ResponseWriter, r *http.Request) error {
+	network, err := a.networks.Network(r)
+	if err != nil {
+		return err
+	}
+	chain, err := a.blockchain(r, internal.PChain, internal.XChain, internal.CChain)
+	if err != nil {
+		return err
+	}
+	addrs, names, err := a.historyAddresses(r, chain)
+	if err != nil {
+		return err
+	}
+	types, err := param.EnumList(r, "txTypes", primaryNetworkTxTypes...)
+	if err != nil {
+		return err
+	}
+	start, end, err := timeRange(r)
+	if err != nil {
+		return err
+	}
+	order, err := SortOrder(r, Desc)
+	if err != nil {
+		return err
+	}
+	q := store.AddressTxQuery{Chain: chain, Addresses: addrs, TxTypes: types, Start: start, End: end, Desc: order == Desc}
+	vid := ""
+	if v, ok, err := param.QueryValue(r, "l1ValidationId"); err != nil {
+		return err
+	} else if ok {
+		if chain != internal.PChain {
+			return derrors.Invalid("l1ValidationId filters P-chain txs only, not the %s's", chainNames[chain])
+		}
+		id, err := ids.FromString(v)
+		if err != nil {
+			return derrors.Invalid("l1ValidationId must be a cb58 validation id, got %s", got(v))
+		}
+		q.L1ValidationID, vid = &id, id.String()
+	}
+	spec := listSpec{Op: "listLatestPrimaryNetworkTransactions",
+		Filters: []string{string(chain), sortedList(names), vid, sortedList(types), optString(start), optString(end), order}}
+	txs, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *historyCursor, limit int) ([]*store.AddressTx, error) {
+			q := q
+			q.Limit = limit
+			if after != nil {
+				q.After = &store.AddressTxKey{Time: after.Time, Key: after.Key}
+			}
+			return a.store.AddressTxs(ctx, q)
+		},
+		func(t *store.AddressTx) historyCursor { return historyCursor{Time: t.Key.Time, Key: t.Key.Key} })
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	info := ChainInfo{ChainName: chainNames[chain], Network: network}
+	switch chain {
+	case internal.PChain:
+		resp := ListPChainTransactionsResponse{NextPageToken: next, Transactions: []PChainTransaction{}, ChainInfo: info}
+		for _, t := range txs {
+			d, err := pchain.DescribeTx(t.Bytes, t.Timestamp)
+			if err != nil {
+				return fmt.Errorf("stored P-chain tx %s: %w", t.ID, err)
+			}
+			tx, err := a.renderP(ctx, &t.TxRecord, d)
+			if err != nil {
+				return err
+			}
+			resp.Transactions = append(resp.Transactions, *tx)
+		}
+		WriteJSON(w, http.StatusOK, resp)
+	case internal.XChain:
+		resp := ListXChainTransactionsResponse{NextPageToken: next, Transactions: []XChainTransaction{}, ChainInfo: info}
+		recs := make([]*store.TxRecord, len(txs))
+		for i, t := range txs {
+			recs[i] = &t.TxRecord
+		}
+		vs, err := a.dagVertices(ctx, recs...)
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			tx, err := a.renderX(ctx, rec, vs)
+			if err != nil {
+				return err
+			}
+			resp.Transactions = append(resp.Transactions, *tx)
+		}
+		WriteJSON(w, http.StatusOK, resp)
+	default:
+		resp := ListCChainAtomicTransactionsResponse{NextPageToken: next, Transactions: []any{}, ChainInfo: info}
+		for _, t := range txs {
+			tx, err := a.renderC(ctx, &t.TxRecord)
+			if err != nil {
+				return err
+			}
+			resp.Transactions = append(resp.Transactions, tx)
+		}
+		WriteJSON(w, http.StatusOK, resp)
+	}
 	return nil
 }

@@ -1102,3 +1102,12 @@ type ListPendingRewardsResponse struct {
 	NextPageToken  string          `json:"nextPageToken,omitempty"`
 	PendingRewards []PendingReward `json:"pendingRewards"`
 }
+
+// ListCChainAtomicTransactionsResponse is a page of C-chain atomic txs
+// (schema ListCChainAtomicTransactionsResponse): each a
+// CChainExportTransaction or a CChainImportTransaction.
+type ListCChainAtomicTransactionsResponse struct {
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+	Transactions  []any     `json:"transactions"`
+	ChainInfo     ChainInfo `json:"chainInfo"`
+}

@@ -18,6 +18,8 @@ var backfills = []struct {
 }{
 	{"backfill:address_utxos", backfillAddressUTXOs},
 	{"backfill:p_staker_addresses", backfillStakerAddresses},
+	{"backfill:address_txs", backfillAddressTxs},
+	{"backfill:block_proposers", backfillProposers},
 }
 
 // runBackfills runs the backfills the migrations asked for.

@@ -144,6 +144,9 @@ func (s *sqlStore) ApplyContainers(ctx context.Context, index string, cs []Conta
 				return err
 			}
 		}
+		if err := writeProposers(ctx, tx, index, cs); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO cursors (chain, height) VALUES (?, ?)
 			ON CONFLICT (chain) DO UPDATE SET height = excluded.height
 			WHERE excluded.height > cursors.height`,

@@ -50,6 +50,8 @@ type Store interface {
 	ChainBlockStore
 	TxStore
 	AssetTxStore
+	AddressTxStore
+	ProposerStore
 	ActiveStakerStore
 	UTXOListStore
 	HistoricalRewardStore

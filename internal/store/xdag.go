@@ -114,7 +114,10 @@ func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *data
 		if _, err := tx.BulkInsert(ctx, "x_dag_txs", xDAGTxColumns, rows, onConflictDoNothing); err != nil {
 			return err
 		}
-		return u.write(ctx, tx)
+		if err := u.write(ctx, tx); err != nil {
+			return err
+		}
+		return writeDAGAddressTxs(ctx, tx, dtxs[0].Index, dtxs[len(dtxs)-1].Index)
 	}, nil
 }
 
