@@ -532,3 +532,92 @@ type L1Refund struct {
 	// UTXO is the refund as the P-chain holds it: AVAX to the owner.
 	UTXO *UTXOOutput
 }
+
+// PTxData is a P-chain tx as the store keeps it: as stored, and what it
+// does to the UTXO set.
+type PTxData struct {
+	PTx
+	UTXOs *PTxUTXOs
+}
+
+// PGenesisData is what the store keeps of the P-chain's genesis: its time
+// (unix seconds), its allocations (tx id ids.Empty) and what each genesis
+// validator tx does to the UTXO set (its stake, staked from genesis).
+type PGenesisData struct {
+	Timestamp uint64
+	UTXOs     []*UTXOOutput
+	Stakes    []*PTxUTXOs
+}
+
+// PBlockData is a P-chain block as the store keeps it.
+type PBlockData struct {
+	Height   uint64
+	ID       ids.ID
+	ParentID ids.ID
+	// Type is the platformvm block kind, e.g. "BanffStandardBlock".
+	Type string
+	// Timestamp is zero for pre-Banff blocks, which carry none.
+	Timestamp time.Time
+	Bytes     []byte
+	Txs       []PTxData
+	// Genesis is set on the height-0 block when avaindex knows the
+	// genesis; nil otherwise.
+	Genesis *PGenesisData
+	// AbortedStaker is, on an abort block whose proposal was a staker tx
+	// with stake outputs (pre-Banff), that tx: its stake returns at once.
+	AbortedStaker ids.ID
+	// Rewards holds, for each RewardValidatorTx of the block, keyed by the
+	// staker tx it rewards, the reward UTXOs the node reports for it; nil
+	// when they were not fetched.
+	Rewards map[ids.ID][]*UTXOOutput
+}
+
+// UTXOBlock returns b as its chain metrics read it.
+func (b *PBlockData) UTXOBlock() UTXOBlock {
+	ub := UTXOBlock{Height: b.Height, Time: b.Timestamp, Txs: len(b.Txs)}
+	for _, t := range b.Txs {
+		if t.UTXOs != nil {
+			ub.Effects = append(ub.Effects, UTXOEffects{Consumed: t.UTXOs.Consumed, Imported: t.UTXOs.Imported, Produced: t.UTXOs.Produced})
+		}
+	}
+	return ub
+}
+
+// RewardedStakers returns the stakers b's RewardValidatorTxs reward, in
+// block order.
+func (b *PBlockData) RewardedStakers() []ids.ID {
+	var out []ids.ID
+	for _, t := range b.Txs {
+		if t.UTXOs != nil && t.UTXOs.RewardedStaker != ids.Empty {
+			out = append(out, t.UTXOs.RewardedStaker)
+		}
+	}
+	return out
+}
+
+// PBatch is a batch of consecutive P-chain blocks (ascending) as the store
+// applies them: the blocks, and what their txs change in the staker sets
+// and in the subnets and chains.
+type PBatch struct {
+	Blocks  []*PBlockData
+	Staking *StakingChanges
+	State   *PStateChanges
+	// Replay computes what follows from the batch and from the state
+	// stored before it.
+	Replay PReplay
+}
+
+// PReplay replays a batch over the P-chain state that no block carries
+// and that the store keeps from the batches before it: the store loads
+// the state, calls these inside the batch's transaction, and writes what
+// they changed.
+type PReplay interface {
+	// L1Fees advances s, the validator-fee state of network n, over the
+	// batch and returns the refund UTXOs of the validators it disabled or
+	// removed.
+	L1Fees(s *L1Fees, n *Network) ([]L1Refund, error)
+	// Rewards advances s, the reward state of network n, over the batch,
+	// reading and recording stakers through book, and returns the
+	// supplies that changed.
+	Rewards(s *RewardState, n *Network, book RewardBook) ([]SupplyChange, error)
+}

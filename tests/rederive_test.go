@@ -309,7 +309,11 @@ func TestRederivePChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ApplyPBlocks(ctx, []*pchain.Block{lb}); err == nil || !strings.Contains(err.Error(), "rederive") {
+		batch, err := pchain.Batch([]*pchain.Block{lb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.ApplyPBlocks(ctx, batch); err == nil || !strings.Contains(err.Error(), "rederive") {
 			t.Fatalf("ApplyPBlocks during a rederive returned %v, want a refusal naming the rederive", err)
 		}
 
