@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
 	"github.com/avaindex/avaindex/internal"
@@ -306,6 +307,18 @@ func TestRederivePChain(t *testing.T) {
 			t.Fatalf("the stored block at the cursor: %v", err)
 		}
 		lb, err := pchain.Decode(last[0].Height, last[0].Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Linked to its proposal, as the indexer links the blocks it
+		// applies.
+		err = pchain.LinkProposals([]*pchain.Block{lb}, func(h uint64, _ ids.ID) (*pchain.Block, error) {
+			sb, err := st.StoredPBlocks(ctx, h, 1)
+			if err != nil || len(sb) != 1 {
+				return nil, fmt.Errorf("the stored block %d: %v", h, err)
+			}
+			return pchain.Decode(h, sb[0].Bytes)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
