@@ -1,7 +1,9 @@
 // Package internal holds the domain types that flow from the node clients
 // through the decoders into the store and out of the API handlers: Network,
-// Chain, PBlock, PTx, XBlock, CAtomicTx, and the EVM chains' (evm.go:
-// EVMChain, EVMBlock, EVMTx, EVMTransfer, EVMContract, ...).
+// Chain, PBlock, PTx, XBlock, CAtomicTx, the P-chain's derived values
+// (pdata.go: PBatch, Staker, L1Event, Subnet, RewardState, ...) and the
+// EVM chains' (evm.go: EVMChain, EVMBlock, EVMTx, EVMTransfer,
+// EVMContract, ...).
 package internal
 
 import (

@@ -46,8 +46,7 @@ var allowedImports = map[string][]string{
 	// The C-chain's atomic txs in an EVM block.
 	"internal/evm": {"internal", "internal/cchain"},
 
-	// The store: tables, reads, cursors (its decoder imports are in
-	// temporarilyAllowed).
+	// The store: tables, reads, cursors. It imports no decoder.
 	"internal/store": {"internal", "internal/chainmetrics", "internal/database", "internal/derrors"},
 
 	// Derivation: decoded values into the store's derived state, and the
@@ -83,13 +82,6 @@ var allowedImports = map[string][]string{
 		"internal/ratelimit", "internal/server", "internal/store", "internal/warpagg", "internal/warpagg/p2pnet"},
 }
 
-// temporarilyAllowed are arrows against the flow that stay until the
-// P-chain's appliers move out of the store (issue 20, item 1): the
-// others' already did.
-var temporarilyAllowed = map[string][]string{
-	"internal/store": {"internal/pchain"},
-}
-
 // TestImportsFollowTheFlow fails on an import between internal packages
 // that allowedImports does not list.
 func TestImportsFollowTheFlow(t *testing.T) {
@@ -114,6 +106,7 @@ func TestImportsCheckFails(t *testing.T) {
 		"internal/metricsapi → internal/api is against the flow (not in allowedImports)",
 		"package internal/newthing is not in allowedImports: add it in its layer",
 		"internal/node → internal/pchain is against the flow (not in allowedImports)",
+		"internal/store → internal/pchain is against the flow (not in allowedImports)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations = %q\nwant %q", got, want)
@@ -136,7 +129,7 @@ func violations(imports map[string][]string) []string {
 		}
 		for _, imp := range imports[pkg] {
 			switch {
-			case slices.Contains(allowed, imp), slices.Contains(temporarilyAllowed[pkg], imp):
+			case slices.Contains(allowed, imp):
 			case strings.HasPrefix(imp, "internal/testing/"):
 				out = append(out, fmt.Sprintf("%s imports the test helper %s", pkg, imp))
 			default:

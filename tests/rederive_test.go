@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 
 	"github.com/avaindex/avaindex/internal"
@@ -309,7 +310,23 @@ func TestRederivePChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ApplyPBlocks(ctx, []*pchain.Block{lb}); err == nil || !strings.Contains(err.Error(), "rederive") {
+		// Linked to its proposal, as the indexer links the blocks it
+		// applies.
+		err = pchain.LinkProposals([]*pchain.Block{lb}, func(h uint64, _ ids.ID) (*pchain.Block, error) {
+			sb, err := st.StoredPBlocks(ctx, h, 1)
+			if err != nil || len(sb) != 1 {
+				return nil, fmt.Errorf("the stored block %d: %v", h, err)
+			}
+			return pchain.Decode(h, sb[0].Bytes)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, err := pchain.Batch([]*pchain.Block{lb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.ApplyPBlocks(ctx, batch); err == nil || !strings.Contains(err.Error(), "rederive") {
 			t.Fatalf("ApplyPBlocks during a rederive returned %v, want a refusal naming the rederive", err)
 		}
 

@@ -24,7 +24,7 @@ type RederiveSource interface {
 	StartRederive(ctx context.Context, chain internal.Chain) (store.Rederive, error)
 
 	StoredPBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
-	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (store.Rederive, error)
+	RederivePBlocks(ctx context.Context, batch *internal.PBatch) (store.Rederive, error)
 	StoredXBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
 	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (store.Rederive, error)
 	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (store.Rederive, error)
@@ -176,7 +176,11 @@ func (p *pRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	if err != nil {
 		return r, 0, fmt.Errorf("rederive: %w", err)
 	}
-	if r, err = p.st.RederivePBlocks(ctx, blocks); err != nil {
+	batch, err := pchain.Batch(blocks)
+	if err != nil {
+		return r, 0, fmt.Errorf("rederive: %w", err)
+	}
+	if r, err = p.st.RederivePBlocks(ctx, batch); err != nil {
 		return r, 0, err
 	}
 	p.last = blocks[len(blocks)-1]

@@ -127,7 +127,7 @@ func BenchmarkIngestP(b *testing.B) {
 			return blk, len(blk.Txs), nil
 		},
 		func(ctx context.Context, st store.Store, bs []*pchain.Block) error {
-			return st.ApplyPBlocks(ctx, bs)
+			return applyP(ctx, st, bs)
 		},
 		applyLocalGenesis)
 }
@@ -168,7 +168,7 @@ func applyLocalGenesis(ctx context.Context, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	return st.ApplyPBlocks(ctx, []*pchain.Block{pb})
+	return applyP(ctx, st, []*pchain.Block{pb})
 }
 
 func BenchmarkIngestX(b *testing.B) {
@@ -285,11 +285,21 @@ func TestPBenchReplays(t *testing.T) {
 		}
 		blocks = append(blocks, pb)
 	}
-	if err := st.ApplyPBlocks(ctx, blocks); err != nil {
+	if err := applyP(ctx, st, blocks); err != nil {
 		t.Fatal(err)
 	}
 	sup, err := st.Supply(ctx, constants.PrimaryNetworkID)
 	if err != nil || !sup.Replayed || sup.Height != 3 {
 		t.Fatalf("Supply = %+v, %v; want replayed at 3", sup, err)
 	}
+}
+
+// applyP applies blocks as the indexer does (xc.go): as pchain.Batch
+// makes them a batch.
+func applyP(ctx context.Context, st store.Store, blocks []*pchain.Block) error {
+	batch, err := pchain.Batch(blocks)
+	if err != nil {
+		return err
+	}
+	return st.ApplyPBlocks(ctx, batch)
 }

@@ -25,7 +25,7 @@ type Store interface {
 	ContainerRange(ctx context.Context, index string, first, last uint64) ([]store.Container, error)
 
 	// The P-, X- and C-chains (xc.go).
-	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
+	ApplyPBlocks(ctx context.Context, batch *internal.PBatch) error
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
 	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData) error
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)

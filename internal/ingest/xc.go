@@ -125,7 +125,13 @@ func (ix *Indexer) applyPBlocks(ctx context.Context, blocks []*pchain.Block) err
 	if err != nil {
 		return err
 	}
-	if err := ix.store.ApplyPBlocks(ctx, blocks); err != nil {
+	// The staking and subnet changes and the replays are derived here,
+	// from the decoded blocks; the store writes what they yield.
+	batch, err := pchain.Batch(blocks)
+	if err != nil {
+		return err
+	}
+	if err := ix.store.ApplyPBlocks(ctx, batch); err != nil {
 		return err
 	}
 	if len(blocks) > 0 {

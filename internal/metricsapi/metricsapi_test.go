@@ -99,7 +99,11 @@ func newFixture(t *testing.T, dsn string) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if err := st.ApplyPBlocks(context.Background(), pBlocks(t, seriesTimes, seriesCounts)); err != nil {
+	batch, err := pchain.Batch(pBlocks(t, seriesTimes, seriesCounts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ApplyPBlocks(context.Background(), batch); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, now: utc(13, 10, 0, 0), doc: openapitest.Metrics(t)}

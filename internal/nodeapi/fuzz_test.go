@@ -43,7 +43,11 @@ func fuzzStore(f *testing.F) (store.Store, ids.ID, ids.ID) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := st.ApplyPBlocks(ctx, []*pchain.Block{b0}); err != nil {
+	batch, err := pchain.Batch([]*pchain.Block{b0})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := st.ApplyPBlocks(ctx, batch); err != nil {
 		f.Fatal(err)
 	}
 	c := store.Container{Index: 0, ID: ids.ID{0xc}, Bytes: []byte{1, 2, 3}, Timestamp: "2025-01-02T03:04:05Z"}

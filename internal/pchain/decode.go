@@ -5,9 +5,10 @@
 // what it does to the UTXO set, with the genesis at height 0, the proposal
 // an option block decides, and the reward UTXOs. Over those values it also
 // holds the staking, subnet, L1-fee and reward derivations (RewardState,
-// L1Fees: what the executor computes and no block carries), and
-// describe.go, a stored tx or UTXO decoded for display (the Data API's
-// transactions).
+// L1Fees: what the executor computes and no block carries), which Batch
+// hands the store as an internal.PBatch (the values' types are package
+// internal's, named here by aliases: domain.go), and describe.go, a
+// stored tx or UTXO decoded for display (the Data API's transactions).
 package pchain
 
 import (

@@ -22,36 +22,6 @@ import (
 // total. None of this is in a block; it follows from the block times and
 // the L1 transactions, replayed here as the executor does.
 
-// L1Fees is the P-chain's validator-fee state before the block at Next.
-type L1Fees struct {
-	Next    uint64
-	Time    uint64 // chain time, unix seconds
-	Accrued uint64
-	Excess  gas.Gas
-	// Validators are the L1 validators with their end points; End is 0 for
-	// an inactive validator.
-	Validators map[ids.ID]*L1FeeValidator
-}
-
-// L1FeeValidator is what the fee state keeps of one L1 validator.
-type L1FeeValidator struct {
-	End   uint64
-	Owner StakerOwner // the remaining-balance owner
-}
-
-// L1Refund is the UTXO the P-chain creates when a validator with a
-// remaining balance is disabled or removed.
-type L1Refund struct {
-	TxID        ids.ID
-	OutputIndex uint32 // after the tx's own outputs
-	Height      uint64
-	Index       int // the tx's position in its block
-	Amount      uint64
-	Owner       StakerOwner
-	// UTXO is the refund as the P-chain holds it: AVAX to the owner.
-	UTXO *UTXO
-}
-
 func (s *L1Fees) active() uint64 {
 	n := uint64(0)
 	for _, v := range s.Validators {

@@ -29,67 +29,6 @@ func DefaultRewardConfig(networkID uint32) reward.Config {
 	return genesis.GetStakingConfig(networkID).RewardConfig
 }
 
-// SubnetRewards is the supply of a subnet that mints rewards (the primary
-// network or an elastic subnet) and the rates its rewards follow.
-type SubnetRewards struct {
-	Supply uint64
-	Config reward.Config
-}
-
-// RewardState is the reward bookkeeping of the P-chain before block Next.
-type RewardState struct {
-	// Complete is false once the replay could not start at the genesis
-	// (the store indexed blocks before it existed, or the genesis is not
-	// known): what it would compute is then unknown.
-	Complete bool
-	Next     uint64
-	// Time is the chain time, unix seconds.
-	Time uint64
-	// NextPending is the earliest start time of a pending (pre-Durango)
-	// staker, 0 when there is none: the chain time reaching it promotes
-	// stakers.
-	NextPending uint64
-	Subnets     map[ids.ID]*SubnetRewards
-}
-
-// NewRewardState is the state before the genesis.
-func NewRewardState() *RewardState {
-	return &RewardState{Complete: true, Subnets: map[ids.ID]*SubnetRewards{}}
-}
-
-// SupplyChange is the supply of a subnet after the block at Height.
-type SupplyChange struct {
-	SubnetID ids.ID
-	Height   uint64
-	Supply   uint64
-}
-
-// RewardedStaker is a staker with the reward it was promised.
-type RewardedStaker struct {
-	Staker
-	PotentialReward uint64
-}
-
-// RewardBook is what the replay reads and records about stakers outside
-// its own state; the store implements it over the staking records, which
-// already hold the batch's stakers.
-type RewardBook interface {
-	// Pending returns the validators and delegators added below height
-	// that are not current yet (no potential reward recorded) and start at
-	// or before t, in any order.
-	Pending(t, height uint64) ([]Staker, error)
-	// NextPendingStart returns the earliest start time of the stakers
-	// added below height that are not current yet, 0 when there are none.
-	NextPendingStart(height uint64) (uint64, error)
-	// Staker returns the validator or delegator added by txID.
-	Staker(txID ids.ID) (*RewardedStaker, error)
-	// Validator returns the validator of subnetID on nodeID current at
-	// height.
-	Validator(subnetID ids.ID, nodeID ids.NodeID, height uint64) (*Staker, error)
-	SetPotentialReward(txID ids.ID, reward uint64) error
-	AddDelegateeReward(validatorTxID ids.ID, reward uint64) error
-}
-
 // rewardEvent is one thing that moves rewards in a block, at position idx.
 type rewardEvent struct {
 	idx       int

@@ -2,7 +2,6 @@ package pchain
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/platformvm/fx"
@@ -10,103 +9,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 )
-
-// SubnetOwner is a P-chain owner: Threshold of Addresses may spend (or, for a
-// subnet, authorize) once Locktime (unix seconds) has passed.
-type SubnetOwner struct {
-	Locktime  uint64
-	Threshold uint32
-	Addresses []ids.ShortID
-}
-
-// Pos is the position of a transaction in the chain: its block's height
-// and its index in the block. Positions order the changes to one record.
-type Pos struct {
-	Height uint64
-	Index  int
-	// Time is the block's timestamp; zero for pre-Banff blocks.
-	Time time.Time
-}
-
-// Less reports whether p comes before q in the chain.
-func (p Pos) Less(q Pos) bool {
-	return p.Height < q.Height || (p.Height == q.Height && p.Index < q.Index)
-}
-
-// Subnet is a subnet as P-chain transactions made it.
-type Subnet struct {
-	// ID is the id of the CreateSubnetTx that created it.
-	ID      ids.ID
-	Created Pos
-	// Owner is the current owner, set by CreateSubnetTx and changed by
-	// TransferSubnetOwnershipTx; OwnerPos is where it was last set.
-	Owner    SubnetOwner
-	OwnerPos Pos
-	// Conversion is set once the subnet was converted to an L1.
-	Conversion *SubnetConversion
-	// TransformTxID is the TransformSubnetTx that made the subnet
-	// permissionless (elastic); ids.Empty if it never was.
-	TransformTxID ids.ID
-	Transformed   Pos
-}
-
-// SubnetConversion is what a ConvertSubnetToL1Tx records for its subnet.
-type SubnetConversion struct {
-	// ID is the conversion id: the hash of the SubnetToL1ConversionData
-	// message that validators sign.
-	ID             ids.ID
-	ManagerChainID ids.ID
-	ManagerAddress []byte
-	TxID           ids.ID
-	At             Pos
-}
-
-// Blockchain is a chain created by a CreateChainTx.
-type Blockchain struct {
-	// ID is the id of the CreateChainTx.
-	ID       ids.ID
-	Name     string
-	SubnetID ids.ID
-	VMID     ids.ID
-	FxIDs    []ids.ID
-	Genesis  []byte
-	Created  Pos
-}
-
-// OwnerChange is a TransferSubnetOwnershipTx.
-type OwnerChange struct {
-	SubnetID ids.ID
-	Owner    SubnetOwner
-	At       Pos
-}
-
-// Conversion is a ConvertSubnetToL1Tx.
-type Conversion struct {
-	SubnetID ids.ID
-	SubnetConversion
-}
-
-// Transform is a TransformSubnetTx.
-type Transform struct {
-	SubnetID ids.ID
-	TxID     ids.ID
-	At       Pos
-}
-
-// StateChanges are the subnet and blockchain changes of a run of blocks,
-// each kind in chain order.
-type StateChanges struct {
-	Subnets     []Subnet
-	Chains      []Blockchain
-	Owners      []OwnerChange
-	Conversions []Conversion
-	Transforms  []Transform
-}
-
-// Empty reports whether there are no changes.
-func (c *StateChanges) Empty() bool {
-	return len(c.Subnets)+len(c.Chains)+len(c.Owners)+len(c.Conversions)+len(c.Transforms) == 0
-}
 
 // ExtractState returns the subnet and blockchain changes that the
 // accepted blocks make. All of these transactions are decision
@@ -118,7 +20,7 @@ func ExtractState(blocks []*Block) (*StateChanges, error) {
 	for _, b := range blocks {
 		for i, t := range b.Txs {
 			at := Pos{Height: b.Height, Index: i, Time: b.Timestamp}
-			if err := out.add(t.Tx, at); err != nil {
+			if err := addStateTx(out, t.Tx, at); err != nil {
 				return nil, fmt.Errorf("tx %s of P-chain block %d: %w", t.ID, b.Height, err)
 			}
 		}
@@ -126,7 +28,7 @@ func ExtractState(blocks []*Block) (*StateChanges, error) {
 	return out, nil
 }
 
-func (c *StateChanges) add(tx *txs.Tx, at Pos) error {
+func addStateTx(c *StateChanges, tx *txs.Tx, at Pos) error {
 	txID := tx.ID()
 	switch u := tx.Unsigned.(type) {
 	case *txs.CreateSubnetTx:

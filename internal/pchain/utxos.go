@@ -12,44 +12,10 @@ import (
 	"github.com/avaindex/avaindex/internal/utxo"
 )
 
-// Kinds of P-chain UTXOs, as the store records them.
-const (
-	// KindRegular is an output of a tx's Outs (or a genesis allocation).
-	KindRegular = "regular"
-	// KindStake is a stake output of a staker tx: it is locked while the
-	// staker is active and enters the UTXO set when the staker leaves (its
-	// RewardValidatorTx, or the abort of a pre-Banff staker proposal).
-	KindStake = "stake"
-	// KindReward is a reward UTXO created by a RewardValidatorTx.
-	KindReward = "reward"
-	// KindExported is an output exported to another chain: it goes into
-	// shared memory, never into the P-chain's UTXO set.
-	KindExported = "exported"
-)
-
 // UTXO is one output as the P-chain (or shared memory) holds it: Bytes in
 // the node's encoding (txs.Codec), as served by platform.getUTXOs and
 // platform.getRewardUTXOs, Kind one of the kinds above.
 type UTXO = utxo.Output
-
-// TxUTXOs is what one P-chain tx does to the UTXO set.
-type TxUTXOs struct {
-	TxID ids.ID
-	// Consumed are the P-chain UTXOs the tx spends.
-	Consumed []utxo.Input
-	// Imported are the other chain's UTXOs an ImportTx spends.
-	Imported []utxo.Input
-	// Produced are the outputs it creates: regular outputs, then stake
-	// outputs (staked) or exported outputs, with output indices continuing
-	// after the regular ones as the node numbers them.
-	Produced []*UTXO
-	// RewardedStaker is, for a RewardValidatorTx, the staker tx whose stake
-	// outputs enter the UTXO set; its reward UTXOs come from the node
-	// (Block.Rewards).
-	RewardedStaker ids.ID
-	// HasStake reports a staker tx with stake outputs.
-	HasStake bool
-}
 
 // ParseTx parses a signed P-chain tx.
 func ParseTx(b []byte) (*txs.Tx, error) {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // ActiveStakerStore lists the stakers that are current at the last indexed
@@ -97,7 +97,7 @@ func (s *sqlStore) allActiveStakers(ctx context.Context, q ActiveStakerQuery, ts
 		// As CurrentStakers: pending stakers are not current yet, and PoA
 		// validators leave when the chain time reaches their end.
 		query += " AND s.start_time <= ? AND (s.kind <> ? OR s.end_time > ?)"
-		args = append(args, ts, string(pchain.KindSubnetValidator), ts)
+		args = append(args, ts, string(internal.StakerSubnetValidator), ts)
 	}
 	if len(q.TxTypes) > 0 {
 		query += " AND s.tx_type IN (?" + strings.Repeat(", ?", len(q.TxTypes)-1) + ")"

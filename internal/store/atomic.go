@@ -11,7 +11,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // Atomic UTXOs move between the P-, X- and C-chains through shared
@@ -137,7 +136,7 @@ func storedImports(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) ([]at
 
 // applyPAtomic matches the P-chain's ImportTxs and ExportTxs of a batch
 // with the other chains' exports and imports (applyPUTXOs stored them).
-func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
+func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
 	var (
 		imports  []atomicImport
 		exported []ids.ID
@@ -149,7 +148,7 @@ func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*pchain.Block) 
 				imports = append(imports, atomicImport{id: in.ID, pos: pos})
 			}
 			for _, p := range t.UTXOs.Produced {
-				if p.Kind == pchain.KindExported {
+				if p.Kind == internal.PKindExported {
 					exported = append(exported, p.ID())
 				}
 			}

@@ -127,7 +127,7 @@ func (sc *atomicScenario) apply(t *testing.T, s Store, chain byte) {
 	var err error
 	switch chain {
 	case 'P':
-		err = s.ApplyPBlocks(ctx, sc.p)
+		err = applyPBlocks(ctx, s, sc.p)
 	case 'X':
 		err = s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x))
 	case 'C':
@@ -206,7 +206,7 @@ func TestAtomicConcurrent(t *testing.T) {
 		for range 4 {
 			s := openStore(t, dbtestFresh(t, dsn))
 			errs := make(chan error, 3)
-			go func() { errs <- s.ApplyPBlocks(context.Background(), sc.p) }()
+			go func() { errs <- applyPBlocks(context.Background(), s, sc.p) }()
 			go func() { errs <- s.ApplyXBlocks(context.Background(), xchain.BlocksData(sc.x)) }()
 			go func() { errs <- s.ApplyCBlocks(context.Background(), sc.c) }()
 			for range 3 {

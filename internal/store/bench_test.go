@@ -67,7 +67,7 @@ func BenchmarkApplyPBlocks(b *testing.B) {
 			b.StopTimer()
 			bs := benchBlocks(b, rng, next, benchBatch)
 			b.StartTimer()
-			if err := s.ApplyPBlocks(ctx, bs); err != nil {
+			if err := applyPBlocks(ctx, s, bs); err != nil {
 				b.Fatal(err)
 			}
 			next += benchBatch

@@ -14,7 +14,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // HistoricalRewardStore reads the staking rewards paid on the P-chain
@@ -26,7 +25,7 @@ type HistoricalRewardStore interface {
 	// direction, starting after the reward whose key is after (nil: at the
 	// first). The queries of one call see one snapshot.
 	HistoricalRewards(ctx context.Context, q RewardQuery, after *RewardKey, limit int) ([]*HistoricalReward, error)
-	// RewardTypes returns the type (pchain.RewardValidator,
+	// RewardTypes returns the type (internal.RewardValidator,
 	// RewardDelegator or RewardValidatorFee) of each of the reward UTXOs
 	// utxoIDs whose staker is stored, as HistoricalRewards names it; other
 	// ids are left out.
@@ -51,7 +50,7 @@ type RewardKey struct {
 type HistoricalReward struct {
 	UTXOID      ids.ID
 	OutputIndex uint32
-	// Type is pchain.RewardValidator, RewardDelegator or
+	// Type is internal.RewardValidator, RewardDelegator or
 	// RewardValidatorFee.
 	Type    string
 	AssetID ids.ID
@@ -73,10 +72,10 @@ type HistoricalReward struct {
 func (r *HistoricalReward) Key() RewardKey { return RewardKey{EndTime: r.EndTime, UTXOID: r.UTXOID} }
 
 // applyPRewardHistory writes the historical rewards of the reward UTXOs a
-// batch's RewardValidatorTxs created (pchain.Block.Rewards), with their
+// batch's RewardValidatorTxs created (internal.PBlockData.Rewards), with their
 // stakers' node and end time (applyPStaking wrote the stakers).
-func applyPRewardHistory(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
-	rewards := map[ids.ID][]*pchain.UTXO{}
+func applyPRewardHistory(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
+	rewards := map[ids.ID][]*internal.UTXOOutput{}
 	var stakers []ids.ID
 	for _, b := range blocks {
 		for _, staker := range b.RewardedStakers() {
@@ -189,7 +188,7 @@ func (q RewardQuery) scan() *mergeScan {
 
 // rewardStaker is what a reward's type and record need of its staker.
 type rewardStaker struct {
-	kind                      pchain.StakerKind
+	kind                      internal.StakerKind
 	subnet, node              []byte
 	weight, start, end, added int64
 	committed, potential      sql.NullInt64
@@ -300,7 +299,7 @@ func rewardStakers(ctx context.Context, tx *database.DB, txIDs []ids.ID) (map[id
 			if err != nil {
 				return err
 			}
-			st.kind = pchain.StakerKind(kind)
+			st.kind = internal.StakerKind(kind)
 			stakers[txID] = &st
 			return nil
 		}, args...)
@@ -319,7 +318,7 @@ func rewardStakers(ctx context.Context, tx *database.DB, txIDs []ids.ID) (map[id
 
 // rewardType is the type of st's reward UTXO id, one of st.siblings.
 func (st *rewardStaker) rewardType(id ids.ID) string {
-	f := pchain.RewardFacts{
+	f := internal.RewardFacts{
 		Kind: st.kind,
 		// Not decided yet in the store (its option block is in the next
 		// batch): the node paid what it reported, committed.
@@ -332,7 +331,7 @@ func (st *rewardStaker) rewardType(id ids.ID) string {
 		f.PotentialReward = &p
 	}
 	if pos := slices.Index(st.siblings, id); pos >= 0 {
-		return pchain.RewardTypes(f)[pos]
+		return internal.RewardTypes(f)[pos]
 	}
 	return ""
 }
@@ -417,7 +416,7 @@ func delegationShares(ctx context.Context, tx *database.DB, stakers map[ids.ID]*
 		seen  = map[string]bool{}
 	)
 	for _, st := range stakers {
-		if st.kind == pchain.KindDelegator && len(st.siblings) == 1 && !seen[string(st.node)] {
+		if st.kind == internal.StakerDelegator && len(st.siblings) == 1 && !seen[string(st.node)] {
 			seen[string(st.node)] = true
 			nodes = append(nodes, st.node)
 		}
@@ -441,13 +440,13 @@ func delegationShares(ctx context.Context, tx *database.DB, stakers map[ids.ID]*
 			}
 			vs = append(vs, v)
 			return nil
-		}, append([]any{string(pchain.KindValidator)}, chunk...)...)
+		}, append([]any{string(internal.StakerValidator)}, chunk...)...)
 		if err != nil {
 			return err
 		}
 	}
 	for _, st := range stakers {
-		if st.kind != pchain.KindDelegator || len(st.siblings) != 1 {
+		if st.kind != internal.StakerDelegator || len(st.siblings) != 1 {
 			continue
 		}
 		best := int64(-1)

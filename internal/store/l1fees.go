@@ -12,17 +12,17 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // applyL1Fees replays the L1 validator-fee state over a batch of network
-// n, whose staking changes are ch, and writes the refund UTXOs of disabled
+// n (batch.Replay computes it), and writes the refund UTXOs of disabled
 // or removed validators. A store that holds no network (n nil: store
 // tests) keeps no fee state.
-func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, blocks []*pchain.Block, ch *pchain.StakingChanges) error {
+func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, batch *internal.PBatch) error {
 	if n == nil {
 		return nil
 	}
+	blocks := batch.Blocks
 	state, err := loadL1Fees(ctx, tx)
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, bloc
 		return nil // the whole batch was applied already
 	}
 	before := cloneFeeValidators(state.Validators)
-	refunds, err := state.ApplyBlocks(n.ID, n.AVAXAssetID, blocks, ch.L1Events)
+	refunds, err := batch.Replay.L1Fees(state, n)
 	if err != nil {
 		return err
 	}
@@ -53,8 +53,8 @@ func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, bloc
 	return u.write(ctx, tx)
 }
 
-func loadL1Fees(ctx context.Context, tx *database.DB) (*pchain.L1Fees, error) {
-	s := &pchain.L1Fees{Validators: map[ids.ID]*pchain.L1FeeValidator{}}
+func loadL1Fees(ctx context.Context, tx *database.DB) (*internal.L1Fees, error) {
+	s := &internal.L1Fees{Validators: map[ids.ID]*internal.L1FeeValidator{}}
 	var next, t, accrued, excess int64
 	err := tx.QueryRow(ctx, "SELECT next_height, time, accrued, excess FROM p_l1_fees WHERE id = 1").Scan(&next, &t, &accrued, &excess)
 	switch {
@@ -81,15 +81,15 @@ func loadL1Fees(ctx context.Context, tx *database.DB) (*pchain.L1Fees, error) {
 			if err != nil {
 				return err
 			}
-			s.Validators[vid] = &pchain.L1FeeValidator{End: uint64(end),
-				Owner: pchain.StakerOwner{Locktime: uint64(lock), Threshold: uint32(thresh), Addresses: a}}
+			s.Validators[vid] = &internal.L1FeeValidator{End: uint64(end),
+				Owner: internal.StakerOwner{Locktime: uint64(lock), Threshold: uint32(thresh), Addresses: a}}
 			return nil
 		})
 	return s, err
 }
 
-func cloneFeeValidators(m map[ids.ID]*pchain.L1FeeValidator) map[ids.ID]pchain.L1FeeValidator {
-	out := make(map[ids.ID]pchain.L1FeeValidator, len(m))
+func cloneFeeValidators(m map[ids.ID]*internal.L1FeeValidator) map[ids.ID]internal.L1FeeValidator {
+	out := make(map[ids.ID]internal.L1FeeValidator, len(m))
 	for k, v := range m {
 		out[k] = *v
 	}
@@ -97,7 +97,7 @@ func cloneFeeValidators(m map[ids.ID]*pchain.L1FeeValidator) map[ids.ID]pchain.L
 }
 
 // saveL1Fees writes the state and the validators that changed since before.
-func saveL1Fees(ctx context.Context, tx *database.DB, s *pchain.L1Fees, before map[ids.ID]pchain.L1FeeValidator) error {
+func saveL1Fees(ctx context.Context, tx *database.DB, s *internal.L1Fees, before map[ids.ID]internal.L1FeeValidator) error {
 	if _, err := tx.Exec(ctx, `INSERT INTO p_l1_fees (id, next_height, time, accrued, excess) VALUES (1, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET next_height = excluded.next_height, time = excluded.time,
 			accrued = excluded.accrued, excess = excluded.excess`,

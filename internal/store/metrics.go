@@ -21,7 +21,6 @@ import (
 	"github.com/avaindex/avaindex/internal/chainmetrics"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // MetricStore keeps the chain metrics' rollups (migration 0018), written by
@@ -477,7 +476,7 @@ func applyUTXOMetrics[B utxoBlocker](chain internal.Chain) func(context.Context,
 }
 
 var (
-	applyPMetrics = applyUTXOMetrics[*pchain.Block](internal.PChain)
+	applyPMetrics = applyUTXOMetrics[*internal.PBlockData](internal.PChain)
 	applyXMetrics = applyUTXOMetrics[*internal.XBlockData](internal.XChain)
 )
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -153,7 +154,7 @@ func BenchmarkRollupCost(b *testing.B) {
 				// rest: steadier than two runs' difference, which also
 				// counts what the rollup costs the rest (a larger WAL).
 				var inRollup time.Duration
-				withMetrics := append(slices.Clone(without), func(ctx context.Context, tx *database.DB, bs []*pchain.Block) error {
+				withMetrics := append(slices.Clone(without), func(ctx context.Context, tx *database.DB, bs *internal.PBatch) error {
 					start := time.Now()
 					defer func() { inRollup += time.Since(start) }()
 					return orig[len(orig)-1](ctx, tx, bs)
@@ -161,7 +162,7 @@ func BenchmarkRollupCost(b *testing.B) {
 				var took [2]time.Duration
 				blocks := 0
 				for b.Loop() {
-					for mode, appliers := range [][]applier[*pchain.Block]{without, withMetrics} {
+					for mode, appliers := range [][]pApplier{without, withMetrics} {
 						fresh := dbtest.SQLite(b)
 						if !strings.HasPrefix(dsn, "sqlite:") {
 							fresh = dbtest.Postgres(b)
@@ -170,7 +171,7 @@ func BenchmarkRollupCost(b *testing.B) {
 						pAppliers = appliers
 						start := time.Now()
 						for _, bs := range all {
-							if err := s.ApplyPBlocks(context.Background(), bs); err != nil {
+							if err := applyPBlocks(context.Background(), s, bs); err != nil {
 								b.Fatal(err)
 							}
 						}

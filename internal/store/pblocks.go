@@ -12,15 +12,14 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // PBlockStore keeps the P-chain's blocks and transactions.
 type PBlockStore interface {
-	// ApplyPBlocks writes blocks (consecutive heights, ascending, decoded
-	// by pchain, option blocks linked to their proposal blocks: see
-	// pchain.LinkProposals) with their transactions and the state derived
-	// from them, and moves the P-chain cursor to the last height, all in
+	// ApplyPBlocks writes a batch of blocks (consecutive heights,
+	// ascending, with what the derivation layer derived from them: see
+	// pchain.Batch) with their transactions and the state derived from
+	// them, and moves the P-chain cursor to the last height, all in
 	// one database transaction. Re-applying a block already stored changes
 	// nothing, so a crash at any point resumes with nothing lost or doubled;
 	// the cursor never moves back. A batch that is not consecutive, or that
@@ -28,7 +27,7 @@ type PBlockStore interface {
 	// with derrors.InvalidArgument; one that disagrees with what is stored
 	// (another block at a stored height, a tx id stored for another block)
 	// fails whole. An empty batch does nothing.
-	ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) error
+	ApplyPBlocks(ctx context.Context, batch *internal.PBatch) error
 
 	// PBlockByHeight returns a stored P-chain block with its
 	// transactions.
@@ -55,11 +54,23 @@ func runAppliers[B any](ctx context.Context, tx *database.DB, appliers []applier
 	return nil
 }
 
+// pApplier writes state derived from a P-chain batch inside the batch's
+// transaction; like an applier, it must be idempotent.
+type pApplier func(ctx context.Context, tx *database.DB, batch *internal.PBatch) error
+
 // pAppliers run in order for every batch: applyPStaking writes L1 refund
 // UTXOs that applyPUTXOs may see spent, and the stakers that
 // applyPRewardHistory reads; applyPAtomic needs the exports and imports
 // applyPUTXOs stores; applyPMetrics reads the owners of the UTXOs spent.
-var pAppliers = []applier[*pchain.Block]{applyPStaking, applyPUTXOs, applyPRewardHistory, applyPAtomic, applyPState, applyPMetrics}
+var pAppliers = []pApplier{applyPStaking, onBlocks(applyPUTXOs), onBlocks(applyPRewardHistory), onBlocks(applyPAtomic),
+	applyPState, onBlocks(applyPMetrics)}
+
+// onBlocks is apply, which reads the batch's blocks alone, as a pApplier.
+func onBlocks(apply applier[*internal.PBlockData]) pApplier {
+	return func(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
+		return apply(ctx, tx, batch.Blocks)
+	}
+}
 
 func scanPBlock(r scanner) (*internal.PBlock, error) {
 	var (
@@ -83,10 +94,11 @@ func scanPBlock(r scanner) (*internal.PBlock, error) {
 	return &b, nil
 }
 
-func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (err error) {
-	if len(blocks) == 0 {
+func (s *sqlStore) ApplyPBlocks(ctx context.Context, batch *internal.PBatch) (err error) {
+	if batch == nil || len(batch.Blocks) == 0 {
 		return nil
 	}
+	blocks := batch.Blocks
 	defer derrors.Wrap(&err, "store.ApplyPBlocks(%s)", batchLabel(blocks))
 	rows := make([]blockRow, len(blocks))
 	for i, b := range blocks {
@@ -107,7 +119,7 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, blocks []*pchain.Block) (er
 		}
 		// Derived state, written with the blocks so that it commits (or
 		// not) with them and the cursor.
-		return runAppliers(withSpentOwners(ctx), tx, pAppliers, blocks)
+		return runPAppliers(withSpentOwners(ctx), tx, batch)
 	})
 }
 
@@ -216,8 +228,18 @@ func (s *sqlStore) attachTxs(ctx context.Context, blocks []*internal.PBlock) err
 		}, int64(lo), int64(hi))
 }
 
+// runPAppliers runs pAppliers over batch, in order.
+func runPAppliers(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
+	for _, apply := range pAppliers {
+		if err := apply(ctx, tx, batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // batchLabel names a batch for errors: its first and last heights.
-func batchLabel(blocks []*pchain.Block) string {
+func batchLabel(blocks []*internal.PBlockData) string {
 	first, last := blocks[0], blocks[len(blocks)-1]
 	if first == nil || last == nil {
 		return fmt.Sprintf("%d blocks", len(blocks))

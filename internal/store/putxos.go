@@ -13,7 +13,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // PUTXOStore keeps the P-chain UTXO set and its history.
@@ -144,9 +143,9 @@ type release struct {
 	height     uint64
 }
 
-func (u *utxoBatch) produce(p *pchain.UTXO, pos position, staked bool, spendable *uint64) {
+func (u *utxoBatch) produce(p *internal.UTXOOutput, pos position, staked bool, spendable *uint64) {
 	var peer, stakeable, spend, released any
-	if p.Kind == pchain.KindExported {
+	if p.Kind == internal.PKindExported {
 		peer = p.PeerChain[:]
 	}
 	if p.StakeableLocktime != 0 {
@@ -166,11 +165,11 @@ func (u *utxoBatch) produce(p *pchain.UTXO, pos position, staked bool, spendable
 // applyPUTXOs writes the UTXO changes of a batch of P-chain blocks: what
 // each tx consumes and produces (see pchain.UTXOsOfTx), stake outputs
 // released by RewardValidatorTxs and by aborted pre-Banff staker
-// proposals, the reward UTXOs the node reported (pchain.Block.Rewards) and,
+// proposals, the reward UTXOs the node reported (internal.PBlockData.Rewards) and,
 // at height 0, the genesis allocations and genesis validators' stake.
 // Every write is an insert that skips existing rows or an update to the
 // same values, so re-applying a batch changes nothing.
-func applyPUTXOs(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
+func applyPUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
 	var u utxoBatch
 	for _, b := range blocks {
 		ts := unixSeconds(b.Timestamp)
@@ -183,24 +182,16 @@ func applyPUTXOs(ctx context.Context, tx *database.DB, blocks []*pchain.Block) e
 				return err
 			}
 		}
-		if b.Height > 0 && (b.Type == "ApricotAbortBlock" || b.Type == "BanffAbortBlock") {
-			prop := b.Proposal
-			if prop == nil {
-				return fmt.Errorf("%s %s at height %d: its proposal block is not linked", b.Type, b.ID, b.Height)
-			}
-			// An aborted pre-Banff staker proposal returns its stake at
-			// once; a RewardValidatorTx returned it already either way.
-			if n := len(prop.Txs); n > 0 && prop.Txs[n-1].UTXOs.HasStake {
-				last := prop.Txs[n-1]
-				u.released = append(u.released, release{stakerTxID: last.ID, by: last.ID, height: b.Height})
-			}
+		// An aborted pre-Banff staker proposal returns its stake at once.
+		if st := b.AbortedStaker; st != ids.Empty {
+			u.released = append(u.released, release{stakerTxID: st, by: st, height: b.Height})
 		}
 	}
 	return u.write(ctx, tx)
 }
 
 // genesis adds the genesis UTXOs and the genesis validators' stake.
-func (u *utxoBatch) genesis(g *pchain.Genesis) {
+func (u *utxoBatch) genesis(g *internal.PGenesisData) {
 	ts := int64(g.Timestamp)
 	zero := uint64(0)
 	for _, p := range g.UTXOs {
@@ -214,13 +205,13 @@ func (u *utxoBatch) genesis(g *pchain.Genesis) {
 
 // effects adds what a tx at pos does to the UTXO set, but for the reward
 // UTXOs of a RewardValidatorTx (see tx).
-func (u *utxoBatch) effects(eff *pchain.TxUTXOs, pos position) {
+func (u *utxoBatch) effects(eff *internal.PTxUTXOs, pos position) {
 	h := pos.height
 	for _, p := range eff.Produced {
 		switch p.Kind {
-		case pchain.KindStake:
+		case internal.PKindStake:
 			u.produce(p, pos, true, nil)
-		case pchain.KindExported:
+		case internal.PKindExported:
 			u.produce(p, pos, false, nil)
 		default:
 			u.produce(p, pos, false, &h)
@@ -234,7 +225,7 @@ func (u *utxoBatch) effects(eff *pchain.TxUTXOs, pos position) {
 
 // tx adds what the tx at pos of block b does to the UTXO set, with the
 // reward UTXOs b carries for a RewardValidatorTx.
-func (u *utxoBatch) tx(eff *pchain.TxUTXOs, pos position, b *pchain.Block) error {
+func (u *utxoBatch) tx(eff *internal.PTxUTXOs, pos position, b *internal.PBlockData) error {
 	u.effects(eff, pos)
 	staker := eff.RewardedStaker
 	if staker == ids.Empty || b.Rewards == nil {

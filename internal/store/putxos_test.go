@@ -305,7 +305,7 @@ func TestPUTXOMissingRewards(t *testing.T) {
 		mustApply(t, s, sc.blocks[:3])
 		b := *sc.blocks[3]
 		b.Rewards = map[ids.ID][]*pchain.UTXO{}
-		if err := s.ApplyPBlocks(context.Background(), []*pchain.Block{&b}); err == nil {
+		if err := applyPBlocks(context.Background(), s, []*pchain.Block{&b}); err == nil {
 			t.Fatal("no error for a reward tx without its reward UTXOs")
 		}
 	})

@@ -15,7 +15,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // RederiveStore is the store's side of a rederive: the derived state of a
@@ -49,7 +48,7 @@ type RederiveStore interface {
 	// consecutive, starting at the rederive's cursor in its phase) and
 	// move the cursor past it, in one transaction; the last batch of the
 	// last phase ends the rederive.
-	RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (Rederive, error)
+	RederivePBlocks(ctx context.Context, batch *internal.PBatch) (Rederive, error)
 	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (Rederive, error)
 	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (Rederive, error)
 	// StoredCAtomicBlocks returns the stored atomic txs of up to n C-chain
@@ -399,10 +398,11 @@ func (s *sqlStore) storedBlocks(ctx context.Context, table string, from uint64, 
 	return out, err
 }
 
-func (s *sqlStore) RederivePBlocks(ctx context.Context, blocks []*pchain.Block) (r Rederive, err error) {
-	if len(blocks) == 0 {
+func (s *sqlStore) RederivePBlocks(ctx context.Context, batch *internal.PBatch) (r Rederive, err error) {
+	if batch == nil || len(batch.Blocks) == 0 {
 		return r, fmt.Errorf("store.RederivePBlocks: no blocks: %w", derrors.InvalidArgument)
 	}
+	blocks := batch.Blocks
 	defer derrors.Wrap(&err, "store.RederivePBlocks(%s)", batchLabel(blocks))
 	for i, b := range blocks {
 		if b == nil || (i > 0 && b.Height != blocks[i-1].Height+1) {
@@ -410,7 +410,7 @@ func (s *sqlStore) RederivePBlocks(ctx context.Context, blocks []*pchain.Block) 
 		}
 	}
 	return s.rederiveBatch(ctx, internal.PChain, RederiveBlocks, blocks[0].Height, blocks[len(blocks)-1].Height,
-		func(tx *database.DB) error { return runAppliers(ctx, tx, pAppliers, blocks) })
+		func(tx *database.DB) error { return runPAppliers(ctx, tx, batch) })
 }
 
 func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (r Rederive, err error) {
@@ -487,9 +487,9 @@ func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, bloc
 }
 
 // writePRewardUTXOs keeps the reward UTXOs the node reported for the
-// batch's RewardValidatorTxs (pchain.Block.Rewards): node input, stored
+// batch's RewardValidatorTxs (internal.PBlockData.Rewards): node input, stored
 // beside the blocks for a rederive.
-func writePRewardUTXOs(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
+func writePRewardUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
 	var rows [][]any
 	for _, b := range blocks {
 		for staker, us := range b.Rewards {

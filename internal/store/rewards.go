@@ -13,13 +13,13 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // applyRewards replays the staking rewards over a batch of network n
-// whose staking changes are ch (already written). A store that holds no
-// network (n nil: store tests) keeps no reward state.
-func applyRewards(ctx context.Context, tx *database.DB, n *internal.Network, blocks []*pchain.Block, ch *pchain.StakingChanges) error {
+// (batch.Replay computes them) whose staking changes are already
+// written. A store that holds no network (n nil: store tests) keeps no
+// reward state.
+func applyRewards(ctx context.Context, tx *database.DB, n *internal.Network, batch *internal.PBatch) error {
 	if n == nil {
 		return nil
 	}
@@ -27,14 +27,10 @@ func applyRewards(ctx context.Context, tx *database.DB, n *internal.Network, blo
 	if err != nil {
 		return err
 	}
-	if !state.Complete || blocks[len(blocks)-1].Height < state.Next {
+	if !state.Complete || batch.Blocks[len(batch.Blocks)-1].Height < state.Next {
 		return nil
 	}
-	primary := pchain.DefaultRewardConfig(n.ID)
-	if n.RewardConfig != nil {
-		primary = *n.RewardConfig
-	}
-	changes, err := state.ApplyBlocks(n.ID, primary, blocks, ch, &rewardBook{ctx: ctx, tx: tx})
+	changes, err := batch.Replay.Rewards(state, n, &rewardBook{ctx: ctx, tx: tx})
 	if err != nil {
 		return fmt.Errorf("replaying staking rewards: %w", err)
 	}
@@ -49,8 +45,8 @@ func applyRewards(ctx context.Context, tx *database.DB, n *internal.Network, blo
 	return err
 }
 
-func loadRewards(ctx context.Context, tx *database.DB) (*pchain.RewardState, error) {
-	s := pchain.NewRewardState()
+func loadRewards(ctx context.Context, tx *database.DB) (*internal.RewardState, error) {
+	s := internal.NewRewardState()
 	var complete, next, t, pending int64
 	err := tx.QueryRow(ctx, "SELECT complete, next_height, chain_time, next_pending FROM p_reward_state WHERE id = 1").
 		Scan(&complete, &next, &t, &pending)
@@ -74,7 +70,7 @@ func loadRewards(ctx context.Context, tx *database.DB) (*pchain.RewardState, err
 		if err != nil {
 			return err
 		}
-		s.Subnets[subnet] = &pchain.SubnetRewards{Supply: uint64(supply), Config: reward.Config{
+		s.Subnets[subnet] = &internal.SubnetRewards{Supply: uint64(supply), Config: reward.Config{
 			MaxConsumptionRate: uint64(maxRate), MinConsumptionRate: uint64(minRate),
 			MintingPeriod: time.Duration(period) * time.Second, SupplyCap: uint64(c),
 		}}
@@ -84,7 +80,7 @@ func loadRewards(ctx context.Context, tx *database.DB) (*pchain.RewardState, err
 }
 
 // saveRewards writes the state and the subnets whose supply changed.
-func saveRewards(ctx context.Context, tx *database.DB, s *pchain.RewardState, changes []pchain.SupplyChange) error {
+func saveRewards(ctx context.Context, tx *database.DB, s *internal.RewardState, changes []internal.SupplyChange) error {
 	complete := int64(0)
 	if s.Complete {
 		complete = 1
@@ -115,7 +111,7 @@ func saveRewards(ctx context.Context, tx *database.DB, s *pchain.RewardState, ch
 	return nil
 }
 
-// rewardBook is pchain.RewardBook over the staking records, inside the
+// rewardBook is internal.RewardBook over the staking records, inside the
 // batch's transaction.
 type rewardBook struct {
 	ctx context.Context
@@ -123,15 +119,15 @@ type rewardBook struct {
 }
 
 // rewardedKinds are the staker kinds that earn rewards.
-const rewardedKinds = "('" + string(pchain.KindValidator) + "', '" + string(pchain.KindDelegator) + "')"
+const rewardedKinds = "('" + string(internal.StakerValidator) + "', '" + string(internal.StakerDelegator) + "')"
 
-func (b *rewardBook) Pending(t, height uint64) ([]pchain.Staker, error) {
-	var out []pchain.Staker
+func (b *rewardBook) Pending(t, height uint64) ([]internal.Staker, error) {
+	var out []internal.Staker
 	err := b.tx.RunQuery(b.ctx, `SELECT tx_id, tx_type, kind, subnet_id, node_id, weight, start_time, end_time, added_height
 		FROM p_stakers WHERE potential_reward IS NULL AND kind IN `+rewardedKinds+` AND start_time <= ? AND added_height < ?`,
 		func(rows *sql.Rows) error {
 			var (
-				st                   pchain.Staker
+				st                   internal.Staker
 				id, subnet, node     []byte
 				kind                 string
 				w, start, end, added int64
@@ -149,7 +145,7 @@ func (b *rewardBook) Pending(t, height uint64) ([]pchain.Staker, error) {
 			if st.NodeID, err = ids.ToNodeID(node); err != nil {
 				return err
 			}
-			st.Kind, st.Weight, st.StartTime, st.TxStartTime = pchain.StakerKind(kind), uint64(w), uint64(start), uint64(start)
+			st.Kind, st.Weight, st.StartTime, st.TxStartTime = internal.StakerKind(kind), uint64(w), uint64(start), uint64(start)
 			st.EndTime, st.Height = uint64(end), uint64(added)
 			out = append(out, st)
 			return nil
@@ -164,9 +160,9 @@ func (b *rewardBook) NextPendingStart(height uint64) (uint64, error) {
 	return uint64(t.Int64), err
 }
 
-func (b *rewardBook) Staker(txID ids.ID) (*pchain.RewardedStaker, error) {
+func (b *rewardBook) Staker(txID ids.ID) (*internal.RewardedStaker, error) {
 	var (
-		st               pchain.RewardedStaker
+		st               internal.RewardedStaker
 		subnet, node     []byte
 		kind             string
 		potential        sql.NullInt64
@@ -182,7 +178,7 @@ func (b *rewardBook) Staker(txID ids.ID) (*pchain.RewardedStaker, error) {
 	case !potential.Valid:
 		return nil, fmt.Errorf("staker %s was never current", txID)
 	}
-	st.TxID, st.Kind, st.Weight, st.StartTime = txID, pchain.StakerKind(kind), uint64(w), uint64(start)
+	st.TxID, st.Kind, st.Weight, st.StartTime = txID, internal.StakerKind(kind), uint64(w), uint64(start)
 	st.DelegationShares, st.PotentialReward = uint32(shares), uint64(potential.Int64)
 	if st.SubnetID, err = ids.ToID(subnet); err != nil {
 		return nil, err
@@ -193,7 +189,7 @@ func (b *rewardBook) Staker(txID ids.ID) (*pchain.RewardedStaker, error) {
 	return &st, nil
 }
 
-func (b *rewardBook) Validator(subnetID ids.ID, nodeID ids.NodeID, height uint64) (*pchain.Staker, error) {
+func (b *rewardBook) Validator(subnetID ids.ID, nodeID ids.NodeID, height uint64) (*internal.Staker, error) {
 	var (
 		id            []byte
 		start, shares int64
@@ -202,14 +198,14 @@ func (b *rewardBook) Validator(subnetID ids.ID, nodeID ids.NodeID, height uint64
 		WHERE subnet_id = ? AND node_id = ? AND kind = ? AND added_height < ?
 		  AND (removed_height IS NULL OR removed_height > ?)
 		ORDER BY added_height DESC LIMIT 1`,
-		subnetID[:], nodeID[:], string(pchain.KindValidator), u64(height), u64(height)).Scan(&id, &start, &shares)
+		subnetID[:], nodeID[:], string(internal.StakerValidator), u64(height), u64(height)).Scan(&id, &start, &shares)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, derrors.NotFound
 	case err != nil:
 		return nil, err
 	}
-	st := &pchain.Staker{SubnetID: subnetID, NodeID: nodeID, StartTime: uint64(start), DelegationShares: uint32(shares)}
+	st := &internal.Staker{SubnetID: subnetID, NodeID: nodeID, StartTime: uint64(start), DelegationShares: uint32(shares)}
 	if st.TxID, err = ids.ToID(id); err != nil {
 		return nil, err
 	}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // The per-address staker lists (table p_staker_addresses, migration
@@ -19,7 +19,7 @@ var stakerAddressColumns = []string{"tx_id", "address", "start_time", "tx_type",
 
 // stakerAddressRows returns the rows of a staker: one per distinct address
 // of its reward owners, removed as given.
-func stakerAddressRows(txID ids.ID, txType string, start int64, removed int64, owners ...*pchain.StakerOwner) [][]any {
+func stakerAddressRows(txID ids.ID, txType string, start int64, removed int64, owners ...*internal.StakerOwner) [][]any {
 	var rows [][]any
 	seen := map[ids.ShortID]bool{}
 	for _, o := range owners {
@@ -39,7 +39,7 @@ func stakerAddressRows(txID ids.ID, txType string, start int64, removed int64, o
 // applyStakerAddresses writes the list rows of ch's stakers and marks
 // removed those of the stakers ch's RewardValidatorTxs remove. It is
 // idempotent, as applyPStakers is.
-func applyStakerAddresses(ctx context.Context, tx *database.DB, ch *pchain.StakingChanges) error {
+func applyStakerAddresses(ctx context.Context, tx *database.DB, ch *internal.StakingChanges) error {
 	var rows [][]any
 	for i := range ch.Stakers {
 		s := &ch.Stakers[i]
@@ -71,7 +71,7 @@ func backfillStakerAddresses(ctx context.Context, tx *database.DB) error {
 		txType  string
 		start   int64
 		removed int64
-		owners  []*pchain.StakerOwner
+		owners  []*internal.StakerOwner
 	}
 	var (
 		stakers []*staker
@@ -90,7 +90,7 @@ func backfillStakerAddresses(ctx context.Context, tx *database.DB) error {
 		if s.txID, err = ids.ToID(id); err != nil {
 			return err
 		}
-		o := &pchain.StakerOwner{}
+		o := &internal.StakerOwner{}
 		if o.Addresses, err = unpackAddrs(addrs); err != nil {
 			return err
 		}

@@ -12,9 +12,9 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // StakerStore keeps the staking records derived from P-chain transactions
@@ -28,12 +28,12 @@ type StakerStore interface {
 	// Staker returns the staker added by txID, current or not.
 	Staker(ctx context.Context, txID ids.ID) (*StakerRecord, error)
 	// L1Validator returns the L1 validator validationID, current or not.
-	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)
+	L1Validator(ctx context.Context, validationID ids.ID) (*internal.L1Validator, error)
 }
 
 // StakerRecord is a staker and how it ended.
 type StakerRecord struct {
-	pchain.Staker
+	internal.Staker
 	// RemovedTxID is the RewardValidatorTx or RemoveSubnetValidatorTx that
 	// removed it, ids.Empty while it has not been removed by a tx.
 	RemovedTxID   ids.ID
@@ -62,7 +62,7 @@ type CurrentStakers struct {
 	// node's current-staker set: by end time, then priority, then tx id.
 	Stakers []*StakerRecord
 	// L1Validators are the L1 validators not removed, ordered by node id.
-	L1Validators []*pchain.L1Validator
+	L1Validators []*internal.L1Validator
 }
 
 var (
@@ -84,16 +84,13 @@ const (
 	roleDeactivation     = "deactivation"
 )
 
-// applyPStaking derives the staking changes of a batch of P-chain blocks
-// once and applies what follows from them: the L1 fee replay (first: its
+// applyPStaking applies the staking changes of a batch of P-chain blocks
+// and what follows from them: the L1 fee replay (first: its
 // refund UTXOs may be spent in the batch, which applyPUTXOs, after it,
 // marks), the staking records, and the reward replay (which reads those
 // records).
-func applyPStaking(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
-	ch, err := pchain.DeriveStaking(blocks)
-	if err != nil {
-		return err
-	}
+func applyPStaking(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
+	ch := batch.Staking
 	n, ok, err := storedNetwork(ctx, tx)
 	if err != nil {
 		return err
@@ -101,7 +98,7 @@ func applyPStaking(ctx context.Context, tx *database.DB, blocks []*pchain.Block)
 	if !ok {
 		n = nil
 	}
-	if err := applyL1Fees(ctx, tx, n, blocks, ch); err != nil {
+	if err := applyL1Fees(ctx, tx, n, batch); err != nil {
 		return err
 	}
 	if err := applyPStakers(ctx, tx, ch); err != nil {
@@ -110,13 +107,13 @@ func applyPStaking(ctx context.Context, tx *database.DB, blocks []*pchain.Block)
 	if err := applyStakerAddresses(ctx, tx, ch); err != nil {
 		return err
 	}
-	return applyRewards(ctx, tx, n, blocks, ch)
+	return applyRewards(ctx, tx, n, batch)
 }
 
 // applyPStakers writes the staking records of ch. It is idempotent: rows
 // are inserted with ON CONFLICT DO NOTHING, removals set the same values
 // again, and L1 validators are recomputed from all of their events.
-func applyPStakers(ctx context.Context, tx *database.DB, ch *pchain.StakingChanges) error {
+func applyPStakers(ctx context.Context, tx *database.DB, ch *internal.StakingChanges) error {
 
 	var stakerRows, ownerRows [][]any
 	for i := range ch.Stakers {
@@ -128,7 +125,7 @@ func applyPStakers(ctx context.Context, tx *database.DB, ch *pchain.StakingChang
 		})
 		for _, o := range []struct {
 			role  string
-			owner *pchain.StakerOwner
+			owner *internal.StakerOwner
 		}{
 			{roleValidationReward, s.ValidationRewardOwner},
 			{roleDelegationReward, s.DelegationRewardOwner},
@@ -172,7 +169,7 @@ func applyPStakers(ctx context.Context, tx *database.DB, ch *pchain.StakingChang
 				WHERE subnet_id = ? AND node_id = ? AND kind = ? AND removed_tx_id IS NULL
 				  AND (added_height < ? OR (added_height = ? AND added_idx < ?))
 				ORDER BY added_height DESC, added_idx DESC LIMIT 1)`,
-			r.TxID[:], u64(r.Height), r.SubnetID[:], r.NodeID[:], string(pchain.KindSubnetValidator),
+			r.TxID[:], u64(r.Height), r.SubnetID[:], r.NodeID[:], string(internal.StakerSubnetValidator),
 			u64(r.Height), u64(r.Height), int64(r.Index)); err != nil {
 			return err
 		}
@@ -187,11 +184,11 @@ func applyPStakers(ctx context.Context, tx *database.DB, ch *pchain.StakingChang
 	for i := range ch.L1Events {
 		e := &ch.L1Events[i]
 		var subnet, node []byte
-		if e.Kind == pchain.L1Convert || e.Kind == pchain.L1Register {
+		if e.Kind == internal.L1Convert || e.Kind == internal.L1Register {
 			subnet, node = e.SubnetID[:], e.NodeID[:]
 			for _, o := range []struct {
 				role  string
-				owner *pchain.StakerOwner
+				owner *internal.StakerOwner
 			}{{roleRemainingBalance, e.RemainingBalanceOwner}, {roleDeactivation, e.DeactivationOwner}} {
 				if o.owner != nil {
 					l1OwnerRows = append(l1OwnerRows, []any{e.ValidationID[:], o.role, int64(o.owner.Threshold), packAddrs(o.owner.Addresses)})
@@ -218,7 +215,7 @@ func applyPStakers(ctx context.Context, tx *database.DB, ch *pchain.StakingChang
 		if err != nil {
 			return err
 		}
-		v, ok := pchain.FoldL1(events)
+		v, ok := internal.FoldL1(events)
 		if !ok {
 			continue // its registration is not indexed
 		}
@@ -244,12 +241,12 @@ func applyPStakers(ctx context.Context, tx *database.DB, ch *pchain.StakingChang
 	return nil
 }
 
-func l1Events(ctx context.Context, db *database.DB, vid ids.ID) ([]pchain.L1Event, error) {
-	var out []pchain.L1Event
+func l1Events(ctx context.Context, db *database.DB, vid ids.ID) ([]internal.L1Event, error) {
+	var out []internal.L1Event
 	err := db.RunQuery(ctx, `SELECT tx_id, height, idx, kind, chain_time, subnet_id, node_id, public_key, weight, nonce, balance
 		FROM p_l1_validator_events WHERE validation_id = ? ORDER BY height, idx`, func(rows *sql.Rows) error {
 		var (
-			e                          pchain.L1Event
+			e                          internal.L1Event
 			txID, subnet, node, pubKey []byte
 			h, idx, t, w, nonce, bal   int64
 			kind                       string
@@ -257,7 +254,7 @@ func l1Events(ctx context.Context, db *database.DB, vid ids.ID) ([]pchain.L1Even
 		if err := rows.Scan(&txID, &h, &idx, &kind, &t, &subnet, &node, &pubKey, &w, &nonce, &bal); err != nil {
 			return err
 		}
-		e.ValidationID, e.Height, e.Index, e.Kind, e.Time = vid, uint64(h), int(idx), pchain.L1EventKind(kind), uint64(t)
+		e.ValidationID, e.Height, e.Index, e.Kind, e.Time = vid, uint64(h), int(idx), internal.L1EventKind(kind), uint64(t)
 		e.Weight, e.Nonce, e.Balance, e.PublicKey = uint64(w), uint64(nonce), uint64(bal), pubKey
 		var err error
 		if e.TxID, err = ids.ToID(txID); err != nil {
@@ -301,7 +298,7 @@ func (s *sqlStore) CurrentStakers(ctx context.Context, subnetID ids.ID) (_ *Curr
 		// Pending (pre-Durango) stakers are not current yet; PoA validators
 		// leave the set when the chain time reaches their end time.
 		q += " AND s.start_time <= ? AND (s.kind <> ? OR s.end_time > ?)"
-		args = append(args, ts, string(pchain.KindSubnetValidator), ts)
+		args = append(args, ts, string(internal.StakerSubnetValidator), ts)
 	}
 	if out.Stakers, err = s.queryStakers(ctx, q, args...); err != nil {
 		return nil, err
@@ -319,7 +316,7 @@ func (s *sqlStore) CurrentStakers(ctx context.Context, subnetID ids.ID) (_ *Curr
 
 	var n int64
 	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM p_l1_validator_events WHERE subnet_id = ? AND kind = ?",
-		subnetID[:], string(pchain.L1Convert)).Scan(&n); err != nil {
+		subnetID[:], string(internal.L1Convert)).Scan(&n); err != nil {
 		return nil, err
 	}
 	out.L1 = n > 0
@@ -346,7 +343,7 @@ func (s *sqlStore) Staker(ctx context.Context, txID ids.ID) (_ *StakerRecord, er
 	return rs[0], nil
 }
 
-func (s *sqlStore) L1Validator(ctx context.Context, validationID ids.ID) (_ *pchain.L1Validator, err error) {
+func (s *sqlStore) L1Validator(ctx context.Context, validationID ids.ID) (_ *internal.L1Validator, err error) {
 	defer derrors.Wrap(&err, "store.L1Validator(%s)", validationID)
 	vs, err := s.queryL1(ctx, " WHERE v.validation_id = ?", validationID[:])
 	if err != nil {
@@ -392,7 +389,7 @@ func (s *sqlStore) queryStakers(ctx context.Context, q string, args ...any) ([]*
 		r := byID[id]
 		if r == nil {
 			r = &StakerRecord{}
-			r.TxID, r.TxType, r.Kind, r.Priority = id, txType, pchain.StakerKind(kind), txs.Priority(prio)
+			r.TxID, r.TxType, r.Kind, r.Priority = id, txType, internal.StakerKind(kind), txs.Priority(prio)
 			if r.SubnetID, err = ids.ToID(subnet); err != nil {
 				return err
 			}
@@ -422,7 +419,7 @@ func (s *sqlStore) queryStakers(ctx context.Context, q string, args ...any) ([]*
 			out = append(out, r)
 		}
 		if role.Valid {
-			o := &pchain.StakerOwner{Locktime: uint64(locktime.Int64), Threshold: uint32(threshold.Int64)}
+			o := &internal.StakerOwner{Locktime: uint64(locktime.Int64), Threshold: uint32(threshold.Int64)}
 			if o.Addresses, err = unpackAddrs(addrs); err != nil {
 				return err
 			}
@@ -440,9 +437,9 @@ func (s *sqlStore) queryStakers(ctx context.Context, q string, args ...any) ([]*
 	return out, err
 }
 
-func (s *sqlStore) queryL1(ctx context.Context, where string, args ...any) ([]*pchain.L1Validator, error) {
-	var out []*pchain.L1Validator
-	byID := map[ids.ID]*pchain.L1Validator{}
+func (s *sqlStore) queryL1(ctx context.Context, where string, args ...any) ([]*internal.L1Validator, error) {
+	var out []*internal.L1Validator
+	byID := map[ids.ID]*internal.L1Validator{}
 	err := s.db.RunQuery(ctx, `SELECT v.validation_id, v.subnet_id, v.node_id, v.public_key, v.start_time, v.weight,
 		v.min_nonce, v.deposited_balance, v.active, v.added_tx_id, v.added_height, v.removed_tx_id, v.removed_height,
 		v.disabled_tx_id, v.updated_height, o.role, o.threshold, o.addresses
@@ -464,7 +461,7 @@ func (s *sqlStore) queryL1(ctx context.Context, where string, args ...any) ([]*p
 			}
 			v := byID[id]
 			if v == nil {
-				v = &pchain.L1Validator{ValidationID: id, PublicKey: pk}
+				v = &internal.L1Validator{ValidationID: id, PublicKey: pk}
 				if v.SubnetID, err = ids.ToID(subnet); err != nil {
 					return err
 				}
@@ -492,7 +489,7 @@ func (s *sqlStore) queryL1(ctx context.Context, where string, args ...any) ([]*p
 				out = append(out, v)
 			}
 			if role.Valid {
-				o := &pchain.StakerOwner{Threshold: uint32(threshold.Int64)}
+				o := &internal.StakerOwner{Threshold: uint32(threshold.Int64)}
 				if o.Addresses, err = unpackAddrs(addrs); err != nil {
 					return err
 				}

@@ -6,9 +6,10 @@
 // which a batch of blocks is written with the state derived from it (each
 // chain's appliers, one ordered list per chain: pAppliers, xAppliers,
 // evmAppliers). The values it writes are the domain types of package
-// internal (XBlockData, CBlockData, EVMBlockData, UTXOOutput, ...), which
-// the chain packages decode; it imports no decoder but pchain, whose
-// appliers (staking, rewards, L1 fees, subnets, UTXOs) are still here.
+// internal (PBatch, XBlockData, CBlockData, EVMBlockData, UTXOOutput,
+// ...), which the chain packages decode and derive; it imports no decoder.
+// The P-chain's replays over what is stored (L1 fees, staking rewards)
+// reach it as PBatch.Replay, which it calls inside the batch's transaction.
 // Open decodes nothing: the metrics' catch-up reads the stored blocks with
 // the decoders the derivation layer hands it (WithMetricsCatchUp).
 package store

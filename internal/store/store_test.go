@@ -172,7 +172,7 @@ var testMetricDecoders = map[internal.Chain]MetricDecoder{
 
 func mustApply(t *testing.T, s Store, bs []*pchain.Block) {
 	t.Helper()
-	if err := s.ApplyPBlocks(context.Background(), bs); err != nil {
+	if err := applyPBlocks(context.Background(), s, bs); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -225,7 +225,7 @@ func TestApplyAndRead(t *testing.T) {
 		if _, ok, err := s.Cursor(ctx, ChainCursor(internal.PChain)); err != nil || ok {
 			t.Fatalf("Cursor of an empty store: ok=%t, err=%v", ok, err)
 		}
-		if err := s.ApplyPBlocks(ctx, nil); err != nil {
+		if err := applyPBlocks(ctx, s, nil); err != nil {
 			t.Fatalf("empty batch: %v", err)
 		}
 		bs := makeBlocks(t, "a", 0, 10)
@@ -334,7 +334,7 @@ func TestApplyRejects(t *testing.T) {
 			"gap after cursor":  makeBlocks(t, "a", 11, 15),
 			"height > MaxInt64": {{Height: math.MaxInt64 + 1}},
 		} {
-			err := s.ApplyPBlocks(ctx, batch)
+			err := applyPBlocks(ctx, s, batch)
 			if !errors.Is(err, derrors.InvalidArgument) {
 				t.Errorf("%s: err = %v, want InvalidArgument", name, err)
 			}
@@ -353,7 +353,7 @@ func TestApplyConflicts(t *testing.T) {
 		before := getState(t, s)
 
 		// Another chain's blocks at stored heights.
-		if err := s.ApplyPBlocks(ctx, makeBlocks(t, "b", 5, 15)); err == nil {
+		if err := applyPBlocks(ctx, s, makeBlocks(t, "b", 5, 15)); err == nil {
 			t.Error("different blocks at stored heights: no error")
 		}
 		wantState(t, s, before)
@@ -363,7 +363,7 @@ func TestApplyConflicts(t *testing.T) {
 		bs := makeBlocks(t, "a", 10, 20)
 		bs[5].Txs[1] = &pchain.Tx{PTx: internal.PTx{ID: bs[3].Txs[0].ID, Type: "Other", Bytes: []byte("other")},
 			Tx: bs[5].Txs[1].Tx, UTXOs: bs[5].Txs[1].UTXOs}
-		if err := s.ApplyPBlocks(ctx, bs); err == nil {
+		if err := applyPBlocks(ctx, s, bs); err == nil {
 			t.Error("duplicate tx id in a batch: no error")
 		}
 		wantState(t, s, before)
@@ -371,7 +371,7 @@ func TestApplyConflicts(t *testing.T) {
 		// A tx id already stored in another block.
 		bs = makeBlocks(t, "a", 10, 12)
 		bs[1].Txs[0].ID = makeBlocks(t, "a", 5, 6)[0].Txs[0].ID
-		if err := s.ApplyPBlocks(ctx, bs); err == nil {
+		if err := applyPBlocks(ctx, s, bs); err == nil {
 			t.Error("tx id stored in another block: no error")
 		}
 		wantState(t, s, before)
@@ -379,7 +379,7 @@ func TestApplyConflicts(t *testing.T) {
 		// A stored block re-applied with a tx missing.
 		bs = makeBlocks(t, "a", 0, 10)
 		bs[7].Txs = bs[7].Txs[:1]
-		if err := s.ApplyPBlocks(ctx, bs); err == nil {
+		if err := applyPBlocks(ctx, s, bs); err == nil {
 			t.Error("stored block re-applied with fewer txs: no error")
 		}
 		wantState(t, s, before)
@@ -396,7 +396,7 @@ func TestApplyConflicts(t *testing.T) {
 func lastPApplier(t *testing.T, f func(tx *database.DB) error) {
 	t.Helper()
 	saved := pAppliers
-	pAppliers = append(slices.Clip(saved), func(_ context.Context, tx *database.DB, _ []*pchain.Block) error { return f(tx) })
+	pAppliers = append(slices.Clip(saved), func(_ context.Context, tx *database.DB, _ *internal.PBatch) error { return f(tx) })
 	t.Cleanup(func() { pAppliers = saved })
 }
 
@@ -424,7 +424,7 @@ func TestApplyAtomic(t *testing.T) {
 			sawRows = n > 0
 			return errCrash
 		}
-		if err := s.ApplyPBlocks(ctx, makeBlocks(t, "a", 0, 300)); !errors.Is(err, errCrash) {
+		if err := applyPBlocks(ctx, s, makeBlocks(t, "a", 0, 300)); !errors.Is(err, errCrash) {
 			t.Fatalf("err = %v, want errCrash", err)
 		}
 		if !sawRows {
@@ -438,7 +438,7 @@ func TestApplyAtomic(t *testing.T) {
 		wantState(t, s, want)
 
 		beforeCursor = func(*database.DB) error { return errCrash }
-		if err := s.ApplyPBlocks(ctx, makeBlocks(t, "a", 250, 600)); !errors.Is(err, errCrash) {
+		if err := applyPBlocks(ctx, s, makeBlocks(t, "a", 250, 600)); !errors.Is(err, errCrash) {
 			t.Fatalf("err = %v, want errCrash", err)
 		}
 		wantState(t, s, want)
@@ -450,7 +450,7 @@ func TestApplyAtomic(t *testing.T) {
 		beforeCursor = nil
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if err := s.ApplyPBlocks(cctx, makeBlocks(t, "a", 300, 400)); err == nil {
+		if err := applyPBlocks(cctx, s, makeBlocks(t, "a", 300, 400)); err == nil {
 			t.Error("cancelled context: no error")
 		}
 		wantState(t, s, want)
@@ -694,7 +694,7 @@ func TestReadWhileIngesting(t *testing.T) {
 		done := make(chan error)
 		go func() {
 			for i := 0; i < len(blocks); i += 100 {
-				if err := s.ApplyPBlocks(ctx, blocks[i:i+100]); err != nil {
+				if err := applyPBlocks(ctx, s, blocks[i:i+100]); err != nil {
 					done <- err
 					return
 				}
@@ -741,4 +741,16 @@ func TestReadWhileIngesting(t *testing.T) {
 			}
 		}
 	})
+}
+
+// applyPBlocks applies blocks to st as the indexer does: as the batch
+// pchain.Batch makes of them.
+func applyPBlocks(ctx context.Context, st interface {
+	ApplyPBlocks(context.Context, *internal.PBatch) error
+}, blocks []*pchain.Block) error {
+	batch, err := pchain.Batch(blocks)
+	if err != nil {
+		return err
+	}
+	return st.ApplyPBlocks(ctx, batch)
 }

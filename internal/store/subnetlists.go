@@ -7,8 +7,8 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // SubnetListStore pages through the subnets and blockchains in creation
@@ -17,19 +17,19 @@ type SubnetListStore interface {
 	// SubnetPage returns up to limit subnets in creation order, newest
 	// first when desc, after the subnet created at *after in that order
 	// when after is not nil.
-	SubnetPage(ctx context.Context, after *pchain.Pos, limit int, desc bool) ([]*pchain.Subnet, error)
+	SubnetPage(ctx context.Context, after *internal.PPos, limit int, desc bool) ([]*internal.Subnet, error)
 	// BlockchainPage is SubnetPage for the blockchains CreateChainTxs
 	// made.
-	BlockchainPage(ctx context.Context, after *pchain.Pos, limit int, desc bool) ([]*pchain.Blockchain, error)
+	BlockchainPage(ctx context.Context, after *internal.PPos, limit int, desc bool) ([]*internal.Blockchain, error)
 	// SubnetBlockchains returns the blockchains of each of subnets, in
 	// creation order.
-	SubnetBlockchains(ctx context.Context, subnets []ids.ID) (map[ids.ID][]*pchain.Blockchain, error)
+	SubnetBlockchains(ctx context.Context, subnets []ids.ID) (map[ids.ID][]*internal.Blockchain, error)
 }
 
 // createdPage is the WHERE and ORDER BY of a page by creation position:
 // each tx creates at most one subnet or blockchain, so (created_height,
 // created_idx) is a key.
-func createdPage(after *pchain.Pos, limit int, desc bool) (string, []any, error) {
+func createdPage(after *internal.PPos, limit int, desc bool) (string, []any, error) {
 	if limit <= 0 {
 		return "", nil, derrors.Invalid("limit must be positive, not %d", limit)
 	}
@@ -53,13 +53,13 @@ func createdPage(after *pchain.Pos, limit int, desc bool) (string, []any, error)
 	return q, append(args, limit), nil
 }
 
-func (s *sqlStore) SubnetPage(ctx context.Context, after *pchain.Pos, limit int, desc bool) (_ []*pchain.Subnet, err error) {
+func (s *sqlStore) SubnetPage(ctx context.Context, after *internal.PPos, limit int, desc bool) (_ []*internal.Subnet, err error) {
 	defer derrors.Wrap(&err, "store.SubnetPage(limit=%d, desc=%t)", limit, desc)
 	page, args, err := createdPage(after, limit, desc)
 	if err != nil {
 		return nil, err
 	}
-	var out []*pchain.Subnet
+	var out []*internal.Subnet
 	err = s.db.RunQuery(ctx, subnetSelect+page, func(rows *sql.Rows) error {
 		sn, err := scanSubnet(rows)
 		if err != nil {
@@ -71,13 +71,13 @@ func (s *sqlStore) SubnetPage(ctx context.Context, after *pchain.Pos, limit int,
 	return out, err
 }
 
-func (s *sqlStore) BlockchainPage(ctx context.Context, after *pchain.Pos, limit int, desc bool) (_ []*pchain.Blockchain, err error) {
+func (s *sqlStore) BlockchainPage(ctx context.Context, after *internal.PPos, limit int, desc bool) (_ []*internal.Blockchain, err error) {
 	defer derrors.Wrap(&err, "store.BlockchainPage(limit=%d, desc=%t)", limit, desc)
 	page, args, err := createdPage(after, limit, desc)
 	if err != nil {
 		return nil, err
 	}
-	var out []*pchain.Blockchain
+	var out []*internal.Blockchain
 	err = s.db.RunQuery(ctx, blockchainSelect+page, func(rows *sql.Rows) error {
 		c, err := scanBlockchain(rows)
 		if err != nil {
@@ -89,9 +89,9 @@ func (s *sqlStore) BlockchainPage(ctx context.Context, after *pchain.Pos, limit 
 	return out, err
 }
 
-func (s *sqlStore) SubnetBlockchains(ctx context.Context, subnets []ids.ID) (_ map[ids.ID][]*pchain.Blockchain, err error) {
+func (s *sqlStore) SubnetBlockchains(ctx context.Context, subnets []ids.ID) (_ map[ids.ID][]*internal.Blockchain, err error) {
 	defer derrors.Wrap(&err, "store.SubnetBlockchains(%d subnets)", len(subnets))
-	out := make(map[ids.ID][]*pchain.Blockchain, len(subnets))
+	out := make(map[ids.ID][]*internal.Blockchain, len(subnets))
 	if len(subnets) == 0 {
 		return out, nil
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // SubnetStore keeps the subnets and blockchains P-chain transactions
@@ -19,26 +19,23 @@ import (
 type SubnetStore interface {
 	// Subnets returns every subnet, in creation order (height, then
 	// position in the block).
-	Subnets(ctx context.Context) ([]*pchain.Subnet, error)
+	Subnets(ctx context.Context) ([]*internal.Subnet, error)
 	// Subnet returns one subnet.
-	Subnet(ctx context.Context, id ids.ID) (*pchain.Subnet, error)
+	Subnet(ctx context.Context, id ids.ID) (*internal.Subnet, error)
 	// Blockchains returns every blockchain created by a CreateChainTx, in
 	// creation order. The primary network's genesis chains (X, C) are
 	// not among them: they are created by the genesis, not by a block.
-	Blockchains(ctx context.Context) ([]*pchain.Blockchain, error)
+	Blockchains(ctx context.Context) ([]*internal.Blockchain, error)
 	// Blockchain returns one blockchain created by a CreateChainTx.
-	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
+	Blockchain(ctx context.Context, id ids.ID) (*internal.Blockchain, error)
 }
 
-// applyPState derives subnets and blockchains from a batch of P-chain
-// blocks. Every write is idempotent: creations are inserted with ON
+// applyPState writes the subnet and blockchain changes of a batch of
+// P-chain blocks. Every write is idempotent: creations are inserted with ON
 // CONFLICT DO NOTHING, an owner change applies only over an owner set
 // earlier in the chain, and conversions and transformations are set once.
-func applyPState(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
-	ch, err := pchain.ExtractState(blocks)
-	if err != nil {
-		return err
-	}
+func applyPState(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
+	ch := batch.State
 	if ch.Empty() {
 		return nil
 	}
@@ -105,9 +102,9 @@ const subnetSelect = `SELECT id, created_height, created_idx, created_time,
 	transform_tx_id, transformed_height, transformed_idx, transformed_time
 	FROM p_subnets`
 
-func (s *sqlStore) Subnets(ctx context.Context) (_ []*pchain.Subnet, err error) {
+func (s *sqlStore) Subnets(ctx context.Context) (_ []*internal.Subnet, err error) {
 	defer derrors.Wrap(&err, "store.Subnets")
-	var out []*pchain.Subnet
+	var out []*internal.Subnet
 	err = s.db.RunQuery(ctx, subnetSelect+" ORDER BY created_height, created_idx", func(rows *sql.Rows) error {
 		sn, err := scanSubnet(rows)
 		if err != nil {
@@ -119,7 +116,7 @@ func (s *sqlStore) Subnets(ctx context.Context) (_ []*pchain.Subnet, err error) 
 	return out, err
 }
 
-func (s *sqlStore) Subnet(ctx context.Context, id ids.ID) (_ *pchain.Subnet, err error) {
+func (s *sqlStore) Subnet(ctx context.Context, id ids.ID) (_ *internal.Subnet, err error) {
 	defer derrors.Wrap(&err, "store.Subnet(%s)", id)
 	sn, err := scanSubnet(s.db.QueryRow(ctx, subnetSelect+" WHERE id = ?", id[:]))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -128,13 +125,13 @@ func (s *sqlStore) Subnet(ctx context.Context, id ids.ID) (_ *pchain.Subnet, err
 	return sn, err
 }
 
-func scanSubnet(r scanner) (*pchain.Subnet, error) {
+func scanSubnet(r scanner) (*internal.Subnet, error) {
 	var (
 		id, addrs                               []byte
 		ch, ci, ct, thr, lock, oh, oi           int64
 		convID, mgrChain, mgrAddr, convTx, trTx []byte
 		convH, convI, convT, trH, trI, trT      sql.NullInt64
-		sn                                      pchain.Subnet
+		sn                                      internal.Subnet
 		err                                     error
 	)
 	if err := r.Scan(&id, &ch, &ci, &ct, &thr, &lock, &addrs, &oh, &oi,
@@ -147,12 +144,12 @@ func scanSubnet(r scanner) (*pchain.Subnet, error) {
 	}
 	sn.Created = psPos(ch, ci, ct)
 	sn.OwnerPos = psPos(oh, oi, 0)
-	sn.Owner = pchain.SubnetOwner{Threshold: uint32(thr), Locktime: uint64(lock)}
+	sn.Owner = internal.SubnetOwner{Threshold: uint32(thr), Locktime: uint64(lock)}
 	if sn.Owner.Addresses, err = unpackAddrs(addrs); err != nil {
 		return nil, fmt.Errorf("stored subnet %s: %w", sn.ID, err)
 	}
 	if convID != nil {
-		c := &pchain.SubnetConversion{ManagerAddress: nonNil(mgrAddr), At: psPos(convH.Int64, convI.Int64, convT.Int64)}
+		c := &internal.SubnetConversion{ManagerAddress: nonNil(mgrAddr), At: psPos(convH.Int64, convI.Int64, convT.Int64)}
 		for _, f := range []struct {
 			dst *ids.ID
 			b   []byte
@@ -175,9 +172,9 @@ func scanSubnet(r scanner) (*pchain.Subnet, error) {
 const blockchainSelect = `SELECT id, subnet_id, name, vm_id, fx_ids, genesis,
 	created_height, created_idx, created_time FROM p_blockchains`
 
-func (s *sqlStore) Blockchains(ctx context.Context) (_ []*pchain.Blockchain, err error) {
+func (s *sqlStore) Blockchains(ctx context.Context) (_ []*internal.Blockchain, err error) {
 	defer derrors.Wrap(&err, "store.Blockchains")
-	var out []*pchain.Blockchain
+	var out []*internal.Blockchain
 	err = s.db.RunQuery(ctx, blockchainSelect+" ORDER BY created_height, created_idx", func(rows *sql.Rows) error {
 		c, err := scanBlockchain(rows)
 		if err != nil {
@@ -189,7 +186,7 @@ func (s *sqlStore) Blockchains(ctx context.Context) (_ []*pchain.Blockchain, err
 	return out, err
 }
 
-func (s *sqlStore) Blockchain(ctx context.Context, id ids.ID) (_ *pchain.Blockchain, err error) {
+func (s *sqlStore) Blockchain(ctx context.Context, id ids.ID) (_ *internal.Blockchain, err error) {
 	defer derrors.Wrap(&err, "store.Blockchain(%s)", id)
 	c, err := scanBlockchain(s.db.QueryRow(ctx, blockchainSelect+" WHERE id = ?", id[:]))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -198,11 +195,11 @@ func (s *sqlStore) Blockchain(ctx context.Context, id ids.ID) (_ *pchain.Blockch
 	return c, err
 }
 
-func scanBlockchain(r scanner) (*pchain.Blockchain, error) {
+func scanBlockchain(r scanner) (*internal.Blockchain, error) {
 	var (
 		id, subnet, vm, fxs []byte
 		h, i, t             int64
-		c                   pchain.Blockchain
+		c                   internal.Blockchain
 		err                 error
 	)
 	if err := r.Scan(&id, &subnet, &c.Name, &vm, &fxs, &c.Genesis, &h, &i, &t); err != nil {
@@ -225,8 +222,8 @@ func scanBlockchain(r scanner) (*pchain.Blockchain, error) {
 	return &c, nil
 }
 
-func psPos(h, i, t int64) pchain.Pos {
-	p := pchain.Pos{Height: uint64(h), Index: int(i)}
+func psPos(h, i, t int64) internal.PPos {
+	p := internal.PPos{Height: uint64(h), Index: int(i)}
 	if t != 0 {
 		p.Time = time.Unix(t, 0).UTC()
 	}

@@ -23,7 +23,7 @@ type SupplyStore interface {
 	// of the node's state at a height avaindex serves.
 	PutSupply(ctx context.Context, subnetID ids.ID, height, supply uint64) error
 	// Supply returns the supply of subnetID: replayed from the genesis
-	// (see pchain.RewardState) after the last indexed block when the
+	// (see internal.RewardState) after the last indexed block when the
 	// replay is complete, or else the latest supply recorded by PutSupply.
 	Supply(ctx context.Context, subnetID ids.ID) (*Supply, error)
 }

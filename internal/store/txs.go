@@ -11,7 +11,6 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // TxStore reads single transactions of the three chains, where they were
@@ -30,7 +29,7 @@ type TxStore interface {
 	// L1ValidatorEvents returns, for each L1 validator the P-chain tx txID
 	// changed, that validator's events up to and including txID's, in
 	// chain order; empty for a tx that changed none.
-	L1ValidatorEvents(ctx context.Context, txID ids.ID) (map[ids.ID][]pchain.L1Event, error)
+	L1ValidatorEvents(ctx context.Context, txID ids.ID) (map[ids.ID][]internal.L1Event, error)
 }
 
 // TxRecord is a stored transaction and where the chain accepted it.
@@ -72,7 +71,7 @@ type UTXORow struct {
 	ID          ids.ID
 	TxID        ids.ID
 	OutputIndex uint32
-	// Kind is the creating chain's kind (pchain.Kind*, xchain.Kind*; C-chain
+	// Kind is the creating chain's kind (internal.PKind*, xchain.Kind*; C-chain
 	// UTXOs are all "exported"), "" for an imported UTXO whose export is
 	// not indexed.
 	Kind string
@@ -286,7 +285,7 @@ func (s *sqlStore) importedUTXOs(ctx context.Context, table string, txID ids.ID)
 	return out, err
 }
 
-func (s *sqlStore) L1ValidatorEvents(ctx context.Context, txID ids.ID) (_ map[ids.ID][]pchain.L1Event, err error) {
+func (s *sqlStore) L1ValidatorEvents(ctx context.Context, txID ids.ID) (_ map[ids.ID][]internal.L1Event, err error) {
 	defer derrors.Wrap(&err, "store.L1ValidatorEvents(%s)", txID)
 	type at struct{ h, i int64 }
 	touched := map[ids.ID]at{}
@@ -308,13 +307,13 @@ func (s *sqlStore) L1ValidatorEvents(ctx context.Context, txID ids.ID) (_ map[id
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[ids.ID][]pchain.L1Event, len(touched))
+	out := make(map[ids.ID][]internal.L1Event, len(touched))
 	for vid, p := range touched {
 		events, err := l1Events(ctx, s.db, vid)
 		if err != nil {
 			return nil, err
 		}
-		var upTo []pchain.L1Event
+		var upTo []internal.L1Event
 		for _, e := range events {
 			if int64(e.Height) > p.h || (int64(e.Height) == p.h && int64(e.Index) > p.i) {
 				break

@@ -15,7 +15,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // UTXOListStore reads the per-address UTXO lists of the Data API (table
@@ -66,7 +65,7 @@ type ListedUTXO struct {
 	TxID        ids.ID // UTXOID.TxID
 	OutputIndex uint32
 	// Origin is the chain that created it; Kind its kind there
-	// (pchain.Kind*, xchain.Kind*, cchain.KindExported).
+	// (internal.PKind*, xchain.Kind*, cchain.KindExported).
 	Origin internal.Chain
 	Kind   string
 	// PeerChain is an exported UTXO's destination chain.
@@ -490,7 +489,7 @@ func stakePeriods(ctx context.Context, tx *database.DB, us map[ids.ID]*ListedUTX
 	byStaker := map[ids.ID][]*ListedUTXO{}
 	var stakers []ids.ID
 	for _, u := range us {
-		if u.Origin == internal.PChain && u.Kind == pchain.KindStake {
+		if u.Origin == internal.PChain && u.Kind == internal.PKindStake {
 			if byStaker[u.TxID] == nil {
 				stakers = append(stakers, u.TxID)
 			}

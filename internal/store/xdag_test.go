@@ -298,7 +298,7 @@ func (sc *dagScenario) applyBlocks(t *testing.T, s Store) {
 	if err := s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ApplyPBlocks(ctx, sc.p); err != nil {
+	if err := applyPBlocks(ctx, s, sc.p); err != nil {
 		t.Fatal(err)
 	}
 }
