@@ -13,7 +13,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // The per-address transaction history (table address_txs, migration
@@ -175,7 +174,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 	return err
 }
 
-func applyPAddressTxs(ctx context.Context, tx *database.DB, blocks []*pchain.Block) error {
+func applyPAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -225,7 +224,7 @@ func applyCAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.C
 
 // The history appliers run last: they read what the others stored.
 func init() {
-	pAppliers = append(pAppliers, applyPAddressTxs)
+	pAppliers = append(pAppliers, onBlocks(applyPAddressTxs))
 	xAppliers = append(xAppliers, applyXAddressTxs)
 	cAppliers = append(cAppliers, applyCAddressTxs)
 }
