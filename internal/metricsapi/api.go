@@ -122,6 +122,18 @@ func (a *API) Routes() []Route {
 	return rs
 }
 
+// Patterns are the patterns of the Metrics API's routes, in Routes' order:
+// what the served Metrics API document (internal/apidoc) is made for. It
+// needs no store: the route table is the same for every network.
+func Patterns() []string {
+	routes := (&API{}).Routes()
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = r.Pattern
+	}
+	return out
+}
+
 // handle adapts a handler that returns an error to the error writer.
 func (a *API) handle(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
