@@ -27,6 +27,7 @@ type Source interface {
 	MetricChains(ctx context.Context) ([]store.MetricChain, error)
 	MetricRollups(ctx context.Context, key string, p chainmetrics.Period, from, to int64) ([]chainmetrics.Rollup, error)
 	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
+	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]store.ActiveCounts, error)
 }
 
 // EVMChain is an EVM chain of the registry, for /v2/chains.
@@ -118,6 +119,8 @@ func (a *API) Routes() []Route {
 		Route{"GET /v2/chains", a.handle(a.listChains)},
 		Route{"GET /v2/chains/{chainId}", a.handle(a.getChain)},
 		Route{"GET /v2/chains/{chainId}/metrics/{metric}", a.handle(a.chainMetrics)},
+		Route{"GET /v2/chains/{chainId}/rollingWindowMetrics/{metric}", a.handle(a.rollingWindow)},
+		Route{"GET /v2/health-check", a.handle(a.healthCheck)},
 	)
 	return rs
 }

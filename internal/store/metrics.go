@@ -36,6 +36,16 @@ type MetricStore interface {
 	// MetricRollupBefore returns the last rollup of key's periods of kind p
 	// that starts before ts; false when there is none.
 	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
+	// MetricActiveCounts returns, for each time of since (an hour's
+	// start), how many of key's addresses were last seen at or after it:
+	// in any role, as senders and as deployers. It reads every address of
+	// the chain once, whatever len(since).
+	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]ActiveCounts, error)
+}
+
+// ActiveCounts are the distinct addresses of a chain seen since a time.
+type ActiveCounts struct {
+	Addresses, Senders, Deployers int64
 }
 
 // MetricChain is one chain's rollup state.
@@ -705,4 +715,30 @@ func evmMetricBlocks(blocks []*internal.EVMBlockData) []chainmetrics.Block {
 // applyEVMMetrics rolls an EVM chain's blocks up under its EVM chain id.
 func applyEVMMetrics(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	return RollupMetrics(ctx, tx, EVMMetricKey(uint64(cid)), evmMetricBlocks(blocks))
+}
+
+func (s *sqlStore) MetricActiveCounts(ctx context.Context, key string, since []int64) (_ []ActiveCounts, err error) {
+	defer derrors.Wrap(&err, "store.MetricActiveCounts(%s, %v)", key, since)
+	if len(since) == 0 {
+		return nil, nil
+	}
+	var (
+		cols []string
+		args []any
+	)
+	for _, t := range since {
+		cols = append(cols, "COUNT(CASE WHEN last_seen >= ? THEN 1 END)", "COUNT(CASE WHEN last_sent >= ? THEN 1 END)",
+			"COUNT(CASE WHEN last_deployed >= ? THEN 1 END)")
+		args = append(args, t, t, t)
+	}
+	args = append(args, key)
+	out := make([]ActiveCounts, len(since))
+	err = s.db.RunQuery(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM metric_addresses WHERE chain_key = ?", func(rows *sql.Rows) error {
+		dst := make([]any, 0, 3*len(since))
+		for i := range out {
+			dst = append(dst, &out[i].Addresses, &out[i].Senders, &out[i].Deployers)
+		}
+		return rows.Scan(dst...)
+	}, args...)
+	return out, err
 }
