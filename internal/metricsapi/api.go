@@ -28,6 +28,7 @@ type Source interface {
 	MetricRollups(ctx context.Context, key string, p chainmetrics.Period, from, to int64) ([]chainmetrics.Rollup, error)
 	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
 	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]store.ActiveCounts, error)
+	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]store.StakingInterval, int64, error)
 }
 
 // EVMChain is an EVM chain of the registry, for /v2/chains.
@@ -121,6 +122,7 @@ func (a *API) Routes() []Route {
 		Route{"GET /v2/chains/{chainId}/metrics/{metric}", a.handle(a.chainMetrics)},
 		Route{"GET /v2/chains/{chainId}/rollingWindowMetrics/{metric}", a.handle(a.rollingWindow)},
 		Route{"GET /v2/health-check", a.handle(a.healthCheck)},
+		Route{"GET /v2/networks/{network}/metrics/{metric}", a.handle(a.stakingMetrics)},
 	)
 	return rs
 }

@@ -41,6 +41,10 @@ type MetricStore interface {
 	// in any role, as senders and as deployers. It reads every address of
 	// the chain once, whatever len(since).
 	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]ActiveCounts, error)
+	// StakingIntervals returns the subnet's stakers on its set at some
+	// time of [from, to], and the first start of any of its stakers (0
+	// when none): the staking metrics (stakingmetrics.go).
+	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]StakingInterval, int64, error)
 }
 
 // ActiveCounts are the distinct addresses of a chain seen since a time.
