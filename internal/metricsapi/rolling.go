@@ -78,65 +78,58 @@ func (a *API) windows(ctx context.Context, chains []store.MetricChain, m chainme
 	return out, nil
 }
 
-// chainWindows adds chain c's periods of each window to sums.
+// chainWindows adds chain c's periods of each window to sums: the hours
+// at each window's ends and the days between (all time: the months), read
+// in one round trip, and the distinct counts in another.
 func (a *API) chainWindows(ctx context.Context, c store.MetricChain, m chainmetrics.Metric, windows []chainmetrics.Window,
 	from []int64, sums []chainmetrics.Rollup, now int64) error {
-	// The days of the longest window hold those of every other: one read.
+	today := chainmetrics.Day.Start(now)
+	// Ranges 0 and 1: the days of the longest window, which hold those of
+	// every other, and today's hours, which every window ends with.
+	ranges := []store.RollupRange{{Period: chainmetrics.Day, From: today, To: today - 1}, {Period: chainmetrics.Hour, From: today, To: now}}
+	head := make([]int, len(windows))
+	months := -1
+	for i, w := range windows {
+		if w.Span == 0 {
+			months = len(ranges)
+			ranges = append(ranges, store.RollupRange{Period: chainmetrics.Month, From: 0, To: now})
+			continue
+		}
+		h, d, _ := chainmetrics.Spans(from[i], now)
+		if d[1] > d[0] {
+			ranges[0].From = min(ranges[0].From, d[0])
+		}
+		head[i] = len(ranges)
+		ranges = append(ranges, store.RollupRange{Period: chainmetrics.Hour, From: h[0], To: h[1] - 1})
+	}
+	got, err := a.store.MetricRollupRanges(ctx, c.Key, ranges)
+	if err != nil {
+		return err
+	}
+	days, tail := got[0], got[1]
 	var (
-		days      []chainmetrics.Rollup
-		daysFrom  int64
-		haveDays  bool
 		distinctT []int64
 		distinctI []int
 	)
 	for i, w := range windows {
 		if w.Span == 0 {
-			continue
-		}
-		if _, d, _ := chainmetrics.Spans(from[i], now); d[1] > d[0] && (!haveDays || d[0] < daysFrom) {
-			daysFrom, haveDays = d[0], true
-		}
-	}
-	if haveDays {
-		var err error
-		if days, err = a.store.MetricRollups(ctx, c.Key, chainmetrics.Day, daysFrom, chainmetrics.Day.Start(now)-1); err != nil {
-			return err
-		}
-	}
-	// The hours of today, which every window ends with.
-	today := chainmetrics.Day.Start(now)
-	tail, err := a.store.MetricRollups(ctx, c.Key, chainmetrics.Hour, today, now)
-	if err != nil {
-		return err
-	}
-	for i, w := range windows {
-		if w.Span == 0 {
-			// All time: every month.
-			months, err := a.store.MetricRollups(ctx, c.Key, chainmetrics.Month, 0, now)
-			if err != nil {
-				return err
+			ms := got[months]
+			for j := range ms {
+				sums[i].Merge(&ms[j])
 			}
-			for j := range months {
-				sums[i].Merge(&months[j])
-			}
-			if n := len(months); n > 0 {
-				// The last month's cumulative counts are the chain's.
-				sums[i].Deployers += months[n-1].CumDeployers
+			if n := len(ms); n > 0 {
+				// The last month's cumulative count is the chain's.
+				sums[i].Deployers += ms[n-1].CumDeployers
 			}
 			continue
 		}
-		head, d, t := chainmetrics.Spans(from[i], now)
-		hours, err := a.store.MetricRollups(ctx, c.Key, chainmetrics.Hour, head[0], head[1]-1)
-		if err != nil {
-			return err
-		}
+		_, d, t := chainmetrics.Spans(from[i], now)
+		hours := got[head[i]]
 		if t[1] > t[0] {
-			hours = append(hours, tail...)
+			hours = append(hours[:len(hours):len(hours)], tail...)
 		}
 		for j := range hours {
-			if hours[j].Start >= from[i] && hours[j].Start <= now {
-				sums[i].Merge(&hours[j])
-			}
+			sums[i].Merge(&hours[j])
 		}
 		for j := range days {
 			if days[j].Start >= d[0] && days[j].Start < d[1] {

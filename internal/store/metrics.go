@@ -41,10 +41,20 @@ type MetricStore interface {
 	// in any role, as senders and as deployers. It reads every address of
 	// the chain once, whatever len(since).
 	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]ActiveCounts, error)
+	// MetricRollupRanges returns, for each range, key's rollups of its
+	// period that start in [From, To], ascending by start, in one round
+	// trip.
+	MetricRollupRanges(ctx context.Context, key string, ranges []RollupRange) ([][]chainmetrics.Rollup, error)
 	// StakingIntervals returns the subnet's stakers on its set at some
 	// time of [from, to], and the first start of any of its stakers (0
 	// when none): the staking metrics (stakingmetrics.go).
 	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]StakingInterval, int64, error)
+}
+
+// RollupRange is the rollups of a period that start in [From, To].
+type RollupRange struct {
+	Period   chainmetrics.Period
+	From, To int64
 }
 
 // ActiveCounts are the distinct addresses of a chain seen since a time.
@@ -743,6 +753,34 @@ func (s *sqlStore) MetricActiveCounts(ctx context.Context, key string, since []i
 			dst = append(dst, &out[i].Addresses, &out[i].Senders, &out[i].Deployers)
 		}
 		return rows.Scan(dst...)
+	}, args...)
+	return out, err
+}
+
+func (s *sqlStore) MetricRollupRanges(ctx context.Context, key string, ranges []RollupRange) (_ [][]chainmetrics.Rollup, err error) {
+	defer derrors.Wrap(&err, "store.MetricRollupRanges(%s, %d ranges)", key, len(ranges))
+	out := make([][]chainmetrics.Rollup, len(ranges))
+	if len(ranges) == 0 {
+		return out, nil
+	}
+	arms := make([]string, len(ranges))
+	args := make([]any, 0, 4*len(ranges))
+	for i, r := range ranges {
+		arms[i] = fmt.Sprintf("SELECT %d AS r, %s FROM metric_rollups WHERE chain_key = ? AND period = ? AND start BETWEEN ? AND ?", i, rollupFields)
+		args = append(args, key, string(r.Period), r.From, r.To)
+	}
+	// A few texts (one per number of ranges): prepared once each.
+	err = s.db.RunPrepared(ctx, strings.Join(arms, " UNION ALL ")+" ORDER BY r, start", func(rows *sql.Rows) error {
+		var i int
+		x, err := scanRollup(rows, &i)
+		if err != nil {
+			return err
+		}
+		if i < 0 || i >= len(out) {
+			return fmt.Errorf("rollup of range %d", i)
+		}
+		out[i] = append(out[i], x)
+		return nil
 	}, args...)
 	return out, err
 }
