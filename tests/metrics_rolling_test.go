@@ -2,13 +2,16 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
 	"github.com/ava-labs/avalanchego/utils/units"
 
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -168,6 +171,42 @@ func TestMetricsWindowsAndStakingOnLocalNetwork(t *testing.T) {
 		if len(res.Results) != 1 || res.Results[0].Timestamp != now/86400*86400 || res.Results[0].Value != w {
 			t.Errorf("%s: %+v, want today %d with the node's %v", metric, res.Results, now/86400*86400, w)
 		}
+	}
+
+	// Looking Glass: the current validators' reward addresses, over the
+	// range [now, now], with their start times, as the node tells them.
+	type details struct {
+		Addresses []string `json:"addresses"`
+		SortKey   string   `json:"sortKey"`
+	}
+	var wantAddrs []string
+	for _, v := range validators {
+		if int64(v.StartTime) > now || int64(v.EndTime) < now || v.ValidationRewardOwner == nil {
+			continue
+		}
+		var as []string
+		for _, a := range v.ValidationRewardOwner.Addresses {
+			s, err := address.FormatBech32(n.HRP, a[:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			as = append(as, s)
+		}
+		wantAddrs = append(wantAddrs, fmt.Sprintf("%d %v", v.StartTime, as))
+	}
+	var lg struct {
+		Addresses []details `json:"addresses"`
+	}
+	metricsJSON(t, doc, fmt.Sprintf("%s/v2/subnets/%s/validators:getAddresses?startTimestamp=%d&endTimestamp=%d", base,
+		constants.PrimaryNetworkID, now, now), &lg)
+	var gotAddrs []string
+	for _, d := range lg.Addresses {
+		gotAddrs = append(gotAddrs, d.SortKey+" "+fmt.Sprint(d.Addresses))
+	}
+	slices.Sort(wantAddrs)
+	slices.Sort(gotAddrs)
+	if len(wantAddrs) < 2 || !slices.Equal(gotAddrs, wantAddrs) {
+		t.Errorf("validators:getAddresses: %q, the node's validators: %q", gotAddrs, wantAddrs)
 	}
 
 	var health struct {

@@ -30,6 +30,7 @@ type Source interface {
 	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]store.ActiveCounts, error)
 	MetricRollupRanges(ctx context.Context, key string, ranges []store.RollupRange) ([][]chainmetrics.Rollup, error)
 	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]store.StakingInterval, int64, error)
+	ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) ([]store.ValidatorRewardAddresses, error)
 }
 
 // EVMChain is an EVM chain of the registry, for /v2/chains.
@@ -124,6 +125,7 @@ func (a *API) Routes() []Route {
 		Route{"GET /v2/chains/{chainId}/rollingWindowMetrics/{metric}", a.handle(a.rollingWindow)},
 		Route{"GET /v2/health-check", a.handle(a.healthCheck)},
 		Route{"GET /v2/networks/{network}/metrics/{metric}", a.handle(a.stakingMetrics)},
+		Route{"GET /v2/subnets/{subnetId}/validators:getAddresses", a.handle(a.validatorsByDateRange)},
 	)
 	return rs
 }

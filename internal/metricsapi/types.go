@@ -65,3 +65,16 @@ type HealthResponse struct {
 	Error   map[string]HealthIndicator `json:"error"`
 	Details map[string]HealthIndicator `json:"details"`
 }
+
+// PChainAddressDetails is a validator's reward addresses (bech32, without
+// the chain prefix) and the time it was added.
+type PChainAddressDetails struct {
+	Addresses []string `json:"addresses"`
+	SortKey   string   `json:"sortKey"`
+}
+
+// PChainLookingGlassResponse is a page of getValidatorsByDateRange.
+type PChainLookingGlassResponse struct {
+	NextPageToken string                 `json:"nextPageToken,omitempty"`
+	Addresses     []PChainAddressDetails `json:"addresses"`
+}

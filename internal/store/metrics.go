@@ -49,6 +49,10 @@ type MetricStore interface {
 	// time of [from, to], and the first start of any of its stakers (0
 	// when none): the staking metrics (stakingmetrics.go).
 	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]StakingInterval, int64, error)
+	// ValidatorRewardOwners returns a page of the subnet's validators with
+	// a reward owner on its set at some time of [from, to]
+	// (stakingmetrics.go).
+	ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) ([]ValidatorRewardAddresses, error)
 }
 
 // RollupRange is the rollups of a period that start in [From, To].

@@ -59,3 +59,39 @@ func (s *sqlStore) StakingIntervals(ctx context.Context, subnetID ids.ID, from, 
 	}, subnetID[:])
 	return out, min.Int64, err
 }
+
+// ValidatorRewardAddresses is a primary-network or permissionless
+// validator and the addresses its validation reward goes to
+// (getValidatorsByDateRange).
+type ValidatorRewardAddresses struct {
+	// Start is when it was added: the AddValidatorTx's acceptance since
+	// Durango, its start time before.
+	Start     int64
+	Addresses []ids.ShortID
+}
+
+// ValidatorRewardOwners returns the subnet's validators with a reward
+// owner whose validation period meets [from, to], by start then tx id,
+// from the offset-th on, at most limit.
+func (s *sqlStore) ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) (_ []ValidatorRewardAddresses, err error) {
+	defer derrors.Wrap(&err, "store.ValidatorRewardOwners(%s, %d, %d)", subnetID, from, to)
+	var out []ValidatorRewardAddresses
+	err = s.db.RunPrepared(ctx, `SELECT s.start_time, o.addresses FROM p_stakers s
+		JOIN p_staker_owners o ON o.tx_id = s.tx_id AND o.role IN ('`+roleValidationReward+`', '`+roleReward+`')
+		WHERE s.subnet_id = ? AND s.kind = 'validator' AND s.start_time <= ? AND s.end_time >= ?
+		ORDER BY s.start_time, s.tx_id LIMIT ? OFFSET ?`, func(rows *sql.Rows) error {
+		var (
+			v     ValidatorRewardAddresses
+			addrs []byte
+		)
+		if err := rows.Scan(&v.Start, &addrs); err != nil {
+			return err
+		}
+		if v.Addresses, err = unpackAddrs(addrs); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	}, subnetID[:], to, from, limit, offset)
+	return out, err
+}

@@ -106,3 +106,17 @@ test("metrics.healthCheck: ok, with the database up", async () => {
   assert.equal(res.status, "ok");
   assert.equal(res.details.database.status, "up");
 });
+
+test("metrics.subnets.getValidators pages the current validators' reward addresses: as many as the node's validators", async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const first = await avalanche.metrics.subnets.getValidators(
+    { subnetId: pChainId, startTimestamp: now, endTimestamp: now, pageSize: 2, network: facts.network }, opts);
+  const all = (await pages(first)).flatMap((p) => p.result.addresses);
+  assert.equal(all.length, facts.primary.validatorCount);
+  for (const d of all) {
+    assert.ok(d.addresses.length > 0 && d.addresses.every((a) => /^[a-z]+1[02-9ac-hj-np-z]{38}$/.test(a)), JSON.stringify(d));
+    assert.ok(Number(d.sortKey) <= now, `sortKey ${d.sortKey} is a start after now`);
+  }
+  const keys = all.map((d) => Number(d.sortKey));
+  assert.deepEqual(keys, [...keys].sort((a, b) => a - b), "by start");
+});
