@@ -71,7 +71,7 @@ var allowedImports = map[string][]string{
 	"internal/metricsapi": {"internal", "internal/chainmetrics", "internal/derrors", "internal/param", "internal/store"},
 	"internal/nodeapi":    {"internal", "internal/derrors", "internal/node", "internal/pchain", "internal/store", "internal/xchain"},
 	"internal/apidoc":     {"internal/api", "internal/derrors"},
-	"internal/apidoc/gen": {"internal/api", "internal/apidoc", "internal/testing/openapitest"},
+	"internal/apidoc/gen": {"internal/api", "internal/apidoc", "internal/metricsapi", "internal/testing/openapitest"},
 	"internal/server": {"internal", "internal/api", "internal/apidoc", "internal/apikeys", "internal/derrors",
 		"internal/instrument", "internal/metricsapi", "internal/progress", "internal/ratelimit"},
 

@@ -219,6 +219,11 @@ func TestMetricsCChainOnLocalNetwork(t *testing.T) {
 		}
 		today := time.Now().UTC().Truncate(24 * time.Hour).Unix()
 		var txs, gas float64
+		type evmBlock struct {
+			ts       int64
+			txs, gas float64
+		}
+		var blocks []evmBlock
 		for h := uint64(1); h <= head; h++ {
 			var b struct {
 				Timestamp    string   `json:"timestamp"`
@@ -232,6 +237,7 @@ func TestMetricsCChainOnLocalNetwork(t *testing.T) {
 				txs += float64(len(b.Transactions))
 				gas += hex(b.GasUsed)
 			}
+			blocks = append(blocks, evmBlock{int64(hex(b.Timestamp)), float64(len(b.Transactions)), hex(b.GasUsed)})
 		}
 		id := fmt.Sprint(n.EVMChainID)
 		// The C-chain's blocks are indexed after the P-chain's: wait for
@@ -260,6 +266,52 @@ func TestMetricsCChainOnLocalNetwork(t *testing.T) {
 		if g := metricsGet(t, doc, base+"/v1/gas_used/"+id); g.Results[0].Value != gas {
 			t.Errorf("today's C-chain gas_used %v, the node's blocks have %v", g.Results[0].Value, gas)
 		}
+		// The rolling windows of gasUsed and txCount: the node's blocks
+		// from each window's first whole hour (all time: every block).
+		spans := map[string]int64{"lastHour": 3600, "lastDay": 86400, "lastWeek": 7 * 86400, "lastMonth": 30 * 86400,
+			"last90Days": 90 * 86400, "lastYear": 365 * 86400, "allTime": 0}
+		for attempt := 0; ; attempt++ {
+			before := time.Now().Unix()
+			var gasW, txW struct {
+				Result map[string]float64 `json:"result"`
+			}
+			for _, w := range []struct {
+				metric string
+				v      any
+			}{{"gasUsed", &gasW}, {"txCount", &txW}} {
+				path := "/v2/chains/" + id + "/rollingWindowMetrics/" + w.metric
+				status, body, _ := get(t, base+path)
+				doc.ValidateResponse(t, "GET", path, status, body)
+				if err := json.Unmarshal(body, w.v); status != 200 || err != nil {
+					t.Fatalf("%s: %d %s", path, status, body)
+				}
+			}
+			now := time.Now().Unix()
+			if before/3600 != now/3600 && attempt < 3 {
+				continue // an hour began between: the windows moved
+			}
+			for name, span := range spans {
+				from := int64(0)
+				if span > 0 {
+					from = (now - span + 3599) / 3600 * 3600
+				}
+				var wantGas, wantTxs float64
+				for _, b := range blocks {
+					if b.ts >= from {
+						wantGas += b.gas
+						wantTxs += b.txs
+					}
+				}
+				if gasW.Result[name] != wantGas || txW.Result[name] != wantTxs {
+					t.Errorf("%s: gasUsed %v, txCount %v; the node's blocks have %v, %v", name, gasW.Result[name], txW.Result[name], wantGas, wantTxs)
+				}
+			}
+			if txW.Result["lastHour"] < 2 {
+				t.Errorf("the last hour's txCount %v, though 2 txs were sent", txW.Result["lastHour"])
+			}
+			break
+		}
+
 		status, body, _ := get(t, base+"/v2/chains")
 		doc.ValidateResponse(t, "GET", "/v2/chains", status, body)
 		var chains struct {

@@ -237,13 +237,24 @@ func schemaExamplesAsArrays(schema any) {
 }
 
 // typedParameterExamples gives the numeric parameters of op whose example
-// is its query-string text ("10") that number instead, which is what their
-// schema says and what OpenAPI validators check the example against.
+// is its query-string text ("10") that number instead, and the string ones
+// whose example is a number its text, which is what their schema says and
+// what OpenAPI validators check the example against.
 func typedParameterExamples(op map[string]any) {
 	params, _ := op["parameters"].([]any)
 	for _, p := range params {
 		m, _ := p.(map[string]any)
 		schema, _ := m["schema"].(map[string]any)
+		// The Metrics API reference has string parameters with a numeric
+		// example (a timestamp): the example is its text.
+		if n, isNumber := m["example"].(json.Number); isNumber && schema["type"] == "string" {
+			m["example"] = n.String()
+			continue
+		}
+		if f, isNumber := m["example"].(float64); isNumber && schema["type"] == "string" {
+			m["example"] = strconv.FormatFloat(f, 'f', -1, 64)
+			continue
+		}
 		text, isText := m["example"].(string)
 		if !isText || (schema["type"] != "integer" && schema["type"] != "number") {
 			continue

@@ -27,6 +27,10 @@ type Source interface {
 	MetricChains(ctx context.Context) ([]store.MetricChain, error)
 	MetricRollups(ctx context.Context, key string, p chainmetrics.Period, from, to int64) ([]chainmetrics.Rollup, error)
 	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
+	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]store.ActiveCounts, error)
+	MetricRollupRanges(ctx context.Context, key string, ranges []store.RollupRange) ([][]chainmetrics.Rollup, error)
+	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]store.StakingInterval, int64, error)
+	ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) ([]store.ValidatorRewardAddresses, error)
 }
 
 // EVMChain is an EVM chain of the registry, for /v2/chains.
@@ -118,8 +122,24 @@ func (a *API) Routes() []Route {
 		Route{"GET /v2/chains", a.handle(a.listChains)},
 		Route{"GET /v2/chains/{chainId}", a.handle(a.getChain)},
 		Route{"GET /v2/chains/{chainId}/metrics/{metric}", a.handle(a.chainMetrics)},
+		Route{"GET /v2/chains/{chainId}/rollingWindowMetrics/{metric}", a.handle(a.rollingWindow)},
+		Route{"GET /v2/health-check", a.handle(a.healthCheck)},
+		Route{"GET /v2/networks/{network}/metrics/{metric}", a.handle(a.stakingMetrics)},
+		Route{"GET /v2/subnets/{subnetId}/validators:getAddresses", a.handle(a.validatorsByDateRange)},
 	)
 	return rs
+}
+
+// Patterns are the patterns of the Metrics API's routes, in Routes' order:
+// what the served Metrics API document (internal/apidoc) is made for. It
+// needs no store: the route table is the same for every network.
+func Patterns() []string {
+	routes := (&API{}).Routes()
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = r.Pattern
+	}
+	return out
 }
 
 // handle adapts a handler that returns an error to the error writer.

@@ -72,7 +72,7 @@ func pBlocks(t *testing.T, times []time.Time, counts []int) []*pchain.Block {
 	return out
 }
 
-var testNetwork = &internal.Network{ID: constants.LocalID, Name: "local", PChainID: constants.PlatformChainID, XChainID: ids.ID{'x'}}
+var testNetwork = &internal.Network{ID: constants.LocalID, Name: "local", HRP: "local", PChainID: constants.PlatformChainID, XChainID: ids.ID{'x'}}
 
 // The blocks of the hand-computed series: 3 txs on the 9th (the first day
 // after the genesis), 3 on the 10th (across midnight from the 9th), none

@@ -45,3 +45,36 @@ type ListChainsResponse struct {
 	NextPageToken string  `json:"nextPageToken,omitempty"`
 	Chains        []Chain `json:"chains"`
 }
+
+// RollingWindowResponse is a metric over the rolling windows
+// (RollingWindowMetricsApiResponse): a field per window of
+// ChainRollingWindowMetricsValue the metric has.
+type RollingWindowResponse struct {
+	Result map[string]float64 `json:"result"`
+}
+
+// HealthIndicator is one check's state (HealthIndicatorResultDto).
+type HealthIndicator struct {
+	Status string `json:"status"`
+}
+
+// HealthResponse is the health check (HealthCheckResultDto).
+type HealthResponse struct {
+	Status  string                     `json:"status"`
+	Info    map[string]HealthIndicator `json:"info"`
+	Error   map[string]HealthIndicator `json:"error"`
+	Details map[string]HealthIndicator `json:"details"`
+}
+
+// PChainAddressDetails is a validator's reward addresses (bech32, without
+// the chain prefix) and the time it was added.
+type PChainAddressDetails struct {
+	Addresses []string `json:"addresses"`
+	SortKey   string   `json:"sortKey"`
+}
+
+// PChainLookingGlassResponse is a page of getValidatorsByDateRange.
+type PChainLookingGlassResponse struct {
+	NextPageToken string                 `json:"nextPageToken,omitempty"`
+	Addresses     []PChainAddressDetails `json:"addresses"`
+}

@@ -101,6 +101,7 @@ func Routes(d Deps) []Route {
 		{Pattern: "GET /readyz", Surface: Operational, Handler: readyz(d)},
 		{Pattern: "GET /metrics", Surface: Operational, Handler: instrument.Handler()},
 		{Pattern: "GET /openapi.json", Surface: Operational, Handler: apidoc.OpenAPIHandler()},
+		{Pattern: "GET " + apidoc.MetricsDocumentPath, Surface: Operational, Handler: apidoc.MetricsOpenAPIHandler()},
 		{Pattern: "GET /docs", Surface: Operational, Handler: apidoc.DocsHandler()},
 		{Pattern: "GET /docs/{file}", Surface: Operational, Handler: apidoc.AssetHandler()},
 	}

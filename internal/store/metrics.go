@@ -35,6 +35,34 @@ type MetricStore interface {
 	// MetricRollupBefore returns the last rollup of key's periods of kind p
 	// that starts before ts; false when there is none.
 	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
+	// MetricActiveCounts returns, for each time of since (an hour's
+	// start), how many of key's addresses were last seen at or after it:
+	// in any role, as senders and as deployers. It reads every address of
+	// the chain once, whatever len(since).
+	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]ActiveCounts, error)
+	// MetricRollupRanges returns, for each range, key's rollups of its
+	// period that start in [From, To], ascending by start, in one round
+	// trip.
+	MetricRollupRanges(ctx context.Context, key string, ranges []RollupRange) ([][]chainmetrics.Rollup, error)
+	// StakingIntervals returns the subnet's stakers on its set at some
+	// time of [from, to], and the first start of any of its stakers (0
+	// when none): the staking metrics (stakingmetrics.go).
+	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]StakingInterval, int64, error)
+	// ValidatorRewardOwners returns a page of the subnet's validators with
+	// a reward owner on its set at some time of [from, to]
+	// (stakingmetrics.go).
+	ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) ([]ValidatorRewardAddresses, error)
+}
+
+// RollupRange is the rollups of a period that start in [From, To].
+type RollupRange struct {
+	Period   chainmetrics.Period
+	From, To int64
+}
+
+// ActiveCounts are the distinct addresses of a chain seen since a time.
+type ActiveCounts struct {
+	Addresses, Senders, Deployers int64
 }
 
 // MetricChain is one chain's rollup state.
@@ -704,4 +732,58 @@ func evmMetricBlocks(blocks []*internal.EVMBlockData) []chainmetrics.Block {
 // applyEVMMetrics rolls an EVM chain's blocks up under its EVM chain id.
 func applyEVMMetrics(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	return RollupMetrics(ctx, tx, EVMMetricKey(uint64(cid)), evmMetricBlocks(blocks))
+}
+
+func (s *sqlStore) MetricActiveCounts(ctx context.Context, key string, since []int64) (_ []ActiveCounts, err error) {
+	defer derrors.Wrap(&err, "store.MetricActiveCounts(%s, %v)", key, since)
+	if len(since) == 0 {
+		return nil, nil
+	}
+	var (
+		cols []string
+		args []any
+	)
+	for _, t := range since {
+		cols = append(cols, "COUNT(CASE WHEN last_seen >= ? THEN 1 END)", "COUNT(CASE WHEN last_sent >= ? THEN 1 END)",
+			"COUNT(CASE WHEN last_deployed >= ? THEN 1 END)")
+		args = append(args, t, t, t)
+	}
+	args = append(args, key)
+	out := make([]ActiveCounts, len(since))
+	err = s.db.RunQuery(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM metric_addresses WHERE chain_key = ?", func(rows *sql.Rows) error {
+		dst := make([]any, 0, 3*len(since))
+		for i := range out {
+			dst = append(dst, &out[i].Addresses, &out[i].Senders, &out[i].Deployers)
+		}
+		return rows.Scan(dst...)
+	}, args...)
+	return out, err
+}
+
+func (s *sqlStore) MetricRollupRanges(ctx context.Context, key string, ranges []RollupRange) (_ [][]chainmetrics.Rollup, err error) {
+	defer derrors.Wrap(&err, "store.MetricRollupRanges(%s, %d ranges)", key, len(ranges))
+	out := make([][]chainmetrics.Rollup, len(ranges))
+	if len(ranges) == 0 {
+		return out, nil
+	}
+	arms := make([]string, len(ranges))
+	args := make([]any, 0, 4*len(ranges))
+	for i, r := range ranges {
+		arms[i] = fmt.Sprintf("SELECT %d AS r, %s FROM metric_rollups WHERE chain_key = ? AND period = ? AND start BETWEEN ? AND ?", i, rollupFields)
+		args = append(args, key, string(r.Period), r.From, r.To)
+	}
+	// A few texts (one per number of ranges): prepared once each.
+	err = s.db.RunPrepared(ctx, strings.Join(arms, " UNION ALL ")+" ORDER BY r, start", func(rows *sql.Rows) error {
+		var i int
+		x, err := scanRollup(rows, &i)
+		if err != nil {
+			return err
+		}
+		if i < 0 || i >= len(out) {
+			return fmt.Errorf("rollup of range %d", i)
+		}
+		out[i] = append(out[i], x)
+		return nil
+	}, args...)
+	return out, err
 }

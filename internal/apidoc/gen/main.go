@@ -1,10 +1,12 @@
 // Command gen writes internal/apidoc/openapi.json, the OpenAPI document
-// avaindex serves: the operations of the Data API reference
+// avaindex serves at /openapi.json: the operations of the Data API reference
 // (../shared/reference, or $AVAINDEX_REFERENCE_DIR) that the Data API's
 // routes serve, and own.yaml for the rest (see apidoc.Build); and
-// hosted.json, every operation of the Data API's and the Metrics API's
-// references (apidoc.BuildHosted), which the server tells apart from a
-// typo when avaindex does not serve it:
+// metrics-openapi.json, the Metrics API's document, served at
+// /openapi/metrics.json (apidoc.BuildMetrics: the Metrics API reference's
+// operations its routes serve); and hosted.json, every operation of the
+// Data API's and the Metrics API's references (apidoc.BuildHosted), which
+// the server tells apart from a typo when avaindex does not serve it:
 //
 //	go generate ./internal/apidoc
 //
@@ -19,6 +21,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/apidoc"
+	"github.com/avaindex/avaindex/internal/metricsapi"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
 )
 
@@ -61,6 +64,19 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("reading the Metrics API reference document: %w", err)
 	}
+	metricsOwn, err := os.ReadFile(filepath.Join(dir, apidoc.MetricsOwnFile))
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", apidoc.MetricsOwnFile, err)
+	}
+	metricsDoc, err := apidoc.BuildMetrics(metricsRef, metricsOwn, metricsapi.Patterns())
+	if err != nil {
+		return err
+	}
+	out = filepath.Join(dir, apidoc.MetricsDocumentFile)
+	if err := os.WriteFile(out, metricsDoc, 0o644); err != nil {
+		return fmt.Errorf("writing the Metrics API document: %w", err)
+	}
+	fmt.Printf("%s (%d bytes)\n", out, len(metricsDoc))
 	hosted, err := apidoc.BuildHosted(ref, metricsRef)
 	if err != nil {
 		return err
