@@ -56,6 +56,7 @@ type Store interface {
 	MetricStore
 	EVMStore
 	NFTStore
+	ICMStore
 	APIKeyStore
 	LeaseStore
 	RederiveStore

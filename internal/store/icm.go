@@ -1,0 +1,227 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+)
+
+// ICMStore reads ICM messages joined across their two chains.
+type ICMStore interface {
+	// ICMMessage is the message id, nil when neither its send nor a
+	// delivery is indexed.
+	ICMMessage(ctx context.Context, id common.Hash) (*internal.ICMMessage, error)
+	// ICMMessages is a page of the messages f selects, newest first.
+	ICMMessages(ctx context.Context, f internal.ICMFilter, after *internal.ICMCursor, limit int) ([]*internal.ICMMessage, error)
+}
+
+var icmColumns = []string{"chain_id", "block_number", "log_index", "tx_hash", "kind", "messenger", "message_id",
+	"source_id", "destination_id", "nonce", "sender", "recipient", "required_gas", "data", "receipts",
+	"fee_token", "fee_amount", "deliverer", "reward_redeemer"}
+
+// applyICM writes the batch's TeleporterMessenger events.
+func applyICM(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
+	var rows [][]any
+	for _, b := range blocks {
+		for i := range b.ICM {
+			e := &b.ICM[i]
+			var (
+				nonce, sender, recipient, gas, data, receipts any
+				feeToken, feeAmount, deliverer, redeemer      any
+			)
+			switch e.Kind {
+			case internal.ICMSend, internal.ICMReceive, internal.ICMExecutionFailed:
+				nonce, sender, recipient, gas, data = bigBytes(e.Nonce), e.From[:], e.To[:], bigBytes(e.RequiredGasLimit), nonNil(e.Data)
+				r := e.Receipts
+				if r == nil {
+					r = []internal.ICMReceiptInfo{}
+				}
+				j, err := json.Marshal(r)
+				if err != nil {
+					return err
+				}
+				receipts = string(j)
+			}
+			switch e.Kind {
+			case internal.ICMSend, internal.ICMReceipt, internal.ICMAddFee:
+				feeToken, feeAmount = e.FeeToken[:], bigBytes(e.FeeAmount)
+			}
+			switch e.Kind {
+			case internal.ICMReceive:
+				deliverer, redeemer = e.Deliverer[:], e.RewardRedeemer[:]
+			case internal.ICMReceipt:
+				redeemer = e.RelayerRewardAddress[:]
+			}
+			rows = append(rows, []any{cid, int64(b.Number), int64(e.LogIndex), e.TxHash[:], string(e.Kind), e.Messenger[:],
+				e.MessageID[:], e.SourceBlockchainID[:], e.DestinationBlockchainID[:], nonce, sender, recipient, gas, data,
+				receipts, feeToken, feeAmount, deliverer, redeemer})
+		}
+	}
+	_, err := tx.BulkInsert(ctx, "evm_icm_events", icmColumns, rows, onConflictDoNothing)
+	return err
+}
+
+// ICMMessage returns the message id as its indexed events show it, nil
+// when no send or delivery of it is indexed.
+func (s *sqlStore) ICMMessage(ctx context.Context, id common.Hash) (*internal.ICMMessage, error) {
+	rows, err := s.db.Query(ctx, `SELECT e.chain_id, e.tx_hash, e.kind, e.messenger, e.source_id, e.destination_id,
+			e.nonce, e.sender, e.recipient, e.required_gas, e.data, e.receipts, e.fee_token, e.fee_amount,
+			e.deliverer, e.reward_redeemer, b.timestamp, t.gas_used
+		FROM evm_icm_events e
+		JOIN evm_blocks b ON b.chain_id = e.chain_id AND b.number = e.block_number
+		JOIN evm_txs t ON t.chain_id = e.chain_id AND t.hash = e.tx_hash
+		WHERE e.message_id = ? ORDER BY e.chain_id, e.block_number, e.log_index`, id[:])
+	if err != nil {
+		return nil, fmt.Errorf("store: ICM message %s: %w", id, err)
+	}
+	defer rows.Close()
+	m := &internal.ICMMessage{MessageID: id}
+	var haveMessage, found bool
+	addFee := new(big.Int)
+	for rows.Next() {
+		var (
+			chainID, ts, gasUsed                          int64
+			txHash, messenger, source, dest               []byte
+			kind                                          string
+			nonce, sender, recipient, gas, data, feeToken []byte
+			feeAmount, deliverer, redeemer                []byte
+			receipts                                      sql.NullString
+		)
+		if err := rows.Scan(&chainID, &txHash, &kind, &messenger, &source, &dest, &nonce, &sender, &recipient, &gas, &data,
+			&receipts, &feeToken, &feeAmount, &deliverer, &redeemer, &ts, &gasUsed); err != nil {
+			return nil, err
+		}
+		end := &internal.ICMTxEnd{ChainID: uint64(chainID), TxHash: common.BytesToHash(txHash), Timestamp: uint64(ts), GasUsed: uint64(gasUsed)}
+		setMessage := func() error {
+			if haveMessage {
+				return nil
+			}
+			haveMessage = true
+			m.Messenger = common.BytesToAddress(messenger)
+			copy(m.SourceBlockchainID[:], source)
+			copy(m.DestinationBlockchainID[:], dest)
+			m.Nonce, m.From, m.To, m.RequiredGasLimit, m.Data = bigFrom(nonce), common.BytesToAddress(sender),
+				common.BytesToAddress(recipient), bigFrom(gas), data
+			if receipts.Valid {
+				if err := json.Unmarshal([]byte(receipts.String), &m.Receipts); err != nil {
+					return fmt.Errorf("store: ICM message %s's receipts: %w", id, err)
+				}
+			}
+			return nil
+		}
+		switch internal.ICMEventKind(kind) {
+		case internal.ICMSend:
+			found = true
+			haveMessage = false // the send's copy of the message wins
+			if err := setMessage(); err != nil {
+				return nil, err
+			}
+			m.Source = end
+			m.FeeToken, m.FeeAmount = common.BytesToAddress(feeToken), bigFrom(feeAmount)
+		case internal.ICMReceive:
+			found = true
+			if err := setMessage(); err != nil {
+				return nil, err
+			}
+			end.Deliverer, end.RewardRedeemer = common.BytesToAddress(deliverer), common.BytesToAddress(redeemer)
+			m.Destination = end
+		case internal.ICMExecuted:
+			m.Executed = true
+		case internal.ICMReceipt:
+			m.ReceiptDelivered = true
+		case internal.ICMAddFee:
+			addFee.Add(addFee, bigFrom(feeAmount))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, nil
+	}
+	if m.Source != nil {
+		m.FeeAmount.Add(m.FeeAmount, addFee)
+	}
+	if m.Receipts == nil {
+		m.Receipts = []internal.ICMReceiptInfo{}
+	}
+	return m, nil
+}
+
+// ICMMessages returns up to limit messages that f selects, newest first
+// (by the block time of their first indexed send or delivery), after the
+// message at cursor.
+func (s *sqlStore) ICMMessages(ctx context.Context, f internal.ICMFilter, cursor *internal.ICMCursor, limit int) (msgs []*internal.ICMMessage, err error) {
+	var (
+		where = []string{"e.kind IN ('send', 'receive')"}
+		args  []any
+	)
+	if f.SourceBlockchainID != nil {
+		where, args = append(where, "e.source_id = ?"), append(args, f.SourceBlockchainID[:])
+	}
+	if f.DestinationBlockchainID != nil {
+		where, args = append(where, "e.destination_id = ?"), append(args, f.DestinationBlockchainID[:])
+	}
+	if f.BlockchainID != nil {
+		where, args = append(where, "(e.source_id = ? OR e.destination_id = ?)"), append(args, f.BlockchainID[:], f.BlockchainID[:])
+	}
+	if f.From != nil {
+		where, args = append(where, "e.sender = ?"), append(args, f.From[:])
+	}
+	if f.To != nil {
+		where, args = append(where, "e.recipient = ?"), append(args, f.To[:])
+	}
+	if f.Address != nil {
+		where, args = append(where, "(e.sender = ? OR e.recipient = ?)"), append(args, f.Address[:], f.Address[:])
+	}
+	having := ""
+	if cursor != nil {
+		having = "HAVING MIN(b.timestamp) < ? OR (MIN(b.timestamp) = ? AND e.message_id < ?)"
+		args = append(args, int64(cursor.Time), int64(cursor.Time), cursor.ID[:])
+	}
+	args = append(args, limit)
+	rows, err := s.db.Query(ctx, `SELECT e.message_id, MIN(b.timestamp) AS t
+		FROM evm_icm_events e JOIN evm_blocks b ON b.chain_id = e.chain_id AND b.number = e.block_number
+		WHERE `+strings.Join(where, " AND ")+`
+		GROUP BY e.message_id `+having+`
+		ORDER BY t DESC, e.message_id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: ICM messages: %w", err)
+	}
+	var page []internal.ICMCursor
+	for rows.Next() {
+		var (
+			id []byte
+			t  int64
+		)
+		if err := rows.Scan(&id, &t); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		page = append(page, internal.ICMCursor{Time: uint64(t), ID: common.BytesToHash(id)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, c := range page {
+		m, err := s.ICMMessage(ctx, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			return nil, errors.New("store: an ICM message vanished between two reads")
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
