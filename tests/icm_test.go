@@ -9,6 +9,8 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal/testing/contracts"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/testing/openapitest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
@@ -99,15 +102,34 @@ func icmRun(base string) (*icmScenario, error) {
 		if e.registry, err = contracts.DeployRegistry(ctx, e.send); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.name, err)
 		}
-		r, err := e.send(ctx, nil, nil, contracts.ICMApp.Deploy(contracts.ICMMessenger), 0)
-		if err != nil {
-			return nil, fmt.Errorf("%s: deploying TestICMApp: %w", e.name, err)
+		// The app first on one chain, the token first on the other: the
+		// key's nonces may be the same on both, the apps' addresses not.
+		deploy := []func() error{
+			func() error {
+				r, err := e.send(ctx, nil, nil, contracts.ICMApp.Deploy(contracts.ICMMessenger), 0)
+				if err != nil {
+					return fmt.Errorf("%s: deploying TestICMApp: %w", e.name, err)
+				}
+				e.app = r.ContractAddress
+				return nil
+			},
+			func() error {
+				r, err := e.send(ctx, nil, nil, contracts.Token20.Deploy("ICM fee "+e.name, "FEE", uint8(6)), 0)
+				if err != nil {
+					return fmt.Errorf("%s: deploying the fee token: %w", e.name, err)
+				}
+				e.token = r.ContractAddress
+				return nil
+			},
 		}
-		e.app = r.ContractAddress
-		if r, err = e.send(ctx, nil, nil, contracts.Token20.Deploy("ICM fee "+e.name, "FEE", uint8(6)), 0); err != nil {
-			return nil, fmt.Errorf("%s: deploying the fee token: %w", e.name, err)
+		if e == sc.l1 {
+			deploy[0], deploy[1] = deploy[1], deploy[0]
 		}
-		e.token = r.ContractAddress
+		for _, f := range deploy {
+			if err := f(); err != nil {
+				return nil, err
+			}
+		}
 		if _, err := e.send(ctx, &e.token, nil, contracts.MintERC20(e.app, big.NewInt(1e12)), 0); err != nil {
 			return nil, fmt.Errorf("%s: minting the fee token: %w", e.name, err)
 		}
@@ -183,6 +205,13 @@ func icmRun(base string) (*icmScenario, error) {
 	}
 	if err := relay(reply); err != nil {
 		return nil, err
+	}
+	// One left pending: sent, never relayed.
+	if _, err := send(sc.c, sc.l1, "never relayed"); err != nil {
+		return nil, err
+	}
+	if sc.c.app == sc.l1.app {
+		return nil, fmt.Errorf("both apps are at %s", sc.c.app)
 	}
 	return sc, nil
 }
@@ -275,6 +304,7 @@ func TestICMRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	l1ForICM = l
+	sdkRan := testing.Short()
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
 		waitIndexed(t, base, tip, time.Minute)
@@ -302,10 +332,223 @@ func TestICMRelay(t *testing.T) {
 		if got := app(sc.c, "lastSender").(common.Address); got != sc.l1.app {
 			t.Errorf("the C-chain's app's last sender %s, want the L1's app %s", got, sc.l1.app)
 		}
+		checkICMAPI(t, ctx, base, dsn, sc)
+		if !sdkRan {
+			sdkRan = true
+			runICMSDK(t, ctx, base, sc)
+		}
+
 		reward := new(big.Int).SetBytes(icmCall(t, ctx, sc.c.rpc, contracts.ICMMessenger,
 			contracts.CheckRelayerRewardAmount(sc.relayer, sc.c.token)))
 		if want := new(big.Int).Mul(icmFee, big.NewInt(2)); reward.Cmp(want) != 0 {
 			t.Errorf("the relayer may redeem %s of the C-chain's fee token, want %s", reward, want)
 		}
 	})
+}
+
+// icmWant is a message of the scenario as the Data API should show it,
+// from the chains' receipts and the node's blocks.
+func icmWant(t *testing.T, ctx context.Context, sc *icmScenario, d *icmDelivery, teleporter bool) map[string]any {
+	t.Helper()
+	blockTime := func(e *icmEnd, r *types.Receipt) float64 {
+		ec, err := ethclient.DialContext(ctx, e.rpc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ec.Close()
+		h, err := ec.HeaderByNumber(ctx, r.BlockNumber)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(h.Time)
+	}
+	receipts := []any{}
+	for _, r := range d.message.Receipts {
+		receipts = append(receipts, map[string]any{"receivedMessageNonce": r.ReceivedMessageNonce.String(),
+			"relayerRewardAddress": r.RelayerRewardAddress.Hex()})
+	}
+	w := map[string]any{
+		"messageId":               hex.EncodeToString(d.id[:]),
+		"sourceBlockchainId":      d.from.blockchain.String(),
+		"destinationBlockchainId": d.to.blockchain.String(),
+		"sourceEvmChainId":        fmt.Sprint(d.from.evmChainID),
+		"destinationEvmChainId":   fmt.Sprint(d.to.evmChainID),
+		"messageNonce":            d.message.MessageNonce.String(),
+		"from":                    d.from.app.Hex(),
+		"to":                      d.to.app.Hex(),
+		"data":                    "0x" + hex.EncodeToString([]byte(d.text)),
+		"messageExecuted":         d.delivered != nil,
+		"receipts":                receipts,
+		// The reply brought both C->L1 receipts back; nothing returned
+		// the reply's.
+		"receiptDelivered": d.delivered != nil && d.from == sc.c,
+		"rewardDetails": map[string]any{"address": d.from.token.Hex(), "name": "ICM fee " + d.from.name,
+			"symbol": "FEE", "decimals": float64(6), "ercType": "ERC-20", "value": d.fee.String()},
+		"sourceTransaction": map[string]any{"txHash": d.sent.TxHash.Hex(), "timestamp": blockTime(d.from, d.sent),
+			"gasSpent": fmt.Sprint(d.sent.GasUsed)},
+		"status": "pending",
+	}
+	if teleporter {
+		w["teleporterContractAddress"] = contracts.ICMMessenger.Hex()
+	} else {
+		w["icmContractAddress"] = contracts.ICMMessenger.Hex()
+	}
+	if d.delivered != nil {
+		w["status"] = "delivered"
+		w["destinationTransaction"] = map[string]any{"txHash": d.delivered.TxHash.Hex(),
+			"timestamp": blockTime(d.to, d.delivered), "gasSpent": fmt.Sprint(d.delivered.GasUsed),
+			"rewardRedeemer": sc.relayer.Hex(), "delivererAddress": sc.l.Net.EthAddr.Hex()}
+	}
+	return w
+}
+
+// checkICMAPI checks the ICM and Teleporter operations against the
+// scenario, each response validated against the reference schema.
+func checkICMAPI(t *testing.T, ctx context.Context, base, dsn string, sc *icmScenario) {
+	last := sc.msgs[len(sc.msgs)-1]
+	waitEVMIndexed(t, dsn, sc.c.evmChainID, last.sent.BlockNumber.Uint64())
+	waitEVMIndexed(t, dsn, sc.l1.evmChainID, sc.msgs[2].sent.BlockNumber.Uint64())
+	byID := map[string]*icmDelivery{}
+	for _, d := range sc.msgs {
+		byID[hex.EncodeToString(d.id[:])] = d
+	}
+	getJSON := func(template, path string) (int, any) {
+		status, body, _ := get(t, base+path)
+		openapitest.ValidateResponse(t, "GET", template, status, body)
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return status, v
+	}
+	for _, prefix := range []string{"icm", "teleporter"} {
+		teleporter := prefix == "teleporter"
+		for _, d := range sc.msgs {
+			for _, id := range []string{hex.EncodeToString(d.id[:]), d.id.Hex()} {
+				status, got := getJSON("/v1/"+prefix+"/messages/{messageId}", "/v1/"+prefix+"/messages/"+id)
+				if want := icmWant(t, ctx, sc, d, teleporter); status != http.StatusOK || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s message %q (%s): %d\n got %v\nwant %v", prefix, d.text, id, status, got, want)
+				}
+			}
+		}
+		if status, _ := getJSON("/v1/"+prefix+"/messages/{messageId}", "/v1/"+prefix+"/messages/"+strings.Repeat("ab", 32)); status != http.StatusNotFound {
+			t.Errorf("%s: an unknown message is %d, want 404", prefix, status)
+		}
+		if status, _ := getJSON("/v1/"+prefix+"/messages/{messageId}", "/v1/"+prefix+"/messages/xyz"); status != http.StatusBadRequest {
+			t.Errorf("%s: a bad message id is %d, want 400", prefix, status)
+		}
+
+		// list returns the texts of the messages a list query selects,
+		// following its pages of one.
+		list := func(template, path string) []string {
+			var texts []string
+			token := ""
+			for range 10 {
+				u := path + "&pageSize=1"
+				if token != "" {
+					u += "&pageToken=" + token
+				}
+				status, v := getJSON(template, u)
+				if status != http.StatusOK {
+					t.Fatalf("%s: %d %v", u, status, v)
+				}
+				page := v.(map[string]any)
+				for _, m := range page["messages"].([]any) {
+					id := m.(map[string]any)["messageId"].(string)
+					d, ok := byID[id]
+					if !ok {
+						continue // another test's message on the shared network
+					}
+					if want := icmWant(t, ctx, sc, d, teleporter); !reflect.DeepEqual(m, want) {
+						t.Errorf("%s: %q\n got %v\nwant %v", u, d.text, m, want)
+					}
+					texts = append(texts, d.text)
+				}
+				next, _ := page["nextPageToken"].(string)
+				if next == "" {
+					return texts
+				}
+				token = next
+			}
+			t.Fatalf("%s: more pages than messages", path)
+			return nil
+		}
+		all := []string{"hello L1", "retried on the L1", "hello C", "never relayed"}
+		toL1 := []string{"hello L1", "retried on the L1", "never relayed"}
+		msgs := "/v1/" + prefix + "/messages"
+		for _, c := range []struct {
+			query string
+			want  []string
+		}{
+			{"?network=testnet", all},
+			{"?sourceBlockchainId=" + sc.c.blockchain.String(), toL1},
+			{"?destinationBlockchainId=" + sc.c.blockchain.String(), []string{"hello C"}},
+			{"?blockchainId=" + sc.l1.blockchain.String(), all},
+			{"?sourceBlockchainId=0x" + hex.EncodeToString(sc.l1.blockchain[:]), []string{"hello C"}},
+			{"?from=" + sc.l1.app.Hex(), []string{"hello C"}},
+			{"?to=" + strings.ToLower(sc.l1.app.Hex()), toL1},
+			{"?from=" + sc.c.app.Hex() + "&to=" + sc.c.app.Hex(), nil},
+			{"?network=mainnet", nil},
+		} {
+			got := list(msgs, msgs+c.query)
+			if !sameSet(got, c.want) {
+				t.Errorf("%s%s: %q, want %q", msgs, c.query, got, c.want)
+			}
+		}
+		byAddr := "/v1/" + prefix + "/addresses/{address}/messages"
+		if got := list(byAddr, "/v1/"+prefix+"/addresses/"+sc.c.app.Hex()+"/messages?network=testnet"); !sameSet(got, all) {
+			t.Errorf("%s by the C-chain's app: %q, want %q", prefix, got, all)
+		}
+		for _, q := range []string{msgs + "?from=0x12", msgs + "?blockchainId=nope", msgs + "?network=nowhere",
+			"/v1/" + prefix + "/addresses/0x12/messages"} {
+			tmpl := msgs
+			if strings.Contains(q, "addresses") {
+				tmpl = byAddr
+			}
+			if status, _ := getJSON(tmpl, q); status != http.StatusBadRequest {
+				t.Errorf("%s: %d, want 400", q, status)
+			}
+		}
+	}
+}
+
+// sameSet is whether a and b hold the same strings, each once.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, s := range a {
+		seen[s]++
+	}
+	for _, s := range b {
+		if seen[s] != 1 {
+			return false
+		}
+		seen[s]--
+	}
+	return true
+}
+
+// runICMSDK runs tests/sdk/icm.test.mjs, the real SDK's calls of the ICM
+// and Teleporter operations, against what the scenario did.
+func runICMSDK(t *testing.T, ctx context.Context, base string, sc *icmScenario) {
+	installSDK(t)
+	type icmFacts struct {
+		Messages []map[string]any `json:"messages"`
+		CChain   string           `json:"cChain"`
+		L1       string           `json:"l1"`
+		CApp     string           `json:"cApp"`
+		L1App    string           `json:"l1App"`
+	}
+	var facts struct {
+		Network string   `json:"network"`
+		ICM     icmFacts `json:"icm"`
+	}
+	facts.Network = "testnet"
+	facts.ICM = icmFacts{CChain: sc.c.blockchain.String(), L1: sc.l1.blockchain.String(), CApp: sc.c.app.Hex(), L1App: sc.l1.app.Hex()}
+	for _, d := range sc.msgs {
+		facts.ICM.Messages = append(facts.ICM.Messages, icmWant(t, ctx, sc, d, false))
+	}
+	runSDK(t, ctx, base, writeFacts(t, facts), "icm.test.mjs")
 }
