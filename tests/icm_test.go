@@ -333,6 +333,7 @@ func TestICMRelay(t *testing.T) {
 			t.Errorf("the C-chain's app's last sender %s, want the L1's app %s", got, sc.l1.app)
 		}
 		checkICMAPI(t, ctx, base, dsn, sc)
+		checkICMMetrics(t, ctx, base, sc)
 		if !sdkRan {
 			sdkRan = true
 			runICMSDK(t, ctx, base, sc)
@@ -551,4 +552,107 @@ func runICMSDK(t *testing.T, ctx context.Context, base string, sc *icmScenario) 
 		facts.ICM.Messages = append(facts.ICM.Messages, icmWant(t, ctx, sc, d, false))
 	}
 	runSDK(t, ctx, base, writeFacts(t, facts), "icm.test.mjs")
+}
+
+// checkICMMetrics checks /v2/icm/timeseries and /v2/icm/summary against
+// the scenario's sends: three C->L1 and one L1->C, at the blocks' times.
+// Other tests' messages on the shared chains would count too, so the
+// counts are of the scenario's pair of chains and at least its own.
+func checkICMMetrics(t *testing.T, ctx context.Context, base string, sc *icmScenario) {
+	doc := openapitest.Metrics(t)
+	getM := func(path string) (int, map[string]any) {
+		status, body, _ := get(t, base+path)
+		doc.ValidateResponse(t, "GET", strings.SplitN(path, "?", 2)[0], status, body)
+		var v map[string]any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return status, v
+	}
+	// The scenario's sends by hour, from the node's block times.
+	want := map[string]float64{} // "src>dest@hour"
+	var cToL1 float64
+	for _, d := range sc.msgs {
+		ec, err := ethclient.DialContext(ctx, d.from.rpc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := ec.HeaderByNumber(ctx, d.sent.BlockNumber)
+		ec.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hour := int64(h.Time) / 3600 * 3600
+		want[fmt.Sprintf("%s>%s@%d", d.from.blockchain, d.to.blockchain, hour)]++
+		if d.from == sc.c {
+			cToL1++
+		}
+	}
+	c, l1 := sc.c.blockchain.String(), sc.l1.blockchain.String()
+	status, v := getM("/v2/icm/timeseries?timeInterval=hour&groupBy=srcBlockchainId,destBlockchainId&srcBlockchainId=" + c + "&destBlockchainId=" + l1)
+	if status != http.StatusOK {
+		t.Fatalf("timeseries: %d %v", status, v)
+	}
+	var got float64
+	for _, p := range v["results"].([]any) {
+		m := p.(map[string]any)
+		if m["srcBlockchainId"] != c || m["destBlockchainId"] != l1 {
+			t.Errorf("timeseries point of another pair: %v", m)
+		}
+		key := fmt.Sprintf("%s>%s@%d", c, l1, int64(m["timestamp"].(float64)))
+		if m["value"].(float64) < want[key] {
+			t.Errorf("timeseries %s: %v, want at least %v", key, m["value"], want[key])
+		}
+		got += m["value"].(float64)
+	}
+	if got < cToL1 {
+		t.Errorf("timeseries C->L1: %v messages in all, want at least %v", got, cToL1)
+	}
+	// The L1 sent only the scenario's reply (the L1 is this test's alone
+	// for ICM): exactly one, on the day it was sent.
+	status, v = getM("/v2/icm/timeseries?groupBy=destBlockchainId&srcBlockchainId=" + l1)
+	if res := v["results"].([]any); status != http.StatusOK || len(res) != 1 ||
+		res[0].(map[string]any)["value"].(float64) != 1 || res[0].(map[string]any)["destBlockchainId"] != c ||
+		res[0].(map[string]any)["srcBlockchainId"] != l1 {
+		t.Errorf("timeseries from the L1: %d %v", status, v)
+	}
+	status, v = getM("/v2/icm/summary?srcBlockchainId=" + l1)
+	if r := v["result"].(map[string]any); status != http.StatusOK || r["allTime"].(float64) != 1 || r["lastDay"].(float64) != 1 ||
+		r["lastYear"].(float64) != 1 || r["srcBlockchainId"] != l1 {
+		t.Errorf("summary from the L1: %d %v", status, v)
+	}
+	status, v = getM("/v2/icm/summary?srcBlockchainId=" + c + "&destBlockchainId=" + l1)
+	if r := v["result"].(map[string]any); status != http.StatusOK || r["allTime"].(float64) < cToL1 || r["lastWeek"].(float64) < cToL1 {
+		t.Errorf("summary C->L1: %d %v", status, v)
+	}
+	if _, v = getM("/v2/icm/summary?network=mainnet"); v["result"].(map[string]any)["allTime"].(float64) != 0 {
+		t.Errorf("summary of mainnet: %v", v)
+	}
+	// Pages of one walk the same points.
+	var pages int
+	tok := ""
+	for {
+		u := "/v2/icm/timeseries?timeInterval=hour&groupBy=srcBlockchainId&pageSize=1"
+		if tok != "" {
+			u += "&pageToken=" + tok
+		}
+		status, v := getM(u)
+		if status != http.StatusOK || len(v["results"].([]any)) > 1 {
+			t.Fatalf("%s: %d %v", u, status, v)
+		}
+		pages++
+		next, _ := v["nextPageToken"].(string)
+		if next == "" || pages > 1000 {
+			break
+		}
+		tok = next
+	}
+	if pages < 2 {
+		t.Errorf("hourly points by source in pages of one: %d pages, want at least 2 (two sources)", pages)
+	}
+	for _, q := range []string{"?srcBlockchainId=nope", "?groupBy=chain", "?timeInterval=year", "?startTimestamp=9&endTimestamp=3"} {
+		if status, _ := getM("/v2/icm/timeseries" + q); status != http.StatusBadRequest {
+			t.Errorf("timeseries%s: %d, want 400", q, status)
+		}
+	}
 }

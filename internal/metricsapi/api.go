@@ -27,6 +27,7 @@ type Source interface {
 	MetricChains(ctx context.Context) ([]store.MetricChain, error)
 	MetricRollups(ctx context.Context, key string, p chainmetrics.Period, from, to int64) ([]chainmetrics.Rollup, error)
 	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
+	ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, to int64) ([]store.ICMHourCount, error)
 }
 
 // EVMChain is an EVM chain of the registry, for /v2/chains.
@@ -118,6 +119,8 @@ func (a *API) Routes() []Route {
 		Route{"GET /v2/chains", a.handle(a.listChains)},
 		Route{"GET /v2/chains/{chainId}", a.handle(a.getChain)},
 		Route{"GET /v2/chains/{chainId}/metrics/{metric}", a.handle(a.chainMetrics)},
+		Route{"GET /v2/icm/timeseries", a.handle(a.icmTimeseries)},
+		Route{"GET /v2/icm/summary", a.handle(a.icmSummary)},
 	)
 	return rs
 }

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
@@ -22,6 +23,8 @@ type ICMStore interface {
 	ICMMessage(ctx context.Context, id common.Hash) (*internal.ICMMessage, error)
 	// ICMMessages is a page of the messages f selects, newest first.
 	ICMMessages(ctx context.Context, f internal.ICMFilter, after *internal.ICMCursor, limit int) ([]*internal.ICMMessage, error)
+	// ICMHourlySends counts the sends by hour (the ICM metrics).
+	ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, to int64) ([]ICMHourCount, error)
 }
 
 var icmColumns = []string{"chain_id", "block_number", "log_index", "tx_hash", "kind", "messenger", "message_id",
@@ -224,4 +227,45 @@ func (s *sqlStore) ICMMessages(ctx context.Context, f internal.ICMFilter, cursor
 		msgs = append(msgs, m)
 	}
 	return msgs, nil
+}
+
+// ICMHourCount is how many messages were sent from Source to Destination
+// in the hour starting at Hour (unix seconds), by the sends' block times.
+type ICMHourCount struct {
+	Hour                int64
+	Source, Destination ids.ID
+	Count               int64
+}
+
+// ICMHourlySends counts the indexed sends by hour over [from, to], of the
+// source and destination chains given (nil: any).
+func (s *sqlStore) ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, to int64) ([]ICMHourCount, error) {
+	where, args := "e.kind = 'send' AND b.timestamp >= ? AND b.timestamp <= ?", []any{from, to}
+	if src != nil {
+		where, args = where+" AND e.source_id = ?", append(args, src[:])
+	}
+	if dest != nil {
+		where, args = where+" AND e.destination_id = ?", append(args, dest[:])
+	}
+	rows, err := s.db.Query(ctx, `SELECT (b.timestamp / 3600) * 3600 AS h, e.source_id, e.destination_id, COUNT(*)
+		FROM evm_icm_events e JOIN evm_blocks b ON b.chain_id = e.chain_id AND b.number = e.block_number
+		WHERE `+where+` GROUP BY h, e.source_id, e.destination_id ORDER BY h`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: ICM sends by hour: %w", err)
+	}
+	defer rows.Close()
+	var out []ICMHourCount
+	for rows.Next() {
+		var (
+			c         ICMHourCount
+			src, dest []byte
+		)
+		if err := rows.Scan(&c.Hour, &src, &dest, &c.Count); err != nil {
+			return nil, err
+		}
+		copy(c.Source[:], src)
+		copy(c.Destination[:], dest)
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }

@@ -100,6 +100,19 @@ func TestICMJoin(t *testing.T) {
 		if got, err := s.ICMMessages(ctx, internal.ICMFilter{}, after, 10); err != nil || len(got) != 0 {
 			t.Errorf("after the only message: %d (%v)", len(got), err)
 		}
+		// The metrics count the send, in its block's hour.
+		sendTime := srcBlocks[1].Timestamp.Unix()
+		counts, err := s.ICMHourlySends(ctx, &src, nil, 0, sendTime)
+		if err != nil || len(counts) != 1 || counts[0].Count != 1 || counts[0].Hour != sendTime/3600*3600 ||
+			counts[0].Source != src || counts[0].Destination != dst {
+			t.Errorf("hourly sends: %+v, %v", counts, err)
+		}
+		if counts, err := s.ICMHourlySends(ctx, &dst, nil, 0, sendTime); err != nil || len(counts) != 0 {
+			t.Errorf("hourly sends from the destination: %+v, %v", counts, err)
+		}
+		if counts, err := s.ICMHourlySends(ctx, nil, nil, 0, sendTime-1); err != nil || len(counts) != 0 {
+			t.Errorf("hourly sends before the send: %+v, %v", counts, err)
+		}
 		if m, err := s.ICMMessage(ctx, evmHash("unknown")); err != nil || m != nil {
 			t.Errorf("an unknown message: %+v, %v", m, err)
 		}

@@ -102,3 +102,15 @@ test("an unknown message is a 404, a bad id a 400, as the SDK reports them", { s
     return true;
   });
 });
+
+test("metrics.chains.getICMTimeseries and getICMSummary count the L1's one message and the C-chain's", { skip }, async () => {
+  const fromL1 = await avalanche.metrics.chains.getICMTimeseries(
+    { srcBlockchainId: icm.l1, groupBy: "destBlockchainId" }, opts);
+  assert.equal(fromL1.results.length, 1);
+  assertHas(fromL1.results[0], { value: 1, srcBlockchainId: icm.l1, destBlockchainId: icm.cChain });
+  const sum = await avalanche.metrics.chains.getICMSummary({ srcBlockchainId: icm.l1 }, opts);
+  assertHas(sum.result, { lastHour: sum.result.lastHour, lastDay: 1, lastYear: 1, allTime: 1, srcBlockchainId: icm.l1 });
+  const sent = icm.messages.filter((m) => m.sourceBlockchainId === icm.cChain).length;
+  const cToL1 = await avalanche.metrics.chains.getICMSummary({ srcBlockchainId: icm.cChain, destBlockchainId: icm.l1 }, opts);
+  assert.ok(cToL1.result.allTime >= sent, `C->L1 all time ${cToL1.result.allTime}, want at least ${sent}`);
+});
