@@ -205,7 +205,9 @@ func (a *API) listICM(w http.ResponseWriter, r *http.Request, op string, telepor
 			}
 			return a.evm.ICMMessages(ctx, f, after, limit)
 		},
-		func(m *internal.ICMMessage) internal.ICMCursor { return internal.ICMCursor{Time: icmTime(m), ID: m.MessageID} })
+		func(m *internal.ICMMessage) internal.ICMCursor {
+			return internal.ICMCursor{Time: icmTime(m), ID: m.MessageID}
+		})
 	if err != nil {
 		return err
 	}
