@@ -17,7 +17,6 @@ import (
 
 	"github.com/ava-labs/avalanchego/graft/coreth/ethclient"
 	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/vms/evm/predicate"
 	"github.com/ava-labs/libevm"
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/core/types"
@@ -28,215 +27,39 @@ import (
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
-// The ICM scenario: ICM v1.0.0's TeleporterMessenger, replayed from its
-// keyless deployment, on the custom network's C-chain and on the L1, with a
-// TeleporterRegistry and a TestICMApp on each; messages relayed by the test
-// itself, the warp signatures aggregated by avaindex.
-
-// icmEnd is one chain of the scenario.
-type icmEnd struct {
-	name       string
-	rpc        string
-	evmChainID uint64
-	blockchain ids.ID
-	send       contracts.SendFunc
-	app        common.Address
-	registry   common.Address
-	token      common.Address // the fee token, held by the app
-}
-
-// icmDelivery is a message as the scenario sent and delivered it.
-type icmDelivery struct {
-	id               common.Hash
-	from, to         *icmEnd
-	text             string
-	fee              *big.Int
-	sent, delivered  *types.Receipt
-	failed, retried  *types.Receipt // a failed first execution and its retry
-	message          contracts.ICMMessage
-	relayerRewardTo  common.Address
-	receiptsIncluded int // receipts the sent message carried
-}
-
-type icmScenario struct {
-	l       *testnet.EVML1
-	c, l1   *icmEnd
-	relayer common.Address
-	msgs    []*icmDelivery
-}
-
+// icmOnce runs the ICM scenario once per process (contracts.RunICM), its
+// warp signatures aggregated by the avaindex that first asks.
 var icmOnce struct {
 	once sync.Once
-	sc   *icmScenario
+	sc   *contracts.ICMRun
 	err  error
 }
 
-// icmFee is what each message pays its relayer, in the sender's fee token.
-var icmFee = big.NewInt(1_000_000)
-
-// runICM deploys ICM on both chains and relays, through avaindex at base,
-// a message C→L1, one C→L1 whose execution fails and is retried, and a
-// reply L1→C that carries the receipts of both back; once per process.
-func runICM(t *testing.T, base string) *icmScenario {
+func runICM(t *testing.T, l *testnet.EVML1, base string) *contracts.ICMRun {
 	t.Helper()
 	o := &icmOnce
-	o.once.Do(func() { o.sc, o.err = icmRun(base) })
+	o.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		o.sc, o.err = contracts.RunICM(ctx, l, func(ctx context.Context, logData []byte, signing *ids.ID) ([]byte, error) {
+			return aggregateLogData(base, logData, signing)
+		})
+	})
 	if o.err != nil {
 		t.Fatalf("the ICM scenario: %v", o.err)
 	}
 	return o.sc
 }
 
-func icmRun(base string) (*icmScenario, error) {
-	l := l1ForICM
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	sc := &icmScenario{l: l, relayer: common.HexToAddress("0x00000000000000000000000000000000000ce1a7")}
-	sc.c = &icmEnd{name: "C-chain", rpc: l.Net.EthRPCURL(), evmChainID: l.Net.EVMChainID, blockchain: l.Net.CChainID, send: l.Net.SendEVMTx}
-	sc.l1 = &icmEnd{name: "L1", rpc: l.RPCURL(), evmChainID: l.EVMChainID, blockchain: l.BlockchainID, send: l.SendEVMTx}
-	for _, e := range []*icmEnd{sc.c, sc.l1} {
-		if err := contracts.DeployMessenger(ctx, e.rpc, e.send); err != nil {
-			return nil, fmt.Errorf("%s: %w", e.name, err)
-		}
-		var err error
-		if e.registry, err = contracts.DeployRegistry(ctx, e.send); err != nil {
-			return nil, fmt.Errorf("%s: %w", e.name, err)
-		}
-		// The app first on one chain, the token first on the other: the
-		// key's nonces may be the same on both, the apps' addresses not.
-		deploy := []func() error{
-			func() error {
-				r, err := e.send(ctx, nil, nil, contracts.ICMApp.Deploy(contracts.ICMMessenger), 0)
-				if err != nil {
-					return fmt.Errorf("%s: deploying TestICMApp: %w", e.name, err)
-				}
-				e.app = r.ContractAddress
-				return nil
-			},
-			func() error {
-				r, err := e.send(ctx, nil, nil, contracts.Token20.Deploy("ICM fee "+e.name, "FEE", uint8(6)), 0)
-				if err != nil {
-					return fmt.Errorf("%s: deploying the fee token: %w", e.name, err)
-				}
-				e.token = r.ContractAddress
-				return nil
-			},
-		}
-		if e == sc.l1 {
-			deploy[0], deploy[1] = deploy[1], deploy[0]
-		}
-		for _, f := range deploy {
-			if err := f(); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := e.send(ctx, &e.token, nil, contracts.MintERC20(e.app, big.NewInt(1e12)), 0); err != nil {
-			return nil, fmt.Errorf("%s: minting the fee token: %w", e.name, err)
-		}
-	}
-
-	send := func(from, to *icmEnd, text string) (*icmDelivery, error) {
-		d := &icmDelivery{from: from, to: to, text: text, fee: icmFee, relayerRewardTo: sc.relayer}
-		r, err := from.send(ctx, &from.app, nil, contracts.ICMApp.Call("send", [32]byte(to.blockchain), to.app, text, from.token, icmFee), 0)
-		if err != nil {
-			return nil, fmt.Errorf("sending %q from the %s: %w", text, from.name, err)
-		}
-		logs, err := contracts.ICMLogs(r)
-		if err != nil || len(logs) != 1 || logs[0].Event != "SendCrossChainMessage" {
-			return nil, fmt.Errorf("sending %q: messenger logs %+v (%v)", text, logs, err)
-		}
-		d.sent, d.id, d.message, d.receiptsIncluded = r, logs[0].MessageID, logs[0].Message, len(logs[0].Message.Receipts)
-		sc.msgs = append(sc.msgs, d)
-		return d, nil
-	}
-	relay := func(d *icmDelivery) error {
-		signed, err := aggregateLog(base, d.sent, d.to.blockchain == sc.l1.blockchain, l.SubnetID)
-		if err != nil {
-			return err
-		}
-		warp := common.HexToAddress("0x0200000000000000000000000000000000000005")
-		al := types.AccessList{{Address: warp, StorageKeys: predicate.New(signed)}}
-		r, err := l.Net.SendEVMTxAccessList(ctx, d.to.rpc, d.to.evmChainID, &contracts.ICMMessenger,
-			contracts.ReceiveCrossChainMessage(d.relayerRewardTo), 1_500_000, al)
-		if err != nil {
-			return fmt.Errorf("delivering %q on the %s: %w", d.text, d.to.name, err)
-		}
-		d.delivered = r
-		return nil
-	}
-
-	hello, err := send(sc.c, sc.l1, "hello L1")
-	if err != nil {
-		return nil, err
-	}
-	if err := relay(hello); err != nil {
-		return nil, err
-	}
-	// A message whose first execution fails (the app is closed), retried.
-	if _, err := sc.l1.send(ctx, &sc.l1.app, nil, contracts.ICMApp.Call("setClosed", true), 0); err != nil {
-		return nil, err
-	}
-	retry, err := send(sc.c, sc.l1, "retried on the L1")
-	if err != nil {
-		return nil, err
-	}
-	if err := relay(retry); err != nil {
-		return nil, err
-	}
-	logs, err := contracts.ICMLogs(retry.delivered)
-	if err != nil || len(logs) != 1 || logs[0].Event != "MessageExecutionFailed" {
-		return nil, fmt.Errorf("the closed app's delivery: messenger logs %+v (%v), want MessageExecutionFailed", logs, err)
-	}
-	retry.failed = retry.delivered
-	if _, err := sc.l1.send(ctx, &sc.l1.app, nil, contracts.ICMApp.Call("setClosed", false), 0); err != nil {
-		return nil, err
-	}
-	if retry.retried, err = sc.l1.send(ctx, &contracts.ICMMessenger, nil,
-		contracts.RetryMessageExecution([32]byte(sc.c.blockchain), logs[0].Message), 1_000_000); err != nil {
-		return nil, fmt.Errorf("retrying: %w", err)
-	}
-	// The reply carries the receipts of both back to the C-chain.
-	reply, err := send(sc.l1, sc.c, "hello C")
-	if err != nil {
-		return nil, err
-	}
-	if reply.receiptsIncluded != 2 {
-		return nil, fmt.Errorf("the reply carries %d receipts, want 2", reply.receiptsIncluded)
-	}
-	if err := relay(reply); err != nil {
-		return nil, err
-	}
-	// One left pending: sent, never relayed.
-	if _, err := send(sc.c, sc.l1, "never relayed"); err != nil {
-		return nil, err
-	}
-	if sc.c.app == sc.l1.app {
-		return nil, fmt.Errorf("both apps are at %s", sc.c.app)
-	}
-	return sc, nil
-}
-
-// l1ForICM is the L1 that runICM uses (set by the test before it).
 var l1ForICM *testnet.EVML1
 
-// aggregateLog has avaindex aggregate the signatures of the warp message
-// that r's tx sent, given as the log's data; toL1 asks for the L1's
-// validators' signatures (an L1 verifies messages from the primary network
-// with its own validator set).
-func aggregateLog(base string, r *types.Receipt, toL1 bool, l1Subnet ids.ID) ([]byte, error) {
-	event := warpABI.Events["SendWarpMessage"].ID
-	var data []byte
-	for _, lg := range r.Logs {
-		if lg.Address == warpPrecompile && len(lg.Topics) == 3 && lg.Topics[0] == event {
-			data = lg.Data
-		}
-	}
-	if data == nil {
-		return nil, fmt.Errorf("no SendWarpMessage log in tx %s", r.TxHash)
-	}
-	req := map[string]any{"message": hex.EncodeToString(data)}
-	if toL1 {
-		req["signingSubnetId"] = l1Subnet.String()
+// aggregateLogData has avaindex aggregate the signatures of the warp
+// message given as its SendWarpMessage log's data, by signing's
+// validators when not nil.
+func aggregateLogData(base string, logData []byte, signing *ids.ID) ([]byte, error) {
+	req := map[string]any{"message": hex.EncodeToString(logData)}
+	if signing != nil {
+		req["signingSubnetId"] = signing.String()
 	}
 	a, err := postAggregationErr(base, req)
 	if err != nil {
@@ -303,12 +126,11 @@ func TestICMRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l1ForICM = l
 	sdkRan := testing.Short()
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
 		waitIndexed(t, base, tip, time.Minute)
-		sc := runICM(t, base)
+		sc := runICM(t, l, base)
 
 		unpack := func(method string, out []byte) any {
 			v, err := contracts.ICMApp.Unpack(method, out)
@@ -317,20 +139,20 @@ func TestICMRelay(t *testing.T) {
 			}
 			return v[0]
 		}
-		app := func(e *icmEnd, method string) any {
-			return unpack(method, icmCall(t, ctx, e.rpc, e.app, contracts.ICMApp.Call(method)))
+		app := func(e *contracts.ICMEnd, method string) any {
+			return unpack(method, icmCall(t, ctx, e.RPC, e.App, contracts.ICMApp.Call(method)))
 		}
-		if got := app(sc.l1, "received").(*big.Int); got.Int64() != 2 {
+		if got := app(sc.L1, "received").(*big.Int); got.Int64() != 2 {
 			t.Errorf("the L1's app received %d messages, want 2", got)
 		}
-		if got := app(sc.l1, "lastMessage").(string); got != "retried on the L1" {
+		if got := app(sc.L1, "lastMessage").(string); got != "retried on the L1" {
 			t.Errorf("the L1's app's last message %q", got)
 		}
-		if got := app(sc.c, "lastMessage").(string); got != "hello C" {
+		if got := app(sc.C, "lastMessage").(string); got != "hello C" {
 			t.Errorf("the C-chain's app's last message %q", got)
 		}
-		if got := app(sc.c, "lastSender").(common.Address); got != sc.l1.app {
-			t.Errorf("the C-chain's app's last sender %s, want the L1's app %s", got, sc.l1.app)
+		if got := app(sc.C, "lastSender").(common.Address); got != sc.L1.App {
+			t.Errorf("the C-chain's app's last sender %s, want the L1's app %s", got, sc.L1.App)
 		}
 		checkICMAPI(t, ctx, base, dsn, sc)
 		checkICMMetrics(t, ctx, base, sc)
@@ -339,9 +161,9 @@ func TestICMRelay(t *testing.T) {
 			runICMSDK(t, ctx, base, sc)
 		}
 
-		reward := new(big.Int).SetBytes(icmCall(t, ctx, sc.c.rpc, contracts.ICMMessenger,
-			contracts.CheckRelayerRewardAmount(sc.relayer, sc.c.token)))
-		if want := new(big.Int).Mul(icmFee, big.NewInt(2)); reward.Cmp(want) != 0 {
+		reward := new(big.Int).SetBytes(icmCall(t, ctx, sc.C.RPC, contracts.ICMMessenger,
+			contracts.CheckRelayerRewardAmount(sc.Relayer, sc.C.Token)))
+		if want := new(big.Int).Mul(contracts.ICMFee, big.NewInt(2)); reward.Cmp(want) != 0 {
 			t.Errorf("the relayer may redeem %s of the C-chain's fee token, want %s", reward, want)
 		}
 	})
@@ -349,10 +171,10 @@ func TestICMRelay(t *testing.T) {
 
 // icmWant is a message of the scenario as the Data API should show it,
 // from the chains' receipts and the node's blocks.
-func icmWant(t *testing.T, ctx context.Context, sc *icmScenario, d *icmDelivery, teleporter bool) map[string]any {
+func icmWant(t *testing.T, ctx context.Context, sc *contracts.ICMRun, d *contracts.ICMDelivery, teleporter bool) map[string]any {
 	t.Helper()
-	blockTime := func(e *icmEnd, r *types.Receipt) float64 {
-		ec, err := ethclient.DialContext(ctx, e.rpc)
+	blockTime := func(e *contracts.ICMEnd, r *types.Receipt) float64 {
+		ec, err := ethclient.DialContext(ctx, e.RPC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,29 +186,29 @@ func icmWant(t *testing.T, ctx context.Context, sc *icmScenario, d *icmDelivery,
 		return float64(h.Time)
 	}
 	receipts := []any{}
-	for _, r := range d.message.Receipts {
+	for _, r := range d.Message.Receipts {
 		receipts = append(receipts, map[string]any{"receivedMessageNonce": r.ReceivedMessageNonce.String(),
 			"relayerRewardAddress": r.RelayerRewardAddress.Hex()})
 	}
 	w := map[string]any{
-		"messageId":               hex.EncodeToString(d.id[:]),
-		"sourceBlockchainId":      d.from.blockchain.String(),
-		"destinationBlockchainId": d.to.blockchain.String(),
-		"sourceEvmChainId":        fmt.Sprint(d.from.evmChainID),
-		"destinationEvmChainId":   fmt.Sprint(d.to.evmChainID),
-		"messageNonce":            d.message.MessageNonce.String(),
-		"from":                    d.from.app.Hex(),
-		"to":                      d.to.app.Hex(),
-		"data":                    "0x" + hex.EncodeToString([]byte(d.text)),
-		"messageExecuted":         d.delivered != nil,
+		"messageId":               hex.EncodeToString(d.ID[:]),
+		"sourceBlockchainId":      d.From.Blockchain.String(),
+		"destinationBlockchainId": d.To.Blockchain.String(),
+		"sourceEvmChainId":        fmt.Sprint(d.From.EVMChainID),
+		"destinationEvmChainId":   fmt.Sprint(d.To.EVMChainID),
+		"messageNonce":            d.Message.MessageNonce.String(),
+		"from":                    d.From.App.Hex(),
+		"to":                      d.To.App.Hex(),
+		"data":                    "0x" + hex.EncodeToString([]byte(d.Text)),
+		"messageExecuted":         d.Delivered != nil,
 		"receipts":                receipts,
 		// The reply brought both C->L1 receipts back; nothing returned
 		// the reply's.
-		"receiptDelivered": d.delivered != nil && d.from == sc.c,
-		"rewardDetails": map[string]any{"address": d.from.token.Hex(), "name": "ICM fee " + d.from.name,
-			"symbol": "FEE", "decimals": float64(6), "ercType": "ERC-20", "value": d.fee.String()},
-		"sourceTransaction": map[string]any{"txHash": d.sent.TxHash.Hex(), "timestamp": blockTime(d.from, d.sent),
-			"gasSpent": fmt.Sprint(d.sent.GasUsed)},
+		"receiptDelivered": d.Delivered != nil && d.From == sc.C,
+		"rewardDetails": map[string]any{"address": d.From.Token.Hex(), "name": "ICM fee " + d.From.Name,
+			"symbol": "FEE", "decimals": float64(6), "ercType": "ERC-20", "value": d.Fee.String()},
+		"sourceTransaction": map[string]any{"txHash": d.Sent.TxHash.Hex(), "timestamp": blockTime(d.From, d.Sent),
+			"gasSpent": fmt.Sprint(d.Sent.GasUsed)},
 		"status": "pending",
 	}
 	if teleporter {
@@ -394,24 +216,24 @@ func icmWant(t *testing.T, ctx context.Context, sc *icmScenario, d *icmDelivery,
 	} else {
 		w["icmContractAddress"] = contracts.ICMMessenger.Hex()
 	}
-	if d.delivered != nil {
+	if d.Delivered != nil {
 		w["status"] = "delivered"
-		w["destinationTransaction"] = map[string]any{"txHash": d.delivered.TxHash.Hex(),
-			"timestamp": blockTime(d.to, d.delivered), "gasSpent": fmt.Sprint(d.delivered.GasUsed),
-			"rewardRedeemer": sc.relayer.Hex(), "delivererAddress": sc.l.Net.EthAddr.Hex()}
+		w["destinationTransaction"] = map[string]any{"txHash": d.Delivered.TxHash.Hex(),
+			"timestamp": blockTime(d.To, d.Delivered), "gasSpent": fmt.Sprint(d.Delivered.GasUsed),
+			"rewardRedeemer": sc.Relayer.Hex(), "delivererAddress": sc.L.Net.EthAddr.Hex()}
 	}
 	return w
 }
 
 // checkICMAPI checks the ICM and Teleporter operations against the
 // scenario, each response validated against the reference schema.
-func checkICMAPI(t *testing.T, ctx context.Context, base, dsn string, sc *icmScenario) {
-	last := sc.msgs[len(sc.msgs)-1]
-	waitEVMIndexed(t, dsn, sc.c.evmChainID, last.sent.BlockNumber.Uint64())
-	waitEVMIndexed(t, dsn, sc.l1.evmChainID, sc.msgs[2].sent.BlockNumber.Uint64())
-	byID := map[string]*icmDelivery{}
-	for _, d := range sc.msgs {
-		byID[hex.EncodeToString(d.id[:])] = d
+func checkICMAPI(t *testing.T, ctx context.Context, base, dsn string, sc *contracts.ICMRun) {
+	last := sc.Msgs[len(sc.Msgs)-1]
+	waitEVMIndexed(t, dsn, sc.C.EVMChainID, last.Sent.BlockNumber.Uint64())
+	waitEVMIndexed(t, dsn, sc.L1.EVMChainID, sc.Msgs[2].Sent.BlockNumber.Uint64())
+	byID := map[string]*contracts.ICMDelivery{}
+	for _, d := range sc.Msgs {
+		byID[hex.EncodeToString(d.ID[:])] = d
 	}
 	getJSON := func(template, path string) (int, any) {
 		status, body, _ := get(t, base+path)
@@ -422,13 +244,43 @@ func checkICMAPI(t *testing.T, ctx context.Context, base, dsn string, sc *icmSce
 		}
 		return status, v
 	}
+	// getTransaction's teleporterMessageInfo, on both ends of each
+	// direction.
+	for _, d := range sc.Msgs {
+		ends := []struct {
+			e         *contracts.ICMEnd
+			r         *types.Receipt
+			direction string
+			other     string
+			otherID   ids.ID
+		}{{d.From, d.Sent, "SOURCE_TRANSACTION", "destinationChainId", d.To.Blockchain}}
+		if d.Delivered != nil {
+			ends = append(ends, struct {
+				e         *contracts.ICMEnd
+				r         *types.Receipt
+				direction string
+				other     string
+				otherID   ids.ID
+			}{d.To, d.Delivered, "DESTINATION_TRANSACTION", "sourceChainId", d.From.Blockchain})
+		}
+		for _, end := range ends {
+			path := fmt.Sprintf("/v1/chains/%d/transactions/%s", end.e.EVMChainID, end.r.TxHash.Hex())
+			status, v := getJSON("/v1/chains/{chainId}/transactions/{txHash}", path)
+			info, _ := v.(map[string]any)["teleporterMessageInfo"].(map[string]any)
+			if status != http.StatusOK || info["teleporterMessageId"] != hex.EncodeToString(d.ID[:]) ||
+				info["direction"] != end.direction || info[end.other] != end.otherID.String() {
+				t.Errorf("%q on the %s: teleporterMessageInfo %v (%d)", d.Text, end.e.Name, info, status)
+			}
+		}
+	}
+
 	for _, prefix := range []string{"icm", "teleporter"} {
 		teleporter := prefix == "teleporter"
-		for _, d := range sc.msgs {
-			for _, id := range []string{hex.EncodeToString(d.id[:]), d.id.Hex()} {
+		for _, d := range sc.Msgs {
+			for _, id := range []string{hex.EncodeToString(d.ID[:]), d.ID.Hex()} {
 				status, got := getJSON("/v1/"+prefix+"/messages/{messageId}", "/v1/"+prefix+"/messages/"+id)
 				if want := icmWant(t, ctx, sc, d, teleporter); status != http.StatusOK || !reflect.DeepEqual(got, want) {
-					t.Errorf("%s message %q (%s): %d\n got %v\nwant %v", prefix, d.text, id, status, got, want)
+					t.Errorf("%s message %q (%s): %d\n got %v\nwant %v", prefix, d.Text, id, status, got, want)
 				}
 			}
 		}
@@ -461,9 +313,9 @@ func checkICMAPI(t *testing.T, ctx context.Context, base, dsn string, sc *icmSce
 						continue // another test's message on the shared network
 					}
 					if want := icmWant(t, ctx, sc, d, teleporter); !reflect.DeepEqual(m, want) {
-						t.Errorf("%s: %q\n got %v\nwant %v", u, d.text, m, want)
+						t.Errorf("%s: %q\n got %v\nwant %v", u, d.Text, m, want)
 					}
-					texts = append(texts, d.text)
+					texts = append(texts, d.Text)
 				}
 				next, _ := page["nextPageToken"].(string)
 				if next == "" {
@@ -482,13 +334,13 @@ func checkICMAPI(t *testing.T, ctx context.Context, base, dsn string, sc *icmSce
 			want  []string
 		}{
 			{"?network=testnet", all},
-			{"?sourceBlockchainId=" + sc.c.blockchain.String(), toL1},
-			{"?destinationBlockchainId=" + sc.c.blockchain.String(), []string{"hello C"}},
-			{"?blockchainId=" + sc.l1.blockchain.String(), all},
-			{"?sourceBlockchainId=0x" + hex.EncodeToString(sc.l1.blockchain[:]), []string{"hello C"}},
-			{"?from=" + sc.l1.app.Hex(), []string{"hello C"}},
-			{"?to=" + strings.ToLower(sc.l1.app.Hex()), toL1},
-			{"?from=" + sc.c.app.Hex() + "&to=" + sc.c.app.Hex(), nil},
+			{"?sourceBlockchainId=" + sc.C.Blockchain.String(), toL1},
+			{"?destinationBlockchainId=" + sc.C.Blockchain.String(), []string{"hello C"}},
+			{"?blockchainId=" + sc.L1.Blockchain.String(), all},
+			{"?sourceBlockchainId=0x" + hex.EncodeToString(sc.L1.Blockchain[:]), []string{"hello C"}},
+			{"?from=" + sc.L1.App.Hex(), []string{"hello C"}},
+			{"?to=" + strings.ToLower(sc.L1.App.Hex()), toL1},
+			{"?from=" + sc.C.App.Hex() + "&to=" + sc.C.App.Hex(), nil},
 			{"?network=mainnet", nil},
 		} {
 			got := list(msgs, msgs+c.query)
@@ -497,7 +349,7 @@ func checkICMAPI(t *testing.T, ctx context.Context, base, dsn string, sc *icmSce
 			}
 		}
 		byAddr := "/v1/" + prefix + "/addresses/{address}/messages"
-		if got := list(byAddr, "/v1/"+prefix+"/addresses/"+sc.c.app.Hex()+"/messages?network=testnet"); !sameSet(got, all) {
+		if got := list(byAddr, "/v1/"+prefix+"/addresses/"+sc.C.App.Hex()+"/messages?network=testnet"); !sameSet(got, all) {
 			t.Errorf("%s by the C-chain's app: %q, want %q", prefix, got, all)
 		}
 		for _, q := range []string{msgs + "?from=0x12", msgs + "?blockchainId=nope", msgs + "?network=nowhere",
@@ -533,7 +385,7 @@ func sameSet(a, b []string) bool {
 
 // runICMSDK runs tests/sdk/icm.test.mjs, the real SDK's calls of the ICM
 // and Teleporter operations, against what the scenario did.
-func runICMSDK(t *testing.T, ctx context.Context, base string, sc *icmScenario) {
+func runICMSDK(t *testing.T, ctx context.Context, base string, sc *contracts.ICMRun) {
 	installSDK(t)
 	type icmFacts struct {
 		Messages []map[string]any `json:"messages"`
@@ -547,8 +399,8 @@ func runICMSDK(t *testing.T, ctx context.Context, base string, sc *icmScenario) 
 		ICM     icmFacts `json:"icm"`
 	}
 	facts.Network = "testnet"
-	facts.ICM = icmFacts{CChain: sc.c.blockchain.String(), L1: sc.l1.blockchain.String(), CApp: sc.c.app.Hex(), L1App: sc.l1.app.Hex()}
-	for _, d := range sc.msgs {
+	facts.ICM = icmFacts{CChain: sc.C.Blockchain.String(), L1: sc.L1.Blockchain.String(), CApp: sc.C.App.Hex(), L1App: sc.L1.App.Hex()}
+	for _, d := range sc.Msgs {
 		facts.ICM.Messages = append(facts.ICM.Messages, icmWant(t, ctx, sc, d, false))
 	}
 	runSDK(t, ctx, base, writeFacts(t, facts), "icm.test.mjs")
@@ -558,7 +410,7 @@ func runICMSDK(t *testing.T, ctx context.Context, base string, sc *icmScenario) 
 // the scenario's sends: three C->L1 and one L1->C, at the blocks' times.
 // Other tests' messages on the shared chains would count too, so the
 // counts are of the scenario's pair of chains and at least its own.
-func checkICMMetrics(t *testing.T, ctx context.Context, base string, sc *icmScenario) {
+func checkICMMetrics(t *testing.T, ctx context.Context, base string, sc *contracts.ICMRun) {
 	doc := openapitest.Metrics(t)
 	getM := func(path string) (int, map[string]any) {
 		status, body, _ := get(t, base+path)
@@ -572,23 +424,23 @@ func checkICMMetrics(t *testing.T, ctx context.Context, base string, sc *icmScen
 	// The scenario's sends by hour, from the node's block times.
 	want := map[string]float64{} // "src>dest@hour"
 	var cToL1 float64
-	for _, d := range sc.msgs {
-		ec, err := ethclient.DialContext(ctx, d.from.rpc)
+	for _, d := range sc.Msgs {
+		ec, err := ethclient.DialContext(ctx, d.From.RPC)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := ec.HeaderByNumber(ctx, d.sent.BlockNumber)
+		h, err := ec.HeaderByNumber(ctx, d.Sent.BlockNumber)
 		ec.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		hour := int64(h.Time) / 3600 * 3600
-		want[fmt.Sprintf("%s>%s@%d", d.from.blockchain, d.to.blockchain, hour)]++
-		if d.from == sc.c {
+		want[fmt.Sprintf("%s>%s@%d", d.From.Blockchain, d.To.Blockchain, hour)]++
+		if d.From == sc.C {
 			cToL1++
 		}
 	}
-	c, l1 := sc.c.blockchain.String(), sc.l1.blockchain.String()
+	c, l1 := sc.C.Blockchain.String(), sc.L1.Blockchain.String()
 	status, v := getM("/v2/icm/timeseries?timeInterval=hour&groupBy=srcBlockchainId,destBlockchainId&srcBlockchainId=" + c + "&destBlockchainId=" + l1)
 	if status != http.StatusOK {
 		t.Fatalf("timeseries: %d %v", status, v)
