@@ -132,9 +132,11 @@ func (a *API) getICM(w http.ResponseWriter, r *http.Request, teleporter bool) er
 	if err != nil {
 		return err
 	}
-	m, err := a.evm.ICMMessage(r.Context(), id)
-	if err != nil {
-		return err
+	var m *internal.ICMMessage
+	if a.evm != nil { // nil: no EVM chain is served
+		if m, err = a.evm.ICMMessage(r.Context(), id); err != nil {
+			return err
+		}
 	}
 	if m == nil {
 		return derrors.Missing("no ICM message %s is indexed", hex.EncodeToString(id[:]))
@@ -197,7 +199,8 @@ func (a *API) listICM(w http.ResponseWriter, r *http.Request, op string, telepor
 	network, _, _ := param.QueryValue(r, "network")
 	spec := listSpec{Op: op, Filters: []string{optText(f.SourceBlockchainID), optText(f.DestinationBlockchainID),
 		optText(f.BlockchainID), optAddrText(f.From), optAddrText(f.To), optAddrText(f.Address), network}}
-	other := chains == nil // another network: nothing of it is indexed
+	// Another network, or no EVM chain served: nothing to list.
+	other := chains == nil || a.evm == nil
 	items, next, err := listPage(a, r, spec,
 		func(ctx context.Context, after *internal.ICMCursor, limit int) ([]*internal.ICMMessage, error) {
 			if other {
