@@ -21,6 +21,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/core/types"
 
+	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/testing/contracts"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -128,7 +129,7 @@ func TestICMRelay(t *testing.T) {
 	}
 	sdkRan := testing.Short()
 	dbtest.Run(t, func(t *testing.T, dsn string) {
-		base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
+		base, stop := runService(t, 2*time.Minute, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
 		waitIndexed(t, base, tip, time.Minute)
 		sc := runICM(t, l, base)
 
@@ -159,6 +160,18 @@ func TestICMRelay(t *testing.T) {
 		if !sdkRan {
 			sdkRan = true
 			runICMSDK(t, ctx, base, sc)
+		} else {
+			// The other store plays one indexed before migration 0031:
+			// no ICM rows, the backfill asked for; restarted, the
+			// indexers decode the stored logs and the API answers the
+			// same.
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			asBeforeICM(t, ctx, dsn)
+			base, _ = runService(t, 2*time.Minute, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
+			waitICMBackfilled(t, ctx, dsn)
+			checkICMAPI(t, ctx, base, dsn, sc)
 		}
 
 		reward := new(big.Int).SetBytes(icmCall(t, ctx, sc.C.RPC, contracts.ICMMessenger,
@@ -506,5 +519,45 @@ func checkICMMetrics(t *testing.T, ctx context.Context, base string, sc *contrac
 		if status, _ := getM("/v2/icm/timeseries" + q); status != http.StatusBadRequest {
 			t.Errorf("timeseries%s: %d, want 400", q, status)
 		}
+	}
+}
+
+// asBeforeICM makes the store at dsn look indexed before migration 0031:
+// its ICM rows gone and the backfill of every EVM chain's stored blocks
+// asked for, as the migration asks.
+func asBeforeICM(t *testing.T, ctx context.Context, dsn string) {
+	db, err := database.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"DELETE FROM evm_icm_events",
+		"INSERT INTO evm_icm_backfill (chain_id, up_to) SELECT chain_id, MAX(number) FROM evm_blocks GROUP BY chain_id"} {
+		if _, err := db.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// waitICMBackfilled waits until no ICM backfill is left in the store.
+func waitICMBackfilled(t *testing.T, ctx context.Context, dsn string) {
+	db, err := database.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var n int
+		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM evm_icm_backfill").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d ICM backfills left after a minute", n)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -171,3 +171,14 @@ func setMessage(ev *internal.ICMEvent, v any) bool {
 	}
 	return true
 }
+
+// DecodeICMEvent decodes a stored log of the chain local, in the tx txHash
+// of block number, when it is an event of the messenger (DefaultTeleporter
+// when zero): what the indexer decodes again of the blocks stored before
+// ICM events were (store.ICMBackfill).
+func DecodeICMEvent(l *Log, txHash common.Hash, number uint64, messenger common.Address, local ids.ID) (internal.ICMEvent, bool) {
+	if messenger == (common.Address{}) {
+		messenger = DefaultTeleporter
+	}
+	return icmEvent(l, txHash, number, messenger, local)
+}

@@ -27,47 +27,63 @@ type ICMStore interface {
 	ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, to int64) ([]ICMHourCount, error)
 }
 
+// ICMBackfillStore is what the EVM indexer calls to give the blocks
+// stored before migration 0031 their ICM events.
+type ICMBackfillStore interface {
+	ICMBackfill(ctx context.Context, chainID uint64) (upTo uint64, ok bool, err error)
+	EVMStoredLogs(ctx context.Context, chainID uint64, address common.Address, from, to uint64) ([]StoredLog, error)
+	ApplyICMBackfill(ctx context.Context, chainID uint64, events []internal.ICMEvent, done bool) error
+}
+
 var icmColumns = []string{"chain_id", "block_number", "log_index", "tx_hash", "kind", "messenger", "message_id",
 	"source_id", "destination_id", "nonce", "sender", "recipient", "required_gas", "data", "receipts",
 	"fee_token", "fee_amount", "deliverer", "reward_redeemer"}
 
 // applyICM writes the batch's TeleporterMessenger events.
 func applyICM(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
-	var rows [][]any
+	var events []internal.ICMEvent
 	for _, b := range blocks {
-		for i := range b.ICM {
-			e := &b.ICM[i]
-			var (
-				nonce, sender, recipient, gas, data, receipts any
-				feeToken, feeAmount, deliverer, redeemer      any
-			)
-			switch e.Kind {
-			case internal.ICMSend, internal.ICMReceive, internal.ICMExecutionFailed:
-				nonce, sender, recipient, gas, data = bigBytes(e.Nonce), e.From[:], e.To[:], bigBytes(e.RequiredGasLimit), nonNil(e.Data)
-				r := e.Receipts
-				if r == nil {
-					r = []internal.ICMReceiptInfo{}
-				}
-				j, err := json.Marshal(r)
-				if err != nil {
-					return err
-				}
-				receipts = string(j)
+		events = append(events, b.ICM...)
+	}
+	return insertICM(ctx, tx, cid, events)
+}
+
+// insertICM writes events (each names its block), keeping rows already
+// there.
+func insertICM(ctx context.Context, tx *database.DB, cid int64, events []internal.ICMEvent) error {
+	var rows [][]any
+	for i := range events {
+		e := &events[i]
+		var (
+			nonce, sender, recipient, gas, data, receipts any
+			feeToken, feeAmount, deliverer, redeemer      any
+		)
+		switch e.Kind {
+		case internal.ICMSend, internal.ICMReceive, internal.ICMExecutionFailed:
+			nonce, sender, recipient, gas, data = bigBytes(e.Nonce), e.From[:], e.To[:], bigBytes(e.RequiredGasLimit), nonNil(e.Data)
+			r := e.Receipts
+			if r == nil {
+				r = []internal.ICMReceiptInfo{}
 			}
-			switch e.Kind {
-			case internal.ICMSend, internal.ICMReceipt, internal.ICMAddFee:
-				feeToken, feeAmount = e.FeeToken[:], bigBytes(e.FeeAmount)
+			j, err := json.Marshal(r)
+			if err != nil {
+				return err
 			}
-			switch e.Kind {
-			case internal.ICMReceive:
-				deliverer, redeemer = e.Deliverer[:], e.RewardRedeemer[:]
-			case internal.ICMReceipt:
-				redeemer = e.RelayerRewardAddress[:]
-			}
-			rows = append(rows, []any{cid, int64(b.Number), int64(e.LogIndex), e.TxHash[:], string(e.Kind), e.Messenger[:],
-				e.MessageID[:], e.SourceBlockchainID[:], e.DestinationBlockchainID[:], nonce, sender, recipient, gas, data,
-				receipts, feeToken, feeAmount, deliverer, redeemer})
+			receipts = string(j)
 		}
+		switch e.Kind {
+		case internal.ICMSend, internal.ICMReceipt, internal.ICMAddFee:
+			feeToken, feeAmount = e.FeeToken[:], bigBytes(e.FeeAmount)
+		}
+		switch e.Kind {
+		case internal.ICMReceive:
+			deliverer, redeemer = e.Deliverer[:], e.RewardRedeemer[:]
+		case internal.ICMReceipt:
+			redeemer = e.RelayerRewardAddress[:]
+		}
+		rows = append(rows, []any{cid, int64(e.BlockNumber), int64(e.LogIndex), e.TxHash[:], string(e.Kind), e.Messenger[:],
+			e.MessageID[:], e.SourceBlockchainID[:], e.DestinationBlockchainID[:], nonce, sender, recipient, gas, data,
+			receipts, feeToken, feeAmount, deliverer, redeemer})
 	}
 	_, err := tx.BulkInsert(ctx, "evm_icm_events", icmColumns, rows, onConflictDoNothing)
 	return err
@@ -268,4 +284,72 @@ func (s *sqlStore) ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, 
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// ICMBackfill returns the last block of the chain whose messenger logs
+// were stored before migration 0031 and are not decoded into ICM events
+// yet; ok is false when there are none.
+func (s *sqlStore) ICMBackfill(ctx context.Context, chainID uint64) (upTo uint64, ok bool, err error) {
+	var v int64
+	err = s.db.QueryRow(ctx, "SELECT up_to FROM evm_icm_backfill WHERE chain_id = ?", clampInt64(chainID)).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("store: ICM backfill of chain %d: %w", chainID, err)
+	}
+	return uint64(v), true, nil
+}
+
+// StoredLog is a stored EVM log with its block and tx.
+type StoredLog struct {
+	BlockNumber uint64
+	TxHash      common.Hash
+	Log         internal.EVMLog
+}
+
+// EVMStoredLogs returns the stored logs of address on the chain in blocks
+// from..to, in block and log order.
+func (s *sqlStore) EVMStoredLogs(ctx context.Context, chainID uint64, address common.Address, from, to uint64) ([]StoredLog, error) {
+	rows, err := s.db.Query(ctx, `SELECT l.block_number, l.log_index, l.tx_index, l.topics, l.data, t.hash
+		FROM evm_logs l JOIN evm_txs t ON t.chain_id = l.chain_id AND t.block_number = l.block_number AND t.idx = l.tx_index
+		WHERE l.chain_id = ? AND l.address = ? AND l.block_number >= ? AND l.block_number <= ?
+		ORDER BY l.block_number, l.log_index`, clampInt64(chainID), address[:], clampInt64(from), clampInt64(to))
+	if err != nil {
+		return nil, fmt.Errorf("store: stored logs of %s on chain %d: %w", address, chainID, err)
+	}
+	defer rows.Close()
+	var out []StoredLog
+	for rows.Next() {
+		var (
+			number, index, txIndex int64
+			topics, data, hash     []byte
+		)
+		if err := rows.Scan(&number, &index, &txIndex, &topics, &data, &hash); err != nil {
+			return nil, err
+		}
+		l := StoredLog{BlockNumber: uint64(number), TxHash: common.BytesToHash(hash),
+			Log: internal.EVMLog{TxIndex: uint32(txIndex), Index: uint32(index), Address: address, Data: data}}
+		for i := 0; i+32 <= len(topics); i += 32 {
+			l.Log.Topics = append(l.Log.Topics, common.BytesToHash(topics[i:i+32]))
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// ApplyICMBackfill writes ICM events decoded from stored logs and, when
+// done, ends the chain's backfill, in one transaction.
+func (s *sqlStore) ApplyICMBackfill(ctx context.Context, chainID uint64, events []internal.ICMEvent, done bool) error {
+	return s.db.Transact(ctx, func(tx *database.DB) error {
+		if err := insertICM(ctx, tx, clampInt64(chainID), events); err != nil {
+			return fmt.Errorf("store: ICM backfill of chain %d: %w", chainID, err)
+		}
+		if done {
+			if _, err := tx.Exec(ctx, "DELETE FROM evm_icm_backfill WHERE chain_id = ?", clampInt64(chainID)); err != nil {
+				return fmt.Errorf("store: ending the ICM backfill of chain %d: %w", chainID, err)
+			}
+		}
+		return nil
+	})
 }

@@ -118,3 +118,58 @@ func TestICMJoin(t *testing.T) {
 		}
 	})
 }
+
+// TestICMBackfillReads: the stored logs of an address come back with
+// their txs' hashes and topics, and the backfill's rows are written once
+// and its row deleted when done.
+func TestICMBackfillReads(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		bs := makeEVMBlocks("backfill", 6)
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s.ICMBackfill(ctx, testEVMChain); err != nil || ok {
+			t.Fatalf("a store migrated empty has a backfill: %t, %v", ok, err)
+		}
+		if _, err := s.db.Exec(ctx, "INSERT INTO evm_icm_backfill (chain_id, up_to) VALUES (?, ?)", testEVMChain, 5); err != nil {
+			t.Fatal(err)
+		}
+		if upTo, ok, err := s.ICMBackfill(ctx, testEVMChain); err != nil || !ok || upTo != 5 {
+			t.Fatalf("backfill: %d, %t, %v", upTo, ok, err)
+		}
+		logs, err := s.EVMStoredLogs(ctx, testEVMChain, token20, 2, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []StoredLog
+		for _, b := range bs[2:5] {
+			for _, l := range b.Logs {
+				if l.Address == token20 {
+					want = append(want, StoredLog{BlockNumber: b.Number, TxHash: b.Txs[l.TxIndex].Hash, Log: l})
+				}
+			}
+		}
+		if len(want) == 0 {
+			t.Fatal("the blocks have no logs of the token")
+		}
+		jsonEqual(t, "stored logs", logs, want)
+
+		ev := internal.ICMEvent{Kind: internal.ICMExecuted, Messenger: evmAddr("messenger"), TxHash: logs[0].TxHash,
+			BlockNumber: logs[0].BlockNumber, LogIndex: logs[0].Log.Index, MessageID: evmHash("m"), SourceBlockchainID: ids.ID{1},
+			DestinationBlockchainID: ids.ID{2}}
+		for _, done := range []bool{false, true} {
+			if err := s.ApplyICMBackfill(ctx, testEVMChain, []internal.ICMEvent{ev}, done); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM evm_icm_events").Scan(&n); err != nil || n != 1 {
+			t.Errorf("%d ICM rows (%v), want 1", n, err)
+		}
+		if _, ok, err := s.ICMBackfill(ctx, testEVMChain); err != nil || ok {
+			t.Errorf("the backfill is still there after done: %t, %v", ok, err)
+		}
+	})
+}

@@ -57,6 +57,7 @@ type Store interface {
 	EVMStore
 	NFTStore
 	ICMStore
+	ICMBackfillStore
 	APIKeyStore
 	LeaseStore
 	RederiveStore

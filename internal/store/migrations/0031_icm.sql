@@ -1,8 +1,11 @@
 -- ICM (Teleporter) messages: every event of the TeleporterMessenger on an
 -- indexed chain, decoded, one row per log. A message is the rows of its
 -- message_id on either of its two chains, joined at read time, so either
--- chain may be indexed first. Blocks stored before this migration have no
--- rows here (EVM chains have no rederive yet).
+-- chain may be indexed first. The blocks stored before this migration gain
+-- their rows from their stored logs: evm_icm_backfill names each chain and
+-- its last block then, and the chain's indexer decodes those blocks'
+-- messenger logs at its start (it knows the chain's blockchain id and
+-- messenger; the store decodes nothing), then deletes the row.
 CREATE TABLE evm_icm_events (
     chain_id        BIGINT  NOT NULL,
     block_number    BIGINT  NOT NULL,
@@ -30,3 +33,9 @@ CREATE INDEX evm_icm_events_message ON evm_icm_events (message_id, kind);
 CREATE INDEX evm_icm_events_sender ON evm_icm_events (sender);
 CREATE INDEX evm_icm_events_recipient ON evm_icm_events (recipient);
 CREATE INDEX evm_icm_events_time ON evm_icm_events (block_number);
+
+CREATE TABLE evm_icm_backfill (
+    chain_id BIGINT PRIMARY KEY,
+    up_to    BIGINT NOT NULL
+);
+INSERT INTO evm_icm_backfill (chain_id, up_to) SELECT chain_id, MAX(number) FROM evm_blocks GROUP BY chain_id;
