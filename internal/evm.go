@@ -357,8 +357,11 @@ type ICMEvent struct {
 	Messenger   common.Address
 	TxHash      common.Hash
 	BlockNumber uint64
-	LogIndex    uint32
-	MessageID   common.Hash
+	// BlockTime is the block's timestamp (unix seconds), set by the store's
+	// applier from its block.
+	BlockTime uint64
+	LogIndex  uint32
+	MessageID common.Hash
 	// SourceBlockchainID and DestinationBlockchainID are the message's two
 	// chains (the local chain on the side the event does not name); zero
 	// for add_fee, whose event names neither.

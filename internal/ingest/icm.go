@@ -36,6 +36,7 @@ func (e *evmFollower) backfillICM(ctx context.Context) error {
 		for i := range logs {
 			l := &logs[i]
 			if ev, ok := evm.DecodeICMEvent(&l.Log, l.TxHash, l.BlockNumber, messenger, e.chain.BlockchainID); ok {
+				ev.BlockTime = l.BlockTime
 				events = append(events, ev)
 			}
 		}

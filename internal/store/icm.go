@@ -35,7 +35,7 @@ type ICMBackfillStore interface {
 	ApplyICMBackfill(ctx context.Context, chainID uint64, events []internal.ICMEvent, done bool) error
 }
 
-var icmColumns = []string{"chain_id", "block_number", "log_index", "tx_hash", "kind", "messenger", "message_id",
+var icmColumns = []string{"chain_id", "block_number", "log_index", "block_time", "tx_hash", "kind", "messenger", "message_id",
 	"source_id", "destination_id", "nonce", "sender", "recipient", "required_gas", "data", "receipts",
 	"fee_token", "fee_amount", "deliverer", "reward_redeemer"}
 
@@ -43,7 +43,10 @@ var icmColumns = []string{"chain_id", "block_number", "log_index", "tx_hash", "k
 func applyICM(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
 	var events []internal.ICMEvent
 	for _, b := range blocks {
-		events = append(events, b.ICM...)
+		for _, e := range b.ICM {
+			e.BlockTime = uint64(b.Timestamp.Unix())
+			events = append(events, e)
+		}
 	}
 	return insertICM(ctx, tx, cid, events)
 }
@@ -81,7 +84,7 @@ func insertICM(ctx context.Context, tx *database.DB, cid int64, events []interna
 		case internal.ICMReceipt:
 			redeemer = e.RelayerRewardAddress[:]
 		}
-		rows = append(rows, []any{cid, int64(e.BlockNumber), int64(e.LogIndex), e.TxHash[:], string(e.Kind), e.Messenger[:],
+		rows = append(rows, []any{cid, int64(e.BlockNumber), int64(e.LogIndex), clampInt64(e.BlockTime), e.TxHash[:], string(e.Kind), e.Messenger[:],
 			e.MessageID[:], e.SourceBlockchainID[:], e.DestinationBlockchainID[:], nonce, sender, recipient, gas, data,
 			receipts, feeToken, feeAmount, deliverer, redeemer})
 	}
@@ -202,17 +205,22 @@ func (s *sqlStore) ICMMessages(ctx context.Context, f internal.ICMFilter, cursor
 	if f.Address != nil {
 		where, args = append(where, "(e.sender = ? OR e.recipient = ?)"), append(args, f.Address[:], f.Address[:])
 	}
-	having := ""
 	if cursor != nil {
-		having = "HAVING MIN(b.timestamp) < ? OR (MIN(b.timestamp) = ? AND e.message_id < ?)"
-		args = append(args, int64(cursor.Time), int64(cursor.Time), cursor.ID[:])
+		where = append(where, "(e.block_time < ? OR (e.block_time = ? AND e.message_id < ?))")
+		args = append(args, clampInt64(cursor.Time), clampInt64(cursor.Time), cursor.ID[:])
 	}
 	args = append(args, limit)
-	rows, err := s.db.Query(ctx, `SELECT e.message_id, MIN(b.timestamp) AS t
-		FROM evm_icm_events e JOIN evm_blocks b ON b.chain_id = e.chain_id AND b.number = e.block_number
+	// A message is listed at its first indexed send or delivery: the event
+	// with no earlier one of the same message (the filters select on what
+	// both carry). Walking the events from the newest finds a page without
+	// grouping every message.
+	rows, err := s.db.Query(ctx, `SELECT e.message_id, e.block_time FROM evm_icm_events e
 		WHERE `+strings.Join(where, " AND ")+`
-		GROUP BY e.message_id `+having+`
-		ORDER BY t DESC, e.message_id DESC LIMIT ?`, args...)
+		AND NOT EXISTS (SELECT 1 FROM evm_icm_events o WHERE o.message_id = e.message_id AND o.kind IN ('send', 'receive')
+			AND (o.block_time < e.block_time OR (o.block_time = e.block_time AND (o.chain_id < e.chain_id
+				OR (o.chain_id = e.chain_id AND (o.block_number < e.block_number
+					OR (o.block_number = e.block_number AND o.log_index < e.log_index)))))))
+		ORDER BY e.block_time DESC, e.message_id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: ICM messages: %w", err)
 	}
@@ -304,6 +312,7 @@ func (s *sqlStore) ICMBackfill(ctx context.Context, chainID uint64) (upTo uint64
 // StoredLog is a stored EVM log with its block and tx.
 type StoredLog struct {
 	BlockNumber uint64
+	BlockTime   uint64
 	TxHash      common.Hash
 	Log         internal.EVMLog
 }
@@ -311,8 +320,9 @@ type StoredLog struct {
 // EVMStoredLogs returns the stored logs of address on the chain in blocks
 // from..to, in block and log order.
 func (s *sqlStore) EVMStoredLogs(ctx context.Context, chainID uint64, address common.Address, from, to uint64) ([]StoredLog, error) {
-	rows, err := s.db.Query(ctx, `SELECT l.block_number, l.log_index, l.tx_index, l.topics, l.data, t.hash
+	rows, err := s.db.Query(ctx, `SELECT l.block_number, b.timestamp, l.log_index, l.tx_index, l.topics, l.data, t.hash
 		FROM evm_logs l JOIN evm_txs t ON t.chain_id = l.chain_id AND t.block_number = l.block_number AND t.idx = l.tx_index
+		JOIN evm_blocks b ON b.chain_id = l.chain_id AND b.number = l.block_number
 		WHERE l.chain_id = ? AND l.address = ? AND l.block_number >= ? AND l.block_number <= ?
 		ORDER BY l.block_number, l.log_index`, clampInt64(chainID), address[:], clampInt64(from), clampInt64(to))
 	if err != nil {
@@ -322,13 +332,13 @@ func (s *sqlStore) EVMStoredLogs(ctx context.Context, chainID uint64, address co
 	var out []StoredLog
 	for rows.Next() {
 		var (
-			number, index, txIndex int64
-			topics, data, hash     []byte
+			number, ts, index, txIndex int64
+			topics, data, hash         []byte
 		)
-		if err := rows.Scan(&number, &index, &txIndex, &topics, &data, &hash); err != nil {
+		if err := rows.Scan(&number, &ts, &index, &txIndex, &topics, &data, &hash); err != nil {
 			return nil, err
 		}
-		l := StoredLog{BlockNumber: uint64(number), TxHash: common.BytesToHash(hash),
+		l := StoredLog{BlockNumber: uint64(number), BlockTime: uint64(ts), TxHash: common.BytesToHash(hash),
 			Log: internal.EVMLog{TxIndex: uint32(txIndex), Index: uint32(index), Address: address, Data: data}}
 		for i := 0; i+32 <= len(topics); i += 32 {
 			l.Log.Topics = append(l.Log.Topics, common.BytesToHash(topics[i:i+32]))

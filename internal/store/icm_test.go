@@ -147,7 +147,7 @@ func TestICMBackfillReads(t *testing.T) {
 		for _, b := range bs[2:5] {
 			for _, l := range b.Logs {
 				if l.Address == token20 {
-					want = append(want, StoredLog{BlockNumber: b.Number, TxHash: b.Txs[l.TxIndex].Hash, Log: l})
+					want = append(want, StoredLog{BlockNumber: b.Number, BlockTime: uint64(b.Timestamp.Unix()), TxHash: b.Txs[l.TxIndex].Hash, Log: l})
 				}
 			}
 		}

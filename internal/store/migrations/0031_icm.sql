@@ -10,6 +10,7 @@ CREATE TABLE evm_icm_events (
     chain_id        BIGINT  NOT NULL,
     block_number    BIGINT  NOT NULL,
     log_index       INTEGER NOT NULL,
+    block_time      BIGINT  NOT NULL, -- the block's timestamp: the lists' order
     tx_hash         BYTEA   NOT NULL,
     kind            TEXT    NOT NULL, -- send, receive, executed, failed, receipt, add_fee
     messenger       BYTEA   NOT NULL,
@@ -30,9 +31,10 @@ CREATE TABLE evm_icm_events (
 );
 
 CREATE INDEX evm_icm_events_message ON evm_icm_events (message_id, kind);
-CREATE INDEX evm_icm_events_sender ON evm_icm_events (sender);
-CREATE INDEX evm_icm_events_recipient ON evm_icm_events (recipient);
-CREATE INDEX evm_icm_events_time ON evm_icm_events (block_number);
+CREATE INDEX evm_icm_events_sender ON evm_icm_events (sender, block_time);
+CREATE INDEX evm_icm_events_recipient ON evm_icm_events (recipient, block_time);
+-- The lists walk the messages' first events from the newest.
+CREATE INDEX evm_icm_events_time ON evm_icm_events (block_time, message_id);
 
 CREATE TABLE evm_icm_backfill (
     chain_id BIGINT PRIMARY KEY,
