@@ -187,6 +187,8 @@ type EVMBlockData struct {
 	NFTRefreshes []NFTRefresh
 	// Teleporter are the block's Teleporter messages, in log order.
 	Teleporter []TeleporterMessage
+	// ICM are the block's TeleporterMessenger events, in log order.
+	ICM []ICMEvent
 	// Balances are the native balance changes of the block, one per
 	// address, in address order.
 	Balances []EVMBalanceChange
@@ -320,3 +322,114 @@ type NFTToken struct {
 // EVMFeatures are the features an EVM chain may have enabled (the Data
 // API's schema ApiFeature).
 var EVMFeatures = []string{"nftIndexing", "webhooks", "teleporter"}
+
+// ICMEventKind names an event of ICM's TeleporterMessenger.
+type ICMEventKind string
+
+const (
+	// ICMSend is SendCrossChainMessage, on the source chain.
+	ICMSend ICMEventKind = "send"
+	// ICMReceive is ReceiveCrossChainMessage, on the destination chain.
+	ICMReceive ICMEventKind = "receive"
+	// ICMExecuted and ICMExecutionFailed are the message's execution on
+	// the destination chain (a failed one may be retried).
+	ICMExecuted        ICMEventKind = "executed"
+	ICMExecutionFailed ICMEventKind = "failed"
+	// ICMReceipt is ReceiptReceived, on the source chain: the destination
+	// confirmed the delivery, the fee goes to the relayer.
+	ICMReceipt ICMEventKind = "receipt"
+	// ICMAddFee is AddFeeAmount, on the source chain: the fee grew.
+	ICMAddFee ICMEventKind = "add_fee"
+)
+
+// ICMReceiptInfo is one receipt that a message carries back to the chain
+// that sent the message it confirms.
+type ICMReceiptInfo struct {
+	ReceivedMessageNonce *big.Int       `json:"nonce"`
+	RelayerRewardAddress common.Address `json:"relayer"`
+}
+
+// ICMEvent is one event of ICM's TeleporterMessenger, decoded. The message
+// fields are set on send, receive and failed; the fee on send, receipt
+// and add_fee.
+type ICMEvent struct {
+	Kind        ICMEventKind
+	Messenger   common.Address
+	TxHash      common.Hash
+	BlockNumber uint64
+	// BlockTime is the block's timestamp (unix seconds), set by the store's
+	// applier from its block.
+	BlockTime uint64
+	LogIndex  uint32
+	MessageID common.Hash
+	// SourceBlockchainID and DestinationBlockchainID are the message's two
+	// chains (the local chain on the side the event does not name); zero
+	// for add_fee, whose event names neither.
+	SourceBlockchainID      ids.ID
+	DestinationBlockchainID ids.ID
+
+	Nonce            *big.Int
+	From, To         common.Address
+	RequiredGasLimit *big.Int
+	AllowedRelayers  []common.Address
+	Receipts         []ICMReceiptInfo
+	Data             []byte
+
+	FeeToken  common.Address
+	FeeAmount *big.Int
+
+	// Deliverer and RewardRedeemer are a receive's; RelayerRewardAddress a
+	// receipt's.
+	Deliverer, RewardRedeemer common.Address
+	RelayerRewardAddress      common.Address
+}
+
+// ICMTxEnd is one end of an ICM message: the tx that sent or delivered it.
+type ICMTxEnd struct {
+	// ChainID is the EVM chain id of the chain it is on.
+	ChainID   uint64
+	TxHash    common.Hash
+	Timestamp uint64
+	GasUsed   uint64
+	// Deliverer and RewardRedeemer are the delivery's (destination only).
+	Deliverer, RewardRedeemer common.Address
+}
+
+// ICMMessage is an ICM message as the indexed chains show it, joined across
+// its two chains: Source is nil while its source chain's send is not
+// indexed, Destination while no delivery is.
+type ICMMessage struct {
+	MessageID                                   common.Hash
+	Messenger                                   common.Address
+	SourceBlockchainID, DestinationBlockchainID ids.ID
+	Nonce                                       *big.Int
+	From, To                                    common.Address
+	RequiredGasLimit                            *big.Int
+	Data                                        []byte
+	Receipts                                    []ICMReceiptInfo
+	// FeeToken and FeeAmount are the relayer's reward (the send's fee plus
+	// any added); zero when only the destination is indexed.
+	FeeToken  common.Address
+	FeeAmount *big.Int
+	// Executed: the destination ran it (at delivery or on a retry);
+	// ReceiptDelivered: its receipt came back to the source chain.
+	Executed, ReceiptDelivered bool
+	Source, Destination        *ICMTxEnd
+}
+
+// ICMFilter selects ICM messages; zero fields select all.
+type ICMFilter struct {
+	SourceBlockchainID, DestinationBlockchainID *ids.ID
+	// BlockchainID is either end.
+	BlockchainID *ids.ID
+	From, To     *common.Address
+	// Address is either the sender or the recipient.
+	Address *common.Address
+}
+
+// ICMCursor is where a page of ICM messages (newest first) resumes: after
+// the message at Time (its first indexed event's block time) and ID.
+type ICMCursor struct {
+	Time uint64
+	ID   common.Hash
+}

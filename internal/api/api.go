@@ -87,6 +87,7 @@ type DataSource interface {
 type EVMSource interface {
 	store.EVMReader
 	store.NFTReader
+	store.ICMStore
 }
 
 // ChainRegistry is the set of EVM chains served (evmchains.Registry): the
@@ -264,6 +265,12 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices", Handler: a.handle(a.listVertices)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices/{vertexHash}", Handler: a.handle(a.getVertex)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/vertices:listByHeight", Handler: a.handle(a.getVertexByHeight)},
+		{Pattern: "GET /v1/icm/messages/{messageId}", Handler: a.handle(a.getIcmMessage)},
+		{Pattern: "GET /v1/icm/messages", Handler: a.handle(a.listIcmMessages)},
+		{Pattern: "GET /v1/icm/addresses/{address}/messages", Handler: a.handle(a.listIcmMessagesByAddress)},
+		{Pattern: "GET /v1/teleporter/messages/{messageId}", Handler: a.handle(a.getTeleporterMessage)},
+		{Pattern: "GET /v1/teleporter/messages", Handler: a.handle(a.listTeleporterMessages)},
+		{Pattern: "GET /v1/teleporter/addresses/{address}/messages", Handler: a.handle(a.listTeleporterMessagesByAddress)},
 		{Pattern: "GET /v1/chains", Handler: a.handle(a.listChains)},
 		{Pattern: "GET /v1/chains/{chainId}", Handler: a.handle(a.getChain)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}", Handler: a.handle(a.getContractMetadata)},

@@ -158,6 +158,9 @@ func (d *decoder) decode(rb *rpcBlock, in Input) error {
 		if m, ok := teleporter(l, b.Txs[l.TxIndex].Hash, b.Number, messenger, d.cfg.BlockchainID); ok {
 			b.Teleporter = append(b.Teleporter, m)
 		}
+		if ev, ok := icmEvent(l, b.Txs[l.TxIndex].Hash, b.Number, messenger, d.cfg.BlockchainID); ok {
+			b.ICM = append(b.ICM, ev)
+		}
 	}
 
 	if in.Traces != nil {

@@ -38,6 +38,9 @@ type evmFollower struct {
 	perTxReceipts bool
 	traced        atomic.Bool
 	genesis       map[common.Address]*big.Int
+	// icmBackfilled: the blocks stored before ICM events were have them
+	// (backfillICM ran, or had nothing to do).
+	icmBackfilled bool
 
 	// types caches the ERC types of contracts the store holds, so that
 	// blocks of token transfers do not each ask the store; only committed
@@ -67,6 +70,12 @@ func (e *evmFollower) step(ctx context.Context) (bool, error) {
 		if err != nil || !ready {
 			return true, err
 		}
+	}
+	if !e.icmBackfilled {
+		if err := e.backfillICM(ctx); err != nil {
+			return true, err
+		}
+		e.icmBackfilled = true
 	}
 	return follow(ctx, e.ix, e.follower())
 }

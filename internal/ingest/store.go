@@ -46,4 +46,8 @@ type Store interface {
 	EVMContractTypes(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]internal.ERCType, error)
 	NFTTokenIDs(ctx context.Context, chainID uint64, token common.Address, from, to *big.Int, limit int) ([]*big.Int, error)
 	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
+	// The ICM events of blocks stored before they were (icm.go).
+	ICMBackfill(ctx context.Context, chainID uint64) (upTo uint64, ok bool, err error)
+	EVMStoredLogs(ctx context.Context, chainID uint64, address common.Address, from, to uint64) ([]store.StoredLog, error)
+	ApplyICMBackfill(ctx context.Context, chainID uint64, events []internal.ICMEvent, done bool) error
 }

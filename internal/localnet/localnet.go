@@ -183,6 +183,9 @@ func nodeArgs(dir string, httpPort int, logLevel string, networkArgs []string) (
 		"eth-apis":           []string{"eth", "eth-filter", "net", "web3", "internal-eth", "internal-blockchain", "internal-transaction", "internal-debug", "debug-tracer"},
 		"log-level":          "warn",
 		"state-sync-enabled": false,
+		// ICM's TeleporterMessenger is deployed by a keyless transaction
+		// signed without a chain id (the same address on every chain).
+		"allow-unprotected-txs": true,
 		// Without it coreth makes a keystore under $TMPDIR and leaves it.
 		"keystore-directory": filepath.Join(dir, "coreth-keystore"),
 	}

@@ -31,6 +31,7 @@ type Source interface {
 	MetricRollupRanges(ctx context.Context, key string, ranges []store.RollupRange) ([][]chainmetrics.Rollup, error)
 	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]store.StakingInterval, int64, error)
 	ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) ([]store.ValidatorRewardAddresses, error)
+	ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, to int64) ([]store.ICMHourCount, error)
 }
 
 // EVMChain is an EVM chain of the registry, for /v2/chains.
@@ -126,6 +127,8 @@ func (a *API) Routes() []Route {
 		Route{"GET /v2/health-check", a.handle(a.healthCheck)},
 		Route{"GET /v2/networks/{network}/metrics/{metric}", a.handle(a.stakingMetrics)},
 		Route{"GET /v2/subnets/{subnetId}/validators:getAddresses", a.handle(a.validatorsByDateRange)},
+		Route{"GET /v2/icm/timeseries", a.handle(a.icmTimeseries)},
+		Route{"GET /v2/icm/summary", a.handle(a.icmSummary)},
 	)
 	return rs
 }

@@ -59,6 +59,8 @@ type Store interface {
 	MetricStore
 	EVMStore
 	NFTStore
+	ICMStore
+	ICMBackfillStore
 	APIKeyStore
 	LeaseStore
 	RederiveStore

@@ -92,6 +92,39 @@ func (n *Network) SendEVMTx(ctx context.Context, to *common.Address, value *big.
 // sendEVMTx is SendEVMTx on the EVM chain whose JSON-RPC is at rpcURL and
 // whose EVM chain id is evmChainID.
 func (n *Network) sendEVMTx(ctx context.Context, rpcURL string, evmChainID uint64, to *common.Address, value *big.Int, data []byte, gas uint64) (*types.Receipt, error) {
+	return n.sendEVMTxList(ctx, rpcURL, evmChainID, to, value, data, gas, nil)
+}
+
+// SendEVMTxAccessList is SendEVMTx with an access list (a warp message's
+// predicate rides in one) on the EVM chain at rpcURL whose EVM chain id is
+// evmChainID.
+func (n *Network) SendEVMTxAccessList(ctx context.Context, rpcURL string, evmChainID uint64, to *common.Address, data []byte, gas uint64, al types.AccessList) (*types.Receipt, error) {
+	return n.sendEVMTxList(ctx, rpcURL, evmChainID, to, nil, data, gas, al)
+}
+
+// SendRawEVMTx sends an already signed transaction to the EVM chain at
+// rpcURL and waits for its receipt (a receipt whose status is not
+// successful comes with an error).
+func SendRawEVMTx(ctx context.Context, rpcURL string, tx *types.Transaction) (*types.Receipt, error) {
+	ec, err := ethclient.DialContext(ctx, rpcURL)
+	if err != nil {
+		return nil, fmt.Errorf("dialing %s: %w", rpcURL, err)
+	}
+	defer ec.Close()
+	if err := ec.SendTransaction(ctx, tx); err != nil {
+		return nil, fmt.Errorf("eth_sendRawTransaction: %w", err)
+	}
+	r, err := waitReceipt(ctx, ec, tx.Hash())
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return r, fmt.Errorf("EVM tx %s failed (receipt status %d)", tx.Hash(), r.Status)
+	}
+	return r, nil
+}
+
+func (n *Network) sendEVMTxList(ctx context.Context, rpcURL string, evmChainID uint64, to *common.Address, value *big.Int, data []byte, gas uint64, al types.AccessList) (*types.Receipt, error) {
 	if value == nil {
 		value = new(big.Int)
 	}
@@ -109,7 +142,7 @@ func (n *Network) sendEVMTx(ctx context.Context, rpcURL string, evmChainID uint6
 		return nil, fmt.Errorf("eth_getTransactionCount: %w", err)
 	}
 	if gas == 0 {
-		est, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: n.EthAddr, To: to, Value: value, Data: data})
+		est, err := ec.EstimateGas(ctx, ethereum.CallMsg{From: n.EthAddr, To: to, Value: value, Data: data, AccessList: al})
 		if err != nil {
 			return nil, fmt.Errorf("eth_estimateGas: %w", err)
 		}
@@ -126,14 +159,15 @@ func (n *Network) sendEVMTx(ctx context.Context, rpcURL string, evmChainID uint6
 	feeCap := new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(2)), tip)
 	chainID := new(big.Int).SetUint64(evmChainID)
 	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{
-		ChainID:   chainID,
-		Nonce:     uint64(nonce),
-		GasTipCap: tip,
-		GasFeeCap: feeCap,
-		Gas:       gas,
-		To:        to,
-		Value:     value,
-		Data:      data,
+		ChainID:    chainID,
+		Nonce:      uint64(nonce),
+		GasTipCap:  tip,
+		GasFeeCap:  feeCap,
+		Gas:        gas,
+		To:         to,
+		Value:      value,
+		Data:       data,
+		AccessList: al,
 	}), types.LatestSignerForChainID(chainID), n.Key.ToECDSA())
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w", err)

@@ -58,6 +58,11 @@ const (
 // start of the L1 network leave its directory (the node's logs).
 const L1KeepEnv = "AVAINDEX_L1_KEEP"
 
+// ICMMessengerDeployer is the sender of ICM v1.0.0's keyless
+// TeleporterMessenger deployment, enabled by the L1's contract deployer
+// allow list.
+const ICMMessengerDeployer = "0x618FEdD9A45a8C456812ecAAE70C671c6249DfaC"
+
 // L1MinBaseFee is the L1 genesis's feeConfig.minBaseFee, in wei.
 var L1MinBaseFee = big.NewInt(1_000_000_000) // 1 gwei
 
@@ -100,10 +105,12 @@ func L1Genesis() []byte {
 				"maxBlockGasCost":  1_000_000,
 				"blockGasCostStep": 0,
 			},
-			"warpConfig":                      map[string]any{"blockTimestamp": l1GenesisTime, "quorumNumerator": 67},
-			"contractNativeMinterConfig":      admins,
-			"feeManagerConfig":                admins,
-			"contractDeployerAllowListConfig": admins,
+			"warpConfig":                 map[string]any{"blockTimestamp": l1GenesisTime, "quorumNumerator": 67},
+			"contractNativeMinterConfig": admins,
+			"feeManagerConfig":           admins,
+			// ICM's keyless deployer may deploy the TeleporterMessenger.
+			"contractDeployerAllowListConfig": map[string]any{"blockTimestamp": l1GenesisTime, "adminAddresses": admin,
+				"enabledAddresses": []string{ICMMessengerDeployer}},
 		},
 		"alloc": map[string]any{
 			LocalEthAddress: map[string]any{"balance": "0x" + L1Funds.Text(16)},
@@ -135,7 +142,9 @@ func l1ChainConfig(dir string) ([]byte, error) {
 		"eth-apis":           []string{"eth", "eth-filter", "net", "web3", "internal-eth", "internal-blockchain", "internal-transaction", "internal-debug", "debug-tracer"},
 		"log-level":          "warn",
 		"state-sync-enabled": false,
-		"keystore-directory": filepath.Join(dir, "subnet-evm-keystore"),
+		// ICM's keyless deployment transaction has no chain id.
+		"allow-unprotected-txs": true,
+		"keystore-directory":    filepath.Join(dir, "subnet-evm-keystore"),
 	})
 }
 

@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/libevm/core/types"
 
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/service"
@@ -21,7 +28,9 @@ import (
 // plugin (tools/l1node, built once per machine: minutes the first time),
 // one subnet-evm chain on it converted to an L1 that the node validates.
 // avaindex indexes that network with no EVM configuration: it finds the
-// L1's chain on the P-chain. The demo is the L1's (contracts.RunL1); the
+// L1's chain on the P-chain. The demo is the L1's (contracts.RunL1) and
+// ICM's (contracts.RunICM, a message each way relayed with avaindex's
+// signature aggregation); the
 // primary-network demo, whose staking would stall a network of one
 // validator, runs without --l1.
 
@@ -95,14 +104,14 @@ Ctrl-C stops both.
 			case <-ctx.Done():
 				return
 			}
-			s, err := runL1Demo(ctx, l, base, os.Stderr)
+			s, icm, err := runL1Demo(ctx, l, base, os.Stderr)
 			if err != nil {
 				if ctx.Err() == nil {
 					fmt.Fprintln(os.Stderr, "devnet: the L1 demo failed (avaindex keeps serving):", err)
 				}
 				return
 			}
-			printSurfaces(os.Stdout, l1Surfaces(base, l, s))
+			printSurfaces(os.Stdout, l1Surfaces(base, l, s, icm))
 		}()
 	}
 	select {
@@ -113,36 +122,105 @@ Ctrl-C stops both.
 	}
 }
 
-// runL1Demo issues the L1's demo and waits until avaindex at base has
-// indexed the L1's chain up to its last block.
-func runL1Demo(ctx context.Context, l *testnet.EVML1, base string, progress io.Writer) (*contracts.L1Scenario, error) {
+// runL1Demo issues the L1's demo and the ICM demo (a message each way
+// between the C-chain and the L1, relayed with avaindex's signature
+// aggregation at base), and waits until avaindex has indexed both chains
+// up to their last blocks.
+func runL1Demo(ctx context.Context, l *testnet.EVML1, base string, progress io.Writer) (*contracts.L1Scenario, *contracts.ICMRun, error) {
 	fmt.Fprintln(progress, "devnet: issuing the L1 demo (a transfer, a native-minter mint, an ERC-20)...")
 	s, err := contracts.RunL1(ctx, l)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	fmt.Fprintln(progress, "devnet: relaying ICM messages between the C-chain and the L1 (TeleporterMessenger v1.0.0)...")
+	// Warp verifies against a P-chain epoch begun after the conversion.
+	if _, err := l.Net.AdvanceEpoch(ctx, l.L1.ConvertedHeight); err != nil {
+		return nil, nil, err
+	}
+	icm, err := contracts.RunICM(ctx, l, func(ctx context.Context, logData []byte, signing *ids.ID) ([]byte, error) {
+		return aggregateWarp(ctx, base, logData, signing)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("the ICM demo: %w", err)
+	}
+	want := map[string]uint64{fmt.Sprintf("evm:%d", l.EVMChainID): s.Last}
+	for _, d := range icm.Msgs {
+		for _, r := range []*types.Receipt{d.Sent, d.Delivered} {
+			if r == nil {
+				continue
+			}
+			e := d.From
+			if r == d.Delivered {
+				e = d.To
+			}
+			key := fmt.Sprintf("evm:%d", e.EVMChainID)
+			want[key] = max(want[key], r.BlockNumber.Uint64())
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	key := fmt.Sprintf("evm:%d", l.EVMChainID)
 	for {
 		var r struct {
 			Indexer struct {
 				Heights map[string]uint64 `json:"heights"`
 			} `json:"indexer"`
 		}
-		if err := getJSON(ctx, base+"/readyz", &r); err == nil && r.Indexer.Heights[key] >= s.Last {
-			return s, nil
+		if err := getJSON(ctx, base+"/readyz", &r); err == nil {
+			done := true
+			for k, h := range want {
+				done = done && r.Indexer.Heights[k] >= h
+			}
+			if done {
+				return s, icm, nil
+			}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("avaindex did not index the L1 demo: %w", ctx.Err())
+			return nil, nil, fmt.Errorf("avaindex did not index the L1 demo: %w", ctx.Err())
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }
 
+// aggregateWarp has avaindex at base aggregate a warp message's
+// signatures, given as its SendWarpMessage log's data.
+func aggregateWarp(ctx context.Context, base string, logData []byte, signing *ids.ID) ([]byte, error) {
+	req := map[string]any{"message": hex.EncodeToString(logData)}
+	if signing != nil {
+		req["signingSubnetId"] = signing.String()
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/signatureAggregator/"+demoNetwork+"/aggregateSignatures", bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return nil, fmt.Errorf("the signature aggregator answered %d: %s", resp.StatusCode, body)
+	}
+	var out struct {
+		SignedMessage string `json:"signedMessage"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, err
+	}
+	return hex.DecodeString(out.SignedMessage)
+}
+
 // l1Surfaces are the commands that show the L1 demo.
-func l1Surfaces(base string, l *testnet.EVML1, s *contracts.L1Scenario) []surface {
+func l1Surfaces(base string, l *testnet.EVML1, s *contracts.L1Scenario, icm *contracts.ICMRun) []surface {
 	chain := fmt.Sprintf("%s/v1/chains/%d", base, l.EVMChainID)
 	get := func(what, url string) surface { return surface{what, fmt.Sprintf("curl -s '%s'", url)} }
 	return []surface{
@@ -155,5 +233,9 @@ func l1Surfaces(base string, l *testnet.EVML1, s *contracts.L1Scenario) []surfac
 		get("Alice's native balance (a transfer)", chain+"/addresses/"+s.Alice.Hex()+"/balances:getNative"),
 		get("Bob's (minted by the native minter)", chain+"/addresses/"+s.Bob.Hex()+"/balances:getNative"),
 		get("Bob's before the mint", fmt.Sprintf("%s/addresses/%s/balances:getNative?blockNumber=%d", chain, s.Bob.Hex(), s.First)),
+		get("an ICM message C-chain -> L1, relayed, its receipt back", base+"/v1/icm/messages/"+hex.EncodeToString(icm.Msgs[0].ID[:])),
+		get("an ICM message L1 -> C-chain, carrying receipts", base+"/v1/icm/messages/"+hex.EncodeToString(icm.Msgs[2].ID[:])),
+		get("the ICM messages the L1 sent or received", base+"/v1/icm/messages?blockchainId="+l.BlockchainID.String()),
+		get("the ICM messages sent, over rolling windows", base+"/v2/icm/summary"),
 	}
 }

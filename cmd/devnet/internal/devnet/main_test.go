@@ -278,7 +278,7 @@ func TestDemoL1(t *testing.T) {
 	}
 	runDevnetUntil(t, t.TempDir(), demoDone, func(_, out string) {
 		cmds := printedCommand.FindAllStringSubmatch(out, -1)
-		if len(cmds) < 9 {
+		if len(cmds) < 13 {
 			t.Fatalf("devnet --l1 printed %d commands:\n%s", len(cmds), out)
 		}
 		bodies := map[string]string{}
@@ -299,10 +299,25 @@ func TestDemoL1(t *testing.T) {
 			}
 			bodies[c[1]] = string(b)
 		}
+		// The ICM messages: each way, delivered, the first one's receipt
+		// back on the C-chain.
+		icm := 0
+		for u, body := range bodies {
+			if strings.Contains(u, "/v1/icm/messages/") {
+				icm++
+				if !strings.Contains(body, `"status":"delivered"`) || !strings.Contains(body, `"messageExecuted":true`) {
+					t.Errorf("%s: %s, want a delivered and executed message", u, body)
+				}
+			}
+		}
+		if icm != 2 {
+			t.Errorf("devnet --l1 printed %d ICM message commands, want 2", icm)
+		}
 		for substr, want := range map[string]string{
 			"/v1/chains":          `"chainId":"78787"`,
 			"/transfers":          `"value":"1234"`,
 			"/balances:getNative": `"balance":"424242"`,
+			"/v2/icm/summary":     `"allTime":4`,
 		} {
 			found := false
 			for u, body := range bodies {
