@@ -57,6 +57,7 @@ type Store interface {
 	EVMStore
 	NFTStore
 	APIKeyStore
+	WebhookStore
 	LeaseStore
 	RederiveStore
 
