@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -47,6 +48,36 @@ type watchIndex struct {
 	loaded  bool
 	hooks   []watchHook
 	byAddr  map[watchKey][]int32
+	// filter is a Bloom filter of the watched addresses: most of a
+	// block's parties are watched by none, and a miss here costs no map
+	// lookup.
+	filter []uint64
+}
+
+// filterBits is the Bloom filter's size: 2^20 bits (128 KiB), about 3%
+// false positives at 100,000 addresses.
+const filterBits = 1 << 20
+
+// filterHashes are an address's two bits. Addresses are hashes (or
+// chosen by their owner: a collision costs only a map lookup).
+func filterHashes(a *common.Address) (uint64, uint64) {
+	return binary.LittleEndian.Uint64(a[0:8]) % filterBits, binary.LittleEndian.Uint64(a[12:20]) % filterBits
+}
+
+func (ix *watchIndex) mayWatch(a *common.Address) bool {
+	h1, h2 := filterHashes(a)
+	return ix.filter[h1/64]&(1<<(h1%64)) != 0 && ix.filter[h2/64]&(1<<(h2%64)) != 0
+}
+
+// setIndex replaces the index's webhooks and addresses.
+func (ix *watchIndex) setIndex(hooks []watchHook, byAddr map[watchKey][]int32) {
+	ix.hooks, ix.byAddr = hooks, byAddr
+	ix.filter = make([]uint64, filterBits/64)
+	for k := range byAddr {
+		h1, h2 := filterHashes(&k.addr)
+		ix.filter[h1/64] |= 1 << (h1 % 64)
+		ix.filter[h2/64] |= 1 << (h2 % 64)
+	}
 }
 
 type watchIndexKey struct{}
@@ -67,7 +98,8 @@ func webhookIndex(ctx context.Context, tx *database.DB) (*watchIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.hooks, ix.byAddr, ix.version, ix.loaded = hooks, byAddr, version, true
+	ix.setIndex(hooks, byAddr)
+	ix.version, ix.loaded = version, true
 	return ix, nil
 }
 
@@ -134,23 +166,42 @@ func (ix *watchIndex) match(cid int64, b *internal.EVMBlockData) []webhookMatch 
 		return nil
 	}
 	var out []webhookMatch
-	seen := map[webhookMatch]bool{}
+	var seen map[webhookMatch]bool
 	sec := b.Timestamp.Unix()
 	add := func(addr common.Address, tx int, internalOnly bool) {
+		if !ix.mayWatch(&addr) {
+			return
+		}
 		for _, h := range ix.byAddr[watchKey{cid, addr}] {
 			hk := &ix.hooks[h]
 			if sec < hk.created || (internalOnly && !hk.internal) {
 				continue
 			}
 			m := webhookMatch{h, tx}
+			if seen == nil {
+				seen = map[webhookMatch]bool{}
+			}
 			if !seen[m] {
 				seen[m] = true
 				out = append(out, m)
 			}
 		}
 	}
+	watches := func(a *common.Address) bool {
+		return ix.mayWatch(a) && len(ix.byAddr[watchKey{cid, *a}]) > 0
+	}
 	var byHash map[common.Hash]int
+	lookups := 0
 	txOf := func(h common.Hash) (int, bool) {
+		// Matches are rare: a few scans cost less than the map.
+		if lookups++; lookups <= 8 {
+			for i := range b.Txs {
+				if b.Txs[i].Hash == h {
+					return i, true
+				}
+			}
+			return 0, false
+		}
 		if byHash == nil {
 			byHash = make(map[common.Hash]int, len(b.Txs))
 			for i := range b.Txs {
@@ -169,7 +220,7 @@ func (ix *watchIndex) match(cid int64, b *internal.EVMBlockData) []webhookMatch 
 	}
 	for j := range b.Transfers {
 		tr := &b.Transfers[j]
-		if len(ix.byAddr[watchKey{cid, tr.From}]) == 0 && len(ix.byAddr[watchKey{cid, tr.To}]) == 0 {
+		if !watches(&tr.From) && !watches(&tr.To) {
 			continue
 		}
 		if i, ok := txOf(tr.TxHash); ok {
@@ -179,7 +230,7 @@ func (ix *watchIndex) match(cid int64, b *internal.EVMBlockData) []webhookMatch 
 	}
 	for j := range b.InternalTxs {
 		it := &b.InternalTxs[j]
-		if len(ix.byAddr[watchKey{cid, it.From}]) == 0 && len(ix.byAddr[watchKey{cid, it.To}]) == 0 {
+		if !watches(&it.From) && !watches(&it.To) {
 			continue
 		}
 		if i, ok := txOf(it.TxHash); ok {
@@ -288,87 +339,90 @@ func newEventRenderer(b *internal.EVMBlockData, cid int64) *eventRenderer {
 	return r
 }
 
+// The wire types' fields are in the byte order of their JSON names, so
+// that encoding/json writes the canonical form (RFC 8785) directly.
+
 type wireTransfer struct {
-	TransactionHash string     `json:"transactionHash"`
-	Type            string     `json:"type"`
-	From            string     `json:"from"`
-	To              string     `json:"to"`
-	Value           string     `json:"value"`
-	TokenID         string     `json:"tokenId,omitempty"`
 	BlockTimestamp  int64      `json:"blockTimestamp"`
-	LogIndex        uint32     `json:"logIndex"`
+	ERC1155Token    *wireToken `json:"erc1155Token,omitempty"`
 	ERC20Token      *wireToken `json:"erc20Token,omitempty"`
 	ERC721Token     *wireToken `json:"erc721Token,omitempty"`
-	ERC1155Token    *wireToken `json:"erc1155Token,omitempty"`
+	From            string     `json:"from"`
+	LogIndex        uint32     `json:"logIndex"`
+	To              string     `json:"to"`
+	TokenID         string     `json:"tokenId,omitempty"`
+	TransactionHash string     `json:"transactionHash"`
+	Type            string     `json:"type"`
+	Value           string     `json:"value"`
 }
 
 type wireToken struct {
 	Address           string `json:"address"`
+	Decimals          int    `json:"decimals"`
 	Name              string `json:"name"`
 	Symbol            string `json:"symbol"`
-	Decimals          int    `json:"decimals"`
 	ValueWithDecimals string `json:"valueWithDecimals"`
 }
 
 type wireInternalTx struct {
 	From            string `json:"from"`
-	To              string `json:"to"`
-	InternalTxType  string `json:"internalTxType"`
-	Value           string `json:"value"`
-	GasUsed         string `json:"gasUsed"`
 	GasLimit        string `json:"gasLimit"`
+	GasUsed         string `json:"gasUsed"`
+	InternalTxType  string `json:"internalTxType"`
+	To              string `json:"to"`
 	TransactionHash string `json:"transactionHash"`
+	Value           string `json:"value"`
 }
 
 type wireLog struct {
 	Address          string `json:"address"`
+	Data             string `json:"data"`
+	LogIndex         uint32 `json:"logIndex"`
+	Removed          bool   `json:"removed"`
 	Topic0           string `json:"topic0"`
 	Topic1           string `json:"topic1,omitempty"`
 	Topic2           string `json:"topic2,omitempty"`
 	Topic3           string `json:"topic3,omitempty"`
-	Data             string `json:"data"`
 	TransactionIndex uint32 `json:"transactionIndex"`
-	LogIndex         uint32 `json:"logIndex"`
-	Removed          bool   `json:"removed"`
 }
 
 type wireTransaction struct {
 	BlockHash                string           `json:"blockHash"`
 	BlockNumber              string           `json:"blockNumber"`
+	BlockTimestamp           int64            `json:"blockTimestamp"`
+	ChainID                  string           `json:"chainId"`
+	ContractAddress          string           `json:"contractAddress,omitempty"`
+	ERC1155Transfers         []wireTransfer   `json:"erc1155Transfers"`
+	ERC20Transfers           []wireTransfer   `json:"erc20Transfers"`
+	ERC721Transfers          []wireTransfer   `json:"erc721Transfers"`
 	From                     string           `json:"from"`
 	Gas                      string           `json:"gas"`
 	GasPrice                 string           `json:"gasPrice"`
+	Input                    string           `json:"input"`
+	InternalTransactions     []wireInternalTx `json:"internalTransactions,omitempty"`
 	MaxFeePerGas             string           `json:"maxFeePerGas"`
 	MaxPriorityFeePerGas     string           `json:"maxPriorityFeePerGas"`
-	TxHash                   string           `json:"txHash"`
-	TxStatus                 string           `json:"txStatus"`
-	Input                    string           `json:"input"`
 	Nonce                    string           `json:"nonce"`
+	ReceiptCumulativeGasUsed string           `json:"receiptCumulativeGasUsed"`
+	ReceiptEffectiveGasPrice string           `json:"receiptEffectiveGasPrice"`
+	ReceiptGasUsed           string           `json:"receiptGasUsed"`
+	ReceiptRoot              string           `json:"receiptRoot"`
 	To                       string           `json:"to"`
 	TransactionIndex         uint32           `json:"transactionIndex"`
-	Value                    string           `json:"value"`
+	TxHash                   string           `json:"txHash"`
+	TxStatus                 string           `json:"txStatus"`
 	Type                     uint8            `json:"type"`
-	ChainID                  string           `json:"chainId"`
-	ReceiptCumulativeGasUsed string           `json:"receiptCumulativeGasUsed"`
-	ReceiptGasUsed           string           `json:"receiptGasUsed"`
-	ReceiptEffectiveGasPrice string           `json:"receiptEffectiveGasPrice"`
-	ReceiptRoot              string           `json:"receiptRoot"`
-	BlockTimestamp           int64            `json:"blockTimestamp"`
-	ContractAddress          string           `json:"contractAddress,omitempty"`
-	ERC20Transfers           []wireTransfer   `json:"erc20Transfers"`
-	ERC721Transfers          []wireTransfer   `json:"erc721Transfers"`
-	ERC1155Transfers         []wireTransfer   `json:"erc1155Transfers"`
-	InternalTransactions     []wireInternalTx `json:"internalTransactions,omitempty"`
+	Value                    string           `json:"value"`
 }
 
 type wireEvent struct {
-	WebhookID string `json:"webhookId"`
+	Event struct {
+		Logs        []wireLog       `json:"logs,omitempty"`
+		Transaction wireTransaction `json:"transaction"`
+	} `json:"event"`
 	EventType string `json:"eventType"`
 	MessageID string `json:"messageId"`
-	Event     struct {
-		Transaction wireTransaction `json:"transaction"`
-		Logs        []wireLog       `json:"logs,omitempty"`
-	} `json:"event"`
+	WebhookID string `json:"webhookId"`
 }
 
 func decString(b *big.Int) string {
@@ -454,7 +508,19 @@ func (r *eventRenderer) payload(h *watchHook, msgID string, i int) ([]byte, erro
 			e.Event.Logs = append(e.Event.Logs, wl)
 		}
 	}
-	return CanonicalJSON(e)
+	return encodeCanonical(e)
+}
+
+// encodeCanonical encodes v, whose struct fields are in the order of
+// their names, without HTML escapes: its canonical form.
+func encodeCanonical(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // token is a transfer's token as the block tells it (its contract
@@ -505,11 +571,5 @@ func CanonicalJSON(v any) ([]byte, error) {
 	if err := dec.Decode(&generic); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(generic); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return encodeCanonical(generic)
 }
