@@ -196,6 +196,35 @@ func TestWebhooksDelivery(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		// The backlog shows in /readyz and /metrics.
+		for {
+			var r struct {
+				Indexer struct {
+					Queues map[string]int64 `json:"queues"`
+				} `json:"indexer"`
+			}
+			resp, err := http.Get(a.base + "/readyz")
+			if err == nil {
+				_ = json.NewDecoder(resp.Body).Decode(&r)
+				resp.Body.Close()
+			}
+			if r.Indexer.Queues["webhooks"] >= 1 {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("no webhooks backlog in /readyz: %v", r.Indexer.Queues)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if resp, err := http.Get(a.base + "/metrics"); err != nil {
+			t.Error(err)
+		} else {
+			m, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(m), "\navaindex_webhook_backlog ") {
+				t.Error("/metrics has no avaindex_webhook_backlog")
+			}
+		}
 		rcv.down.Store(false)
 		waitAll("the receiver back")
 
