@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -238,4 +239,59 @@ func TestWebhookBadRequests(t *testing.T) {
 	if rec := call(t, h, "k", "GET", "/v1/webhooks/nope", ""); rec.Code != http.StatusNotFound {
 		t.Errorf("unknown webhook: %d", rec.Code)
 	}
+}
+
+// FuzzWebhookBodies sends arbitrary bodies to the webhook operations that
+// take one: each answers 2xx with a body of the reference's shape, or a
+// 4xx; never a 5xx. An accepted webhook holds only valid addresses and an
+// http(s) URL.
+func FuzzWebhookBodies(f *testing.F) {
+	for _, s := range []string{
+		`{"eventType":"address_activity","url":"https://example.org/h","chainId":"99999","metadata":{"addresses":["0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E"]}}`,
+		`{"eventType":"address_activity","url":"http://[::1]:80/x","chainId":"99999","metadata":{"addresses":[],"eventSignatures":["0x61cbb2a3dee0b6064c2e681aadd61677fb4ef319f0b547508d495626f5a62f64"]},"includeLogs":true,"includeInternalTxs":true}`,
+		`{"name":"x","status":"inactive","url":"https://a.b"}`, `{"addresses":["0x0000000000000000000000000000000000000001"]}`,
+		`{"addresses":null}`, `{}`, `null`, `[]`, `{"metadata":{"addresses":[1]}}`, `{"chainId":99999}`, "\x00", `{"url":"https://%zz"}`,
+	} {
+		f.Add(s)
+	}
+	h, _ := newWebhookAPI(f, "sqlite:"+filepath.Join(f.TempDir(), "fuzz.db"), store.WebhookLimits{Webhooks: 1 << 30, Addresses: 1 << 30})
+	doc := openapitest.Default(f)
+	send := func(t testing.TB, method, target, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(HeaderDataAPIKey, "fuzz")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("%s %s %q: %d %s", method, target, body, rec.Code, rec.Body)
+		}
+		path, _, _ := strings.Cut(target, "?")
+		if err := doc.CheckResponse(method, path, rec.Code, rec.Body.Bytes()); err != nil {
+			t.Fatalf("%s %s %q: %v", method, target, body, err)
+		}
+		return rec
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var hook webhookResponse
+		if rec := send(t, "POST", "/v1/webhooks", body); rec.Code == http.StatusCreated {
+			if err := json.Unmarshal(rec.Body.Bytes(), &hook); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(hook.URL, "http://") && !strings.HasPrefix(hook.URL, "https://") {
+				t.Fatalf("accepted url %q", hook.URL)
+			}
+			for _, a := range hook.Metadata.Addresses {
+				if len(a) != 42 || a != strings.ToLower(a) {
+					t.Fatalf("accepted address %q", a)
+				}
+			}
+		}
+		id := hook.ID
+		if id == "" {
+			id = "00000000-0000-4000-8000-000000000000"
+		}
+		send(t, "PATCH", "/v1/webhooks/"+id, body)
+		send(t, "PATCH", "/v1/webhooks/"+id+"/addresses", body)
+		send(t, "DELETE", "/v1/webhooks/"+id+"/addresses", body)
+	})
 }
