@@ -24,7 +24,12 @@ import (
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
-func TestMain(m *testing.M) { os.Exit(testnet.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(childServeEnv) != "" {
+		os.Exit(serveChild()) // this binary re-executed as an avaindex process (childService)
+	}
+	os.Exit(testnet.Main(m))
+}
 
 // scenario is a local network on which every transaction type the helpers
 // cover was issued once, shared by the tests of this package.

@@ -136,6 +136,11 @@ type Deps struct {
 	// be for its historicalPrice: zero for the hosted API's 24 hours,
 	// NoMinAge for none.
 	HistoricalPriceMinAge time.Duration
+	// Webhooks keeps the webhooks (webhooks.go); nil answers 503.
+	Webhooks WebhookSource
+	// WebhookLimits bounds a tier's keys' webhooks; nil for
+	// DefaultWebhookLimits.
+	WebhookLimits func(tier string) store.WebhookLimits
 }
 
 // NoMinAge is the HistoricalPriceMinAge that gives every transaction and
@@ -168,6 +173,9 @@ type API struct {
 	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
 	// names.
 	chainIDs [3]string
+	// webhooks and webhookLimitsOf are Deps.Webhooks and WebhookLimits.
+	webhooks        WebhookSource
+	webhookLimitsOf func(tier string) store.WebhookLimits
 }
 
 // Route is one http.ServeMux pattern and its handler.
@@ -207,19 +215,21 @@ func New(d Deps) (*API, error) {
 		catalog = (*evmchains.Catalog)(nil)
 	}
 	return &API{
-		evm:            d.EVM,
-		health:         d.Health,
-		chains:         chains,
-		catalog:        catalog,
-		store:          d.Store,
-		network:        d.Network,
-		networkGenesis: d.NetworkGenesis,
-		networks:       NewNetworks(d.Network.Name, d.Aliases...),
-		tokens:         tokens,
-		signer:         d.Aggregator,
-		prices:         prices,
-		priceMinAge:    minAge,
-		chainIDs:       [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
+		evm:             d.EVM,
+		health:          d.Health,
+		chains:          chains,
+		catalog:         catalog,
+		store:           d.Store,
+		network:         d.Network,
+		networkGenesis:  d.NetworkGenesis,
+		networks:        NewNetworks(d.Network.Name, d.Aliases...),
+		tokens:          tokens,
+		signer:          d.Aggregator,
+		prices:          prices,
+		priceMinAge:     minAge,
+		chainIDs:        [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
+		webhooks:        d.Webhooks,
+		webhookLimitsOf: d.WebhookLimits,
 	}, nil
 }
 
@@ -297,6 +307,17 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc721", Handler: a.handle(a.listErc721Balances)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc1155", Handler: a.handle(a.listErc1155Balances)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:listCollectibles", Handler: a.handle(a.listCollectibleBalances)},
+		// Webhooks (webhooks.go).
+		{Pattern: "POST /v1/webhooks", Handler: a.handle(a.createWebhook), Write: true},
+		{Pattern: "GET /v1/webhooks", Handler: a.handle(a.listWebhooks)},
+		{Pattern: "GET /v1/webhooks/{id}", Handler: a.handle(a.getWebhook)},
+		{Pattern: "PATCH /v1/webhooks/{id}", Handler: a.handle(a.updateWebhook), Write: true},
+		{Pattern: "DELETE /v1/webhooks/{id}", Handler: a.handle(a.deactivateWebhook), Write: true},
+		{Pattern: "POST /v1/webhooks:generateOrRotateSharedSecret", Handler: a.handle(a.generateOrRotateSharedSecret), Write: true},
+		{Pattern: "GET /v1/webhooks:getSharedSecret", Handler: a.handle(a.getSharedSecret)},
+		{Pattern: "PATCH /v1/webhooks/{id}/addresses", Handler: a.handle(a.changeWebhookAddresses(true)), Write: true},
+		{Pattern: "DELETE /v1/webhooks/{id}/addresses", Handler: a.handle(a.changeWebhookAddresses(false)), Write: true},
+		{Pattern: "GET /v1/webhooks/{id}/addresses", Handler: a.handle(a.getAddressesFromWebhook)},
 	}
 }
 

@@ -90,6 +90,57 @@ type Config struct {
 	InstanceName string
 	// NFTMetadata is how NFT metadata is fetched.
 	NFTMetadata NFTMetadata
+	// Webhooks is how webhook events are delivered, and how many
+	// webhooks a key may have.
+	Webhooks Webhooks
+}
+
+// Webhooks configures the webhook endpoints and the delivery worker
+// (internal/webhooks).
+type Webhooks struct {
+	// AllowPrivateNetworks are the non-public networks (loopback,
+	// private, link-local...) webhook URLs may reach; none by default.
+	AllowPrivateNetworks []netip.Prefix
+	// Timeout bounds one delivery request.
+	Timeout time.Duration
+	// MaxAttempts is how many failed deliveries in a row turn a webhook
+	// inactive; MaxBackoff bounds the wait between two.
+	MaxAttempts int
+	MaxBackoff  time.Duration
+	// Concurrency is how many webhooks an instance delivers to at once.
+	Concurrency int
+	// Limits are the per-tier bounds, by tier name (--webhook-limit);
+	// DefaultLimit for a tier not named.
+	Limits       map[string]WebhookLimit
+	DefaultLimit WebhookLimit
+}
+
+// WebhookLimit bounds one API key's webhooks.
+type WebhookLimit struct {
+	// Webhooks is how many webhooks a key may have; Addresses how many
+	// addresses one webhook may watch.
+	Webhooks, Addresses int
+}
+
+// Limit is tier's limit.
+func (w Webhooks) Limit(tier string) WebhookLimit {
+	if l, ok := w.Limits[tier]; ok {
+		return l
+	}
+	return w.DefaultLimit
+}
+
+// parseWebhookLimit parses TIER:WEBHOOKS:ADDRESSES.
+func parseWebhookLimit(v string) (string, WebhookLimit, error) {
+	parts := strings.Split(v, ":")
+	if len(parts) != 3 || parts[0] == "" {
+		return "", WebhookLimit{}, fmt.Errorf("%q: want TIER:WEBHOOKS:ADDRESSES, e.g. standard:10:10000", v)
+	}
+	var l WebhookLimit
+	if _, err := fmt.Sscanf(parts[1]+" "+parts[2], "%d %d", &l.Webhooks, &l.Addresses); err != nil || l.Webhooks < 0 || l.Addresses < 0 {
+		return "", WebhookLimit{}, fmt.Errorf("%q: WEBHOOKS and ADDRESSES must be counts", v)
+	}
+	return parts[0], l, nil
 }
 
 // NFTMetadata configures the NFT metadata worker (internal/nftmeta).
@@ -212,6 +263,7 @@ type loader struct {
 	c                                                             Config
 	configFile                                                    string
 	evmRPCURLs, tiers, weights, proxies, priceCoins, metaNetworks stringList
+	webhookNetworks, webhookLimits                                stringList
 }
 
 // flagSet defines cmd's flags over l; -h writes to out.
@@ -295,6 +347,12 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.NFTMetadata.PerHost, "metadata-per-host", 8, "NFT metadata fetches in flight to one host")
 	fs.Int64Var(&c.NFTMetadata.MaxBytes, "metadata-max-bytes", 1<<20, "largest NFT metadata document fetched, in bytes")
 	fs.DurationVar(&c.NFTMetadata.Timeout, "metadata-timeout", 10*time.Second, "time allowed to fetch one NFT metadata document, redirects included")
+	fs.Var(&l.webhookNetworks, "webhook-allow-private-network", "a non-public network (CIDR, e.g. 10.0.0.0/8 or 127.0.0.1/32) webhook URLs may reach; loopback, private, link-local and cloud-metadata addresses are refused otherwise (repeatable)")
+	fs.DurationVar(&c.Webhooks.Timeout, "webhook-timeout", 10*time.Second, "time allowed for one webhook delivery request, connection included")
+	fs.IntVar(&c.Webhooks.MaxAttempts, "webhook-max-attempts", 12, "failed deliveries in a row after which a webhook turns inactive (the waits double from 1s, jittered)")
+	fs.DurationVar(&c.Webhooks.MaxBackoff, "webhook-max-backoff", 10*time.Minute, "longest wait between two delivery attempts of a webhook")
+	fs.IntVar(&c.Webhooks.Concurrency, "webhook-concurrency", 8, "webhooks an instance delivers to at once")
+	fs.Var(&l.webhookLimits, "webhook-limit", "the webhooks a key of a tier may have and the addresses each may watch, TIER:WEBHOOKS:ADDRESSES, e.g. standard:10:10000 (repeatable; default 10 webhooks of 10000 addresses for every tier)")
 }
 
 // Load parses serve's args (without the program and command names).
@@ -400,6 +458,24 @@ func LoadCommand(cmd Command, args []string, getenv func(string) string, usage i
 	}
 	if err := c.Prices.parse(append(c.Prices.fileCoins, l.priceCoins...)); err != nil {
 		return nil, nil, err
+	}
+	c.Webhooks.DefaultLimit = WebhookLimit{Webhooks: 10, Addresses: 10_000}
+	for _, v := range l.webhookNetworks {
+		p, err := parsePrefix(v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--webhook-allow-private-network: %w", err)
+		}
+		c.Webhooks.AllowPrivateNetworks = append(c.Webhooks.AllowPrivateNetworks, p)
+	}
+	for _, v := range l.webhookLimits {
+		tier, lim, err := parseWebhookLimit(v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--webhook-limit: %w", err)
+		}
+		if c.Webhooks.Limits == nil {
+			c.Webhooks.Limits = map[string]WebhookLimit{}
+		}
+		c.Webhooks.Limits[tier] = lim
 	}
 	for _, v := range l.metaNetworks {
 		p, err := parsePrefix(v)

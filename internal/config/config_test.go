@@ -46,6 +46,8 @@ func TestDefaults(t *testing.T) {
 		Prices:      Prices{RequestsPerMinute: 30, CacheTTL: time.Minute, HistoricalMinAge: 24 * time.Hour},
 		Role:        RoleAll,
 		NFTMetadata: NFTMetadata{IPFSGateway: "https://ipfs.io", Concurrency: 32, PerHost: 8, MaxBytes: 1 << 20, Timeout: 10 * time.Second},
+		Webhooks: Webhooks{Timeout: 10 * time.Second, MaxAttempts: 12, MaxBackoff: 10 * time.Minute, Concurrency: 8,
+			DefaultLimit: WebhookLimit{Webhooks: 10, Addresses: 10_000}},
 	}
 	host, _ := os.Hostname()
 	want.InstanceName = host + ":" + strconv.Itoa(os.Getpid())
@@ -303,5 +305,29 @@ func TestNFTMetadataFlags(t *testing.T) {
 		if _, err := Load("t", args, env(nil), nil); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "")) {
 			t.Errorf("%v: err %v, want one naming %s", args, err, args[0])
 		}
+	}
+}
+
+func TestWebhookFlags(t *testing.T) {
+	c, err := Load("t", []string{"--webhook-allow-private-network", "127.0.0.1/32", "--webhook-allow-private-network", "10.0.0.0/8",
+		"--webhook-limit", "standard:3:50", "--webhook-limit", "pro:100:100000"}, env(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Webhooks.AllowPrivateNetworks; len(n) != 2 || n[0].String() != "127.0.0.1/32" || n[1].String() != "10.0.0.0/8" {
+		t.Errorf("networks %v", n)
+	}
+	for tier, want := range map[string]WebhookLimit{"standard": {3, 50}, "pro": {100, 100_000}, "other": {10, 10_000}} {
+		if got := c.Webhooks.Limit(tier); got != want {
+			t.Errorf("Limit(%s) = %+v, want %+v", tier, got, want)
+		}
+	}
+	for _, bad := range []string{"standard", "standard:x:1", "standard:1", ":1:1", "standard:-1:1"} {
+		if _, err := Load("t", []string{"--webhook-limit", bad}, env(nil), nil); err == nil || !strings.Contains(err.Error(), "--webhook-limit") {
+			t.Errorf("--webhook-limit %s: %v", bad, err)
+		}
+	}
+	if _, err := Load("t", []string{"--webhook-allow-private-network", "nope"}, env(nil), nil); err == nil {
+		t.Error("--webhook-allow-private-network nope accepted")
 	}
 }

@@ -120,6 +120,21 @@ type shared struct {
 	// statistics last counted them (analyze.go).
 	growMu sync.Mutex
 	growth map[string]*growth
+
+	// values are the callers' per-database state (Value).
+	values sync.Map
+}
+
+// Value returns the value kept under key for this database (and every
+// transaction made from it), made by mk on first use: per-database
+// in-memory state, such as a cache that the store's appliers, which see
+// only a transaction, share across batches.
+func (db *DB) Value(key any, mk func() any) any {
+	if v, ok := db.shared.values.Load(key); ok {
+		return v
+	}
+	v, _ := db.shared.values.LoadOrStore(key, mk())
+	return v
 }
 
 // maxPreparedStmts bounds the statements RunPrepared keeps; past it, other

@@ -148,10 +148,11 @@ func Public(a netip.Addr) bool {
 	return true
 }
 
-// allowed reports whether the fetcher may dial a.
-func (f *Fetcher) allowed(a netip.Addr) bool {
+// Allowed reports whether a may be dialed: a public address, or one in
+// allow.
+func Allowed(a netip.Addr, allow []netip.Prefix) bool {
 	a = a.Unmap()
-	for _, p := range f.cfg.AllowNetworks {
+	for _, p := range allow {
 		if p.Contains(a) {
 			return true
 		}
@@ -159,27 +160,34 @@ func (f *Fetcher) allowed(a netip.Addr) bool {
 	return Public(a)
 }
 
-// NewFetcher returns a fetcher; cfg's zero fields take their defaults.
-func NewFetcher(cfg Config) *Fetcher {
-	cfg.Defaults()
-	f := &Fetcher{cfg: cfg, hosts: map[string]chan struct{}{}}
-	dialer := &net.Dialer{
-		Timeout: cfg.Timeout,
-		// Control sees the address about to be connected, after name
-		// resolution: a name that resolves to a private address, on the
-		// first request or on a redirect, or again after a first public
-		// answer (DNS rebinding), is refused here.
+// GuardedDialer returns a dialer that refuses, with a *BlockedError, to
+// connect to an address Allowed does not allow. Its Control sees the
+// address about to be connected, after name resolution: a name that
+// resolves to a private address, on the first request or on a redirect,
+// or again after a first public answer (DNS rebinding), is refused here.
+// Every outbound fetch of user-given URLs (NFT token URIs, webhook URLs)
+// dials through one.
+func GuardedDialer(timeout time.Duration, allow []netip.Prefix) *net.Dialer {
+	return &net.Dialer{
+		Timeout: timeout,
 		Control: func(_, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
 			if err != nil {
 				return fmt.Errorf("dialing %q: %w", address, err)
 			}
-			if !f.allowed(ap.Addr()) {
+			if !Allowed(ap.Addr(), allow) {
 				return &BlockedError{Addr: ap.Addr()}
 			}
 			return nil
 		},
 	}
+}
+
+// NewFetcher returns a fetcher; cfg's zero fields take their defaults.
+func NewFetcher(cfg Config) *Fetcher {
+	cfg.Defaults()
+	f := &Fetcher{cfg: cfg, hosts: map[string]chan struct{}{}}
+	dialer := GuardedDialer(cfg.Timeout, cfg.AllowNetworks)
 	transport := &http.Transport{
 		Proxy:                 nil, // a proxy would dial for us, unchecked
 		DialContext:           dialer.DialContext,

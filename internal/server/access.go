@@ -144,6 +144,8 @@ type caller struct {
 	tier   ratelimit.Tier
 	// denied, when set, is answered instead of serving the request.
 	denied error
+	// key is the recognized API key's; nil for an anonymous caller.
+	key *api.Caller
 }
 
 // wrap puts rt's handler behind its surface's policy: CORS headers,
@@ -184,6 +186,10 @@ func (a *Access) wrap(rt Route) http.Handler {
 		case c.denied != nil:
 			pol.WriteError(w, r, c.denied)
 		default:
+			if c.key != nil {
+				// The handlers that own state per key (webhooks) read it.
+				r = r.WithContext(api.WithCaller(r.Context(), *c.key))
+			}
 			rt.Handler.ServeHTTP(w, r)
 		}
 	})
@@ -222,7 +228,7 @@ func (a *Access) identify(r *http.Request, pol Policy, rt Route) caller {
 		anon.denied = derrors.Client(derrors.PermissionDenied, "the API key's tier %q is not configured on this server", k.Tier)
 		return anon
 	}
-	c := caller{bucket: surface + ":key:" + k.ID, tier: tier}
+	c := caller{bucket: surface + ":key:" + k.ID, tier: tier, key: &api.Caller{ID: k.ID, Tier: k.Tier}}
 	if rt.Write && tier.ReadOnly {
 		c.denied = derrors.Client(derrors.PermissionDenied, "the API key's tier %s is read-only and %s is a write operation", tier.Name, rt.Pattern)
 	}

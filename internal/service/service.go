@@ -44,6 +44,7 @@ import (
 	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/server"
 	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/webhooks"
 )
 
 // Settings keys.
@@ -225,7 +226,11 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		minAge = api.NoMinAge
 	}
 	dataAPI, err := api.New(api.Deps{Store: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
-		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, HistoricalPriceMinAge: minAge})
+		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, HistoricalPriceMinAge: minAge,
+		Webhooks: st, WebhookLimits: func(tier string) store.WebhookLimits {
+			l := cfg.Webhooks.Limit(tier)
+			return store.WebhookLimits{Webhooks: l.Webhooks, Addresses: l.Addresses}
+		}})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -259,6 +264,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	// that does background work may run one.
 	nftWorker := nftmeta.NewWorker(st, nftMetaConfig(cfg), log.With("component", "nftmeta"))
 	nftWorker.SetURIReader(indexer)
+	hookWorker := webhooks.NewWorker(st, webhookConfig(cfg), log.With("component", "webhooks"))
 	workers := []worker{
 		{name: "evm chains' status", roles: everyRole, run: func(ctx context.Context) error {
 			chains.Run(ctx)
@@ -271,8 +277,11 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 			return nil
 		}},
 		{name: "NFT metadata", roles: indexingRoles, run: nftWorker.Run},
+		// Deliveries are claimed per webhook in the store, so every
+		// instance that does background work shares them.
+		{name: "webhook delivery", roles: indexingRoles, run: hookWorker.Run},
 	}
-	reporters := progress.Reporters{indexerStatus{in, indexer}, &rederives, nftWorker}
+	reporters := progress.Reporters{indexerStatus{in, indexer}, &rederives, nftWorker, hookWorker}
 	if cfg.Role == config.RoleIndexer {
 		routes = nil // an indexer-only instance serves the operational routes alone
 	}
@@ -458,6 +467,13 @@ func settingOrCreate(ctx context.Context, st store.Store, key string, create fun
 		return nil, fmt.Errorf("setting %q vanished after it was written", key)
 	}
 	return v, nil
+}
+
+// webhookConfig is the webhook delivery worker's configuration.
+func webhookConfig(cfg *config.Config) webhooks.Config {
+	w := cfg.Webhooks
+	return webhooks.Config{AllowNetworks: w.AllowPrivateNetworks, Timeout: w.Timeout, MaxAttempts: w.MaxAttempts,
+		MaxBackoff: w.MaxBackoff, Concurrency: w.Concurrency}
 }
 
 // nftMetaConfig is the NFT metadata worker's configuration.

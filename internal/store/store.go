@@ -62,6 +62,7 @@ type Store interface {
 	ICMStore
 	ICMBackfillStore
 	APIKeyStore
+	WebhookStore
 	LeaseStore
 	RederiveStore
 
