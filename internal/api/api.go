@@ -296,6 +296,13 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:getNative", Handler: a.handle(a.getNativeBalance)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", Handler: a.handle(a.getDeployment)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/deployments", Handler: a.handle(a.listDeployments)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions", Handler: a.handle(a.listAddressTxs)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listNative", Handler: a.handle(a.listNativeTxs)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listInternals", Handler: a.handle(a.listInternalTxs)},
+		{Pattern: "GET /v1/address/{address}/chains", Handler: a.handle(a.listAddressChains)},
+		// /v1/chains/address/{address}, which ServeMux cannot route beside
+		// /v1/chains/{chainId}/blocks (apidoc.SplitPattern).
+		{Pattern: "GET /v1/chains/{addressSegment}/{address}", Handler: a.handle(a.getAddressChains)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc20", Handler: a.handle(a.listErc20)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc721", Handler: a.handle(a.listErc721)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions:listErc1155", Handler: a.handle(a.listErc1155)},

@@ -153,3 +153,36 @@ func (noChains) ByBlockchainID(ids.ID) (evmchains.Chain, bool) { return evmchain
 func (noChains) NativeBalance(context.Context, uint64, common.Address, *uint64) (*big.Int, error) {
 	return nil, derrors.NotFound
 }
+
+// listAddressChains serves listAddressChains and the deprecated
+// getAddressChains: the served chains on which the address took part in
+// a tx (the address index), in the registry's order.
+func (a *API) listAddressChains(w http.ResponseWriter, r *http.Request) error {
+	addr, err := EVMAddress(r, "address")
+	if err != nil {
+		return err
+	}
+	chains := a.chains.List()
+	active, err := a.evm.EVMAddressChains(r.Context(), chainIDs(chains), addr)
+	if err != nil {
+		return err
+	}
+	resp := ListAddressChainsResponse{IndexedChains: make([]EVMChainInfo, 0, len(active)), UnindexedChains: []string{}}
+	for _, c := range chains {
+		if slices.Contains(active, c.ChainID) {
+			resp.IndexedChains = append(resp.IndexedChains, chainInfo(c))
+		}
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// getAddressChains serves the deprecated getAddressChains, routed as
+// /v1/chains/{addressSegment}/{address}: any other segment than "address"
+// is the 404 of a path no route serves.
+func (a *API) getAddressChains(w http.ResponseWriter, r *http.Request) error {
+	if r.PathValue("addressSegment") != "address" {
+		return derrors.Missing("no route for %s %s", r.Method, param.Clip(r.URL.EscapedPath(), 256))
+	}
+	return a.listAddressChains(w, r)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -466,4 +467,141 @@ func (a *API) listTokenTransfers(w http.ResponseWriter, r *http.Request) error {
 	}
 	WriteJSON(w, http.StatusOK, ListTransfersResponse{NextPageToken: next, Transfers: transfers})
 	return nil
+}
+
+// listAddressTxs serves listTransactions: every tx the address took part
+// in (sent, received, created a contract by, or a party of its token
+// transfers or listed internal txs), each with its transfers and listed
+// internal txs, most recent first unless sortOrder is asc.
+func (a *API) listAddressTxs(w http.ResponseWriter, r *http.Request) error {
+	q, err := a.transfersQuery(r)
+	if err != nil {
+		return err
+	}
+	order, err := SortOrder(r, Desc)
+	if err != nil {
+		return err
+	}
+	asc := order == Asc
+	spec := listSpec{Op: "listTransactions", Filters: append(slices.Clone(q.filters), order)}
+	items, next, err := listPage(a, r, spec,
+		func(ctx context.Context, after *txCursor, limit int) ([]internal.EVMTxDetails, error) {
+			return a.evm.EVMAddressHistory(ctx, q.chain.ChainID, q.addr, q.r, asc, after.key(), limit)
+		},
+		func(d internal.EVMTxDetails) txCursor { return txCursor{B: d.Tx.BlockNumber, I: d.Tx.Index} })
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	c := a.contracts(q.chain.ChainID)
+	resp := ListTransactionDetailsResponse{NextPageToken: next, Transactions: make([]TransactionDetails, 0, len(items))}
+	for i := range items {
+		d := &items[i]
+		td := TransactionDetails{NativeTransaction: c.listedTx(&d.Tx)}
+		for k := range d.Transfers {
+			v, err := c.transferDetails(ctx, &d.Transfers[k], Currencies[0])
+			if err != nil {
+				return err
+			}
+			switch v := v.(type) {
+			case Erc20TransferDetails:
+				td.Erc20Transfers = append(td.Erc20Transfers, v)
+			case Erc721TransferDetails:
+				td.Erc721Transfers = append(td.Erc721Transfers, v)
+			case Erc1155TransferDetails:
+				td.Erc1155Transfers = append(td.Erc1155Transfers, v)
+			}
+		}
+		for k := range d.InternalTxs {
+			td.InternalTransactions = append(td.InternalTransactions, c.listedInternalTx(&d.InternalTxs[k]))
+		}
+		resp.Transactions = append(resp.Transactions, td)
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// key is the store's key of a txCursor; nil for none.
+func (c *txCursor) key() *store.EVMTxKey {
+	if c == nil {
+		return nil
+	}
+	return &store.EVMTxKey{BlockNumber: c.B, Index: c.I}
+}
+
+// listNativeTxs serves listNativeTransactions: the txs the address sent,
+// received, or created a contract by, most recent first.
+func (a *API) listNativeTxs(w http.ResponseWriter, r *http.Request) error {
+	q, err := a.transfersQuery(r)
+	if err != nil {
+		return err
+	}
+	items, next, err := listPage(a, r, listSpec{Op: "listNativeTransactions", Filters: q.filters},
+		func(ctx context.Context, after *txCursor, limit int) ([]internal.EVMTx, error) {
+			return a.evm.EVMAddressTxs(ctx, q.chain.ChainID, q.addr, true, q.r, false, after.key(), limit)
+		},
+		func(t internal.EVMTx) txCursor { return txCursor{B: t.BlockNumber, I: t.Index} })
+	if err != nil {
+		return err
+	}
+	a.writeTxs(w, q.chain.ChainID, items, next)
+	return nil
+}
+
+// internalCursor is the keyset of the internal txs' page tokens.
+type internalCursor struct {
+	B uint64 `json:"b"`
+	T uint32 `json:"t"`
+	I uint32 `json:"i"`
+}
+
+// listInternalTxs serves listInternalTransactions: the listed internal
+// txs (value moved, or a contract created) the address sent or received,
+// most recent first.
+func (a *API) listInternalTxs(w http.ResponseWriter, r *http.Request) error {
+	q, err := a.transfersQuery(r)
+	if err != nil {
+		return err
+	}
+	items, next, err := listPage(a, r, listSpec{Op: "listInternalTransactions", Filters: q.filters},
+		func(ctx context.Context, after *internalCursor, limit int) ([]store.EVMListedInternalTx, error) {
+			var k *store.EVMInternalTxKey
+			if after != nil {
+				k = &store.EVMInternalTxKey{BlockNumber: after.B, TxIndex: after.T, Index: after.I}
+			}
+			return a.evm.EVMAddressInternalTxs(ctx, q.chain.ChainID, q.addr, q.r, k, limit)
+		},
+		func(it store.EVMListedInternalTx) internalCursor {
+			return internalCursor{B: it.BlockNumber, T: it.TxIndex, I: it.Index}
+		})
+	if err != nil {
+		return err
+	}
+	c := a.contracts(q.chain.ChainID)
+	resp := ListInternalTransactionsResponse{NextPageToken: next, Transactions: make([]InternalTransaction, 0, len(items))}
+	for i := range items {
+		it := &items[i]
+		resp.Transactions = append(resp.Transactions, InternalTransaction{
+			BlockNumber:                strconv.FormatUint(it.BlockNumber, 10),
+			BlockTimestamp:             it.Timestamp.Unix(),
+			BlockTimestampMilliseconds: it.BlockTimeMilliseconds,
+			BlockHash:                  it.BlockHash.Hex(),
+			TxHash:                     it.TxHash.Hex(),
+			InternalTransactionDetails: c.listedInternalTx(&it.EVMInternalTx),
+		})
+	}
+	WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// listedInternalTx renders a listed internal tx, its ends with their
+// curated metadata only.
+func (c *contracts) listedInternalTx(it *internal.EVMInternalTx) InternalTransactionDetails {
+	typ, ok := internalTxTypes[it.CallType]
+	if !ok {
+		typ = "UNKNOWN"
+	}
+	return InternalTransactionDetails{From: c.curatedAddress(it.From), To: c.curatedAddress(it.To), InternalTxType: typ,
+		Value: decimal(it.Value), IsReverted: it.Reverted, GasUsed: strconv.FormatUint(it.GasUsed, 10),
+		GasLimit: strconv.FormatUint(it.Gas, 10)}
 }

@@ -664,6 +664,50 @@ type InternalTransactionDetails struct {
 	GasLimit       string `json:"gasLimit"`
 }
 
+// InternalTransaction is a listed internal tx of an address (schema
+// InternalTransaction): InternalTransactionDetails with its tx and block.
+type InternalTransaction struct {
+	BlockNumber    string `json:"blockNumber"`
+	BlockTimestamp int64  `json:"blockTimestamp"`
+	// BlockTimestampMilliseconds is the header's since Granite, absent
+	// before.
+	BlockTimestampMilliseconds *uint64 `json:"blockTimestampMilliseconds,omitempty"`
+	BlockHash                  string  `json:"blockHash"`
+	TxHash                     string  `json:"txHash"`
+	InternalTransactionDetails
+}
+
+// ListInternalTransactionsResponse is a page of an address's internal txs.
+type ListInternalTransactionsResponse struct {
+	NextPageToken string                `json:"nextPageToken,omitempty"`
+	Transactions  []InternalTransaction `json:"transactions"`
+}
+
+// TransactionDetails is a tx of an address's history with its transfers
+// and listed internal txs (schema TransactionDetails).
+type TransactionDetails struct {
+	NativeTransaction    NativeTransaction            `json:"nativeTransaction"`
+	Erc20Transfers       []Erc20TransferDetails       `json:"erc20Transfers,omitempty"`
+	Erc721Transfers      []Erc721TransferDetails      `json:"erc721Transfers,omitempty"`
+	Erc1155Transfers     []Erc1155TransferDetails     `json:"erc1155Transfers,omitempty"`
+	InternalTransactions []InternalTransactionDetails `json:"internalTransactions,omitempty"`
+}
+
+// ListTransactionDetailsResponse is a page of an address's history.
+type ListTransactionDetailsResponse struct {
+	NextPageToken string               `json:"nextPageToken,omitempty"`
+	Transactions  []TransactionDetails `json:"transactions"`
+}
+
+// ListAddressChainsResponse is the chains an address is active on
+// (schema ListAddressChainsResponse).
+type ListAddressChainsResponse struct {
+	IndexedChains []EVMChainInfo `json:"indexedChains"`
+	// UnindexedChains are the chains the hosted service does not index;
+	// every chain avaindex serves is indexed: always empty.
+	UnindexedChains []string `json:"unindexedChains"`
+}
+
 // Erc20Token is an ERC-20 token (schema Erc20Token).
 type Erc20Token struct {
 	Address  string `json:"address"`

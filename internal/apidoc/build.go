@@ -180,7 +180,8 @@ func Build(reference, own []byte, dataAPIPatterns []string) ([]byte, error) {
 // which only POST reaches (gorilla/rpc refuses any other method). Wildcards
 // keep their name ({name...} is {name}); {$} goes. A wildcard named
 // {nameVerb} for a verb of customVerbs is the segment {name}:verb, which
-// ServeMux cannot route (the handler checks the verb).
+// ServeMux cannot route (the handler checks the verb); one named
+// {wordSegment} for a word of fixedSegments is the segment word.
 func SplitPattern(pattern string) (method, path string) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
@@ -193,6 +194,9 @@ func SplitPattern(pattern string) (method, path string) {
 			path = strings.TrimSuffix(path, title+"}") + "}:" + verb
 		}
 	}
+	for _, word := range fixedSegments {
+		path = strings.ReplaceAll(path, "{"+word+"Segment}", word)
+	}
 	path = strings.TrimSuffix(path, "{$}")
 	if path == "" {
 		path = "/"
@@ -202,6 +206,12 @@ func SplitPattern(pattern string) (method, path string) {
 
 // customVerbs are the Data API's custom methods on a wildcard segment.
 var customVerbs = []string{"reindex"}
+
+// fixedSegments are the fixed segments ServeMux cannot route beside a
+// sibling wildcard with fixed children (GET /v1/chains/address/{address}
+// beside /v1/chains/{chainId}/blocks): a wildcard named {wordSegment} is
+// the segment word (the handler checks it).
+var fixedSegments = []string{"address"}
 
 // schemaExamplesAsArrays makes every examples keyword of schema (a JSON
 // Schema, whose examples is an array) an array: the reference has schemas

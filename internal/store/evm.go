@@ -40,6 +40,7 @@ type EVMContractKey struct {
 // takes the EVM chain id; lists return at most limit items strictly after
 // the key after (nil: from the start), most recent first.
 type EVMReader interface {
+	EVMAddressReader
 	// EVMHead returns the last indexed block of the chain; NotFound when
 	// none is.
 	EVMHead(ctx context.Context, chainID uint64) (*internal.EVMBlock, error)

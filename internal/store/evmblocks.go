@@ -153,7 +153,7 @@ func setCumulativeTxs(ctx context.Context, tx *database.DB, cid int64, first uin
 // is the stored chain id), the metrics last as on every chain. Each is
 // idempotent: a batch may be applied again.
 var evmAppliers = []func(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error{
-	applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMContracts, applyNFTs,
+	applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMAddressTxs, applyEVMContracts, applyNFTs,
 	applyEVMBalances, applyTeleporter, applyICM, applyEVMMetrics, applyWebhookEvents,
 }
 

@@ -151,10 +151,14 @@ type EVMChainTx struct {
 // evmTxListSelect reads the columns scanListedEVMTx scans: a tx with its
 // block's header fields, its input cut to the method selector (what the
 // lists show of it).
-const evmTxListSelect = `SELECT t.hash, t.block_number, b.hash, b.timestamp, b.time_ms, b.min_delay_excess, t.idx,
-	t.from_address, t.to_address, t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee, t.max_priority_fee,
-	t.gas_used, t.status, substr(t.input, 1, 4), t.contract_address
+const evmTxListSelect = evmTxListColumns + `
 	FROM evm_txs t JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number`
+
+// evmTxListColumns are evmTxListSelect's columns, of evm_txs t and
+// evm_blocks b.
+const evmTxListColumns = `SELECT t.hash, t.block_number, b.hash, b.timestamp, b.time_ms, b.min_delay_excess, t.idx,
+	t.from_address, t.to_address, t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee, t.max_priority_fee,
+	t.gas_used, t.status, substr(t.input, 1, 4), t.contract_address`
 
 func scanListedEVMTx(rows *sql.Rows) (internal.EVMTx, error) {
 	var (

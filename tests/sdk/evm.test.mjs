@@ -219,3 +219,80 @@ test("blocks.listLatest, transactions.listLatest and their all-chains lists reac
     assert.ok(seen.every((t) => t.txStatus === "1"), "status=success lists only successful txs");
   }
 });
+
+// The scenario's blocks: from the first token's deployment to its last
+// transfer.
+const scenarioStart = Number(erc20.deploy.blockNumber);
+const scenarioEnd = Math.max(...evm.transfers.map((w) => Number(w.blockNumber)), Number(evm.create2Tx.blockNumber)) + 1;
+
+test("address.transactions.list groups Alice's and Bob's transfers by tx, in either order", async () => {
+  for (const [name, who] of [["Alice", evm.alice], ["Bob", evm.bob]]) {
+    const q = { chainId, address: who, pageSize: 2, startBlock: scenarioStart, endBlock: scenarioEnd };
+    const desc = (await pages(await avalanche.data.evm.address.transactions.list(q, opts))).flatMap((p) => p.result.transactions);
+    const asc = (await pages(await avalanche.data.evm.address.transactions.list({ ...q, sortOrder: "asc" }, opts)))
+      .flatMap((p) => p.result.transactions);
+    const hashes = desc.map((d) => d.nativeTransaction.txHash);
+    assert.deepEqual(asc.map((d) => d.nativeTransaction.txHash), [...hashes].reverse(), `${name}: asc is desc reversed`);
+    for (let i = 1; i < desc.length; i++) {
+      assert.ok(BigInt(desc[i].nativeTransaction.blockNumber) <= BigInt(desc[i - 1].nativeTransaction.blockNumber),
+        `${name}: most recent first`);
+    }
+    const mine = evm.transfers.filter((w) => w.from === who || w.to === who);
+    assert.ok(mine.length > 0, `the scenario made no transfer of ${name}'s`);
+    assert.equal(new Set(hashes).size, hashes.length, `${name}: each tx once`);
+    for (const w of mine) {
+      const d = desc.find((x) => x.nativeTransaction.txHash === w.txHash);
+      assert.ok(d, `${name}'s history lacks ${w.txHash}`);
+      assert.equal(d.nativeTransaction.blockNumber, w.blockNumber);
+      assert.equal(d.nativeTransaction.blockHash, w.blockHash);
+      const list = { "ERC-20": d.erc20Transfers, "ERC-721": d.erc721Transfers, "ERC-1155": d.erc1155Transfers }[w.standard] ?? [];
+      const t = list.find((x) => x.from.address === w.from && x.to.address === w.to &&
+        (w.standard === "ERC-721" ? tokenOf(x).tokenId === w.tokenId : x.value === w.value));
+      assert.ok(t, `${name}: tx ${w.txHash} lacks its ${w.standard} transfer ${w.from} -> ${w.to}: ${JSON.stringify(list)}`);
+      assert.equal(tokenOf(t).address, w.contract);
+    }
+  }
+});
+
+test("address.transactions.listNative pages the deployer's deployments and factory calls", async () => {
+  const got = (await pages(await avalanche.data.evm.address.transactions.listNative(
+    { chainId, address: evm.deployer, pageSize: 3, startBlock: scenarioStart, endBlock: scenarioEnd }, opts)))
+    .flatMap((p) => p.result.transactions);
+  assert.ok(got.every((tx) => tx.from.address === evm.deployer || tx.to.address === evm.deployer), "only the deployer's txs");
+  for (const [d, to] of [[erc20.deploy, erc20.address], [erc721.deploy, erc721.address], [erc1155.deploy, erc1155.address],
+    [evm.createTx, evm.factory], [evm.create2Tx, evm.factory]]) {
+    const tx = got.find((t) => t.txHash === d.hash);
+    assert.ok(tx, `the deployer's native txs lack ${d.hash}`);
+    assert.equal(tx.blockNumber, d.blockNumber);
+    assert.equal(tx.blockHash, d.blockHash);
+    assert.equal(tx.gasUsed, d.gasUsed);
+    assert.equal(tx.to.address, to);
+  }
+});
+
+test("address.transactions.listInternal answers the factory's CREATE and CREATE2 of each child", async () => {
+  for (const [child, d, op] of [[evm.childCreate, evm.createTx, "CREATE"], [evm.childCreate2, evm.create2Tx, "CREATE2"]]) {
+    const got = (await pages(await avalanche.data.evm.address.transactions.listInternal(
+      { chainId, address: child, pageSize: 1 }, opts))).flatMap((p) => p.result.transactions);
+    const it = got.find((x) => x.txHash === d.hash && x.internalTxType === op);
+    assert.ok(it, `${child}'s internal txs lack the ${op} of ${d.hash}: ${JSON.stringify(got)}`);
+    assert.equal(it.from.address, evm.factory);
+    assert.equal(it.to.address, child);
+    assert.equal(it.value, evm.childValue);
+    assert.equal(it.blockNumber, d.blockNumber);
+    assert.equal(it.blockHash, d.blockHash);
+    assert.equal(it.isReverted, false);
+  }
+});
+
+test("address.chains.list and the deprecated chains.getAddressChains name the chain Alice used, none for an unused address", async () => {
+  for (const list of [
+    (address) => avalanche.data.evm.address.chains.list({ address }, opts),
+    (address) => avalanche.data.evm.chains.getAddressChains({ address }, opts),
+  ]) {
+    const alice = await list(evm.alice);
+    assert.ok(alice.indexedChains.some((c) => c.chainId === chainId), `Alice's chains: ${JSON.stringify(alice.indexedChains)}`);
+    const unused = await list("0x000000000000000000000000000000000000dEaD");
+    assert.deepEqual(unused.indexedChains ?? [], []);
+  }
+});
