@@ -52,7 +52,9 @@ func TestLease(t *testing.T) {
 			if err := la.conn.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
 				t.Fatal(err)
 			}
-			mustExec(t, b, "SELECT pg_terminate_backend(?)", pid)
+			// The timeout form waits for the backend to exit, and so for its
+			// advisory lock to go: without it, b could try before that.
+			mustExec(t, b, "SELECT pg_terminate_backend(?, 10000)", pid)
 			if err := la.Check(ctx); !errors.Is(err, ErrLeaseLost) {
 				t.Errorf("Check after the lease's session was killed = %v, want ErrLeaseLost", err)
 			}
