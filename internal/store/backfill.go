@@ -18,6 +18,7 @@ var backfills = []struct {
 }{
 	{"backfill:address_utxos", backfillAddressUTXOs},
 	{"backfill:p_staker_addresses", backfillStakerAddresses},
+	{"backfill:evm_erc20_balances", backfillERC20Balances},
 }
 
 // runBackfills runs the backfills the migrations asked for.

@@ -55,6 +55,7 @@ type Store interface {
 	HistoricalRewardStore
 	MetricStore
 	EVMStore
+	ERC20Store
 	NFTStore
 	APIKeyStore
 	LeaseStore
