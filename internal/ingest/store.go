@@ -46,4 +46,7 @@ type Store interface {
 	EVMContractTypes(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]internal.ERCType, error)
 	NFTTokenIDs(ctx context.Context, chainID uint64, token common.Address, from, to *big.Int, limit int) ([]*big.Int, error)
 	Blockchain(ctx context.Context, id ids.ID) (*pchain.Blockchain, error)
+	// The ERC-20 balances kept from the logs, checked against the node
+	// (erc20check.go).
+	store.ERC20Store
 }
