@@ -90,6 +90,8 @@ type Config struct {
 	InstanceName string
 	// NFTMetadata is how NFT metadata is fetched.
 	NFTMetadata NFTMetadata
+	// SpamTokens are the ERC-20 tokens always or never spam.
+	SpamTokens SpamTokens
 }
 
 // NFTMetadata configures the NFT metadata worker (internal/nftmeta).
@@ -212,6 +214,7 @@ type loader struct {
 	c                                                             Config
 	configFile                                                    string
 	evmRPCURLs, tiers, weights, proxies, priceCoins, metaNetworks stringList
+	spamAllow, spamDeny                                           stringList
 }
 
 // flagSet defines cmd's flags over l; -h writes to out.
@@ -295,6 +298,8 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.NFTMetadata.PerHost, "metadata-per-host", 8, "NFT metadata fetches in flight to one host")
 	fs.Int64Var(&c.NFTMetadata.MaxBytes, "metadata-max-bytes", 1<<20, "largest NFT metadata document fetched, in bytes")
 	fs.DurationVar(&c.NFTMetadata.Timeout, "metadata-timeout", 10*time.Second, "time allowed to fetch one NFT metadata document, redirects included")
+	fs.Var(&l.spamAllow, "spam-token-allow", "an ERC-20 token never filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
+	fs.Var(&l.spamDeny, "spam-token-deny", "an ERC-20 token always filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
 }
 
 // Load parses serve's args (without the program and command names).
@@ -399,6 +404,13 @@ func LoadCommand(cmd Command, args []string, getenv func(string) string, usage i
 		return nil, nil, err
 	}
 	if err := c.Prices.parse(append(c.Prices.fileCoins, l.priceCoins...)); err != nil {
+		return nil, nil, err
+	}
+	var err error
+	if c.SpamTokens.Allow, err = parseTokenRefs("spam-token-allow", l.spamAllow); err != nil {
+		return nil, nil, err
+	}
+	if c.SpamTokens.Deny, err = parseTokenRefs("spam-token-deny", l.spamDeny); err != nil {
 		return nil, nil, err
 	}
 	for _, v := range l.metaNetworks {
