@@ -29,9 +29,9 @@ import (
 //
 // Any disagreement flags the token for good (store.FlagERC20Token), and
 // listErc20Balances answers it with balanceOf at the block asked. A check
-// costs one batched eth_call per checked token; a node that no longer
-// keeps the block's state, or any failure, leaves the token to the next
-// check (ingestion never waits on it).
+// costs one batched eth_call per checked token, made after the batch is
+// committed; a node that no longer keeps the block's state, or any
+// failure, leaves the token to a later check and never fails ingestion.
 const (
 	erc20FirstChecks = 8
 	erc20CheckEvery  = 1024
