@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/ava-labs/libevm/common"
@@ -199,7 +198,9 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 			record(p, m.block, h)
 		}
 	}
-	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, onConflictDoNothing); err != nil {
+	// No conflict clause: a move already applied was skipped above, so
+	// the rows are new, and PostgreSQL copies them (COPY).
+	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
 		return err
 	}
 	var hrows, trows [][]any
@@ -274,59 +275,44 @@ func erc20TokenStates(ctx context.Context, db *database.DB, cid int64, tokens []
 }
 
 // loadERC20Holdings fills holdings (one per pair) with the stored latest
-// balances; a pair never stored starts at zero. Pairs are read by chunks
-// of addresses, each with the tokens of its pairs: two IN lists on the
-// key's columns, which both engines seek (an OR of pairs they may scan);
-// rows of other pairs the lists cross are dropped.
+// balances; a pair never stored starts at zero. The pairs are a VALUES
+// list joined on the key, one index seek each on both engines (an OR of
+// pairs they may scan, and IN lists of addresses and tokens cross them).
 func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []erc20Pair, holdings map[erc20Pair]*erc20HoldingState) error {
-	byAddr := map[common.Address][]common.Address{}
-	var addrs []common.Address
 	for _, p := range pairs {
 		holdings[p].bal = new(big.Int)
-		if _, ok := byAddr[p.addr]; !ok {
-			addrs = append(addrs, p.addr)
-		}
-		byAddr[p.addr] = append(byAddr[p.addr], p.token)
 	}
-	for start := 0; start < len(addrs); start += erc20Chunk {
-		chunk := addrs[start:min(len(addrs), start+erc20Chunk)]
-		args := []any{cid}
-		seen := map[common.Address]bool{}
-		var toks []any
-		for _, a := range chunk {
-			args = append(args, a[:])
-			for _, t := range byAddr[a] {
-				if !seen[t] {
-					seen[t] = true
-					toks = append(toks, t[:])
-				}
-			}
+	// PostgreSQL types the list's columns from its first row.
+	first := "(?, ?)"
+	if db.Dialect() == database.Postgres {
+		first = "(?::BYTEA, ?::BYTEA)"
+	}
+	const perRead = 500
+	for start := 0; start < len(pairs); start += perRead {
+		chunk := pairs[start:min(len(pairs), start+perRead)]
+		args := make([]any, 0, 2*len(chunk)+1)
+		for _, p := range chunk {
+			args = append(args, p.addr[:], p.token[:])
 		}
-		// The tokens' list is cut too, to stay under the engines'
-		// parameter limits.
-		const maxTokens = 2000
-		for ts := 0; ts < len(toks); ts += maxTokens {
-			part := toks[ts:min(len(toks), ts+maxTokens)]
-			q := "SELECT address, token, first_block, block_number, balance FROM evm_erc20_holdings WHERE chain_id = ? AND address IN (?" +
-				strings.Repeat(", ?", len(chunk)-1) + ") AND token IN (?" + strings.Repeat(", ?", len(part)-1) + ")"
-			err := db.RunQuery(ctx, q, func(rows *sql.Rows) error {
-				var (
-					addr, token, bal []byte
-					first, block     int64
-				)
-				if err := rows.Scan(&addr, &token, &first, &block, &bal); err != nil {
-					return err
-				}
-				h := holdings[erc20Pair{common.BytesToAddress(addr), common.BytesToAddress(token)}]
-				if h == nil {
-					return nil
-				}
-				h.first, h.block, h.bal = uint64(first), uint64(block), bigFrom(bal)
-				return nil
-			}, append(slices.Clone(args), part...)...)
-			if err != nil {
-				return fmt.Errorf("reading the ERC-20 holdings: %w", err)
+		q := "SELECT h.address, h.token, h.first_block, h.block_number, h.balance FROM (VALUES " + first +
+			strings.Repeat(", (?, ?)", len(chunk)-1) + ") AS p JOIN evm_erc20_holdings h ON h.chain_id = ? AND h.address = p.column1 AND h.token = p.column2"
+		err := db.RunQuery(ctx, q, func(rows *sql.Rows) error {
+			var (
+				addr, token, bal []byte
+				first, block     int64
+			)
+			if err := rows.Scan(&addr, &token, &first, &block, &bal); err != nil {
+				return err
 			}
+			h := holdings[erc20Pair{common.BytesToAddress(addr), common.BytesToAddress(token)}]
+			if h == nil {
+				return nil
+			}
+			h.first, h.block, h.bal = uint64(first), uint64(block), bigFrom(bal)
+			return nil
+		}, append(args, cid)...)
+		if err != nil {
+			return fmt.Errorf("reading the ERC-20 holdings: %w", err)
 		}
 	}
 	return nil
