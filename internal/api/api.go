@@ -88,6 +88,7 @@ type EVMSource interface {
 	store.EVMReader
 	store.NFTReader
 	store.ICMStore
+	store.ERC20Reader
 }
 
 // ChainRegistry is the set of EVM chains served (evmchains.Registry): the
@@ -102,6 +103,17 @@ type ChainRegistry interface {
 	// number (nil: the latest), for chains whose balances are not
 	// indexed; the RPC's refusal is a derrors.Unavailable for the client.
 	NativeBalance(ctx context.Context, chainID uint64, addr common.Address, number *uint64) (*big.Int, error)
+	// TokenBalance asks the chain's RPC for holder's balanceOf of an
+	// ERC-20 token at block number (eth_call, cached), for the tokens
+	// whose Transfer logs do not explain their balances.
+	TokenBalance(ctx context.Context, chainID uint64, token, holder common.Address, number uint64) (*big.Int, error)
+}
+
+// SpamLists are the configured lists of spam tokens (config.SpamTokens):
+// an allowed token is never spam, a denied one always is.
+type SpamLists interface {
+	Allowed(chainID uint64, token common.Address) bool
+	Denied(chainID uint64, token common.Address) bool
 }
 
 // ContractCatalog is the curated contract metadata (evmchains.Catalog).
@@ -130,6 +142,8 @@ type Deps struct {
 	Aggregator SignatureAggregator
 	// Prices tells prices; nil for NoPrices.
 	Prices PriceSource
+	// Spam are the spam token lists; nil for none (the heuristics alone).
+	Spam SpamLists
 	// Health is what the health check pings: the store; nil answers 503.
 	Health Pinger
 	// HistoricalPriceMinAge is how long ago a transaction or reward must
@@ -168,6 +182,7 @@ type API struct {
 	health      Pinger
 	chains      ChainRegistry
 	catalog     ContractCatalog
+	spam        SpamLists
 	// idTexts keeps the cb58 text of ids rendered often.
 	idTexts idTexts
 	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
@@ -219,6 +234,7 @@ func New(d Deps) (*API, error) {
 		health:          d.Health,
 		chains:          chains,
 		catalog:         catalog,
+		spam:            d.Spam,
 		store:           d.Store,
 		network:         d.Network,
 		networkGenesis:  d.NetworkGenesis,
@@ -294,6 +310,7 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/transactions", Handler: a.handle(a.listLatestTransactionsAllChains)},
 		{Pattern: "GET /v1/chains/allTransactions", Handler: a.handle(a.listLatestTransactionsAllChains)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:getNative", Handler: a.handle(a.getNativeBalance)},
+		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/balances:listErc20", Handler: a.handle(a.listErc20Balances)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/transactions:getDeployment", Handler: a.handle(a.getDeployment)},
 		{Pattern: "GET /v1/chains/{chainId}/contracts/{address}/deployments", Handler: a.handle(a.listDeployments)},
 		{Pattern: "GET /v1/chains/{chainId}/addresses/{address}/transactions", Handler: a.handle(a.listAddressTxs)},

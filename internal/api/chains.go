@@ -153,6 +153,9 @@ func (noChains) ByBlockchainID(ids.ID) (evmchains.Chain, bool) { return evmchain
 func (noChains) NativeBalance(context.Context, uint64, common.Address, *uint64) (*big.Int, error) {
 	return nil, derrors.NotFound
 }
+func (noChains) TokenBalance(context.Context, uint64, common.Address, common.Address, uint64) (*big.Int, error) {
+	return nil, derrors.NotFound
+}
 
 // listAddressChains serves listAddressChains and the deprecated
 // getAddressChains: the served chains on which the address took part in

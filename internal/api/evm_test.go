@@ -139,6 +139,8 @@ type testChains struct {
 	chains   []evmchains.Chain
 	balances map[common.Address]*big.Int
 	asked    []*uint64
+	// tokenBalances are balanceOf answers by token and holder.
+	tokenBalances map[[2]common.Address]*big.Int
 }
 
 func (c *testChains) List() []evmchains.Chain { return c.chains }
@@ -167,6 +169,13 @@ func (c *testChains) NativeBalance(_ context.Context, _ uint64, addr common.Addr
 		return b, nil
 	}
 	return nil, derrors.NotFound
+}
+
+func (c *testChains) TokenBalance(_ context.Context, _ uint64, token, holder common.Address, number uint64) (*big.Int, error) {
+	if b, ok := c.tokenBalances[[2]common.Address{token, holder}]; ok {
+		return b, nil
+	}
+	return new(big.Int), nil
 }
 
 var multicall = common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11")

@@ -111,6 +111,30 @@ func (c *contracts) get(ctx context.Context, addr common.Address) (*contractView
 	return v, nil
 }
 
+// prefetch reads what is known of addrs not known yet, in one store
+// read: for a page that names many contracts.
+func (c *contracts) prefetch(ctx context.Context, addrs []common.Address) error {
+	var missing []common.Address
+	for _, a := range addrs {
+		if _, ok := c.m[a]; !ok {
+			missing = append(missing, a)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	stored, err := c.a.evm.EVMContracts(ctx, c.chainID, missing)
+	if err != nil {
+		return err
+	}
+	for _, a := range missing {
+		v := &contractView{addr: a, stored: stored[a]}
+		v.curated, v.listed = c.a.catalog.Contract(c.chainID, a)
+		c.m[a] = v
+	}
+	return nil
+}
+
 // curatedAddress is addr with its curated metadata: what lists name for
 // every from and to without a store read.
 func (c *contracts) curatedAddress(addr common.Address) RichAddress {

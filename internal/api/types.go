@@ -915,6 +915,24 @@ type ListErc721BalancesResponse struct {
 }
 
 // ListErc1155BalancesResponse is the body of listErc1155Balances.
+// Erc20TokenBalance is an address's balance of an ERC-20 token (schema
+// Erc20TokenBalance); TokenReputation is Malicious for a spam token (the
+// spam rule's), else Benign: never null, which the schema's enum lacks.
+type Erc20TokenBalance struct {
+	Erc20Token
+	ChainID         string `json:"chainId"`
+	Balance         string `json:"balance"`
+	BalanceValue    *Money `json:"balanceValue,omitempty"`
+	TokenReputation string `json:"tokenReputation"`
+}
+
+// ListErc20BalancesResponse is the body of listErc20Balances.
+type ListErc20BalancesResponse struct {
+	NextPageToken      string              `json:"nextPageToken,omitempty"`
+	NativeTokenBalance NativeTokenBalance  `json:"nativeTokenBalance"`
+	Erc20TokenBalances []Erc20TokenBalance `json:"erc20TokenBalances"`
+}
+
 type ListErc1155BalancesResponse struct {
 	NextPageToken        string                `json:"nextPageToken,omitempty"`
 	NativeTokenBalance   NativeTokenBalance    `json:"nativeTokenBalance"`

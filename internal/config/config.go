@@ -93,6 +93,8 @@ type Config struct {
 	// Webhooks is how webhook events are delivered, and how many
 	// webhooks a key may have.
 	Webhooks Webhooks
+	// SpamTokens are the ERC-20 tokens always or never spam.
+	SpamTokens SpamTokens
 }
 
 // Webhooks configures the webhook endpoints and the delivery worker
@@ -263,7 +265,7 @@ type loader struct {
 	c                                                             Config
 	configFile                                                    string
 	evmRPCURLs, tiers, weights, proxies, priceCoins, metaNetworks stringList
-	webhookNetworks, webhookLimits                                stringList
+	webhookNetworks, webhookLimits, spamAllow, spamDeny           stringList
 }
 
 // flagSet defines cmd's flags over l; -h writes to out.
@@ -353,6 +355,8 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Webhooks.MaxBackoff, "webhook-max-backoff", 10*time.Minute, "longest wait between two delivery attempts of a webhook")
 	fs.IntVar(&c.Webhooks.Concurrency, "webhook-concurrency", 8, "webhooks an instance delivers to at once")
 	fs.Var(&l.webhookLimits, "webhook-limit", "the webhooks a key of a tier may have and the addresses each may watch, TIER:WEBHOOKS:ADDRESSES, e.g. standard:10:10000 (repeatable; default 10 webhooks of 10000 addresses for every tier)")
+	fs.Var(&l.spamAllow, "spam-token-allow", "an ERC-20 token never filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
+	fs.Var(&l.spamDeny, "spam-token-deny", "an ERC-20 token always filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
 }
 
 // Load parses serve's args (without the program and command names).
@@ -476,6 +480,13 @@ func LoadCommand(cmd Command, args []string, getenv func(string) string, usage i
 			c.Webhooks.Limits = map[string]WebhookLimit{}
 		}
 		c.Webhooks.Limits[tier] = lim
+	}
+	var err error
+	if c.SpamTokens.Allow, err = parseTokenRefs("spam-token-allow", l.spamAllow); err != nil {
+		return nil, nil, err
+	}
+	if c.SpamTokens.Deny, err = parseTokenRefs("spam-token-deny", l.spamDeny); err != nil {
+		return nil, nil, err
 	}
 	for _, v := range l.metaNetworks {
 		p, err := parsePrefix(v)

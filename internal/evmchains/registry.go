@@ -151,6 +151,8 @@ type Registry struct {
 	// discoverable chains the node did not serve, with when to ask again.
 	discoverMu sync.Mutex
 	unserved   map[ids.ID]unserved
+	// tokenBals caches TokenBalance's answers.
+	tokenBals tokenBalances
 }
 
 type entry struct {

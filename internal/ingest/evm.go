@@ -48,6 +48,10 @@ type evmFollower struct {
 	// the same contract rows.
 	mu    sync.Mutex
 	types map[common.Address]internal.ERCType
+
+	// erc20Checks are the ERC-20 tokens checked against the node
+	// (erc20check.go); apply alone touches it.
+	erc20Checks map[common.Address]erc20Checked
 }
 
 // maxTypeCache bounds the contract types kept; past it the cache starts
@@ -60,7 +64,8 @@ func (ix *Indexer) newEVMFollower(c internal.EVMChain) *evmFollower {
 		cfg.NetworkID, cfg.AVAXAssetID = ix.network.ID, ix.network.AVAXAssetID
 	}
 	return &evmFollower{ix: ix, chain: c, client: node.NewEVM(c.RPCURL), cfg: cfg, key: store.EVMCursor(c.ChainID),
-		name: "EVM chain " + strconv.FormatUint(c.ChainID, 10), types: map[common.Address]internal.ERCType{}}
+		name: "EVM chain " + strconv.FormatUint(c.ChainID, 10), types: map[common.Address]internal.ERCType{},
+		erc20Checks: map[common.Address]erc20Checked{}}
 }
 
 // step indexes the chain up to the node's tip.
@@ -372,6 +377,7 @@ func (e *evmFollower) apply(ctx context.Context, blocks []*evm.Block) error {
 		}
 	}
 	e.remember(committed)
+	e.checkERC20(ctx, blocks)
 	return nil
 }
 

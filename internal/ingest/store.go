@@ -50,4 +50,7 @@ type Store interface {
 	ICMBackfill(ctx context.Context, chainID uint64) (upTo uint64, ok bool, err error)
 	EVMStoredLogs(ctx context.Context, chainID uint64, address common.Address, from, to uint64) ([]store.StoredLog, error)
 	ApplyICMBackfill(ctx context.Context, chainID uint64, events []internal.ICMEvent, done bool) error
+	// The ERC-20 balances kept from the logs, checked against the node
+	// (erc20check.go).
+	store.ERC20Store
 }

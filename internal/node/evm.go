@@ -340,3 +340,35 @@ func (c *EVMClient) Balances(ctx context.Context, addrs []common.Address, block 
 	}
 	return out, nil
 }
+
+// The ERC-20 view functions the balances are checked with: balanceOf's
+// and totalSupply's selectors.
+var (
+	erc20BalanceOf   = []byte{0x70, 0xa0, 0x82, 0x31}
+	erc20TotalSupply = []byte{0x18, 0x16, 0x0d, 0xdd}
+)
+
+// ERC20State asks an ERC-20 token its totalSupply and the balanceOf each
+// of holders at block number (nil: the latest), in one batch. A value the
+// contract did not answer as a uint256 is nil.
+func (c *EVMClient) ERC20State(ctx context.Context, token common.Address, holders []common.Address, block *uint64) (supply *big.Int, balances []*big.Int, err error) {
+	inputs := [][]byte{erc20TotalSupply}
+	for _, h := range holders {
+		inputs = append(inputs, append(append(append([]byte{}, erc20BalanceOf...), make([]byte, 12)...), h[:]...))
+	}
+	answers, err := c.CallAll(ctx, token, inputs, block)
+	if err != nil {
+		return nil, nil, err
+	}
+	word := func(b []byte) *big.Int {
+		if len(b) != 32 {
+			return nil
+		}
+		return new(big.Int).SetBytes(b)
+	}
+	balances = make([]*big.Int, len(holders))
+	for i := range holders {
+		balances[i] = word(answers[i+1])
+	}
+	return word(answers[0]), balances, nil
+}

@@ -75,6 +75,9 @@ type EVMReader interface {
 	// allocation) is returned too, described, with a zero TxHash and
 	// Deployer.
 	EVMContract(ctx context.Context, chainID uint64, addr common.Address) (*internal.EVMContract, error)
+	// EVMContracts returns those of addrs that EVMContract returns, at
+	// once.
+	EVMContracts(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]*internal.EVMContract, error)
 	// EVMContractsByDeployer lists the contracts whose Deployer or
 	// DeployerContract is deployer.
 	EVMContractsByDeployer(ctx context.Context, chainID uint64, deployer common.Address, after *EVMContractKey, limit int) ([]internal.EVMContract, error)

@@ -154,7 +154,7 @@ func setCumulativeTxs(ctx context.Context, tx *database.DB, cid int64, first uin
 // idempotent: a batch may be applied again.
 var evmAppliers = []func(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error{
 	applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMAddressTxs, applyEVMContracts, applyNFTs,
-	applyEVMBalances, applyTeleporter, applyICM, applyEVMMetrics, applyWebhookEvents,
+	applyEVMBalances, applyTeleporter, applyICM, applyERC20Balances, applyEVMMetrics, applyWebhookEvents,
 }
 
 func untrustBalances(ctx context.Context, tx *database.DB, cid int64) error {

@@ -113,6 +113,37 @@ func (s *sqlStore) EVMContract(ctx context.Context, chainID uint64, addr common.
 	return c, err
 }
 
+func (s *sqlStore) EVMContracts(ctx context.Context, chainID uint64, addrs []common.Address) (_ map[common.Address]*internal.EVMContract, err error) {
+	defer derrors.Wrap(&err, "store.EVMContracts(%d)", chainID)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[common.Address]*internal.EVMContract, len(addrs))
+	const chunk = 500
+	for len(addrs) > 0 {
+		n := min(chunk, len(addrs))
+		args := []any{cid}
+		for _, a := range addrs[:n] {
+			args = append(args, a[:])
+		}
+		err := s.db.RunQuery(ctx, contractSelect+" FROM evm_contracts c WHERE c.chain_id = ? AND c.address IN (?"+
+			strings.Repeat(", ?", n-1)+")", func(rows *sql.Rows) error {
+			c, err := scanContract(rows)
+			if err != nil {
+				return err
+			}
+			out[c.Address] = c
+			return nil
+		}, args...)
+		if err != nil {
+			return nil, err
+		}
+		addrs = addrs[n:]
+	}
+	return out, nil
+}
+
 func (s *sqlStore) EVMContractsByDeployer(ctx context.Context, chainID uint64, deployer common.Address, after *EVMContractKey, limit int) (_ []internal.EVMContract, err error) {
 	defer derrors.Wrap(&err, "store.EVMContractsByDeployer(%d, %s)", chainID, deployer)
 	cid, err := evmChainID(chainID)

@@ -58,6 +58,7 @@ type Store interface {
 	HistoricalRewardStore
 	MetricStore
 	EVMStore
+	ERC20Store
 	NFTStore
 	ICMStore
 	ICMBackfillStore

@@ -8,7 +8,9 @@
 // ERC-4906's MetadataUpdate from setTokenURI), TestMulti1155 (ERC-1155
 // whose uri is an {id} template unless setURI, which emits URI, set the
 // token's own) and TestFactory, which deploys TestChild contracts with
-// CREATE and CREATE2 and forwards value (internal value transfers).
+// CREATE and CREATE2 and forwards value (internal value transfers). One
+// is not standard on purpose: TestFeeToken20 takes an unlogged fee on
+// transfer, the token whose logs do not explain its balances.
 package contracts
 
 //go:generate sh -c "npm ci --no-audit --no-fund && node compile.mjs"
@@ -63,6 +65,9 @@ var (
 	Multi1155 = load("TestMulti1155")
 	Factory   = load("TestFactory")
 	Child     = load("TestChild")
+	// FeeToken20's Transfer logs do not explain its balances: a transfer
+	// credits the recipient less a fee, which goes to the minter unlogged.
+	FeeToken20 = load("TestFeeToken20")
 )
 
 // Deploy is the creation code with the constructor's arguments appended.

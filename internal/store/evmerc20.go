@@ -1,0 +1,512 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+)
+
+// ERC-20 balances kept from the Transfer logs (migration 0027): each
+// ERC-20 transfer debits its sender and credits its recipient, the zero
+// address excepted (a mint, a burn: the token's supply). A token whose
+// logs cannot explain its balances (a transfer debits more than the
+// sender's logged balance, a burn more than the logged supply, or the
+// node's balanceOf or totalSupply disagrees: FlagERC20Token) is marked
+// unexplained, and its balances are the node's to answer.
+
+var (
+	erc20BalanceColumns = []string{"chain_id", "address", "token", "block_number", "balance"}
+	erc20HoldingColumns = []string{"chain_id", "address", "token", "first_block", "block_number", "balance"}
+	erc20TokenColumns   = []string{"chain_id", "token", "block_number", "supply", "unexplained", "reason"}
+)
+
+const (
+	erc20HoldingUpsert = `ON CONFLICT (chain_id, address, token) DO UPDATE SET block_number = excluded.block_number,
+		balance = excluded.balance`
+	// A token flagged stays flagged, whoever flagged it first.
+	erc20TokenUpsert = `ON CONFLICT (chain_id, token) DO UPDATE SET block_number = excluded.block_number,
+		supply = excluded.supply,
+		unexplained = CASE WHEN evm_erc20_tokens.unexplained = 1 THEN 1 ELSE excluded.unexplained END,
+		reason = CASE WHEN evm_erc20_tokens.unexplained = 1 THEN evm_erc20_tokens.reason ELSE excluded.reason END`
+)
+
+// ERC20Holding is an address's balance of one ERC-20 token at a block.
+type ERC20Holding struct {
+	Token   common.Address
+	Balance *big.Int
+	// Unexplained is set when the token's logs do not explain its
+	// balances: Balance is then what the logs tell, and the node's
+	// balanceOf is the answer.
+	Unexplained bool
+}
+
+// ERC20Token is what the store keeps of an ERC-20 token's balances.
+type ERC20Token struct {
+	Token common.Address
+	// Block is the last block whose transfers of the token are applied.
+	Block uint64
+	// Supply is the supply the logs tell: mints less burns.
+	Supply      *big.Int
+	Unexplained bool
+	Reason      string
+}
+
+// ERC20Reader reads the ERC-20 balances kept from transfers.
+type ERC20Reader interface {
+	// EVMERC20Balances lists addr's non-zero ERC-20 balances after block
+	// number, by token address ascending, after token after (nil: from
+	// the first); only those of tokens when tokens is not empty.
+	EVMERC20Balances(ctx context.Context, chainID uint64, addr common.Address, number uint64, tokens []common.Address, after *common.Address, limit int) ([]ERC20Holding, error)
+	// EVMERC20Tokens returns what the store keeps of those of tokens it
+	// has seen transfers of.
+	EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []common.Address) (map[common.Address]ERC20Token, error)
+}
+
+// ERC20Store keeps and reads the ERC-20 balances.
+type ERC20Store interface {
+	ERC20Reader
+	// FlagERC20Token marks a token whose balances its logs do not
+	// explain (the node disagreed with them): from then on its balances
+	// are the node's balanceOf. A token without transfers stored is left.
+	FlagERC20Token(ctx context.Context, chainID uint64, token common.Address, reason string) error
+}
+
+// erc20Move is one ERC-20 transfer as the balances apply it.
+type erc20Move struct {
+	block           uint64
+	token, from, to common.Address
+	value           *big.Int
+}
+
+// applyERC20Balances applies the batch's ERC-20 transfers to the
+// balances.
+func applyERC20Balances(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
+	var moves []erc20Move
+	for _, b := range blocks {
+		for i := range b.Transfers {
+			t := &b.Transfers[i]
+			if t.Type == internal.ERC20 && t.Value != nil {
+				moves = append(moves, erc20Move{block: b.Number, token: t.Token, from: t.From, to: t.To, value: t.Value})
+			}
+		}
+	}
+	return applyERC20Moves(ctx, tx, cid, moves)
+}
+
+type erc20Pair struct{ addr, token common.Address }
+
+type erc20HoldingState struct {
+	first, block uint64
+	bal          *big.Int
+	changed      bool
+}
+
+// applyERC20Moves applies moves (in chain order) to the stored balances.
+// A token's row holds the last block applied of it: moves of a block at
+// or before it were applied already (a batch applied again), and are
+// skipped, so that applying is idempotent.
+func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []erc20Move) error {
+	if len(moves) == 0 {
+		return nil
+	}
+	var (
+		pairs    []erc20Pair
+		tokenSet = map[common.Address]bool{}
+		tokens   []common.Address
+		holdings = map[erc20Pair]*erc20HoldingState{}
+	)
+	for _, m := range moves {
+		if !tokenSet[m.token] {
+			tokenSet[m.token] = true
+			tokens = append(tokens, m.token)
+		}
+		for _, a := range [2]common.Address{m.from, m.to} {
+			p := erc20Pair{a, m.token}
+			if a == (common.Address{}) || holdings[p] != nil {
+				continue
+			}
+			holdings[p] = &erc20HoldingState{}
+			pairs = append(pairs, p)
+		}
+	}
+	states, err := erc20TokenStates(ctx, tx, cid, tokens)
+	if err != nil {
+		return err
+	}
+	if err := loadERC20Holdings(ctx, tx, cid, pairs, holdings); err != nil {
+		return err
+	}
+	type histKey struct {
+		p     erc20Pair
+		block uint64
+	}
+	var hist [][]any
+	histAt := map[histKey]int{}
+	record := func(p erc20Pair, block uint64, h *erc20HoldingState) {
+		h.changed = true
+		if h.block == 0 && h.first == 0 {
+			h.first = block
+		}
+		h.block = block
+		k := histKey{p, block}
+		if i, ok := histAt[k]; ok {
+			hist[i][4] = bigBytes(h.bal)
+			return
+		}
+		histAt[k] = len(hist)
+		hist = append(hist, []any{cid, p.addr[:], p.token[:], int64(block), bigBytes(h.bal)})
+	}
+	applied := map[common.Address]uint64{}
+	for _, m := range moves {
+		st := states[m.token]
+		if st.stored && m.block <= st.Block && applied[m.token] != m.block {
+			continue // applied before
+		}
+		applied[m.token], st.Block, st.changed = m.block, m.block, true
+		if m.from == (common.Address{}) {
+			st.Supply.Add(st.Supply, m.value)
+		} else {
+			p := erc20Pair{m.from, m.token}
+			h := holdings[p]
+			if h.bal.Cmp(m.value) < 0 {
+				st.flag(fmt.Sprintf("block %d: a Transfer of %s from %s, which its logs gave %s", m.block, m.value, m.from.Hex(), h.bal))
+				h.bal.SetUint64(0)
+			} else {
+				h.bal.Sub(h.bal, m.value)
+			}
+			record(p, m.block, h)
+		}
+		if m.to == (common.Address{}) {
+			st.Supply.Sub(st.Supply, m.value)
+			if st.Supply.Sign() < 0 {
+				st.flag(fmt.Sprintf("block %d: burns exceed the logged mints", m.block))
+				st.Supply.SetUint64(0)
+			}
+		} else {
+			p := erc20Pair{m.to, m.token}
+			h := holdings[p]
+			h.bal.Add(h.bal, m.value)
+			record(p, m.block, h)
+		}
+	}
+	// No conflict clause: a move already applied was skipped above, so
+	// the rows are new, and PostgreSQL copies them (COPY).
+	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
+		return err
+	}
+	var hrows, trows [][]any
+	for _, p := range pairs {
+		if h := holdings[p]; h.changed {
+			hrows = append(hrows, []any{cid, p.addr[:], p.token[:], int64(h.first), int64(h.block), bigBytes(h.bal)})
+		}
+	}
+	for _, t := range tokens {
+		if st := states[t]; st.changed {
+			trows = append(trows, []any{cid, t[:], int64(st.Block), bigBytes(st.Supply), boolInt(st.Unexplained), st.Reason})
+		}
+	}
+	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, hrows, erc20HoldingUpsert); err != nil {
+		return err
+	}
+	_, err = tx.BulkInsert(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
+	return err
+}
+
+type erc20TokenState struct {
+	ERC20Token
+	stored, changed bool
+}
+
+func (s *erc20TokenState) flag(reason string) {
+	if !s.Unexplained {
+		s.Unexplained, s.Reason = true, reason
+	}
+}
+
+// erc20Chunk bounds the keys of one lookup.
+const erc20Chunk = 64
+
+// erc20TokenStates reads the stored rows of tokens; a token without one
+// starts at zero supply.
+func erc20TokenStates(ctx context.Context, db *database.DB, cid int64, tokens []common.Address) (map[common.Address]*erc20TokenState, error) {
+	out := make(map[common.Address]*erc20TokenState, len(tokens))
+	for _, t := range tokens {
+		out[t] = &erc20TokenState{ERC20Token: ERC20Token{Token: t, Supply: new(big.Int)}}
+	}
+	for start := 0; start < len(tokens); start += erc20Chunk {
+		chunk := tokens[start:min(len(tokens), start+erc20Chunk)]
+		args := []any{cid}
+		for _, t := range chunk {
+			args = append(args, t[:])
+		}
+		q := "SELECT token, block_number, supply, unexplained, reason FROM evm_erc20_tokens WHERE chain_id = ? AND token IN (?" +
+			strings.Repeat(", ?", len(chunk)-1) + ")"
+		err := db.RunQuery(ctx, q, func(rows *sql.Rows) error {
+			var (
+				token, supply []byte
+				block         int64
+				unexplained   int
+				reason        string
+			)
+			if err := rows.Scan(&token, &block, &supply, &unexplained, &reason); err != nil {
+				return err
+			}
+			st := out[common.BytesToAddress(token)]
+			if st == nil {
+				return nil
+			}
+			st.stored, st.Block, st.Supply, st.Unexplained, st.Reason = true, uint64(block), bigFrom(supply), unexplained == 1, reason
+			return nil
+		}, args...)
+		if err != nil {
+			return nil, fmt.Errorf("reading the ERC-20 tokens' state: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// loadERC20Holdings fills holdings (one per pair) with the stored latest
+// balances; a pair never stored starts at zero. The pairs are a VALUES
+// list joined on the key, one index seek each on both engines (an OR of
+// pairs they may scan, and IN lists of addresses and tokens cross them).
+func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []erc20Pair, holdings map[erc20Pair]*erc20HoldingState) error {
+	for _, p := range pairs {
+		holdings[p].bal = new(big.Int)
+	}
+	// PostgreSQL types the list's columns from its first row.
+	first := "(?, ?)"
+	if db.Dialect() == database.Postgres {
+		first = "(?::BYTEA, ?::BYTEA)"
+	}
+	const perRead = 500
+	for start := 0; start < len(pairs); start += perRead {
+		chunk := pairs[start:min(len(pairs), start+perRead)]
+		args := make([]any, 0, 2*len(chunk)+1)
+		for _, p := range chunk {
+			args = append(args, p.addr[:], p.token[:])
+		}
+		q := "SELECT h.address, h.token, h.first_block, h.block_number, h.balance FROM (VALUES " + first +
+			strings.Repeat(", (?, ?)", len(chunk)-1) + ") AS p JOIN evm_erc20_holdings h ON h.chain_id = ? AND h.address = p.column1 AND h.token = p.column2"
+		err := db.RunQuery(ctx, q, func(rows *sql.Rows) error {
+			var (
+				addr, token, bal []byte
+				first, block     int64
+			)
+			if err := rows.Scan(&addr, &token, &first, &block, &bal); err != nil {
+				return err
+			}
+			h := holdings[erc20Pair{common.BytesToAddress(addr), common.BytesToAddress(token)}]
+			if h == nil {
+				return nil
+			}
+			h.first, h.block, h.bal = uint64(first), uint64(block), bigFrom(bal)
+			return nil
+		}, append(args, cid)...)
+		if err != nil {
+			return fmt.Errorf("reading the ERC-20 holdings: %w", err)
+		}
+	}
+	return nil
+}
+
+// backfillERC20Balances derives the balances from the transfers stored
+// before migration 0027, a chain at a time, in chain order: what
+// applyERC20Balances would have written.
+func backfillERC20Balances(ctx context.Context, tx *database.DB) error {
+	var chains []int64
+	err := tx.RunQuery(ctx, "SELECT DISTINCT chain_id FROM evm_transfers WHERE erc_type = 20 ORDER BY chain_id", func(rows *sql.Rows) error {
+		var c int64
+		if err := rows.Scan(&c); err != nil {
+			return err
+		}
+		chains = append(chains, c)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	const perRead = 10_000
+	for _, cid := range chains {
+		lo := int64(0)
+		for {
+			moves, err := storedERC20Moves(ctx, tx, cid, lo, -1, perRead)
+			if err != nil {
+				return err
+			}
+			if len(moves) == 0 {
+				break
+			}
+			hi := int64(moves[len(moves)-1].block) + 1
+			// A block's transfers are applied together: a full read
+			// leaves its last block to the next, or, a block alone,
+			// reads all of it.
+			if len(moves) == perRead {
+				hi--
+				i := len(moves)
+				for i > 0 && int64(moves[i-1].block) == hi {
+					i--
+				}
+				if i > 0 {
+					moves = moves[:i]
+				} else if moves, err = storedERC20Moves(ctx, tx, cid, hi, hi+1, 0); err != nil {
+					return err
+				} else {
+					hi++
+				}
+			}
+			if err := applyERC20Moves(ctx, tx, cid, moves); err != nil {
+				return fmt.Errorf("chain %d: %w", cid, err)
+			}
+			lo = hi
+		}
+	}
+	return nil
+}
+
+// storedERC20Moves reads the stored ERC-20 transfers of blocks lo to hi
+// (exclusive; -1: no end), in chain order, at most limit (0: all).
+func storedERC20Moves(ctx context.Context, tx *database.DB, cid, lo, hi int64, limit int) ([]erc20Move, error) {
+	q := "SELECT block_number, token, from_address, to_address, value FROM evm_transfers WHERE chain_id = ? AND block_number >= ?"
+	args := []any{cid, lo}
+	if hi >= 0 {
+		q += " AND block_number < ?"
+		args = append(args, hi)
+	}
+	q += " AND erc_type = 20 ORDER BY block_number, log_index, batch_index"
+	if limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, limit)
+	}
+	var moves []erc20Move
+	err := tx.RunQuery(ctx, q, func(rows *sql.Rows) error {
+		var (
+			number                 int64
+			token, from, to, value []byte
+		)
+		if err := rows.Scan(&number, &token, &from, &to, &value); err != nil {
+			return err
+		}
+		moves = append(moves, erc20Move{block: uint64(number), token: common.BytesToAddress(token),
+			from: common.BytesToAddress(from), to: common.BytesToAddress(to), value: bigFrom(value)})
+		return nil
+	}, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the stored ERC-20 transfers of chain %d: %w", cid, err)
+	}
+	return moves, nil
+}
+
+// FlagERC20Token marks a token whose balances its logs do not explain
+// (the node's balanceOf or totalSupply disagreed with them), for good.
+func (s *sqlStore) FlagERC20Token(ctx context.Context, chainID uint64, token common.Address, reason string) (err error) {
+	defer derrors.Wrap(&err, "store.FlagERC20Token(%d, %s)", chainID, token)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Exec(ctx, "UPDATE evm_erc20_tokens SET unexplained = 1, reason = ? WHERE chain_id = ? AND token = ? AND unexplained = 0",
+		reason, cid, token[:])
+	return err
+}
+
+func (s *sqlStore) EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []common.Address) (_ map[common.Address]ERC20Token, err error) {
+	defer derrors.Wrap(&err, "store.EVMERC20Tokens(%d)", chainID)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	states, err := erc20TokenStates(ctx, s.db, cid, tokens)
+	if err != nil {
+		return nil, err
+	}
+	out := map[common.Address]ERC20Token{}
+	for t, st := range states {
+		if st.stored {
+			out[t] = st.ERC20Token
+		}
+	}
+	return out, nil
+}
+
+// erc20HoldingSelect reads a holding's token, its balance after block ?
+// (the latest when no later block changed it, else its row of the
+// history), and whether the token is unexplained; the arguments are the
+// block twice.
+const erc20HoldingSelect = `SELECT h.token,
+	CASE WHEN h.block_number <= ? THEN h.balance ELSE (SELECT b.balance FROM evm_erc20_balances b
+		WHERE b.chain_id = h.chain_id AND b.address = h.address AND b.token = h.token AND b.block_number <= ?
+		ORDER BY b.block_number DESC LIMIT 1) END,
+	(SELECT t.unexplained FROM evm_erc20_tokens t WHERE t.chain_id = h.chain_id AND t.token = h.token)
+	FROM evm_erc20_holdings h`
+
+func (s *sqlStore) EVMERC20Balances(ctx context.Context, chainID uint64, addr common.Address, number uint64, tokens []common.Address, after *common.Address, limit int) (_ []ERC20Holding, err error) {
+	defer derrors.Wrap(&err, "store.EVMERC20Balances(%d, %s, %d)", chainID, addr, number)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	n := blockBound(number)
+	var out []ERC20Holding
+	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		// Zero balances are skipped: read on until the page is full or
+		// the address's tokens end.
+		from := after
+		for len(out) < limit {
+			args := []any{n, n, cid, addr[:], n}
+			cond := ""
+			if len(tokens) > 0 {
+				cond = " AND h.token IN (?" + strings.Repeat(", ?", len(tokens)-1) + ")"
+				for _, t := range tokens {
+					args = append(args, t[:])
+				}
+			}
+			if from != nil {
+				cond += " AND h.token > ?"
+				args = append(args, from[:])
+			}
+			want := limit - len(out)
+			read := 0
+			err := tx.RunPrepared(ctx, erc20HoldingSelect+" WHERE h.chain_id = ? AND h.address = ? AND h.first_block <= ?"+cond+
+				" ORDER BY h.token LIMIT ?", func(rows *sql.Rows) error {
+				var (
+					token, bal  []byte
+					unexplained sql.NullInt64
+				)
+				if err := rows.Scan(&token, &bal, &unexplained); err != nil {
+					return err
+				}
+				read++
+				t := common.BytesToAddress(token)
+				from = &t
+				if len(bal) == 0 && unexplained.Int64 != 1 {
+					return nil
+				}
+				out = append(out, ERC20Holding{Token: t, Balance: bigFrom(bal), Unexplained: unexplained.Int64 == 1})
+				return nil
+			}, append(args, want)...)
+			if err != nil {
+				return err
+			}
+			if read < want {
+				return nil
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	return out, err
+}

@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+// erc20Blocks are blocks 0..4 of a chain named by salt with the ERC-20
+// transfers of moves (block, token, from, to, value), in order.
+func erc20Blocks(salt string, moves [][5]any) []*internal.EVMBlockData {
+	var out []*internal.EVMBlockData
+	parent := common.Hash{}
+	for h := range uint64(5) {
+		b := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: h, Hash: evmHash(salt, "block", h), ParentHash: parent,
+			Timestamp: time.Unix(1_700_000_000+int64(h), 0).UTC(), GasLimit: 8_000_000}}
+		parent = b.Hash
+		for i, m := range moves {
+			if m[0].(int) != int(h) {
+				continue
+			}
+			b.Transfers = append(b.Transfers, internal.EVMTransfer{BlockNumber: h, TxHash: evmHash(salt, "tx", i),
+				LogIndex: uint32(i), Token: m[1].(common.Address), Type: internal.ERC20, From: m[2].(common.Address),
+				To: m[3].(common.Address), Value: big.NewInt(int64(m[4].(int)))})
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+var (
+	tokA, tokB, tokC = evmAddr("token A"), evmAddr("token B"), evmAddr("token C")
+	dave             = evmAddr("dave")
+	zero             = common.Address{}
+	erc20Moves       = [][5]any{
+		{1, tokA, zero, alice, 100}, {1, tokB, zero, bob, 50},
+		{2, tokA, alice, bob, 30}, {2, tokA, bob, carol, 10},
+		{3, tokB, bob, alice, 20}, {3, tokA, alice, zero, 5}, {3, tokC, dave, alice, 5},
+		{4, tokA, carol, alice, 10},
+	}
+)
+
+// balancesText is holdings as "token:balance[!]" (! unexplained), in
+// order, with the tokens named.
+func balancesText(hs []ERC20Holding) string {
+	names := map[common.Address]string{tokA: "A", tokB: "B", tokC: "C"}
+	var parts []string
+	for _, h := range hs {
+		s := names[h.Token] + ":" + h.Balance.String()
+		if h.Unexplained {
+			s += "!"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// sortedText is the holdings' text in token address order (the list's).
+func sortedText(pairs map[common.Address]string) string {
+	keys := make([]common.Address, 0, len(pairs))
+	for k := range pairs {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b common.Address) int { return strings.Compare(string(a[:]), string(b[:])) })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, pairs[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// TestERC20Balances follows hand-computed balances through mints, transfers,
+// a burn, a token whose logs send more than they gave (unexplained), a
+// balance back to zero, at every block; applying again changes nothing,
+// and the backfill writes the same rows from the stored transfers.
+func TestERC20Balances(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		blocks := erc20Blocks("erc20", erc20Moves)
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks); err != nil {
+			t.Fatal(err)
+		}
+		want := map[common.Address][]string{
+			alice: {"", sortedText(map[common.Address]string{tokA: "A:100"}), sortedText(map[common.Address]string{tokA: "A:70"}),
+				sortedText(map[common.Address]string{tokA: "A:65", tokB: "B:20", tokC: "C:5!"}),
+				sortedText(map[common.Address]string{tokA: "A:75", tokB: "B:20", tokC: "C:5!"})},
+			bob: {"", "B:50", sortedText(map[common.Address]string{tokA: "A:20", tokB: "B:50"}),
+				sortedText(map[common.Address]string{tokA: "A:20", tokB: "B:30"}), sortedText(map[common.Address]string{tokA: "A:20", tokB: "B:30"})},
+			carol: {"", "", "A:10", "A:10", ""},
+			// dave's debit was clamped at zero: nothing listed but the flag.
+			dave: {"", "", "", "C:0!", "C:0!"},
+		}
+		check := func(when string) {
+			t.Helper()
+			for addr, byBlock := range want {
+				for n, w := range byBlock {
+					hs, err := s.EVMERC20Balances(ctx, testEVMChain, addr, uint64(n), nil, nil, 10)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := balancesText(hs); got != w {
+						t.Errorf("%s: %s at block %d: %q, want %q", when, addr, n, got, w)
+					}
+				}
+			}
+		}
+		check("applied")
+		// Pages of one, and a filter by token.
+		var pages []string
+		var after *common.Address
+		for {
+			hs, err := s.EVMERC20Balances(ctx, testEVMChain, alice, 4, nil, after, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hs) == 0 {
+				break
+			}
+			pages = append(pages, balancesText(hs))
+			after = &hs[0].Token
+		}
+		if got := strings.Join(pages, " "); got != want[alice][4] {
+			t.Errorf("alice's pages of one: %q, want %q", got, want[alice][4])
+		}
+		hs, err := s.EVMERC20Balances(ctx, testEVMChain, alice, 3, []common.Address{tokB, evmAddr("other")}, nil, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := balancesText(hs); got != "B:20" {
+			t.Errorf("alice's token B at 3: %q", got)
+		}
+		toks, err := s.EVMERC20Tokens(ctx, testEVMChain, []common.Address{tokA, tokB, tokC, dave})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(toks) != 3 || toks[tokA].Supply.Int64() != 95 || toks[tokB].Supply.Int64() != 50 || toks[tokA].Block != 4 ||
+			toks[tokA].Unexplained || !toks[tokC].Unexplained || toks[tokC].Reason == "" {
+			t.Errorf("tokens: %+v", toks)
+		}
+		all := dumpERC20(t, s)
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[2:]); err != nil {
+			t.Fatal(err)
+		}
+		if got := dumpERC20(t, s); got != all {
+			t.Errorf("re-applying changed the rows:\n%s\nwant\n%s", got, all)
+		}
+		// The node flags token A: it stays flagged.
+		if err := s.FlagERC20Token(ctx, testEVMChain, tokA, "balanceOf disagrees"); err != nil {
+			t.Fatal(err)
+		}
+		if toks, err := s.EVMERC20Tokens(ctx, testEVMChain, []common.Address{tokA}); err != nil || !toks[tokA].Unexplained {
+			t.Errorf("token A after FlagERC20Token: %+v, %v", toks, err)
+		}
+		if _, err := s.db.Exec(ctx, "UPDATE evm_erc20_tokens SET unexplained = 0, reason = '' WHERE token = ?", tokA[:]); err != nil {
+			t.Fatal(err)
+		}
+		// A store indexed before: the backfill writes the same rows.
+		for _, tbl := range []string{"evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens"} {
+			if _, err := s.db.Exec(ctx, "DELETE FROM "+tbl); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.PutSettingIfAbsent(ctx, "backfill:evm_erc20_balances", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := runBackfills(ctx, s.db); err != nil {
+			t.Fatal(err)
+		}
+		if got := dumpERC20(t, s); got != all {
+			t.Errorf("the backfill wrote\n%s\nthe appliers\n%s", got, all)
+		}
+		check("backfilled")
+	})
+}
+
+// TestERC20BackfillLargeBlocks backfills more transfers than one read
+// (a block alone, and blocks cut across reads) and compares with the
+// appliers.
+func TestERC20BackfillLargeBlocks(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		var moves [][5]any
+		for i := range 12_000 {
+			moves = append(moves, [5]any{1 + i/9000, tokA, zero, evmAddr(fmt.Sprint("holder", i%500)), i + 1})
+		}
+		for i := range 6_000 {
+			moves = append(moves, [5]any{3 + i%2, tokA, evmAddr(fmt.Sprint("holder", i%500)), bob, 1})
+		}
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("big", moves)); err != nil {
+			t.Fatal(err)
+		}
+		all := dumpERC20(t, s)
+		for _, tbl := range []string{"evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens"} {
+			if _, err := s.db.Exec(ctx, "DELETE FROM "+tbl); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := backfillERC20Balances(ctx, s.db); err != nil {
+			t.Fatal(err)
+		}
+		if got := dumpERC20(t, s); got != all {
+			t.Errorf("the backfill differs from the appliers (%d vs %d bytes)", len(got), len(all))
+		}
+	})
+}
+
+func dumpERC20(t *testing.T, s *sqlStore) string {
+	t.Helper()
+	var lines []string
+	for _, q := range []string{
+		"SELECT address, token, block_number, balance FROM evm_erc20_balances",
+		"SELECT address, token, first_block, block_number, balance FROM evm_erc20_holdings",
+		"SELECT token, block_number, supply, unexplained, reason FROM evm_erc20_tokens",
+	} {
+		err := s.db.RunQuery(context.Background(), q, func(r *sql.Rows) error {
+			cols, _ := r.Columns()
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := r.Scan(ptrs...); err != nil {
+				return err
+			}
+			lines = append(lines, fmt.Sprintf("%x", vals))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
