@@ -20,6 +20,7 @@ var backfills = []struct {
 	{"backfill:p_staker_addresses", backfillStakerAddresses},
 	{"backfill:address_txs", backfillAddressTxs},
 	{"backfill:block_proposers", backfillProposers},
+	{"backfill:burned", backfillBurned},
 }
 
 // runBackfills runs the backfills the migrations asked for.

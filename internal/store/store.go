@@ -37,6 +37,8 @@ type Store interface {
 	SubnetStore
 	SubnetListStore
 	SupplyStore
+	BurnedStore
+	LockedStore
 	StakerStore
 	XStore
 	L1FeeStore
