@@ -3,6 +3,8 @@ package tests
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/big"
 	"reflect"
 	"strings"
@@ -22,6 +24,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	pblock "github.com/ava-labs/avalanchego/vms/platformvm/block"
 	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
+	"github.com/ava-labs/avalanchego/vms/platformvm/stakeable"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/message"
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
@@ -30,7 +33,10 @@ import (
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/common/hexutil"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
+	"github.com/avaindex/avaindex/internal/derive"
+	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
@@ -48,7 +54,8 @@ import (
 // inputs less outputs; the L1 validators' fees as what was deposited less
 // the balances platform.getL1Validator answers.
 func TestAvaxSupplyMatchesNode(t *testing.T) {
-	n, _ := issuedNetwork(t)
+	n, issued := issuedNetwork(t)
+	issueUTXOExtras(t, n, issued) // a P-chain output locked for an hour
 	doc := openapitest.Default(t)
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, n.URL, dsn, "--network-alias", "testnet")
@@ -76,7 +83,7 @@ func TestAvaxSupplyMatchesNode(t *testing.T) {
 				time.Sleep(time.Second)
 				continue
 			}
-			if want.TotalPBurned == "0" || want.TotalXBurned == "0" || want.TotalCBurned == "0" || want.L1ValidatorFees == "0" || want.TotalStaked == "0" {
+			if want.TotalPBurned == "0" || want.TotalXBurned == "0" || want.TotalCBurned == "0" || want.L1ValidatorFees == "0" || want.TotalStaked == "0" || want.TotalLocked == "0" {
 				t.Errorf("nothing to compare: %+v", want)
 			}
 			t.Logf("getAvaxSupply = %+v", got)
@@ -104,6 +111,7 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 	if err != nil {
 		t.Fatal(err)
 	}
+	locked := lockedOutputs{}
 	pBurned, deposits := new(big.Int), new(big.Int)
 	var validations []ids.ID
 	var tipTime time.Time
@@ -136,6 +144,7 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 				t.Fatalf("block %d has a %T: this test does not work out L1 refunds", h, u)
 			}
 			deposits.Add(deposits, new(big.Int).SetUint64(l1))
+			locked.track(t, tx.ID(), tx.Unsigned, avaxID)
 			in, out := avaxFlows(t, tx.Unsigned, avaxID)
 			out.Add(out, new(big.Int).SetUint64(l1))
 			if in.Cmp(out) > 0 {
@@ -178,6 +187,7 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 			t.Fatal(err)
 		}
 		for _, tx := range blk.Txs() {
+			locked.track(t, tx.ID(), tx.Unsigned, avaxID)
 			in, out := avaxFlows(t, tx.Unsigned, avaxID)
 			fee := in.Sub(in, out)
 			want := txFee
@@ -253,10 +263,11 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// No UTXO of the local network is time-locked now: its genesis
-	// unlocks are past, and the scenario locks nothing.
+	// The local network's genesis unlocks are past: what is locked is
+	// what the blocks' txs locked.
+	lockedSum := locked.after(uint64(tipTime.Unix()))
 	circ := new(big.Int).Mul(new(big.Int).SetUint64(supply), big.NewInt(1e9))
-	circ.Sub(circ, new(big.Int).Mul(new(big.Int).Add(pBurned, xBurned), big.NewInt(1e9)))
+	circ.Sub(circ, new(big.Int).Mul(new(big.Int).Add(new(big.Int).Add(pBurned, xBurned), lockedSum), big.NewInt(1e9)))
 	circ.Sub(circ, cBurned)
 	return api.AvaxSupplyResponse{
 		CirculatingSupply: decimalAVAX(circ, 18),
@@ -265,7 +276,7 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 		TotalCBurned:      decimalAVAX(cBurned, 18),
 		TotalXBurned:      decimalAVAX(xBurned, 9),
 		TotalStaked:       decimalAVAX(new(big.Int).SetUint64(staked), 9),
-		TotalLocked:       "0",
+		TotalLocked:       decimalAVAX(lockedSum, 9),
 		TotalRewards:      decimalAVAX(new(big.Int).SetUint64(supply-initial), 9),
 		LastUpdated:       tipTime.UTC().Format("2006-01-02T15:04:05.000Z"),
 		GenesisUnlock:     decimalAVAX(new(big.Int).SetUint64(initial), 9),
@@ -331,6 +342,59 @@ func avaxFlows(t *testing.T, unsigned any, avaxID ids.ID) (in, out *big.Int) {
 	return in, out
 }
 
+// lockedOutputs are the AVAX outputs with a locktime (the owners', or a
+// stakeable.LockOut's) that the blocks' txs made and no later tx spent, by
+// UTXO key.
+type lockedOutputs map[ids.ID]struct{ amount, locktime uint64 }
+
+// track adds tx's own locked outputs and removes those its inputs spend.
+func (l lockedOutputs) track(t *testing.T, txID ids.ID, unsigned any, avaxID ids.ID) {
+	t.Helper()
+	v := reflect.ValueOf(unsigned)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		v = v.Elem()
+	}
+	for _, field := range []string{"Ins", "ImportedInputs", "ImportedIns"} {
+		if f := v.FieldByName(field); f.IsValid() {
+			for i := 0; i < f.Len(); i++ {
+				delete(l, f.Index(i).Interface().(*avax.TransferableInput).InputID())
+			}
+		}
+	}
+	f := v.FieldByName("Outs")
+	if !f.IsValid() {
+		return
+	}
+	for i := 0; i < f.Len(); i++ {
+		o, ok := f.Index(i).Interface().(*avax.TransferableOutput)
+		if !ok || o.AssetID() != avaxID {
+			continue
+		}
+		lock := uint64(0)
+		out := o.Out
+		if lo, ok := out.(*stakeable.LockOut); ok {
+			lock, out = lo.Locktime, lo.TransferableOut
+		}
+		if to, ok := out.(*secp256k1fx.TransferOutput); ok && to.Locktime > lock {
+			lock = to.Locktime
+		}
+		if lock > 0 {
+			l[(&avax.UTXOID{TxID: txID, OutputIndex: uint32(i)}).InputID()] = struct{ amount, locktime uint64 }{o.Out.Amount(), lock}
+		}
+	}
+}
+
+// after sums the outputs locked past at.
+func (l lockedOutputs) after(at uint64) *big.Int {
+	sum := new(big.Int)
+	for _, o := range l {
+		if o.locktime > at {
+			sum.Add(sum, new(big.Int).SetUint64(o.amount))
+		}
+	}
+	return sum
+}
+
 // registeredValidation is the validation id a RegisterL1ValidatorTx's
 // warp message names.
 func registeredValidation(t *testing.T, msg []byte) ids.ID {
@@ -348,4 +412,54 @@ func registeredValidation(t *testing.T, msg []byte) ids.ID {
 		t.Fatal(err)
 	}
 	return reg.ValidationID()
+}
+
+// TestBurnedBackfill makes a store indexed before migration 0033 (no
+// burned sums, the migration's backfill asked for) and checks that opening
+// it asks for the P-, X- and C-chains' rederives, which with the EVM sums
+// the backfill writes give every derived table as indexed from scratch.
+func TestBurnedBackfill(t *testing.T) {
+	n, _ := issuedNetwork(t)
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, want := indexedStore(t, n, dsn)
+		keys := map[string]bool{}
+		for _, row := range want["burned"] {
+			keys[strings.Fields(row)[0]] = true
+		}
+		for _, k := range []string{"sum_key=P", "sum_key=X", "sum_key=C", "sum_key=P:l1deposits", fmt.Sprintf("sum_key=evm:%d", n.EVMChainID)} {
+			if !keys[k] {
+				t.Fatalf("the indexed store has no %s sum (%v): the comparison would prove nothing", k, want["burned"])
+			}
+		}
+		for _, q := range []string{"DELETE FROM burned", "INSERT INTO settings (key, value) VALUES ('backfill:burned', '')"} {
+			if _, err := db.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		pending, err := st.PendingRederives(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var chains []internal.Chain
+		for _, r := range pending {
+			chains = append(chains, r.Chain)
+		}
+		if fmt.Sprint(chains) != fmt.Sprint([]internal.Chain{internal.PChain, internal.XChain, internal.CChain}) &&
+			fmt.Sprint(chains) != fmt.Sprint([]internal.Chain{internal.CChain, internal.PChain, internal.XChain}) {
+			t.Fatalf("after the backfill the pending rederives are %v, want P, X and C", chains)
+		}
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		if err := derive.RunPendingRederives(ctx, st, log, derive.RederiveOptions{BatchSize: 7}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := diffDumps(want, dumpTables(t, db, derivedTables)); len(diff) > 0 {
+			t.Fatalf("the backfilled store differs from the one indexed from scratch:\n%s", strings.Join(diff, "\n"))
+		}
+	})
 }

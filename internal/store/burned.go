@@ -260,13 +260,18 @@ func applyCBurned(ctx context.Context, tx *database.DB, blocks []*internal.CBloc
 	if err != nil || !ok {
 		return err
 	}
-	heights := make([]uint64, len(blocks))
-	for i, b := range blocks {
-		heights[i] = b.Height
+	// Only the blocks with atomic txs count, as a rederive hands them: the
+	// sum's next is then the same after either.
+	var atomicBlocks []*internal.CBlockData
+	var heights []uint64
+	for _, b := range blocks {
+		if len(b.AtomicTxs) > 0 {
+			atomicBlocks, heights = append(atomicBlocks, b), append(heights, b.Height)
+		}
 	}
 	return addBurned(ctx, tx, BurnedC, heights, func(i int) *big.Int {
 		sum := new(big.Int)
-		for _, t := range blocks[i].AtomicTxs {
+		for _, t := range atomicBlocks[i].AtomicTxs {
 			e := internal.UTXOEffects{Imported: t.Imported, Produced: t.Exported}
 			for _, c := range t.EVM {
 				if c.AssetID != avax {

@@ -16,4 +16,5 @@ test("avaxSupply.get answers the supply worked out from the node", async () => {
   assert.ok(s.lastUpdated instanceof Date);
   assert.equal(s.lastUpdated.toISOString(), want.lastUpdated);
   assert.ok(Number(s.totalCBurned) > 0 && Number(s.totalPBurned) > 0 && Number(s.totalXBurned) > 0);
+  assert.ok(Number(s.totalLocked) > 0, "a locked output to count");
 });
