@@ -101,6 +101,13 @@ func TestAvaxSupplyMatchesNode(t *testing.T) {
 // supplyFromNode works the supply out from the node alone, at its tips.
 func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 	t.Helper()
+	s, _ := supplyAndRefunds(t, n)
+	return s
+}
+
+// supplyAndRefunds is supplyFromNode, with the L1 refunds it counted.
+func supplyAndRefunds(t *testing.T, n *testnet.Network) (api.AvaxSupplyResponse, *big.Int) {
+	t.Helper()
 	ctx := context.Background()
 	pc := platformvm.NewClient(n.URL)
 	xc := avm.NewClient(n.URL, "X")
@@ -113,7 +120,11 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 	}
 	locked := lockedOutputs{}
 	pBurned, deposits := new(big.Int), new(big.Int)
-	var validations []ids.ID
+	var (
+		validations []ids.ID
+		owners      []ids.ShortID
+	)
+	refundTxs, spentRefunds := map[ids.ID]uint32{}, new(big.Int)
 	var tipTime time.Time
 	for h := uint64(1); h <= pTip; h++ {
 		raw, err := pc.GetBlockByHeight(ctx, h)
@@ -134,14 +145,24 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 				for i, v := range u.Validators {
 					l1 += v.Balance
 					validations = append(validations, u.Subnet.Append(uint32(i)))
+					owners = append(owners, v.RemainingBalanceOwner.Addresses...)
 				}
 			case *ptxs.RegisterL1ValidatorTx:
 				l1 += u.Balance
-				validations = append(validations, registeredValidation(t, u.Message))
+				reg := registeredValidation(t, u.Message)
+				validations = append(validations, reg.ValidationID())
+				owners = append(owners, reg.RemainingBalanceOwner.Addresses...)
 			case *ptxs.IncreaseL1ValidatorBalanceTx:
 				l1 += u.Balance
 			case *ptxs.DisableL1ValidatorTx, *ptxs.SetL1ValidatorWeightTx:
-				t.Fatalf("block %d has a %T: this test does not work out L1 refunds", h, u)
+				// Either may refund the validator's balance: as UTXOs
+				// numbered after the tx's own outputs.
+				refundTxs[tx.ID()] = uint32(len(tx.Unsigned.Outputs()))
+			}
+			for _, in := range inputsOf(tx.Unsigned) {
+				if outs, ok := refundTxs[in.TxID]; ok && in.OutputIndex >= outs {
+					spentRefunds.Add(spentRefunds, new(big.Int).SetUint64(in.In.Amount()))
+				}
 			}
 			deposits.Add(deposits, new(big.Int).SetUint64(l1))
 			locked.track(t, tx.ID(), tx.Unsigned, avaxID)
@@ -160,7 +181,25 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 		}
 		balances.Add(balances, new(big.Int).SetUint64(v.Balance))
 	}
+	// The refunds: those spent since, and those the owners hold.
+	refunds := new(big.Int).Set(spentRefunds)
+	if len(owners) > 0 && len(refundTxs) > 0 {
+		utxos, _, _, err := pc.GetUTXOs(ctx, owners, 1024, ids.ShortEmpty, ids.Empty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range utxos {
+			var u avax.UTXO
+			if _, err := ptxs.Codec.Unmarshal(b, &u); err != nil {
+				t.Fatal(err)
+			}
+			if outs, ok := refundTxs[u.TxID]; ok && u.OutputIndex >= outs {
+				refunds.Add(refunds, new(big.Int).SetUint64(u.Out.(avax.Amounter).Amount()))
+			}
+		}
+	}
 	l1Fees := new(big.Int).Sub(deposits, balances)
+	l1Fees.Sub(l1Fees, refunds)
 	pBurned.Add(pBurned, l1Fees)
 
 	// X-chain: every fee is the node's.
@@ -259,7 +298,13 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 	if err != nil {
 		t.Fatal(err)
 	}
-	initial, err := genesis.GetConfig(n.NetworkID).InitialSupply()
+	cfg := genesis.GetConfig(n.NetworkID)
+	if n.GenesisFile != "" {
+		if cfg, err = genesis.GetConfigFile(n.GenesisFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	initial, err := cfg.InitialSupply()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +326,7 @@ func supplyFromNode(t *testing.T, n *testnet.Network) api.AvaxSupplyResponse {
 		LastUpdated:       tipTime.UTC().Format("2006-01-02T15:04:05.000Z"),
 		GenesisUnlock:     decimalAVAX(new(big.Int).SetUint64(initial), 9),
 		L1ValidatorFees:   decimalAVAX(l1Fees, 9),
-	}
+	}, refunds
 }
 
 // decimalAVAX writes v units of 10^-decimals AVAX with big.Rat: exact,
@@ -395,9 +440,21 @@ func (l lockedOutputs) after(at uint64) *big.Int {
 	return sum
 }
 
-// registeredValidation is the validation id a RegisterL1ValidatorTx's
-// warp message names.
-func registeredValidation(t *testing.T, msg []byte) ids.ID {
+// inputsOf is a P-chain tx's inputs, imported ones included.
+func inputsOf(unsigned ptxs.UnsignedTx) []*avax.TransferableInput {
+	v := reflect.ValueOf(unsigned).Elem()
+	var out []*avax.TransferableInput
+	for _, field := range []string{"Ins", "ImportedInputs"} {
+		if f := v.FieldByName(field); f.IsValid() {
+			out = append(out, f.Interface().([]*avax.TransferableInput)...)
+		}
+	}
+	return out
+}
+
+// registeredValidation is the L1 validator a RegisterL1ValidatorTx's warp
+// message registers.
+func registeredValidation(t *testing.T, msg []byte) *message.RegisterL1Validator {
 	t.Helper()
 	wm, err := warp.ParseMessage(msg)
 	if err != nil {
@@ -411,7 +468,7 @@ func registeredValidation(t *testing.T, msg []byte) ids.ID {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reg.ValidationID()
+	return reg
 }
 
 // TestBurnedBackfill makes a store indexed before migration 0033 (no
@@ -460,6 +517,55 @@ func TestBurnedBackfill(t *testing.T) {
 		}
 		if diff := diffDumps(want, dumpTables(t, db, derivedTables)); len(diff) > 0 {
 			t.Fatalf("the backfilled store differs from the one indexed from scratch:\n%s", strings.Join(diff, "\n"))
+		}
+	})
+}
+
+// TestAvaxSupplyL1Refunds runs an L1 validator through its whole life on
+// the custom network (its balance increased, then refunded by a disable)
+// and checks getAvaxSupply's P-chain fields against the node, on both
+// stores: the L1 fees are the deposits less the refund UTXO the node holds
+// (or a later tx spent) less the balances platform.getL1Validator answers.
+func TestAvaxSupplyL1Refunds(t *testing.T) {
+	n := testnet.GetCustom(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := n.IssueL1Lifecycle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	doc := openapitest.Default(t)
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile)
+		var problem string
+		for attempt := 0; attempt < 5; attempt++ {
+			tip, err := n.PClient().GetHeight(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitIndexed(t, base, tip, time.Minute)
+			want, refunds := supplyAndRefunds(t, n)
+			if refunds.Sign() == 0 {
+				t.Fatal("the node holds no L1 refund: the comparison would not count one")
+			}
+			var got api.AvaxSupplyResponse
+			if st := getJSON(t, doc, "/v1/avax/supply", base+"/v1/avax/supply", &got); st != 200 {
+				t.Fatalf("getAvaxSupply: %d", st)
+			}
+			g := [4]string{got.TotalSupply, got.TotalPBurned, got.L1ValidatorFees, got.GenesisUnlock}
+			w := [4]string{want.TotalSupply, want.TotalPBurned, want.L1ValidatorFees, want.GenesisUnlock}
+			if problem = ""; g != w {
+				problem = fmt.Sprintf("getAvaxSupply's supply, P burned, L1 fees and genesis = %v; from the node %v", g, w)
+				time.Sleep(time.Second)
+				continue
+			}
+			if want.L1ValidatorFees == "0" {
+				t.Error("no L1 validator fee to compare")
+			}
+			t.Logf("getAvaxSupply = %+v", got)
+			break
+		}
+		if problem != "" {
+			t.Error(problem)
 		}
 	})
 }
