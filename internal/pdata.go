@@ -538,6 +538,18 @@ type L1Refund struct {
 type PTxData struct {
 	PTx
 	UTXOs *PTxUTXOs
+	// Value is what the tx moves, for the burned sums; nil for a tx
+	// avaindex could not parse.
+	Value *PTxValue
+}
+
+// PTxValue is what a P-chain tx moves, by asset: what its inputs (own
+// and imported) spend, and what it puts back (its own, stake and
+// exported outputs), plus the nAVAX it moves into L1 validators'
+// balances. In less Out and L1Balance is what it burns.
+type PTxValue struct {
+	In, Out   map[ids.ID]uint64
+	L1Balance uint64
 }
 
 // PGenesisData is what the store keeps of the P-chain's genesis: its time

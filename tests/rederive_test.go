@@ -44,7 +44,7 @@ var derivedTables = []string{
 	"c_atomic_txs", "c_atomic_utxos", "c_atomic_utxo_addresses", "c_imported_utxos",
 	"address_utxos", "address_txs", "metric_chains", "metric_rollups", "metric_addresses",
 	"evm_blocks", "evm_txs", "evm_logs", "evm_internal_txs", "evm_transfers", "evm_address_transfers",
-	"evm_contracts", "evm_deployments", "evm_balances", "evm_teleporter_messages",
+	"evm_contracts", "evm_deployments", "evm_balances", "evm_teleporter_messages", "burned",
 }
 
 // wallClock are the columns that hold when something was written, not

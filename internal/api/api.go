@@ -76,6 +76,11 @@ type DataSource interface {
 	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
 	Supply(ctx context.Context, subnetID ids.ID) (*store.Supply, error)
 
+	// The AVAX supply's running sums and locked UTXOs (supply.go).
+	Burned(ctx context.Context, key string) (*big.Int, uint64, error)
+	L1ValidatorFees(ctx context.Context) (*big.Int, error)
+	LockedAVAX(ctx context.Context, avax ids.ID, at uint64) (p, x uint64, err error)
+
 	// The X-chain's DAG vertices (vertices.go).
 	XVertices(ctx context.Context, before *uint64, limit int) ([]store.Container, error)
 	XVertexByID(ctx context.Context, id ids.ID) (*store.Container, error)
@@ -279,6 +284,7 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/rewards", Handler: a.handle(a.listRewards)},
 		{Pattern: "GET /v1/networks/{network}/rewards:listPending", Handler: a.handle(a.listPendingRewards)},
 		{Pattern: "GET /v1/networks/{network}", Handler: a.handle(a.getNetworkDetails)},
+		{Pattern: "GET /v1/avax/supply", Handler: a.handle(a.getAvaxSupply)},
 		{Pattern: "GET /v1/networks/{network}/subnets", Handler: a.handle(a.listSubnets)},
 		{Pattern: "GET /v1/networks/{network}/subnets/{subnetId}", Handler: a.handle(a.getSubnet)},
 		{Pattern: "GET /v1/networks/{network}/blockchains", Handler: a.handle(a.listBlockchains)},

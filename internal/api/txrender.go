@@ -53,6 +53,10 @@ type genesisValidators struct {
 	block  ids.ID
 	time   time.Time
 	txs    map[ids.ID]*txs.Tx
+	// supply is the primary network's supply at the genesis; known is
+	// false when no genesis is known for the stored block.
+	supply uint64
+	known  bool
 }
 
 // loadedGenesis returns the genesis validators, read from the genesis of
@@ -73,6 +77,7 @@ func (a *API) loadedGenesis(ctx context.Context) (*genesisValidators, error) {
 		g.loaded, g.block, g.txs = true, b0.ID, map[ids.ID]*txs.Tx{}
 		if ok {
 			g.time = time.Unix(int64(gen.Timestamp), 0).UTC()
+			g.supply, g.known = gen.InitialSupply, true
 			for _, v := range gen.Validators {
 				g.txs[v.ID()] = v
 			}

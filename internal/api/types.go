@@ -1173,3 +1173,19 @@ type ListCChainAtomicTransactionsResponse struct {
 	Transactions  []any     `json:"transactions"`
 	ChainInfo     ChainInfo `json:"chainInfo"`
 }
+
+// AvaxSupplyResponse is GET /v1/avax/supply's answer: amounts in AVAX, as
+// decimal strings.
+type AvaxSupplyResponse struct {
+	CirculatingSupply string `json:"circulatingSupply"`
+	TotalSupply       string `json:"totalSupply"`
+	TotalPBurned      string `json:"totalPBurned"`
+	TotalCBurned      string `json:"totalCBurned"`
+	TotalXBurned      string `json:"totalXBurned"`
+	TotalStaked       string `json:"totalStaked"`
+	TotalLocked       string `json:"totalLocked"`
+	TotalRewards      string `json:"totalRewards"`
+	LastUpdated       string `json:"lastUpdated"`
+	GenesisUnlock     string `json:"genesisUnlock"`
+	L1ValidatorFees   string `json:"l1ValidatorFees"`
+}

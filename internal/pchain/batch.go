@@ -3,6 +3,8 @@ package pchain
 import (
 	"fmt"
 
+	"github.com/ava-labs/avalanchego/ids"
+
 	"github.com/avaindex/avaindex/internal"
 )
 
@@ -41,6 +43,20 @@ func (b *Block) Data() (*internal.PBlockData, error) {
 		Timestamp: b.Timestamp, Bytes: b.Bytes, Txs: make([]internal.PTxData, len(b.Txs)), Rewards: b.Rewards}
 	for i, t := range b.Txs {
 		d.Txs[i] = internal.PTxData{PTx: t.PTx, UTXOs: t.UTXOs}
+		if t.Tx == nil {
+			continue
+		}
+		desc, err := DescribeParsedTx(t.Tx, b.Timestamp)
+		if err != nil {
+			return nil, fmt.Errorf("block %d: tx %s: %w", b.Height, t.ID, err)
+		}
+		v := &internal.PTxValue{In: desc.In, Out: map[ids.ID]uint64{}, L1Balance: desc.L1Balance}
+		for _, m := range []map[ids.ID]uint64{desc.Out, desc.Staked, desc.Exported} {
+			for asset, amount := range m {
+				v.Out[asset] += amount
+			}
+		}
+		d.Txs[i].Value = v
 	}
 	if g := b.Genesis; g != nil {
 		d.Genesis = &internal.PGenesisData{Timestamp: g.Timestamp, UTXOs: g.UTXOs, Stakes: g.Stakes}

@@ -21,6 +21,7 @@ var backfills = []struct {
 	{"backfill:address_txs", backfillAddressTxs},
 	{"backfill:block_proposers", backfillProposers},
 	{"backfill:evm_erc20_balances", backfillERC20Balances},
+	{"backfill:burned", backfillBurned},
 }
 
 // runBackfills runs the backfills the migrations asked for.

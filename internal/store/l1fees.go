@@ -38,6 +38,9 @@ func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, batc
 	if err := saveL1Fees(ctx, tx, state, before); err != nil {
 		return err
 	}
+	if err := addL1Refunds(ctx, tx, blocks, refunds); err != nil {
+		return err
+	}
 	if len(refunds) == 0 {
 		return nil
 	}

@@ -38,6 +38,8 @@ type Store interface {
 	SubnetStore
 	SubnetListStore
 	SupplyStore
+	BurnedStore
+	LockedStore
 	StakerStore
 	XStore
 	L1FeeStore

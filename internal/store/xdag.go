@@ -117,6 +117,9 @@ func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *data
 		if err := u.write(ctx, tx); err != nil {
 			return err
 		}
+		if err := applyXDAGBurned(ctx, tx, dtxs); err != nil {
+			return err
+		}
 		return writeDAGAddressTxs(ctx, tx, dtxs[0].Index, dtxs[len(dtxs)-1].Index)
 	}, nil
 }

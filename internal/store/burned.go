@@ -1,0 +1,389 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+)
+
+// BurnedStore reads the running sums of what the chains burned (migration
+// 0033): what GET /v1/avax/supply serves.
+type BurnedStore interface {
+	// Burned returns the sum under key ("P", "X", "C", "X:dag", or
+	// EVMBurnedKey(chainID)) and the next height it has not counted; a sum
+	// nothing was counted in yet is zero at next 0.
+	Burned(ctx context.Context, key string) (amount *big.Int, next uint64, err error)
+	// L1ValidatorFees returns the L1 validators' continuous fees burned.
+	L1ValidatorFees(ctx context.Context) (*big.Int, error)
+}
+
+// EVMBurnedKey is the burned sum of the EVM chain chainID.
+func EVMBurnedKey(chainID uint64) string { return "evm:" + strconv.FormatUint(chainID, 10) }
+
+func (s *sqlStore) Burned(ctx context.Context, key string) (_ *big.Int, _ uint64, err error) {
+	defer derrors.Wrap(&err, "store.Burned(%q)", key)
+	sum, next, err := loadBurned(ctx, s.db, key)
+	return sum, uint64(next), err
+}
+
+func loadBurned(ctx context.Context, tx *database.DB, key string) (*big.Int, int64, error) {
+	var (
+		next int64
+		amt  string
+	)
+	err := tx.QueryRow(ctx, "SELECT next, amount FROM burned WHERE sum_key = ?", key).Scan(&next, &amt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return new(big.Int), 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	v, ok := new(big.Int).SetString(amt, 10)
+	if !ok || v.Sign() < 0 {
+		return nil, 0, fmt.Errorf("stored burned sum %q of %s is not a natural number", amt, key)
+	}
+	return v, next, nil
+}
+
+// addBurned adds the burns of heights first..last (ascending; burnOf(h)
+// is height h's) to the sum under key, counting only the heights at or
+// past the sum's next: a batch applied again, or rederived, counts once.
+func addBurned(ctx context.Context, tx *database.DB, key string, heights []uint64, burnOf func(i int) *big.Int) error {
+	if len(heights) == 0 {
+		return nil
+	}
+	sum, next, err := loadBurned(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	last := heights[len(heights)-1]
+	if last >= math.MaxInt64 || int64(last) < next {
+		return nil
+	}
+	for i, h := range heights {
+		if int64(h) >= next {
+			sum.Add(sum, burnOf(i))
+		}
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO burned (sum_key, next, amount) VALUES (?, ?, ?)
+		ON CONFLICT (sum_key) DO UPDATE SET next = excluded.next, amount = excluded.amount`,
+		key, int64(last)+1, sum.String())
+	return err
+}
+
+// utxoBurn is what a tx's AVAX inputs bring in beyond its AVAX outputs
+// (its own, staked, exported), less what it moves into L1 validators'
+// balances: the fee it paid, plus whatever a malformed tx lets go. A tx
+// that mints (a reward, a refund) burns nothing.
+func utxoBurn(avax ids.ID, e *internal.UTXOEffects, l1Balance uint64) *big.Int {
+	in, out := new(big.Int), new(big.Int)
+	for _, l := range [][]internal.UTXOInput{e.Consumed, e.Imported} {
+		for _, u := range l {
+			if u.AssetID == avax {
+				in.Add(in, new(big.Int).SetUint64(u.Amount))
+			}
+		}
+	}
+	for _, o := range e.Produced {
+		if o.AssetID == avax {
+			out.Add(out, new(big.Int).SetUint64(o.Amount))
+		}
+	}
+	out.Add(out, new(big.Int).SetUint64(l1Balance))
+	if in.Cmp(out) <= 0 {
+		return new(big.Int)
+	}
+	return in.Sub(in, out)
+}
+
+// pBurn is utxoBurn as a P-chain tx's value counts it: its staked
+// outputs are no UTXOs until the staking ends.
+func pBurn(avax ids.ID, v *internal.PTxValue) *big.Int {
+	in := new(big.Int).SetUint64(v.In[avax])
+	out := new(big.Int).SetUint64(v.Out[avax])
+	out.Add(out, new(big.Int).SetUint64(v.L1Balance))
+	if in.Cmp(out) <= 0 {
+		return new(big.Int)
+	}
+	return in.Sub(in, out)
+}
+
+// burnedNetwork is the stored network's AVAX asset; ok is false in store
+// tests that hold no network, which keep no burned sums.
+func burnedNetwork(ctx context.Context, tx *database.DB) (ids.ID, bool, error) {
+	n, ok, err := storedNetwork(ctx, tx)
+	if err != nil || !ok {
+		return ids.Empty, false, err
+	}
+	return n.AVAXAssetID, true, nil
+}
+
+func applyPBurned(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
+	avax, ok, err := burnedNetwork(ctx, tx)
+	if err != nil || !ok {
+		return err
+	}
+	burns, deposits := make([]*big.Int, len(blocks)), make([]*big.Int, len(blocks))
+	heights := make([]uint64, len(blocks))
+	for i, b := range blocks {
+		heights[i], burns[i], deposits[i] = b.Height, new(big.Int), new(big.Int)
+		for _, t := range b.Txs {
+			if t.Value == nil {
+				continue
+			}
+			burns[i].Add(burns[i], pBurn(avax, t.Value))
+			deposits[i].Add(deposits[i], new(big.Int).SetUint64(t.Value.L1Balance))
+		}
+	}
+	if err := addBurned(ctx, tx, BurnedP, heights, func(i int) *big.Int { return burns[i] }); err != nil {
+		return err
+	}
+	return addBurned(ctx, tx, l1Deposits, heights, func(i int) *big.Int { return deposits[i] })
+}
+
+// addL1Refunds counts the L1 validators' refunds of a batch that the fee
+// replay (applyL1Fees) made.
+func addL1Refunds(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData, refunds []internal.L1Refund) error {
+	heights := make([]uint64, len(blocks))
+	for i, b := range blocks {
+		heights[i] = b.Height
+	}
+	return addBurned(ctx, tx, l1Refunds, heights, func(i int) *big.Int {
+		sum := new(big.Int)
+		for _, r := range refunds {
+			if r.Height == heights[i] {
+				sum.Add(sum, new(big.Int).SetUint64(r.Amount))
+			}
+		}
+		return sum
+	})
+}
+
+// The sums' keys: the chains' fees (the C-chain's atomic txs'; its EVM txs'
+// are EVMBurnedKey's) and the L1 validators' balances.
+const (
+	BurnedP, BurnedX, BurnedXDAG, BurnedC = "P", "X", "X:dag", "C"
+	// l1Deposits is what the P-chain's txs moved into L1 validators'
+	// balances, l1Refunds what it paid back of them to their owners.
+	l1Deposits, l1Refunds = "P:l1deposits", "P:l1refunds"
+)
+
+// L1ValidatorFees returns the L1 validator fees the P-chain burned: what
+// the txs deposited into L1 validators' balances less what was refunded
+// and what the active validators hold still (their end point less the fee
+// accrued, at the last indexed block).
+func (s *sqlStore) L1ValidatorFees(ctx context.Context) (_ *big.Int, err error) {
+	defer derrors.Wrap(&err, "store.L1ValidatorFees")
+	dep, _, err := loadBurned(ctx, s.db, l1Deposits)
+	if err != nil {
+		return nil, err
+	}
+	ref, _, err := loadBurned(ctx, s.db, l1Refunds)
+	if err != nil {
+		return nil, err
+	}
+	fees := new(big.Int).Sub(dep, ref)
+	st, err := loadL1Fees(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range st.Validators {
+		if v.End > st.Accrued {
+			fees.Sub(fees, new(big.Int).SetUint64(v.End-st.Accrued))
+		}
+	}
+	if fees.Sign() < 0 {
+		return nil, fmt.Errorf("L1 validator balances exceed the deposits less the refunds by %s", new(big.Int).Neg(fees))
+	}
+	return fees, nil
+}
+
+func applyXBurned(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
+	avax, ok, err := burnedNetwork(ctx, tx)
+	if err != nil || !ok {
+		return err
+	}
+	heights := make([]uint64, len(blocks))
+	for i, b := range blocks {
+		heights[i] = b.Height
+	}
+	return addBurned(ctx, tx, BurnedX, heights, func(i int) *big.Int {
+		sum := new(big.Int)
+		for _, t := range blocks[i].Txs {
+			if t.UTXOs != nil {
+				sum.Add(sum, utxoBurn(avax, t.UTXOs, 0))
+			}
+		}
+		return sum
+	})
+}
+
+// applyXDAGBurned counts the pre-Cortina DAG txs, by X/tx index.
+func applyXDAGBurned(ctx context.Context, tx *database.DB, dtxs []*internal.XDAGTxData) error {
+	avax, ok, err := burnedNetwork(ctx, tx)
+	if err != nil || !ok {
+		return err
+	}
+	idx := make([]uint64, len(dtxs))
+	for i, t := range dtxs {
+		idx[i] = t.Index
+	}
+	return addBurned(ctx, tx, BurnedXDAG, idx, func(i int) *big.Int {
+		if dtxs[i].UTXOs == nil {
+			return new(big.Int)
+		}
+		return utxoBurn(avax, dtxs[i].UTXOs, 0)
+	})
+}
+
+// applyCBurned counts the C-chain's atomic txs: the AVAX they import or
+// debit from EVM accounts beyond what they export or credit.
+func applyCBurned(ctx context.Context, tx *database.DB, blocks []*internal.CBlockData) error {
+	avax, ok, err := burnedNetwork(ctx, tx)
+	if err != nil || !ok {
+		return err
+	}
+	// Only the blocks with atomic txs count, as a rederive hands them: the
+	// sum's next is then the same after either.
+	var atomicBlocks []*internal.CBlockData
+	var heights []uint64
+	for _, b := range blocks {
+		if len(b.AtomicTxs) > 0 {
+			atomicBlocks, heights = append(atomicBlocks, b), append(heights, b.Height)
+		}
+	}
+	return addBurned(ctx, tx, BurnedC, heights, func(i int) *big.Int {
+		sum := new(big.Int)
+		for _, t := range atomicBlocks[i].AtomicTxs {
+			e := internal.UTXOEffects{Imported: t.Imported, Produced: t.Exported}
+			for _, c := range t.EVM {
+				if c.AssetID != avax {
+					continue
+				}
+				if c.Debit {
+					e.Consumed = append(e.Consumed, internal.UTXOInput{AssetID: avax, Amount: c.Amount})
+				} else {
+					e.Produced = append(e.Produced, &internal.UTXOOutput{AssetID: avax, Amount: c.Amount})
+				}
+			}
+			sum.Add(sum, utxoBurn(avax, &e, 0))
+		}
+		return sum
+	})
+}
+
+// applyEVMBurned counts an EVM chain's fees: every tx's gas used times
+// its effective gas price, which the coinbase (on the C-chain the
+// blackhole address) never spends.
+func applyEVMBurned(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
+	heights := make([]uint64, len(blocks))
+	for i, b := range blocks {
+		heights[i] = b.Number
+	}
+	return addBurned(ctx, tx, EVMBurnedKey(uint64(cid)), heights, func(i int) *big.Int {
+		return feesSpent(blocks[i].Txs)
+	})
+}
+
+func init() {
+	pAppliers = append(pAppliers, onBlocks(applyPBurned))
+	xAppliers = append(xAppliers, applyXBurned)
+	cAppliers = append(cAppliers, applyCBurned)
+	evmAppliers = append(evmAppliers, applyEVMBurned)
+}
+
+// backfillBurned gives a store that held blocks before migration 0033
+// its burned sums: the P-, X- and C-chains' by a rederive of each chain
+// that holds blocks (their appliers count them; an X-chain's DAG txs too),
+// the EVM chains' from their stored blocks' fees, here.
+func backfillBurned(ctx context.Context, tx *database.DB) error {
+	for _, c := range []struct {
+		chain internal.Chain
+		probe string
+	}{
+		{internal.PChain, "SELECT COUNT(*) FROM (SELECT 1 FROM p_blocks LIMIT 1) AS t"},
+		{internal.XChain, "SELECT COUNT(*) FROM (SELECT 1 FROM x_blocks UNION ALL SELECT 1 FROM x_dag_txs LIMIT 1) AS t"},
+		{internal.CChain, "SELECT COUNT(*) FROM (SELECT 1 FROM c_atomic_txs LIMIT 1) AS t"},
+	} {
+		var n int64
+		if err := tx.QueryRow(ctx, c.probe).Scan(&n); err != nil {
+			return fmt.Errorf("%s: %w", c.chain, err)
+		}
+		if n == 0 {
+			continue
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+			RederiveKey(c.chain), []byte(rederiveRequested)); err != nil {
+			return err
+		}
+		if c.chain == internal.PChain {
+			// The L1 refunds are counted by the fee replay, which skips
+			// what it replayed already: it starts again with the rederive
+			// (from the store's blocks, to the same state; the refund
+			// UTXOs it writes again are kept as they are).
+			for _, q := range []string{"DELETE FROM p_l1_fees", "DELETE FROM p_l1_fee_validators"} {
+				if _, err := tx.Exec(ctx, q); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	type span struct{ cid, lo, hi int64 }
+	var spans []span
+	err := tx.RunQuery(ctx, "SELECT chain_id, MIN(number), MAX(number) FROM evm_blocks GROUP BY chain_id", func(rows *sql.Rows) error {
+		var s span
+		if err := rows.Scan(&s.cid, &s.lo, &s.hi); err != nil {
+			return err
+		}
+		spans = append(spans, s)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range spans {
+		for lo := s.lo; lo <= s.hi; lo += backfillChunk {
+			if err := backfillEVMBurned(ctx, tx, s.cid, lo, min(s.hi, lo+backfillChunk-1)); err != nil {
+				return fmt.Errorf("EVM chain %d: %w", s.cid, err)
+			}
+		}
+	}
+	return nil
+}
+
+func backfillEVMBurned(ctx context.Context, tx *database.DB, cid, lo, hi int64) error {
+	var blocks []*internal.EVMBlock
+	err := tx.RunQuery(ctx, "SELECT number, fees_spent FROM evm_blocks WHERE chain_id = ? AND number BETWEEN ? AND ? ORDER BY number",
+		func(rows *sql.Rows) error {
+			var (
+				n    int64
+				fees []byte
+			)
+			if err := rows.Scan(&n, &fees); err != nil {
+				return err
+			}
+			blocks = append(blocks, &internal.EVMBlock{Number: uint64(n), FeesSpent: optBigFrom(fees)})
+			return nil
+		}, cid, lo, hi)
+	if err != nil {
+		return err
+	}
+	heights := make([]uint64, len(blocks))
+	for i, b := range blocks {
+		if err := fillFeesSpent(ctx, tx, cid, b); err != nil {
+			return err
+		}
+		heights[i] = b.Number
+	}
+	return addBurned(ctx, tx, EVMBurnedKey(uint64(cid)), heights, func(i int) *big.Int { return blocks[i].FeesSpent })
+}
