@@ -225,7 +225,8 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		minAge = api.NoMinAge
 	}
 	dataAPI, err := api.New(api.Deps{Store: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
-		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, HistoricalPriceMinAge: minAge})
+		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, HistoricalPriceMinAge: minAge,
+		Uptimes: nodeUptimes{client}})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -54,6 +54,7 @@ type Store interface {
 	AddressTxStore
 	ProposerStore
 	ActiveStakerStore
+	ValidatorListStore
 	UTXOListStore
 	HistoricalRewardStore
 	MetricStore
