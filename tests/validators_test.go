@@ -123,7 +123,8 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 		if len(listed) != stakers {
 			t.Errorf("subnet %s: %d active validators listed, node %d", s.ID, len(listed), stakers)
 		}
-		l1s := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, base+"/l1Validators?subnetId="+s.ID.String(), "validators", 1)
+		// The node lists inactive (disabled) L1 validators too.
+		l1s := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, base+"/l1Validators?includeInactiveL1Validators=true&subnetId="+s.ID.String(), "validators", 1)
 		if len(l1s) != len(nodeL1) {
 			t.Errorf("subnet %s: %d L1 validators listed, node %d", s.ID, len(l1s), len(nodeL1))
 		}
@@ -147,14 +148,14 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 				t.Errorf("L1 validator %s = %+v; node %+v", nv.ValidationID, v, one)
 			}
 			var listedAt avaapi.ListL1ValidatorsResponse
-			getJSON(t, doc, l1ValidatorsPath, base+"/l1Validators?l1ValidationId="+nv.ValidationID.String(), &listedAt)
+			getJSON(t, doc, l1ValidatorsPath, base+"/l1Validators?includeInactiveL1Validators=true&l1ValidationId="+nv.ValidationID.String(), &listedAt)
 			if len(listedAt.Validators) != 1 || listedAt.Validators[0].ValidationID != nv.ValidationID.String() {
 				t.Errorf("l1ValidationId=%s: %+v", nv.ValidationID, listedAt)
 			} else if listedAt.BlockHeight == strconv.FormatUint(height, 10) && listedAt.Validators[0].RemainingBalance != one.Balance {
 				t.Errorf("L1 validator %s remainingBalance %d at %s; node %d", nv.ValidationID, listedAt.Validators[0].RemainingBalance, listedAt.BlockHeight, one.Balance)
 			}
 			var byNode avaapi.ListL1ValidatorsResponse
-			getJSON(t, doc, l1ValidatorsPath, base+"/l1Validators?nodeId="+one.NodeID.String(), &byNode)
+			getJSON(t, doc, l1ValidatorsPath, base+"/l1Validators?includeInactiveL1Validators=true&nodeId="+one.NodeID.String(), &byNode)
 			if !slices.ContainsFunc(byNode.Validators, func(x avaapi.L1ValidatorDetailsFull) bool { return x.ValidationID == v.ValidationID }) {
 				t.Errorf("nodeId=%s does not list %s", one.NodeID, v.ValidationID)
 			}
@@ -277,7 +278,17 @@ func TestL1ValidatorsMatchNodeOnCustomNetwork(t *testing.T) {
 	n := testnet.GetCustom(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := n.CreateL1(ctx); err != nil {
+	l1, err := n.CreateL1(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second L1 whose only validator is disabled: inactive.
+	off, err := n.CreateL1(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offVdr := off.Validators()[0].ValidationID
+	if _, err := n.DisableL1Validator(ctx, offVdr); err != nil {
 		t.Fatal(err)
 	}
 	doc := openapitest.Default(t)
@@ -289,17 +300,16 @@ func TestL1ValidatorsMatchNodeOnCustomNetwork(t *testing.T) {
 		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
 		waitIndexed(t, base, tip, time.Minute)
 		checkValidatorsAgainstNode(t, doc, n, base+"/v1/networks/testnet")
-		// Inactive validators on request only: every listed one is active
-		// without it.
-		all := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, base+"/v1/networks/testnet/l1Validators?includeInactiveL1Validators=true", "validators", 3)
-		act := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, base+"/v1/networks/testnet/l1Validators?includeInactiveL1Validators=false", "validators", 3)
-		if len(act) == 0 || len(all) < len(act) {
-			t.Errorf("%d L1 validators, %d active", len(all), len(act))
+		// Inactive validators on request only.
+		q := base + "/v1/networks/testnet/l1Validators?subnetId="
+		all := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, q+off.SubnetID.String()+"&includeInactiveL1Validators=true", "validators", 3)
+		act := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, q+off.SubnetID.String(), "validators", 3)
+		if len(all) != 1 || all[0].ValidationID != offVdr.String() || all[0].RemainingBalance != 0 || len(act) != 0 {
+			t.Errorf("disabled L1 validator: with inactive %+v, without %+v", all, act)
 		}
-		for _, v := range act {
-			if v.Weight == 0 || v.RemainingBalance == 0 {
-				t.Errorf("inactive L1 validator listed as active: %+v", v)
-			}
+		on := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, q+l1.SubnetID.String(), "validators", 3)
+		if len(on) != 1 || on[0].ValidationID != l1.Validators()[0].ValidationID.String() || on[0].RemainingBalance == 0 {
+			t.Errorf("active L1 validator: %+v", on)
 		}
 	})
 }
