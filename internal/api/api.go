@@ -83,6 +83,7 @@ type DataSource interface {
 
 	// The validator lists (validators.go).
 	PChainTip(ctx context.Context) (height uint64, chainTime int64, ok bool, err error)
+	StakersChangedSince(ctx context.Context, height uint64) (bool, error)
 	StakerTable(ctx context.Context) (*store.StakerTable, error)
 	StakersByTxID(ctx context.Context, txIDs []ids.ID) (map[ids.ID]*store.StakerRecord, error)
 	L1ValidatorPage(ctx context.Context, q store.L1ValidatorQuery, after *store.L1ValidatorKey, limit int) ([]*pchain.L1Validator, error)

@@ -164,7 +164,17 @@ type validatorView struct {
 	// delOrder is dels by start time, ascending.
 	delOrder  []int32
 	uptimesAt time.Time
+	// next is the earliest chain time at which a status changes with no
+	// tx (a pending staker starts, a permissioned validator ends); 0 for
+	// none. built is when the view was built.
+	next  uint64
+	built time.Time
 }
+
+// viewMaxAge bounds how long a view is kept when no staker changed: a
+// guard against changes the checks do not see (a store rederived in
+// place).
+const viewMaxAge = 5 * time.Minute
 
 // views holds the current view and builds the next one.
 type views struct {
@@ -182,7 +192,15 @@ func (a *API) validatorView(ctx context.Context) (*validatorView, error) {
 	a.views.mu.Lock()
 	defer a.views.mu.Unlock()
 	v := a.views.view
-	if v == nil || !ok || v.height != h || v.chainTime != ts {
+	stale := v == nil || !ok || time.Since(v.built) > viewMaxAge || (v.next != 0 && uint64(max(ts, 0)) >= v.next)
+	if !stale && h != v.height {
+		// A new block: the view holds unless it added or removed a
+		// staker.
+		if stale, err = a.store.StakersChangedSince(ctx, v.height); err != nil {
+			return nil, err
+		}
+	}
+	if stale {
 		table, err := a.store.StakerTable(ctx)
 		if err != nil {
 			return nil, err
@@ -245,8 +263,25 @@ func (a *API) applyUptimes(ctx context.Context, v *validatorView) {
 // with its delegations.
 func buildView(table *store.StakerTable, maxStake uint64) *validatorView {
 	v := &validatorView{height: table.Height, chainTime: table.ChainTime, orders: map[string][]int32{},
-		byNode: map[ids.NodeID][]int32{}}
+		byNode: map[ids.NodeID][]int32{}, built: time.Now()}
 	ts := uint64(max(table.ChainTime, 0))
+	for i := range table.Rows {
+		r := &table.Rows[i]
+		var at uint64
+		switch {
+		case r.Removed:
+			continue
+		case r.StartTime > ts:
+			at = r.StartTime
+		case r.Kind == pchain.KindSubnetValidator && r.EndTime > ts:
+			at = r.EndTime
+		default:
+			continue
+		}
+		if ts != 0 && (v.next == 0 || at < v.next) {
+			v.next = at
+		}
+	}
 	type subnetNode struct {
 		subnet ids.ID
 		node   ids.NodeID

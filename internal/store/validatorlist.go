@@ -23,6 +23,9 @@ type ValidatorListStore interface {
 	// PChainTip returns the last indexed P-chain block's height and
 	// timestamp (unix s, 0 before Banff); ok is false before any block.
 	PChainTip(ctx context.Context) (height uint64, chainTime int64, ok bool, err error)
+	// StakersChangedSince reports whether a staker was added or removed
+	// by a block above height.
+	StakersChangedSince(ctx context.Context, height uint64) (bool, error)
 	// StakerTable returns every staker ever added, slim, with the tip it
 	// was read at.
 	StakerTable(ctx context.Context) (*StakerTable, error)
@@ -93,6 +96,14 @@ func (s *sqlStore) PChainTip(ctx context.Context) (_ uint64, _ int64, _ bool, er
 		return 0, 0, false, err
 	}
 	return uint64(h), ts, true, nil
+}
+
+func (s *sqlStore) StakersChangedSince(ctx context.Context, height uint64) (_ bool, err error) {
+	defer derrors.Wrap(&err, "store.StakersChangedSince(%d)", height)
+	var n int64
+	err = s.db.QueryRow(ctx, `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM p_stakers WHERE added_height > ? LIMIT 1) a)
+		+ (SELECT COUNT(*) FROM (SELECT 1 FROM p_stakers WHERE removed_height > ? LIMIT 1) r)`, u64(height), u64(height)).Scan(&n)
+	return n > 0, err
 }
 
 func (s *sqlStore) StakerTable(ctx context.Context) (_ *StakerTable, err error) {
