@@ -408,14 +408,6 @@ func (a *API) renderValidators(ctx context.Context, view *validatorView, items [
 	if err != nil {
 		return nil, err
 	}
-	// The stake percentages' denominator: the active stake (validators'
-	// own and delegated) of each subnet on the page.
-	totals := map[ids.ID]*big.Int{}
-	for _, it := range items {
-		if it.status == statusActive && totals[it.row.SubnetID] == nil {
-			totals[it.row.SubnetID] = activeStake(view, it.row.SubnetID)
-		}
-	}
 	for _, it := range items {
 		rec := recs[it.row.TxID]
 		if rec == nil {
@@ -442,7 +434,7 @@ func (a *API) renderValidators(ctx context.Context, view *validatorView, items [
 			n := it.delegatorCount
 			d.DelegatorCount, d.AmountDelegated = &n, strconv.FormatUint(it.delegated, 10)
 			pct := 0.0
-			if t := totals[it.row.SubnetID]; t.Sign() > 0 {
+			if t := view.activeStake[it.row.SubnetID]; t != nil && t.Sign() > 0 {
 				pct, _ = new(big.Rat).SetFrac(new(big.Int).Mul(new(big.Int).SetUint64(it.row.Weight), big.NewInt(100)), t).Float64()
 			}
 			d.StakePercentage = &pct
@@ -489,19 +481,6 @@ func (a *API) renderValidators(ctx context.Context, view *validatorView, items [
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// activeStake is the active validators' and delegators' stake of subnet.
-func activeStake(view *validatorView, subnet ids.ID) *big.Int {
-	t := new(big.Int)
-	for i := range view.vals {
-		v := &view.vals[i]
-		if v.status == statusActive && v.row.SubnetID == subnet {
-			t.Add(t, new(big.Int).SetUint64(v.row.Weight))
-			t.Add(t, new(big.Int).SetUint64(v.delegated))
-		}
-	}
-	return t
 }
 
 // listDelegators serves listDelegators.

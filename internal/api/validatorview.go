@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"math"
+	"math/big"
 	"slices"
 	"sync"
 	"time"
@@ -169,6 +170,9 @@ type validatorView struct {
 	// none. built is when the view was built.
 	next  uint64
 	built time.Time
+	// activeStake is each subnet's active stake: its active validators'
+	// own and their current delegations.
+	activeStake map[ids.ID]*big.Int
 }
 
 // viewMaxAge bounds how long a view is kept when no staker changed: a
@@ -339,6 +343,20 @@ func buildView(table *store.StakerTable, maxStake uint64) *validatorView {
 		if it.status == statusActive && it.row.SubnetID == constants.PrimaryNetworkID && it.row.Kind == pchain.KindValidator {
 			it.capacity, it.hasCapacity = delegationCapacity(it.row.Weight, it.delegated+pending, maxStake), true
 		}
+	}
+	v.activeStake = map[ids.ID]*big.Int{}
+	for i := range v.vals {
+		it := &v.vals[i]
+		if it.status != statusActive {
+			continue
+		}
+		t := v.activeStake[it.row.SubnetID]
+		if t == nil {
+			t = new(big.Int)
+			v.activeStake[it.row.SubnetID] = t
+		}
+		t.Add(t, new(big.Int).SetUint64(it.row.Weight))
+		t.Add(t, new(big.Int).SetUint64(it.delegated))
 	}
 	for _, s := range validatorSorts {
 		if s != sortUptimePerformance {
