@@ -313,3 +313,39 @@ func TestL1ValidatorsMatchNodeOnCustomNetwork(t *testing.T) {
 		}
 	})
 }
+
+// TestEVML1Validators: the real subnet-evm L1's conversion, its validator
+// (the node) and its subnet, in listL1Validators, listSubnets and
+// getSubnetById, against the node (#23's primary-network side).
+func TestEVML1Validators(t *testing.T) {
+	l := testnet.GetL1(t)
+	doc := openapitest.Default(t)
+	ctx := context.Background()
+	tip, err := platformvm.NewClient(l.URL).GetHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		root := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
+		waitIndexed(t, root, tip, time.Minute)
+		base := root + "/v1/networks/testnet"
+		checkValidatorsAgainstNode(t, doc, l.Net, base)
+
+		vdr := l.L1.Validators()[0]
+		var got avaapi.ListL1ValidatorsResponse
+		getJSON(t, doc, l1ValidatorsPath, base+"/l1Validators?subnetId="+l.SubnetID.String(), &got)
+		if len(got.Validators) != 1 || got.Validators[0].ValidationID != vdr.ValidationID.String() ||
+			got.Validators[0].NodeID != l.Node.String() || got.Validators[0].Weight != testnet.L1NodeWeight {
+			t.Errorf("the L1's validators = %+v; want %s on %s, weight %d", got.Validators, vdr.ValidationID, l.Node, testnet.L1NodeWeight)
+		}
+		var sub avaapi.Subnet
+		getJSON(t, doc, "/v1/networks/{network}/subnets/{subnetId}", base+"/subnets/"+l.SubnetID.String(), &sub)
+		if !sub.IsL1 || sub.L1ConversionTransactionHash != l.L1.ConvertSubnetToL1Tx.String() {
+			t.Errorf("getSubnetById(%s) = %+v", l.SubnetID, sub)
+		}
+		subnets := pageAll[avaapi.Subnet](t, doc, "/v1/networks/{network}/subnets", base+"/subnets?sortOrder=desc", "subnets", 5)
+		if !slices.ContainsFunc(subnets, func(s avaapi.Subnet) bool { return s.SubnetID == l.SubnetID.String() && s.IsL1 }) {
+			t.Errorf("listSubnets does not list the L1 %s", l.SubnetID)
+		}
+	})
+}

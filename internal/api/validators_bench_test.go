@@ -173,7 +173,7 @@ func BenchmarkListValidators(b *testing.B) {
 				{"active/delegationCapacity/min", vl + "validationStatus=active&sortBy=delegationCapacity&minDelegationCapacity=1000000000000", 0},
 				{"active/timeRemaining-asc/min-max", vl + "validationStatus=active&sortBy=timeRemaining&sortOrder=asc&minTimeRemaining=86400&maxTimeRemaining=20000000", 0},
 				{"delegationFee/range", vl + "sortBy=delegationFee&minFeePercentage=10&maxFeePercentage=30", 0},
-				{"uptimePerformance/min/deep", vl + "sortBy=uptimePerformance&minUptimePerformance=80", 20},
+				{"uptimePerformance/min/1000-deep", vl + "sortBy=uptimePerformance&minUptimePerformance=80", 10},
 				{"completed/subnet/nodeIds", vl + "validationStatus=completed&subnetId=" + constants.PrimaryNetworkID.String() + "&nodeIds=a,b,c", 0},
 				{"delegators/active", dl + "delegationStatus=active", 0},
 				{"delegators/5000-deep", dl, 50},
