@@ -17,7 +17,6 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/param"
-	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -190,7 +189,7 @@ func (f *validatorFilter) match(v *valItem) bool {
 		}
 	}
 	if f.minFee != nil || f.maxFee != nil {
-		if v.row.Kind == pchain.KindSubnetValidator {
+		if v.row.Kind == internal.StakerSubnetValidator {
 			return false
 		}
 		fee := float64(v.row.DelegationShares) / 10_000
@@ -416,7 +415,7 @@ func (a *API) renderValidators(ctx context.Context, view *validatorView, items [
 		d := ValidatorDetails{TxHash: it.row.TxID.String(), NodeID: it.nodeID, SubnetID: it.row.SubnetID.String(),
 			AmountStaked: strconv.FormatUint(it.row.Weight, 10), StartTimestamp: it.row.StartTime, EndTimestamp: it.row.EndTime,
 			ValidationStatus: it.status}
-		if it.row.Kind != pchain.KindSubnetValidator {
+		if it.row.Kind != internal.StakerSubnetValidator {
 			d.DelegationFee = feePercent(it.row.DelegationShares)
 		}
 		if rec.PublicKey != nil {
@@ -608,10 +607,10 @@ func (a *API) listL1Validators(w http.ResponseWriter, r *http.Request) error {
 	}
 	spec := listSpec{Op: "listL1Validators", Filters: []string{vidKey, nodeKey, subnetKey, strconv.FormatBool(q.Inactive)}}
 	vs, next, err := listPage(a, r, spec,
-		func(ctx context.Context, after *store.L1ValidatorKey, limit int) ([]*pchain.L1Validator, error) {
+		func(ctx context.Context, after *store.L1ValidatorKey, limit int) ([]*internal.L1Validator, error) {
 			return a.store.L1ValidatorPage(ctx, q, after, limit)
 		},
-		func(v *pchain.L1Validator) store.L1ValidatorKey {
+		func(v *internal.L1Validator) store.L1ValidatorKey {
 			return store.L1ValidatorKey{Height: v.AddedHeight, ValidationID: v.ValidationID}
 		})
 	if err != nil {
@@ -646,7 +645,7 @@ func (a *API) listL1Validators(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *API) balanceOwner(o *pchain.StakerOwner) (L1BalanceOwner, error) {
+func (a *API) balanceOwner(o *internal.StakerOwner) (L1BalanceOwner, error) {
 	out := L1BalanceOwner{Addresses: []string{}}
 	if o == nil {
 		return out, nil

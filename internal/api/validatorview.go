@@ -14,7 +14,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs/executor"
 
-	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -277,7 +277,7 @@ func buildView(table *store.StakerTable, maxStake uint64) *validatorView {
 			continue
 		case r.StartTime > ts:
 			at = r.StartTime
-		case r.Kind == pchain.KindSubnetValidator && r.EndTime > ts:
+		case r.Kind == internal.StakerSubnetValidator && r.EndTime > ts:
 			at = r.EndTime
 		default:
 			continue
@@ -293,7 +293,7 @@ func buildView(table *store.StakerTable, maxStake uint64) *validatorView {
 	bySN := map[subnetNode][]int32{}
 	for i := range table.Rows {
 		r := &table.Rows[i]
-		if r.Kind == pchain.KindDelegator {
+		if r.Kind == internal.StakerDelegator {
 			continue
 		}
 		it := valItem{row: r, nodeID: r.NodeID.String(), status: validatorStatus(r, ts)}
@@ -304,7 +304,7 @@ func buildView(table *store.StakerTable, maxStake uint64) *validatorView {
 	}
 	for i := range table.Rows {
 		r := &table.Rows[i]
-		if r.Kind != pchain.KindDelegator {
+		if r.Kind != internal.StakerDelegator {
 			continue
 		}
 		d := delItem{row: r, status: delegatorStatus(r, ts)}
@@ -340,7 +340,7 @@ func buildView(table *store.StakerTable, maxStake uint64) *validatorView {
 		it := &v.vals[i]
 		pending := it.capacity
 		it.capacity = 0
-		if it.status == statusActive && it.row.SubnetID == constants.PrimaryNetworkID && it.row.Kind == pchain.KindValidator {
+		if it.status == statusActive && it.row.SubnetID == constants.PrimaryNetworkID && it.row.Kind == internal.StakerValidator {
 			it.capacity, it.hasCapacity = delegationCapacity(it.row.Weight, it.delegated+pending, maxStake), true
 		}
 	}
@@ -409,13 +409,13 @@ func delegationCapacity(stake, delegated, maxStake uint64) uint64 {
 // otherwise.
 func validatorStatus(r *store.StakerRow, ts uint64) string {
 	switch {
-	case r.Removed && r.Kind == pchain.KindSubnetValidator:
+	case r.Removed && r.Kind == internal.StakerSubnetValidator:
 		return statusRemoved
 	case r.Removed:
 		return statusCompleted
 	case ts != 0 && r.StartTime > ts:
 		return statusPending
-	case ts != 0 && r.Kind == pchain.KindSubnetValidator && r.EndTime <= ts:
+	case ts != 0 && r.Kind == internal.StakerSubnetValidator && r.EndTime <= ts:
 		return statusCompleted
 	}
 	return statusActive

@@ -7,7 +7,7 @@ import (
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/units"
 
-	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -44,25 +44,25 @@ func TestValidatorViewByHand(t *testing.T) {
 	rows := []store.StakerRow{
 		// An active validator, 2,000 AVAX, 10% fee, two current
 		// delegations (300 and 200 AVAX) and one pending (100 AVAX).
-		{TxID: ids.GenerateTestID(), Kind: pchain.KindValidator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
+		{TxID: ids.GenerateTestID(), Kind: internal.StakerValidator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
 			Weight: 2_000 * units.Avax, StartTime: now - 100, EndTime: now + 1000, DelegationShares: 100_000, AddedHeight: 5,
 			PotentialReward: p(40), DelegateeReward: 7},
-		{TxID: ids.GenerateTestID(), Kind: pchain.KindDelegator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
+		{TxID: ids.GenerateTestID(), Kind: internal.StakerDelegator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
 			Weight: 300 * units.Avax, StartTime: now - 50, EndTime: now + 500, PotentialReward: p(1001)},
-		{TxID: ids.GenerateTestID(), Kind: pchain.KindDelegator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
+		{TxID: ids.GenerateTestID(), Kind: internal.StakerDelegator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
 			Weight: 200 * units.Avax, StartTime: now - 40, EndTime: now + 500, PotentialReward: p(20)},
-		{TxID: ids.GenerateTestID(), Kind: pchain.KindDelegator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
+		{TxID: ids.GenerateTestID(), Kind: internal.StakerDelegator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
 			Weight: 100 * units.Avax, StartTime: now + 10, EndTime: now + 500},
 		// The same node's completed earlier validation with one delegation.
-		{TxID: ids.GenerateTestID(), Kind: pchain.KindValidator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
+		{TxID: ids.GenerateTestID(), Kind: internal.StakerValidator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
 			Weight: 2_000 * units.Avax, StartTime: now - 5000, EndTime: now - 1000, DelegationShares: 20_000, AddedHeight: 1,
 			Removed: true, RewardCommitted: true},
-		{TxID: ids.GenerateTestID(), Kind: pchain.KindDelegator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
+		{TxID: ids.GenerateTestID(), Kind: internal.StakerDelegator, SubnetID: constants.PrimaryNetworkID, NodeID: node,
 			Weight: 25 * units.Avax, StartTime: now - 4000, EndTime: now - 2000, Removed: true},
 		// Permissioned subnet validators: one past its end, one removed.
-		{TxID: ids.GenerateTestID(), Kind: pchain.KindSubnetValidator, SubnetID: subnet, NodeID: node,
+		{TxID: ids.GenerateTestID(), Kind: internal.StakerSubnetValidator, SubnetID: subnet, NodeID: node,
 			Weight: 10, StartTime: now - 100, EndTime: now - 1, AddedHeight: 6},
-		{TxID: ids.GenerateTestID(), Kind: pchain.KindSubnetValidator, SubnetID: subnet, NodeID: node,
+		{TxID: ids.GenerateTestID(), Kind: internal.StakerSubnetValidator, SubnetID: subnet, NodeID: node,
 			Weight: 10, StartTime: now - 100, EndTime: now + 100, AddedHeight: 7, Removed: true},
 	}
 	v := buildView(&store.StakerTable{Height: 9, ChainTime: now, Rows: rows}, 3*units.MegaAvax)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/ava-labs/avalanchego/ids"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
-	"github.com/avaindex/avaindex/internal/pchain"
 )
 
 // ValidatorListStore reads what the Data API's validator and delegator
@@ -34,13 +34,13 @@ type ValidatorListStore interface {
 	StakersByTxID(ctx context.Context, txIDs []ids.ID) (map[ids.ID]*StakerRecord, error)
 	// L1ValidatorPage returns up to limit L1 validators of q in creation
 	// order (the block that added them, then validation id), after *after.
-	L1ValidatorPage(ctx context.Context, q L1ValidatorQuery, after *L1ValidatorKey, limit int) ([]*pchain.L1Validator, error)
+	L1ValidatorPage(ctx context.Context, q L1ValidatorQuery, after *L1ValidatorKey, limit int) ([]*internal.L1Validator, error)
 }
 
 // StakerRow is a staker as the validator lists filter and sort it.
 type StakerRow struct {
 	TxID             ids.ID
-	Kind             pchain.StakerKind
+	Kind             internal.StakerKind
 	SubnetID         ids.ID
 	NodeID           ids.NodeID
 	Weight           uint64
@@ -162,7 +162,7 @@ func (s *sqlStore) StakerTable(ctx context.Context) (_ *StakerTable, err error) 
 			if r.NodeID, err = ids.ToNodeID(node); err != nil {
 				return err
 			}
-			r.Kind = pchain.StakerKind(kind)
+			r.Kind = internal.StakerKind(kind)
 			r.Weight, r.StartTime, r.EndTime = uint64(w), uint64(start), uint64(end)
 			r.DelegationShares = uint32(shares)
 			r.AddedHeight, r.AddedIndex = uint64(h), int(idx)
@@ -199,7 +199,7 @@ func (s *sqlStore) StakersByTxID(ctx context.Context, txIDs []ids.ID) (_ map[ids
 	return out, nil
 }
 
-func (s *sqlStore) L1ValidatorPage(ctx context.Context, q L1ValidatorQuery, after *L1ValidatorKey, limit int) (_ []*pchain.L1Validator, err error) {
+func (s *sqlStore) L1ValidatorPage(ctx context.Context, q L1ValidatorQuery, after *L1ValidatorKey, limit int) (_ []*internal.L1Validator, err error) {
 	defer derrors.Wrap(&err, "store.L1ValidatorPage")
 	if limit <= 0 {
 		return nil, derrors.Invalid("limit must be positive, not %d", limit)
@@ -253,8 +253,8 @@ func (s *sqlStore) L1ValidatorPage(ctx context.Context, q L1ValidatorQuery, afte
 	return vs, nil
 }
 
-func sortL1ByCreation(vs []*pchain.L1Validator) {
-	slices.SortFunc(vs, func(a, b *pchain.L1Validator) int {
+func sortL1ByCreation(vs []*internal.L1Validator) {
+	slices.SortFunc(vs, func(a, b *internal.L1Validator) int {
 		if c := cmpUint(a.AddedHeight, b.AddedHeight); c != 0 {
 			return c
 		}
