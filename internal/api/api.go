@@ -85,6 +85,14 @@ type DataSource interface {
 	XVertices(ctx context.Context, before *uint64, limit int) ([]store.Container, error)
 	XVertexByID(ctx context.Context, id ids.ID) (*store.Container, error)
 	XVerticesAtHeight(ctx context.Context, height uint64, after *uint64, limit int, desc bool) ([]store.Container, error)
+
+	// The validator lists (validators.go).
+	PChainTip(ctx context.Context) (height uint64, chainTime int64, ok bool, err error)
+	StakersChangedSince(ctx context.Context, height uint64) (bool, error)
+	StakerTable(ctx context.Context) (*store.StakerTable, error)
+	StakersByTxID(ctx context.Context, txIDs []ids.ID) (map[ids.ID]*store.StakerRecord, error)
+	L1ValidatorPage(ctx context.Context, q store.L1ValidatorQuery, after *store.L1ValidatorKey, limit int) ([]*pchain.L1Validator, error)
+	L1Balances(ctx context.Context, vids []ids.ID) (map[ids.ID]uint64, error)
 }
 
 // EVMSource is what the EVM endpoints read from the store (the store's
@@ -160,6 +168,9 @@ type Deps struct {
 	// WebhookLimits bounds a tier's keys' webhooks; nil for
 	// DefaultWebhookLimits.
 	WebhookLimits func(tier string) store.WebhookLimits
+	// Uptimes tells the validators' uptimes (listValidators); nil reads
+	// every uptime as 0 and every validator as not connected.
+	Uptimes UptimeSource
 }
 
 // NoMinAge is the HistoricalPriceMinAge that gives every transaction and
@@ -196,6 +207,9 @@ type API struct {
 	// webhooks and webhookLimitsOf are Deps.Webhooks and WebhookLimits.
 	webhooks        WebhookSource
 	webhookLimitsOf func(tier string) store.WebhookLimits
+	// uptimes and views serve the validator lists (validatorview.go).
+	uptimes UptimeSource
+	views   views
 }
 
 // Route is one http.ServeMux pattern and its handler.
@@ -248,6 +262,7 @@ func New(d Deps) (*API, error) {
 		signer:          d.Aggregator,
 		prices:          prices,
 		priceMinAge:     minAge,
+		uptimes:         d.Uptimes,
 		chainIDs:        [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 		webhooks:        d.Webhooks,
 		webhookLimitsOf: d.WebhookLimits,
@@ -285,6 +300,10 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "GET /v1/networks/{network}/rewards:listPending", Handler: a.handle(a.listPendingRewards)},
 		{Pattern: "GET /v1/networks/{network}", Handler: a.handle(a.getNetworkDetails)},
 		{Pattern: "GET /v1/avax/supply", Handler: a.handle(a.getAvaxSupply)},
+		{Pattern: "GET /v1/networks/{network}/validators", Handler: a.handle(a.listValidators)},
+		{Pattern: "GET /v1/networks/{network}/validators/{nodeId}", Handler: a.handle(a.getSingleValidatorDetails)},
+		{Pattern: "GET /v1/networks/{network}/delegators", Handler: a.handle(a.listDelegators)},
+		{Pattern: "GET /v1/networks/{network}/l1Validators", Handler: a.handle(a.listL1Validators)},
 		{Pattern: "GET /v1/networks/{network}/subnets", Handler: a.handle(a.listSubnets)},
 		{Pattern: "GET /v1/networks/{network}/subnets/{subnetId}", Handler: a.handle(a.getSubnet)},
 		{Pattern: "GET /v1/networks/{network}/blockchains", Handler: a.handle(a.listBlockchains)},

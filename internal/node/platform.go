@@ -21,7 +21,8 @@ import (
 // untyped values of several shapes, so only these fields are decoded. A
 // field the node did not send is nil.
 type CurrentValidator struct {
-	TxID ids.ID `json:"txID"`
+	TxID   ids.ID     `json:"txID"`
+	NodeID ids.NodeID `json:"nodeID"`
 	// ValidationID is set for L1 validators only.
 	ValidationID           *ids.ID          `json:"validationID"`
 	PotentialReward        *avajson.Uint64  `json:"potentialReward"`

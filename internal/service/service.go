@@ -227,6 +227,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	}
 	dataAPI, err := api.New(api.Deps{Store: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
 		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, Spam: cfg.SpamTokens, HistoricalPriceMinAge: minAge,
+		Uptimes:  nodeUptimes{client},
 		Webhooks: st, WebhookLimits: func(tier string) store.WebhookLimits {
 			l := cfg.Webhooks.Limit(tier)
 			return store.WebhookLimits{Webhooks: l.Webhooks, Addresses: l.Addresses}

@@ -56,6 +56,7 @@ type Store interface {
 	AddressTxStore
 	ProposerStore
 	ActiveStakerStore
+	ValidatorListStore
 	UTXOListStore
 	HistoricalRewardStore
 	MetricStore
