@@ -526,6 +526,16 @@ func printReport(w io.Writer, o options, tip uint64, cases []loadCase, results [
 				cell(nr, nok), cell(sr, sok), ratio(sr, nr, sok, nok), cell(pr, pok), ratio(pr, nr, pok, nok), ratio(pr, sr, pok, sok))
 		}
 	}
+	// The Data API cases have no node route; issue #27 measures the blocks
+	// page against the node's getBlockByHeight.
+	fmt.Fprintln(w)
+	for round := 1; round <= o.rounds; round++ {
+		nr, nok := get(cases[0].name, round, "node")
+		sr, sok := get(cases[2].name, round, "SQLite")
+		pr, pok := get(cases[2].name, round, "PostgreSQL")
+		fmt.Fprintf(w, "Round %d: %s over the node's %s: SQLite %s, PostgreSQL %s\n", round, cases[2].name, cases[0].name,
+			ratio(sr, nr, sok, nok), ratio(pr, nr, pok, nok))
+	}
 }
 
 // machine describes the CPU (from /proc/cpuinfo) and memory.
