@@ -7,7 +7,7 @@ FUZZTIME ?= 3s
 # FUZZMINIMIZETIME bounds the minimizing of new inputs (off in the short runs).
 FUZZMINIMIZETIME ?= 0
 
-.PHONY: test check build localnet l1node bench fuzz
+.PHONY: test check build localnet l1node bench fuzz loadtest
 
 # The subnet-evm VM id: the plugin's file name in the node's --plugin-dir.
 SUBNET_EVM_VMID := srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy
@@ -44,3 +44,11 @@ l1node:
 
 bench: localnet
 	AVAINDEX_LOCALNET_BIN=$(CURDIR)/bin/localnet $(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The load harness (cmd/loadtest, docs/development.md): a real node, a grown
+# P-chain, avaindex on SQLite and PostgreSQL, wrk against all three. Not part
+# of `make test`. LOADTEST_FLAGS passes flags, e.g. -duration 3s.
+LOADTEST_FLAGS ?=
+loadtest: localnet build
+	@command -v wrk >/dev/null || apt-get install -y wrk || (apt-get update && apt-get install -y wrk)
+	$(GO) run ./cmd/loadtest -localnet $(CURDIR)/bin/localnet -avaindex $(CURDIR)/bin/avaindex $(LOADTEST_FLAGS)

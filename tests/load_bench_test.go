@@ -15,11 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ava-labs/avalanchego/ids"
-	"github.com/ava-labs/avalanchego/vms/components/avax"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
-	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
-	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
 
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/node"
@@ -38,51 +34,20 @@ const loadClients = 64
 // at least: platform.getBlockByHeight is spread over all of them.
 const loadPBlocks = 1100
 
-// growPChain issues P-chain BaseTxs, one block each, until the P-chain
-// has at least want blocks. The P-chain's gas capacity refills with time,
-// so this takes about a minute per thousand blocks here.
+// growPChain grows the P-chain to at least want blocks (see
+// testnet.Network.GrowPChain) and returns its tip.
 func growPChain(tb testing.TB, n *testnet.Network, want uint64) uint64 {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	pc := platformvm.NewClient(n.URL)
-	tip, err := pc.GetHeight(ctx)
+	start := time.Now()
+	tip, added, err := n.GrowPChain(ctx, want)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if tip+1 >= want {
-		return tip
+	if added > 0 {
+		tb.Logf("grew the P-chain by %d blocks to height %d in %s", added, tip, time.Since(start).Round(time.Millisecond))
 	}
-	start, from := time.Now(), tip
-	out := []*avax.TransferableOutput{{
-		Asset: avax.Asset{ID: n.AVAXAssetID},
-		Out: &secp256k1fx.TransferOutput{Amt: 1000,
-			OutputOwners: secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{n.Addr}}},
-	}}
-	for tip+1 < want {
-		// A wallet knows the gas price of when it was made: back-to-back
-		// txs exhaust the gas capacity and raise the price, so a refused tx
-		// waits for the capacity to refill and a new wallet prices the next.
-		err := n.WithWallet(ctx, primary.WalletConfig{}, func(w *primary.Wallet) error {
-			for range want - tip - 1 {
-				if _, err := w.P().IssueBaseTx(out); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil && !strings.Contains(err.Error(), "exceeds current gas capacity") && !strings.Contains(err.Error(), "insufficient unlocked funds") {
-			tb.Fatal(err)
-		}
-		if err != nil {
-			time.Sleep(time.Second)
-		}
-		if tip, err = pc.GetHeight(ctx); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	missing := tip - from
-	tb.Logf("grew the P-chain by %d blocks to height %d in %s", missing, tip, time.Since(start).Round(time.Millisecond))
 	return tip
 }
 
