@@ -18,12 +18,16 @@ const replyCacheBytes = 32 << 20
 // forwardPlatform is the P-chain service: what the store serves, and any
 // other platform.* method (issueTx, the live fee state...) passed through
 // to the node, as are the fee and staking configuration off mainnet and
-// Fuji (nodeapi.ConfigForwarded).
-func forwardPlatform(network *internal.Network, platform http.Handler, pass nodeapi.Passthrough, cache *nodeapi.ReplyCache) http.Handler {
+// Fuji (nodeapi.ConfigForwarded) and the validator sets the store does
+// not hold (nodeapi.ValidatorsAtForwarded).
+func forwardPlatform(network *internal.Network, src nodeapi.ValidatorsAtSource, platform http.Handler, pass nodeapi.Passthrough, cache *nodeapi.ReplyCache) http.Handler {
+	config, vdrs := nodeapi.ConfigForwarded(network), nodeapi.ValidatorsAtForwarded(src)
 	return nodeapi.NewForwardHandler(pass, cache, nodeapi.Forward{
 		Path: "/ext/bc/P", Local: platform, Service: "platform",
 		Served: server.RPCMethods("platform", (*nodeapi.Platform)(nil)),
-		Also:   nodeapi.ConfigForwarded(network),
+		Also: func(method string, params json.RawMessage) bool {
+			return config(method, params) || vdrs(method, params)
+		},
 	})
 }
 
