@@ -24,7 +24,8 @@ import (
 // primary network and subnets that are not L1s, at heights avaindex has
 // indexed. The rest is the node's (ValidatorsAtForwarded): the "proposed"
 // height (the node's proposervm window), heights past the indexed tip,
-// and L1s, whose validators leave and rejoin the set as their balance
+// heights before Banff (whose chain time no block carries), and L1s,
+// whose validators leave and rejoin the set as their balance
 // runs out and is topped up, which the store keeps for the tip only.
 
 // validatorsAtCheckTimeout bounds the store reads that decide whether a
@@ -36,6 +37,7 @@ const validatorsAtCheckTimeout = 2 * time.Second
 type ValidatorsAtSource interface {
 	Cursor(ctx context.Context, key store.CursorKey) (height uint64, ok bool, err error)
 	Subnet(ctx context.Context, id ids.ID) (*pchain.Subnet, error)
+	PBlockTime(ctx context.Context, height uint64) (time.Time, error)
 }
 
 // ValidatorsAtForwarded returns the calls of platform.getValidatorsAt
@@ -69,6 +71,14 @@ func validatorsAtLocal(ctx context.Context, src ValidatorsAtSource, args *platfo
 	tip, ok, err := src.Cursor(ctx, store.ChainCursor(internal.PChain))
 	if err != nil || !ok || uint64(args.Height) > tip {
 		return false, err
+	}
+	if args.Height > 0 {
+		// Before Banff the chain time is in no block: which stakers were
+		// pending then is the node's.
+		t, err := src.PBlockTime(ctx, uint64(args.Height))
+		if err != nil || t.IsZero() {
+			return false, err
+		}
 	}
 	if args.SubnetID == constants.PrimaryNetworkID {
 		return true, nil

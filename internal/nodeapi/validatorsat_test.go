@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
@@ -16,6 +17,14 @@ import (
 type fakeValidatorsAtSource struct {
 	tip     uint64
 	subnets map[ids.ID]*pchain.Subnet
+	banff   uint64 // the first block with a timestamp
+}
+
+func (f fakeValidatorsAtSource) PBlockTime(_ context.Context, height uint64) (time.Time, error) {
+	if height < f.banff {
+		return time.Time{}, nil
+	}
+	return time.Unix(int64(1_700_000_000+height), 0), nil
 }
 
 func (f fakeValidatorsAtSource) Cursor(context.Context, store.CursorKey) (uint64, bool, error) {
@@ -33,7 +42,7 @@ func (f fakeValidatorsAtSource) Subnet(_ context.Context, id ids.ID) (*pchain.Su
 // proposed height, heights past the indexed tip and L1s go to the node.
 func TestValidatorsAtForwarded(t *testing.T) {
 	poa, l1 := ids.GenerateTestID(), ids.GenerateTestID()
-	fwd := ValidatorsAtForwarded(fakeValidatorsAtSource{tip: 100, subnets: map[ids.ID]*pchain.Subnet{
+	fwd := ValidatorsAtForwarded(fakeValidatorsAtSource{tip: 100, banff: 3, subnets: map[ids.ID]*pchain.Subnet{
 		poa: {ID: poa},
 		l1:  {ID: l1, Conversion: &internal.SubnetConversion{}},
 	}})
@@ -45,6 +54,8 @@ func TestValidatorsAtForwarded(t *testing.T) {
 		{"platform.getValidatorsAt", `{"height":0}`, false},
 		{"platform.getValidatorsAt", `[{"height":"7"}]`, false},
 		{"platform.getValidatorsAt", `{"height":"101"}`, true},
+		{"platform.getValidatorsAt", `{"height":"2"}`, true}, // pre-Banff
+		{"platform.getValidatorsAt", `{"height":"3"}`, false},
 		{"platform.getValidatorsAt", `{"height":"proposed"}`, true},
 		{"platform.getValidatorsAt", `{"height":"5","subnetID":"` + poa.String() + `"}`, false},
 		{"platform.getValidatorsAt", `{"height":"5","subnetID":"` + ids.GenerateTestID().String() + `"}`, false},
