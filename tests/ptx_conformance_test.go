@@ -95,6 +95,10 @@ func TestPTxReadsMatchNode(t *testing.T) {
 		}
 		same("platform.getTimestamp", map[string]any{})
 		same("platform.getTimestamp", nil)
+		for _, m := range []string{"platform.getFeeConfig", "platform.getValidatorFeeConfig"} {
+			same(m, map[string]any{})
+			same(m, nil)
+		}
 
 		for _, subnet := range []any{constants.PrimaryNetworkID.String(), issued.SubnetID.String(), poa.String(),
 			ids.GenerateTestID().String(), "nope", "", nil} {
@@ -106,6 +110,9 @@ func TestPTxReadsMatchNode(t *testing.T) {
 			same("platform.getTotalStake", params)
 			same("platform.getSubnet", params)
 			same("platform.validates", params)
+			// The node's staking configuration on this network (forwarded off
+			// mainnet and Fuji), errors for subnets that were not transformed.
+			same("platform.getMinStake", params)
 		}
 		for _, params := range []any{
 			map[string]any{}, nil, map[string]any{"ids": []ids.ID{}},

@@ -234,6 +234,39 @@ func TestGetCurrentValidatorsMatchesNode(t *testing.T) {
 			}
 		}
 		_ = del1
+
+		// platform.getValidatorsAt at every height: the primary network and
+		// the PoA subnet from the store, the L1 and heights past the tip
+		// from the node; bad arguments in the node's words.
+		same := sameAsNode(t, nodeP, ourP, t.Errorf)
+		unknown := ids.GenerateTestID()
+		for h := uint64(0); h <= tip; h++ {
+			for _, subnet := range []ids.ID{constants.PrimaryNetworkID, poa, unknown} {
+				same("platform.getValidatorsAt", map[string]any{"height": h, "subnetID": subnet})
+			}
+		}
+		var set map[string]struct {
+			PublicKey *string `json:"publicKey"`
+			Weight    string  `json:"weight"`
+		}
+		res = same("platform.getValidatorsAt", map[string]any{"height": tip})
+		if err := json.Unmarshal(res, &set); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := set[vdr.NodeID.String()]; !ok || v.PublicKey == nil || v.Weight == "" {
+			t.Errorf("the node's getValidatorsAt(%d) lacks %s with a key and its delegations' weight: %s", tip, vdr.NodeID, res)
+		}
+		same("platform.getValidatorsAt", map[string]any{"height": tip, "subnetID": l1.SubnetID})
+		for _, bad := range []any{
+			map[string]any{"height": tip + 1000},
+			map[string]any{"height": "nope"},
+			map[string]any{"height": -1},
+			map[string]any{"height": 1, "subnetID": "nope"},
+			map[string]any{},
+			[]int{1},
+		} {
+			same("platform.getValidatorsAt", bad)
+		}
 	})
 }
 

@@ -56,6 +56,8 @@ func TestXReadsMatchNode(t *testing.T) {
 		for _, path := range []string{"/ext/bc/X", "/ext/X", "/ext/bc/" + n.XChainID.String()} {
 			same := sameAsNode(t, n.URL+path, base+path, t.Errorf)
 			same("avm.getHeight", map[string]any{})
+			same("avm.getTxFee", map[string]any{})
+			same("avm.getTxFee", nil)
 			for h := uint64(0); h <= tip+1; h++ {
 				for _, enc := range encodings {
 					same("avm.getBlockByHeight", withEncoding(map[string]any{"height": h}, enc))

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/ava-labs/avalanchego/api"
 	"github.com/ava-labs/avalanchego/database"
@@ -61,6 +62,8 @@ type PlatformSource interface {
 	PUTXOsOf(ctx context.Context, addrs []ids.ShortID) ([]*store.PUTXO, error)
 	PRewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, error)
 	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
+	StakersAt(ctx context.Context, subnetID ids.ID, height uint64) ([]*store.StakerRecord, error)
+	PBlockTime(ctx context.Context, height uint64) (time.Time, error)
 	L1Balances(ctx context.Context, vids []ids.ID) (map[ids.ID]uint64, error)
 	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)
 	Subnets(ctx context.Context) ([]*pchain.Subnet, error)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -16,11 +17,17 @@ const replyCacheBytes = 32 << 20
 
 // forwardPlatform is the P-chain service: what the store serves, and any
 // other platform.* method (issueTx, the live fee state...) passed through
-// to the node.
-func forwardPlatform(platform http.Handler, pass nodeapi.Passthrough, cache *nodeapi.ReplyCache) http.Handler {
+// to the node, as are the fee and staking configuration off mainnet and
+// Fuji (nodeapi.ConfigForwarded) and the validator sets the store does
+// not hold (nodeapi.ValidatorsAtForwarded).
+func forwardPlatform(network *internal.Network, src nodeapi.ValidatorsAtSource, platform http.Handler, pass nodeapi.Passthrough, cache *nodeapi.ReplyCache) http.Handler {
+	config, vdrs := nodeapi.ConfigForwarded(network), nodeapi.ValidatorsAtForwarded(src)
 	return nodeapi.NewForwardHandler(pass, cache, nodeapi.Forward{
 		Path: "/ext/bc/P", Local: platform, Service: "platform",
 		Served: server.RPCMethods("platform", (*nodeapi.Platform)(nil)),
+		Also: func(method string, params json.RawMessage) bool {
+			return config(method, params) || vdrs(method, params)
+		},
 	})
 }
 
@@ -34,8 +41,12 @@ func forwardRoutes(network *internal.Network, avm http.Handler, pass nodeapi.Pas
 		return nodeapi.NewForwardHandler(pass, cache, nodeapi.Forward{Path: path})
 	}
 	avmMethods := server.RPCMethods("avm", (*nodeapi.AVM)(nil))
+	config := nodeapi.ConfigForwarded(network)
 	x := nodeapi.NewForwardHandler(pass, cache, nodeapi.Forward{
-		Path: "/ext/bc/X", Local: avm, Service: "avm", Served: avmMethods, Also: nodeapi.AVMForwarded,
+		Path: "/ext/bc/X", Local: avm, Service: "avm", Served: avmMethods,
+		Also: func(method string, params json.RawMessage) bool {
+			return nodeapi.AVMForwarded(method, params) || config(method, params)
+		},
 	})
 	info := fwd("/ext/info")
 	cRPC, cAVAX := fwd("/ext/bc/C/rpc"), fwd("/ext/bc/C/avax")

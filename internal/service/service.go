@@ -236,7 +236,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		return nil, nil, nil, err
 	}
 	pass, replies := node.NewForwarder(client.URL()), nodeapi.NewReplyCache(replyCacheBytes)
-	routes := routeTable(network, forwardPlatform(platform, pass, replies), indexes, dataAPI.Routes())
+	routes := routeTable(network, forwardPlatform(network, st, platform, pass, replies), indexes, dataAPI.Routes())
 	avm, err := nodeapi.NewAVMHandler(st, network, networkGenesis, client)
 	if err != nil {
 		return nil, nil, nil, err

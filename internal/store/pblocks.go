@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
 
@@ -37,6 +38,9 @@ type PBlockStore interface {
 	// node API's getBlock and getBlockByHeight serve, its hottest path.
 	PBlockBytesByHeight(ctx context.Context, height uint64) (ids.ID, []byte, error)
 	PBlockBytesByID(ctx context.Context, id ids.ID) ([]byte, error)
+	// PBlockTime returns the timestamp of the stored block at height,
+	// zero for a pre-Banff block (which carries none).
+	PBlockTime(ctx context.Context, height uint64) (time.Time, error)
 }
 
 // applier writes state derived from a batch of a chain's blocks inside
@@ -131,6 +135,24 @@ func (s *sqlStore) PBlockByHeight(ctx context.Context, height uint64) (_ *intern
 		return nil, fmt.Errorf("no block at height %d: %w", height, derrors.NotFound)
 	}
 	return s.oneBlock(ctx, pBlockSelect+" WHERE height = ?", int64(height))
+}
+
+func (s *sqlStore) PBlockTime(ctx context.Context, height uint64) (_ time.Time, err error) {
+	defer derrors.Wrap(&err, "store.PBlockTime(%d)", height)
+	if height > math.MaxInt64 {
+		return time.Time{}, fmt.Errorf("no block at height %d: %w", height, derrors.NotFound)
+	}
+	var ts int64
+	err = s.db.QueryRow(ctx, "SELECT timestamp FROM p_blocks WHERE height = ?", int64(height)).Scan(&ts)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return time.Time{}, fmt.Errorf("no block at height %d: %w", height, derrors.NotFound)
+	case err != nil:
+		return time.Time{}, err
+	case ts == 0:
+		return time.Time{}, nil
+	}
+	return time.Unix(ts, 0).UTC(), nil
 }
 
 func (s *sqlStore) PBlockByID(ctx context.Context, id ids.ID) (_ *internal.PBlock, err error) {

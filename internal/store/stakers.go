@@ -29,6 +29,10 @@ type StakerStore interface {
 	Staker(ctx context.Context, txID ids.ID) (*StakerRecord, error)
 	// L1Validator returns the L1 validator validationID, current or not.
 	L1Validator(ctx context.Context, validationID ids.ID) (*internal.L1Validator, error)
+	// StakersAt returns the validators and delegators of subnetID that
+	// were current after the block at height was accepted (not L1
+	// validators), in no particular order.
+	StakersAt(ctx context.Context, subnetID ids.ID, height uint64) ([]*StakerRecord, error)
 }
 
 // StakerRecord is a staker and how it ended.
@@ -329,6 +333,24 @@ func (s *sqlStore) CurrentStakers(ctx context.Context, subnetID ids.ID) (_ *Curr
 		})
 	}
 	return out, nil
+}
+
+func (s *sqlStore) StakersAt(ctx context.Context, subnetID ids.ID, height uint64) (_ []*StakerRecord, err error) {
+	defer derrors.Wrap(&err, "store.StakersAt(%s, %d)", subnetID, height)
+	var ts int64
+	err = s.db.QueryRow(ctx, "SELECT timestamp FROM p_blocks WHERE height = ?", u64(height)).Scan(&ts)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	q := stakerSelect + ` WHERE s.subnet_id = ? AND s.added_height <= ?
+		AND (s.removed_height IS NULL OR s.removed_height > ?)`
+	args := []any{subnetID[:], u64(height), u64(height)}
+	if ts != 0 {
+		// As CurrentStakers, at the chain time of the block at height.
+		q += " AND s.start_time <= ? AND (s.kind <> ? OR s.end_time > ?)"
+		args = append(args, ts, string(internal.StakerSubnetValidator), ts)
+	}
+	return s.queryStakers(ctx, q, args...)
 }
 
 func (s *sqlStore) Staker(ctx context.Context, txID ids.ID) (_ *StakerRecord, err error) {

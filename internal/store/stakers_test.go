@@ -210,5 +210,56 @@ func TestStakers(t *testing.T) {
 		if cs.L1 || len(cs.Stakers) != 0 || len(cs.L1Validators) != 0 {
 			t.Errorf("unknown subnet: %+v", cs)
 		}
+
+		// The stakers current after each height: added at 3 and 4, vB
+		// rewarded at 7 (the commit), poa2 removed at 5.
+		for _, tc := range []struct {
+			subnet ids.ID
+			height uint64
+			want   []ids.ID
+		}{
+			{constants.PrimaryNetworkID, 2, nil},
+			{constants.PrimaryNetworkID, 3, []ids.ID{vA.ID, vB.ID}},
+			{constants.PrimaryNetworkID, 6, []ids.ID{vA.ID, vB.ID, dA.ID}},
+			{constants.PrimaryNetworkID, 7, []ids.ID{vA.ID, dA.ID}},
+			{subnet, 3, []ids.ID{poa1.ID}},
+			{subnet, 4, []ids.ID{poa1.ID, poa2.ID}},
+			{subnet, 5, []ids.ID{poa1.ID}},
+			{ids.ID{0xcc}, 5, nil},
+		} {
+			got, err := s.StakersAt(ctx, tc.subnet, tc.height)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotIDs []ids.ID
+			for _, st := range got {
+				gotIDs = append(gotIDs, st.TxID)
+			}
+			if !sameIDSet(gotIDs, tc.want) {
+				t.Errorf("StakersAt(%s, %d) = %v, want %v", tc.subnet, tc.height, gotIDs, tc.want)
+			}
+		}
+		if ts, err := s.PBlockTime(ctx, 3); err != nil || !ts.Equal(blocks[3].Timestamp) {
+			t.Errorf("PBlockTime(3) = %v, %v; want %v", ts, err, blocks[3].Timestamp)
+		}
+		if _, err := s.PBlockTime(ctx, 1000); !errors.Is(err, derrors.NotFound) {
+			t.Errorf("PBlockTime(1000): %v, want not found", err)
+		}
 	})
+}
+
+func sameIDSet(a, b []ids.ID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[ids.ID]int{}
+	for _, id := range a {
+		seen[id]++
+	}
+	for _, id := range b {
+		if seen[id]--; seen[id] < 0 {
+			return false
+		}
+	}
+	return true
 }

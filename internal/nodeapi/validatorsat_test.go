@@ -1,0 +1,72 @@
+package nodeapi
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/pchain"
+	"github.com/avaindex/avaindex/internal/store"
+)
+
+type fakeValidatorsAtSource struct {
+	tip     uint64
+	subnets map[ids.ID]*pchain.Subnet
+	banff   uint64 // the first block with a timestamp
+}
+
+func (f fakeValidatorsAtSource) PBlockTime(_ context.Context, height uint64) (time.Time, error) {
+	if height < f.banff {
+		return time.Time{}, nil
+	}
+	return time.Unix(int64(1_700_000_000+height), 0), nil
+}
+
+func (f fakeValidatorsAtSource) Cursor(context.Context, store.CursorKey) (uint64, bool, error) {
+	return f.tip, true, nil
+}
+
+func (f fakeValidatorsAtSource) Subnet(_ context.Context, id ids.ID) (*pchain.Subnet, error) {
+	if s, ok := f.subnets[id]; ok {
+		return s, nil
+	}
+	return nil, derrors.NotFound
+}
+
+// TestValidatorsAtForwarded: what the store holds is answered here; the
+// proposed height, heights past the indexed tip and L1s go to the node.
+func TestValidatorsAtForwarded(t *testing.T) {
+	poa, l1 := ids.GenerateTestID(), ids.GenerateTestID()
+	fwd := ValidatorsAtForwarded(fakeValidatorsAtSource{tip: 100, banff: 3, subnets: map[ids.ID]*pchain.Subnet{
+		poa: {ID: poa},
+		l1:  {ID: l1, Conversion: &internal.SubnetConversion{}},
+	}})
+	for _, tc := range []struct {
+		method, params string
+		want           bool
+	}{
+		{"platform.getValidatorsAt", `{"height":"100"}`, false},
+		{"platform.getValidatorsAt", `{"height":0}`, false},
+		{"platform.getValidatorsAt", `[{"height":"7"}]`, false},
+		{"platform.getValidatorsAt", `{"height":"101"}`, true},
+		{"platform.getValidatorsAt", `{"height":"2"}`, true}, // pre-Banff
+		{"platform.getValidatorsAt", `{"height":"3"}`, false},
+		{"platform.getValidatorsAt", `{"height":"proposed"}`, true},
+		{"platform.getValidatorsAt", `{"height":"5","subnetID":"` + poa.String() + `"}`, false},
+		{"platform.getValidatorsAt", `{"height":"5","subnetID":"` + ids.GenerateTestID().String() + `"}`, false},
+		{"platform.getValidatorsAt", `{"height":"5","subnetID":"` + l1.String() + `"}`, true},
+		// Arguments that do not decode: the store's service answers as the node.
+		{"platform.getValidatorsAt", `{"height":"nope"}`, false},
+		{"platform.getValidatorsAt", `{"height":"5","subnetID":"nope"}`, false},
+		{"platform.getHeight", `{"height":"proposed"}`, false},
+	} {
+		if got := fwd(tc.method, json.RawMessage(tc.params)); got != tc.want {
+			t.Errorf("%s %s: forwarded %v, want %v", tc.method, tc.params, got, tc.want)
+		}
+	}
+}
