@@ -146,7 +146,7 @@ func surface(path string) string {
 		return "node"
 	case strings.HasPrefix(path, "/v2/"), metricsV1.MatchString(path):
 		return "metrics"
-	case path == "/" || path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/openapi.json" ||
+	case path == "/" || path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/openapi.json" || path == "/openapi/metrics.json" ||
 		path == "/docs" || strings.HasPrefix(path, "/docs/"):
 		return "own"
 	}
