@@ -90,6 +90,9 @@ type Config struct {
 	InstanceName string
 	// NFTMetadata is how NFT metadata is fetched.
 	NFTMetadata NFTMetadata
+	// UsageRetention is how long the recorded requests (the usage
+	// operations' data, internal/usage) are kept; 0 keeps them forever.
+	UsageRetention time.Duration
 }
 
 // NFTMetadata configures the NFT metadata worker (internal/nftmeta).
@@ -295,6 +298,7 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.NFTMetadata.PerHost, "metadata-per-host", 8, "NFT metadata fetches in flight to one host")
 	fs.Int64Var(&c.NFTMetadata.MaxBytes, "metadata-max-bytes", 1<<20, "largest NFT metadata document fetched, in bytes")
 	fs.DurationVar(&c.NFTMetadata.Timeout, "metadata-timeout", 10*time.Second, "time allowed to fetch one NFT metadata document, redirects included")
+	fs.DurationVar(&c.UsageRetention, "usage-retention", 30*24*time.Hour, "how long the recorded API requests (apiUsageMetrics, apiLogs) are kept; 0 keeps them forever")
 }
 
 // Load parses serve's args (without the program and command names).
@@ -515,6 +519,9 @@ func (c *Config) validate() error {
 	}
 	if c.NFTMetadata.MaxBytes < 1024 {
 		return fmt.Errorf("--metadata-max-bytes must be at least 1024, got %d", c.NFTMetadata.MaxBytes)
+	}
+	if c.UsageRetention < 0 {
+		return fmt.Errorf("--usage-retention must not be negative, got %s", c.UsageRetention)
 	}
 	if c.NFTMetadata.Timeout < 100*time.Millisecond {
 		return fmt.Errorf("--metadata-timeout must be at least 100ms, got %s", c.NFTMetadata.Timeout)

@@ -43,9 +43,10 @@ func TestDefaults(t *testing.T) {
 			RateLimitRedisPrefix: "avaindex:",
 			CORSOrigins:          []string{"*"},
 		},
-		Prices:      Prices{RequestsPerMinute: 30, CacheTTL: time.Minute, HistoricalMinAge: 24 * time.Hour},
-		Role:        RoleAll,
-		NFTMetadata: NFTMetadata{IPFSGateway: "https://ipfs.io", Concurrency: 32, PerHost: 8, MaxBytes: 1 << 20, Timeout: 10 * time.Second},
+		Prices:         Prices{RequestsPerMinute: 30, CacheTTL: time.Minute, HistoricalMinAge: 24 * time.Hour},
+		Role:           RoleAll,
+		NFTMetadata:    NFTMetadata{IPFSGateway: "https://ipfs.io", Concurrency: 32, PerHost: 8, MaxBytes: 1 << 20, Timeout: 10 * time.Second},
+		UsageRetention: 30 * 24 * time.Hour,
 	}
 	host, _ := os.Hostname()
 	want.InstanceName = host + ":" + strconv.Itoa(os.Getpid())

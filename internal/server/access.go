@@ -142,6 +142,8 @@ func defaultWeight(p string) bool {
 type caller struct {
 	bucket string
 	tier   ratelimit.Tier
+	// key is the recognized API key's; zero for an anonymous caller.
+	key apikeys.Key
 	// denied, when set, is answered instead of serving the request.
 	denied error
 }
@@ -161,6 +163,12 @@ func (a *Access) wrap(rt Route) http.Handler {
 			a.cors.simple(w.Header(), r)
 		}
 		c := a.identify(r, pol, rt)
+		// The usage recorder and the usage operations read who called.
+		if c.key.ID != "" {
+			var ca *api.Caller
+			r, ca = withCaller(r)
+			ca.KeyID, ca.KeyName, ca.Admin = c.key.ID, c.key.Name, c.key.Tier == ratelimit.Admin
+		}
 		cost := weight
 		if rt.Surface == NodeAPI {
 			cost += sizeCost(r)
@@ -222,7 +230,7 @@ func (a *Access) identify(r *http.Request, pol Policy, rt Route) caller {
 		anon.denied = derrors.Client(derrors.PermissionDenied, "the API key's tier %q is not configured on this server", k.Tier)
 		return anon
 	}
-	c := caller{bucket: surface + ":key:" + k.ID, tier: tier}
+	c := caller{bucket: surface + ":key:" + k.ID, tier: tier, key: k}
 	if rt.Write && tier.ReadOnly {
 		c.denied = derrors.Client(derrors.PermissionDenied, "the API key's tier %s is read-only and %s is a write operation", tier.Name, rt.Pattern)
 	}

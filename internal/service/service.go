@@ -44,6 +44,7 @@ import (
 	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/server"
 	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/usage"
 )
 
 // Settings keys.
@@ -224,7 +225,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if minAge == 0 {
 		minAge = api.NoMinAge
 	}
-	dataAPI, err := api.New(api.Deps{Store: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
+	// Every instance that serves records its own requests.
+	recorder := usage.New(st, usage.Config{Retention: cfg.UsageRetention}, log.With("component", "usage"))
+	dataAPI, err := api.New(api.Deps{Store: st, Usage: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
 		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, HistoricalPriceMinAge: minAge})
 	if err != nil {
 		return nil, nil, nil, err
@@ -271,12 +274,13 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 			return nil
 		}},
 		{name: "NFT metadata", roles: indexingRoles, run: nftWorker.Run},
+		{name: "usage recorder", roles: everyRole, run: recorder.Run},
 	}
-	reporters := progress.Reporters{indexerStatus{in, indexer}, &rederives, nftWorker}
+	reporters := progress.Reporters{indexerStatus{in, indexer}, &rederives, nftWorker, recorder}
 	if cfg.Role == config.RoleIndexer {
 		routes = nil // an indexer-only instance serves the operational routes alone
 	}
-	return server.New(server.Deps{Store: st, Progress: reporters, Network: network, Routes: routes, Access: access, Instance: in}),
+	return server.New(server.Deps{Store: st, Progress: reporters, Network: network, Routes: routes, Access: access, Instance: in, Usage: recorder}),
 		workers, stop, nil
 }
 

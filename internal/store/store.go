@@ -60,6 +60,7 @@ type Store interface {
 	EVMStore
 	NFTStore
 	APIKeyStore
+	APIRequestStore
 	LeaseStore
 	RederiveStore
 
