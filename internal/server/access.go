@@ -163,6 +163,11 @@ func (a *Access) wrap(rt Route) http.Handler {
 			a.cors.simple(w.Header(), r)
 		}
 		c := a.identify(r, pol, rt)
+		if !pol.Keys && api.CallerOf(r.Context()) != nil {
+			// A surface without keys (the node API) is limited per IP, but
+			// a valid key sent along still names the caller in usage.
+			c.key = a.attribute(r)
+		}
 		// The usage recorder and the usage operations read who called.
 		if c.key.ID != "" {
 			var ca *api.Caller
@@ -235,6 +240,20 @@ func (a *Access) identify(r *http.Request, pol Policy, rt Route) caller {
 		c.denied = derrors.Client(derrors.PermissionDenied, "the API key's tier %s is read-only and %s is a write operation", tier.Name, rt.Pattern)
 	}
 	return c
+}
+
+// attribute returns the valid API key r carries, or the zero Key: for
+// usage only, never for limits or access.
+func (a *Access) attribute(r *http.Request) apikeys.Key {
+	key := api.RequestAPIKey(r.Header)
+	if key == "" {
+		return apikeys.Key{}
+	}
+	k, ok, err := a.Keys.Lookup(r.Context(), key)
+	if err != nil || !ok {
+		return apikeys.Key{}
+	}
+	return k
 }
 
 // setLimitHeaders tells the caller its quota, as the hosted API does
