@@ -86,3 +86,24 @@ func (discardRequests) InsertAPIRequests(context.Context, []internal.APIRequest)
 func (discardRequests) DeleteAPIRequestsBefore(context.Context, time.Time) (int64, error) {
 	return 0, nil
 }
+
+// BenchmarkRecordUsage measures the work recording adds to one request,
+// alone: the caller in the request's context and the request handed to
+// the real recorder, whose worker drains it.
+func BenchmarkRecordUsage(b *testing.B) {
+	// Drained every millisecond, so that the buffer keeps up with a loop
+	// that does nothing else: a dropped request costs less than a kept one.
+	rec := usage.New(discardRequests{}, usage.Config{FlushInterval: time.Millisecond}, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = rec.Run(ctx) }()
+	req := httptest.NewRequest(http.MethodGet, "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10", nil)
+	const pattern = "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks"
+	b.ReportAllocs()
+	for b.Loop() {
+		r, c := withCaller(req)
+		c.KeyID, c.KeyName = "bench", "bench"
+		recordUsage(rec, r, c, pattern, DataAPI, http.StatusOK, time.Now(), "")
+	}
+	b.ReportMetric(float64(rec.Dropped()), "dropped")
+}
