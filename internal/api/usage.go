@@ -78,8 +78,8 @@ func usageFilters(r *http.Request, f *store.APIRequestFilter, names ...string) e
 	if start > end {
 		return derrors.Invalid("startTimestamp %d is after endTimestamp %d", start, end)
 	}
-	const maxUnix = 1 << 40 // far past any request, and safe in milliseconds
-	f.From, f.To = time.Unix(min(start, maxUnix), 0), time.Unix(min(end, maxUnix), 0).Add(time.Second-time.Millisecond)
+	const maxUnix = 1 << 40 // far past any request, and safe in microseconds
+	f.From, f.To = time.Unix(min(start, maxUnix), 0), time.Unix(min(end, maxUnix), 0).Add(time.Second-time.Microsecond)
 	for _, n := range names {
 		v, given, err := param.QueryValue(r, n)
 		if err != nil || !given {
@@ -445,7 +445,7 @@ func (a *API) getAPILogs(w http.ResponseWriter, r *http.Request) error {
 	items, next, err := listPage(a, r, spec, func(ctx context.Context, after *apiLogsCursor, limit int) ([]internal.APIRequest, error) {
 		return a.usage.APIRequests(ctx, f, after, limit)
 	}, func(req internal.APIRequest) apiLogsCursor {
-		return apiLogsCursor{TimeMs: req.Time.UnixMilli(), ID: req.ID}
+		return apiLogsCursor{TimeUs: req.Time.UnixMicro(), ID: req.ID}
 	})
 	if err != nil {
 		return err

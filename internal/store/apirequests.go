@@ -32,7 +32,7 @@ type APIRequestFilter struct {
 // APIRequestCursor is the keyset of a request in the logs' order, newest
 // first.
 type APIRequestCursor struct {
-	TimeMs int64  `json:"t"`
+	TimeUs int64  `json:"t"`
 	ID     string `json:"i"`
 }
 
@@ -52,7 +52,7 @@ type APIRequestStore interface {
 	ScanAPIRequests(ctx context.Context, f APIRequestFilter, fn func(*internal.APIRequest) error) error
 }
 
-var apiRequestColumns = []string{"ts_ms", "id", "key_id", "key_name", "req_type", "route", "method", "status",
+var apiRequestColumns = []string{"ts_us", "id", "key_id", "key_name", "req_type", "route", "method", "status",
 	"duration_us", "chain_id", "rpc_method"}
 
 func (s *sqlStore) InsertAPIRequests(ctx context.Context, reqs []internal.APIRequest) (err error) {
@@ -62,7 +62,7 @@ func (s *sqlStore) InsertAPIRequests(ctx context.Context, reqs []internal.APIReq
 		if r.ID == "" {
 			return fmt.Errorf("request %d has no ID", i)
 		}
-		rows[i] = []any{r.Time.UnixMilli(), r.ID, r.KeyID, r.KeyName, r.Type, r.Route, r.Method, int64(r.Status),
+		rows[i] = []any{r.Time.UnixMicro(), r.ID, r.KeyID, r.KeyName, r.Type, r.Route, r.Method, int64(r.Status),
 			r.Duration.Microseconds(), r.ChainID, r.RPCMethod}
 	}
 	_, err = s.db.BulkInsert(ctx, "api_requests", apiRequestColumns, rows, onConflictDoNothing)
@@ -71,7 +71,7 @@ func (s *sqlStore) InsertAPIRequests(ctx context.Context, reqs []internal.APIReq
 
 func (s *sqlStore) DeleteAPIRequestsBefore(ctx context.Context, t time.Time) (_ int64, err error) {
 	defer derrors.Wrap(&err, "store.DeleteAPIRequestsBefore")
-	return s.db.Exec(ctx, "DELETE FROM api_requests WHERE ts_ms < ?", t.UnixMilli())
+	return s.db.Exec(ctx, "DELETE FROM api_requests WHERE ts_us < ?", t.UnixMicro())
 }
 
 // where is f's WHERE clause (without the keyword, "1=1" for none) and its
@@ -84,10 +84,10 @@ func (f APIRequestFilter) where() (string, []any) {
 		args = append(args, v)
 	}
 	if !f.From.IsZero() {
-		add("ts_ms >= ?", f.From.UnixMilli())
+		add("ts_us >= ?", f.From.UnixMicro())
 	}
 	if !f.To.IsZero() {
-		add("ts_ms <= ?", f.To.UnixMilli())
+		add("ts_us <= ?", f.To.UnixMicro())
 	}
 	if f.OnlyKey {
 		add("key_id = ?", f.KeyID)
@@ -116,7 +116,7 @@ func (f APIRequestFilter) where() (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
-const apiRequestSelect = "SELECT ts_ms, id, key_id, key_name, req_type, route, method, status, duration_us, chain_id, rpc_method FROM api_requests WHERE "
+const apiRequestSelect = "SELECT ts_us, id, key_id, key_name, req_type, route, method, status, duration_us, chain_id, rpc_method FROM api_requests WHERE "
 
 func scanAPIRequest(rows *sql.Rows) (internal.APIRequest, error) {
 	var (
@@ -125,7 +125,7 @@ func scanAPIRequest(rows *sql.Rows) (internal.APIRequest, error) {
 		statusCode int64
 	)
 	err := rows.Scan(&ts, &r.ID, &r.KeyID, &r.KeyName, &r.Type, &r.Route, &r.Method, &statusCode, &dur, &r.ChainID, &r.RPCMethod)
-	r.Time = time.UnixMilli(ts).UTC()
+	r.Time = time.UnixMicro(ts).UTC()
 	r.Status = int(statusCode)
 	r.Duration = time.Duration(dur) * time.Microsecond
 	return r, err
@@ -135,12 +135,12 @@ func (s *sqlStore) APIRequests(ctx context.Context, f APIRequestFilter, after *A
 	defer derrors.Wrap(&err, "store.APIRequests")
 	where, args := f.where()
 	if after != nil {
-		where += " AND (ts_ms < ? OR (ts_ms = ? AND id < ?))"
-		args = append(args, after.TimeMs, after.TimeMs, after.ID)
+		where += " AND (ts_us < ? OR (ts_us = ? AND id < ?))"
+		args = append(args, after.TimeUs, after.TimeUs, after.ID)
 	}
 	args = append(args, limit)
 	var out []internal.APIRequest
-	err = s.db.RunQuery(ctx, apiRequestSelect+where+" ORDER BY ts_ms DESC, id DESC LIMIT ?", func(rows *sql.Rows) error {
+	err = s.db.RunQuery(ctx, apiRequestSelect+where+" ORDER BY ts_us DESC, id DESC LIMIT ?", func(rows *sql.Rows) error {
 		r, err := scanAPIRequest(rows)
 		if err != nil {
 			return err
@@ -154,7 +154,7 @@ func (s *sqlStore) APIRequests(ctx context.Context, f APIRequestFilter, after *A
 func (s *sqlStore) ScanAPIRequests(ctx context.Context, f APIRequestFilter, fn func(*internal.APIRequest) error) (err error) {
 	defer derrors.Wrap(&err, "store.ScanAPIRequests")
 	where, args := f.where()
-	return s.db.RunQuery(ctx, apiRequestSelect+where+" ORDER BY ts_ms, id", func(rows *sql.Rows) error {
+	return s.db.RunQuery(ctx, apiRequestSelect+where+" ORDER BY ts_us, id", func(rows *sql.Rows) error {
 		r, err := scanAPIRequest(rows)
 		if err != nil {
 			return err

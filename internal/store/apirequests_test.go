@@ -63,7 +63,7 @@ func TestAPIRequests(t *testing.T) {
 				t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 			}
 		}
-		if got := ids(APIRequestFilter{}, &APIRequestCursor{TimeMs: t0.Add(20 * time.Second).UnixMilli(), ID: "d"}, 2); !reflect.DeepEqual(got, []string{"c", "b"}) {
+		if got := ids(APIRequestFilter{}, &APIRequestCursor{TimeUs: t0.Add(20 * time.Second).UnixMicro(), ID: "d"}, 2); !reflect.DeepEqual(got, []string{"c", "b"}) {
 			t.Errorf("after d: %v, want [c b]", got)
 		}
 		got, err := s.APIRequests(ctx, APIRequestFilter{RPCMethod: "eth_chainId"}, nil, 1)
