@@ -171,6 +171,9 @@ type Deps struct {
 	// Uptimes tells the validators' uptimes (listValidators); nil reads
 	// every uptime as 0 and every validator as not connected.
 	Uptimes UptimeSource
+	// Usage serves the usage operations (usage.go); they answer 503 when
+	// it is nil.
+	Usage UsageSource
 }
 
 // NoMinAge is the HistoricalPriceMinAge that gives every transaction and
@@ -180,6 +183,7 @@ const NoMinAge time.Duration = -1
 // API is the Data API of one indexed network.
 type API struct {
 	store   DataSource
+	usage   UsageSource
 	network *internal.Network
 	// networkGenesis is Deps.NetworkGenesis.
 	networkGenesis []byte
@@ -256,6 +260,7 @@ func New(d Deps) (*API, error) {
 		spam:            d.Spam,
 		store:           d.Store,
 		network:         d.Network,
+		usage:           d.Usage,
 		networkGenesis:  d.NetworkGenesis,
 		networks:        NewNetworks(d.Network.Name, d.Aliases...),
 		tokens:          tokens,
@@ -284,6 +289,11 @@ func (a *API) Routes() []Route {
 func (a *API) BareRoutes() []Route {
 	return []Route{
 		{Pattern: "GET /v1/health-check", Handler: a.handle(a.healthCheck)},
+		{Pattern: "GET /v1/apiUsageMetrics", Handler: a.handle(a.getAPIUsageMetrics)},
+		{Pattern: "GET /v1/apiLogs", Handler: a.handle(a.getAPILogs)},
+		{Pattern: "GET /v1/subnetRpcUsageMetrics", Handler: a.handle(a.rpcUsage)},
+		{Pattern: "GET /v1/rpcUsageMetrics", Handler: a.handle(a.rpcUsage)},
+		{Pattern: "GET /v1/primaryNetworkRpcUsageMetrics", Handler: a.handle(a.primaryNetworkRPCUsage)},
 		{Pattern: "GET /v1/live-check", Handler: a.handle(a.liveCheck)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks", Handler: a.handle(a.listBlocks)},
 		{Pattern: "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks/{blockId}", Handler: a.handle(a.getBlock)},

@@ -38,27 +38,13 @@ type WebhookSource interface {
 	SetWebhookSecret(ctx context.Context, owner, secret string) error
 }
 
-// Caller is the API key a request was made with, as the access layer
-// recognized it.
-type Caller struct {
-	// ID names the key (apikeys.Key.ID); Tier is its tier's name.
-	ID, Tier string
-}
-
-type callerKey struct{}
-
-// WithCaller returns ctx carrying the request's caller.
-func WithCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
-
 // caller is the request's API key: webhooks need one.
 func caller(r *http.Request) (Caller, error) {
-	c, ok := r.Context().Value(callerKey{}).(Caller)
-	if !ok || c.ID == "" {
+	c := CallerOf(r.Context())
+	if c == nil || c.KeyID == "" {
 		return Caller{}, derrors.Client(derrors.Unauthenticated, "webhooks belong to an API key: send one in the %s header", HeaderDataAPIKey)
 	}
-	return c, nil
+	return *c, nil
 }
 
 // Bounds of a webhook's fields.
@@ -263,10 +249,10 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		}
 		sigs = append(sigs, common.BytesToHash(b))
 	}
-	if _, err := ensureSecret(r.Context(), src, c.ID); err != nil {
+	if _, err := ensureSecret(r.Context(), src, c.KeyID); err != nil {
 		return err
 	}
-	hook := store.Webhook{ID: newUUID(), Owner: c.ID, EventType: body.EventType, ChainID: chainID, URL: u, Name: body.Name,
+	hook := store.Webhook{ID: newUUID(), Owner: c.KeyID, EventType: body.EventType, ChainID: chainID, URL: u, Name: body.Name,
 		Description: body.Description, Status: store.WebhookActive, IncludeLogs: body.IncludeLogs,
 		IncludeInternalTxs: body.IncludeInternalTxs, EventSignatures: sigs, Created: time.Now()}
 	if err := src.CreateWebhook(r.Context(), hook, addrs, a.webhookLimits(c.Tier)); err != nil {
@@ -282,7 +268,7 @@ func (a *API) writeWebhook(w http.ResponseWriter, r *http.Request, src WebhookSo
 // writeWebhookStatus writes webhook id with status (201 for a creation,
 // as the reference documents).
 func (a *API) writeWebhookStatus(w http.ResponseWriter, r *http.Request, src WebhookSource, c Caller, id string, status int) error {
-	hook, err := src.Webhook(r.Context(), c.ID, id)
+	hook, err := src.Webhook(r.Context(), c.KeyID, id)
 	if err != nil {
 		return err
 	}
@@ -335,9 +321,9 @@ func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 	if status != "" && status != store.WebhookActive && status != store.WebhookInactive {
 		return derrors.Invalid("status: must be active or inactive; got %s", derrors.Echo(status))
 	}
-	spec := listSpec{Op: "listWebhooks", Filters: []string{c.ID, status}}
+	spec := listSpec{Op: "listWebhooks", Filters: []string{c.KeyID, status}}
 	hooks, next, err := listPage(a, r, spec, func(ctx context.Context, after *store.WebhookKey, limit int) ([]*store.Webhook, error) {
-		return src.Webhooks(ctx, c.ID, status, after, limit)
+		return src.Webhooks(ctx, c.KeyID, status, after, limit)
 	}, func(h *store.Webhook) store.WebhookKey {
 		return store.WebhookKey{Created: h.Created.UnixMilli(), ID: h.ID}
 	})
@@ -397,7 +383,7 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 	if body.Status != nil && *body.Status != store.WebhookActive && *body.Status != store.WebhookInactive {
 		return derrors.Invalid("status: must be active or inactive; got %s", derrors.Echo(*body.Status))
 	}
-	if _, err := src.UpdateWebhook(r.Context(), c.ID, id, u); err != nil {
+	if _, err := src.UpdateWebhook(r.Context(), c.KeyID, id, u); err != nil {
 		return err
 	}
 	return a.writeWebhook(w, r, src, c, id)
@@ -409,7 +395,7 @@ func (a *API) deactivateWebhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	inactive := store.WebhookInactive
-	if _, err := src.UpdateWebhook(r.Context(), c.ID, id, store.WebhookUpdate{Status: &inactive}); err != nil {
+	if _, err := src.UpdateWebhook(r.Context(), c.KeyID, id, store.WebhookUpdate{Status: &inactive}); err != nil {
 		return err
 	}
 	return a.writeWebhook(w, r, src, c, id)
@@ -435,9 +421,9 @@ func (a *API) changeWebhookAddresses(add bool) func(w http.ResponseWriter, r *ht
 			return err
 		}
 		if add {
-			err = src.AddWebhookAddresses(r.Context(), c.ID, id, addrs, a.webhookLimits(c.Tier))
+			err = src.AddWebhookAddresses(r.Context(), c.KeyID, id, addrs, a.webhookLimits(c.Tier))
 		} else {
-			err = src.RemoveWebhookAddresses(r.Context(), c.ID, id, addrs)
+			err = src.RemoveWebhookAddresses(r.Context(), c.KeyID, id, addrs)
 		}
 		if err != nil {
 			return err
@@ -452,13 +438,13 @@ func (a *API) getAddressesFromWebhook(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	var total int64
-	spec := listSpec{Op: "getAddressesFromWebhook", Filters: []string{c.ID, id}}
+	spec := listSpec{Op: "getAddressesFromWebhook", Filters: []string{c.KeyID, id}}
 	addrs, next, err := listPage(a, r, spec, func(ctx context.Context, after *string, limit int) ([]string, error) {
 		from := ""
 		if after != nil {
 			from = *after
 		}
-		page, n, err := src.WebhookAddresses(ctx, c.ID, id, from, limit)
+		page, n, err := src.WebhookAddresses(ctx, c.KeyID, id, from, limit)
 		total = n
 		return page, err
 	}, func(s string) string { return s })
@@ -483,7 +469,7 @@ func (a *API) generateOrRotateSharedSecret(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	s := newSecret()
-	if err := src.SetWebhookSecret(r.Context(), c.ID, s); err != nil {
+	if err := src.SetWebhookSecret(r.Context(), c.KeyID, s); err != nil {
 		return err
 	}
 	WriteJSON(w, http.StatusCreated, map[string]string{"secret": s})
@@ -499,7 +485,7 @@ func (a *API) getSharedSecret(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s, err := ensureSecret(r.Context(), src, c.ID)
+	s, err := ensureSecret(r.Context(), src, c.KeyID)
 	if err != nil {
 		return fmt.Errorf("the shared secret: %w", err)
 	}

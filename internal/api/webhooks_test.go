@@ -38,7 +38,7 @@ func newWebhookAPI(t testing.TB, dsn string, limits store.WebhookLimits) (http.H
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if k := r.Header.Get(HeaderDataAPIKey); k != "" {
-			r = r.WithContext(WithCaller(r.Context(), Caller{ID: k, Tier: "standard"}))
+			r = r.WithContext(WithCaller(r.Context(), &Caller{KeyID: k, Tier: "standard"}))
 		}
 		mux.ServeHTTP(w, r)
 	}), st

@@ -95,6 +95,9 @@ type Config struct {
 	Webhooks Webhooks
 	// SpamTokens are the ERC-20 tokens always or never spam.
 	SpamTokens SpamTokens
+	// UsageRetention is how long the recorded requests (the usage
+	// operations' data, internal/usage) are kept; 0 keeps them forever.
+	UsageRetention time.Duration
 }
 
 // Webhooks configures the webhook endpoints and the delivery worker
@@ -357,6 +360,7 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.Var(&l.webhookLimits, "webhook-limit", "the webhooks a key of a tier may have and the addresses each may watch, TIER:WEBHOOKS:ADDRESSES, e.g. standard:10:10000 (repeatable; default 10 webhooks of 10000 addresses for every tier)")
 	fs.Var(&l.spamAllow, "spam-token-allow", "an ERC-20 token never filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
 	fs.Var(&l.spamDeny, "spam-token-deny", "an ERC-20 token always filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
+	fs.DurationVar(&c.UsageRetention, "usage-retention", 30*24*time.Hour, "how long the recorded API requests (apiUsageMetrics, apiLogs) are kept; 0 keeps them forever")
 }
 
 // Load parses serve's args (without the program and command names).
@@ -602,6 +606,9 @@ func (c *Config) validate() error {
 	}
 	if c.NFTMetadata.MaxBytes < 1024 {
 		return fmt.Errorf("--metadata-max-bytes must be at least 1024, got %d", c.NFTMetadata.MaxBytes)
+	}
+	if c.UsageRetention < 0 {
+		return fmt.Errorf("--usage-retention must not be negative, got %s", c.UsageRetention)
 	}
 	if c.NFTMetadata.Timeout < 100*time.Millisecond {
 		return fmt.Errorf("--metadata-timeout must be at least 100ms, got %s", c.NFTMetadata.Timeout)

@@ -48,6 +48,7 @@ func TestDefaults(t *testing.T) {
 		NFTMetadata: NFTMetadata{IPFSGateway: "https://ipfs.io", Concurrency: 32, PerHost: 8, MaxBytes: 1 << 20, Timeout: 10 * time.Second},
 		Webhooks: Webhooks{Timeout: 10 * time.Second, MaxAttempts: 12, MaxBackoff: 10 * time.Minute, Concurrency: 8,
 			DefaultLimit: WebhookLimit{Webhooks: 10, Addresses: 10_000}},
+		UsageRetention: 30 * 24 * time.Hour,
 	}
 	host, _ := os.Hostname()
 	want.InstanceName = host + ":" + strconv.Itoa(os.Getpid())

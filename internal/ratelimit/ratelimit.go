@@ -64,6 +64,8 @@ const (
 	ReadOnly  = "read-only"
 	Metrics   = "metrics"
 	Node      = "node"
+	// Admin keys see every key's usage (the usage operations).
+	Admin = "admin"
 )
 
 // DefaultTiers are the tiers when the configuration names none; a
@@ -77,6 +79,7 @@ func DefaultTiers() map[string]Tier {
 		ReadOnly:  {Name: ReadOnly, Limit: 12000, Period: time.Minute, ReadOnly: true},
 		Metrics:   {Name: Metrics, Limit: 1200, Period: time.Minute},
 		Node:      {Name: Node, Limit: 12000, Period: time.Minute},
+		Admin:     {Name: Admin, Limit: 12000, Period: time.Minute},
 	}
 }
 

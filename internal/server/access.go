@@ -142,10 +142,10 @@ func defaultWeight(p string) bool {
 type caller struct {
 	bucket string
 	tier   ratelimit.Tier
+	// key is the recognized API key's; zero for an anonymous caller.
+	key apikeys.Key
 	// denied, when set, is answered instead of serving the request.
 	denied error
-	// key is the recognized API key's; nil for an anonymous caller.
-	key *api.Caller
 }
 
 // wrap puts rt's handler behind its surface's policy: CORS headers,
@@ -163,6 +163,18 @@ func (a *Access) wrap(rt Route) http.Handler {
 			a.cors.simple(w.Header(), r)
 		}
 		c := a.identify(r, pol, rt)
+		if !pol.Keys && api.CallerOf(r.Context()) != nil {
+			// A surface without keys (the node API) is limited per IP, but
+			// a valid key sent along still names the caller in usage.
+			c.key = a.attribute(r)
+		}
+		// The usage recorder, the usage operations and the handlers that
+		// keep state per key (webhooks) read who called.
+		if c.key.ID != "" {
+			var ca *api.Caller
+			r, ca = withCaller(r)
+			ca.KeyID, ca.KeyName, ca.Tier, ca.Admin = c.key.ID, c.key.Name, c.key.Tier, c.key.Tier == ratelimit.Admin
+		}
 		cost := weight
 		if rt.Surface == NodeAPI {
 			cost += sizeCost(r)
@@ -186,10 +198,6 @@ func (a *Access) wrap(rt Route) http.Handler {
 		case c.denied != nil:
 			pol.WriteError(w, r, c.denied)
 		default:
-			if c.key != nil {
-				// The handlers that own state per key (webhooks) read it.
-				r = r.WithContext(api.WithCaller(r.Context(), *c.key))
-			}
 			rt.Handler.ServeHTTP(w, r)
 		}
 	})
@@ -228,11 +236,25 @@ func (a *Access) identify(r *http.Request, pol Policy, rt Route) caller {
 		anon.denied = derrors.Client(derrors.PermissionDenied, "the API key's tier %q is not configured on this server", k.Tier)
 		return anon
 	}
-	c := caller{bucket: surface + ":key:" + k.ID, tier: tier, key: &api.Caller{ID: k.ID, Tier: k.Tier}}
+	c := caller{bucket: surface + ":key:" + k.ID, tier: tier, key: k}
 	if rt.Write && tier.ReadOnly {
 		c.denied = derrors.Client(derrors.PermissionDenied, "the API key's tier %s is read-only and %s is a write operation", tier.Name, rt.Pattern)
 	}
 	return c
+}
+
+// attribute returns the valid API key r carries, or the zero Key: for
+// usage only, never for limits or access.
+func (a *Access) attribute(r *http.Request) apikeys.Key {
+	key := api.RequestAPIKey(r.Header)
+	if key == "" {
+		return apikeys.Key{}
+	}
+	k, ok, err := a.Keys.Lookup(r.Context(), key)
+	if err != nil || !ok {
+		return apikeys.Key{}
+	}
+	return k
 }
 
 // setLimitHeaders tells the caller its quota, as the hosted API does

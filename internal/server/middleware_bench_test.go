@@ -2,14 +2,18 @@ package server
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/apikeys"
 	"github.com/avaindex/avaindex/internal/ratelimit"
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/usage"
 )
 
 // BenchmarkMiddleware measures what the middleware chain adds to one
@@ -38,10 +42,17 @@ func BenchmarkMiddleware(b *testing.B) {
 		b.Fatal(err)
 	}
 	limited := New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: routes, Access: access})
+	// mw=recorded adds usage recording to mw=limited: the real recorder,
+	// its worker draining the buffer into a store that keeps nothing.
+	rec := usage.New(discardRequests{}, usage.Config{}, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = rec.Run(ctx) }()
+	recorded := New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: routes, Access: access, Usage: rec})
 	for _, tc := range []struct {
 		name string
 		h    http.Handler
-	}{{"mw=off", bare}, {"mw=on", chain}, {"mw=limited", limited}} {
+	}{{"mw=off", bare}, {"mw=on", chain}, {"mw=limited", limited}, {"mw=recorded", recorded}} {
 		b.Run(tc.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10", nil)
 			req.Header.Set(api.HeaderGlacierAPIKey, "key")
@@ -65,4 +76,34 @@ type oneKey map[string]apikeys.Key
 func (k oneKey) Lookup(_ context.Context, key string) (apikeys.Key, bool, error) {
 	v, ok := k[key]
 	return v, ok, nil
+}
+
+// discardRequests is a usage store that keeps nothing.
+type discardRequests struct{ store.APIRequestStore }
+
+func (discardRequests) InsertAPIRequests(context.Context, []internal.APIRequest) error { return nil }
+
+func (discardRequests) DeleteAPIRequestsBefore(context.Context, time.Time) (int64, error) {
+	return 0, nil
+}
+
+// BenchmarkRecordUsage measures the work recording adds to one request,
+// alone: the caller in the request's context and the request handed to
+// the real recorder, whose worker drains it.
+func BenchmarkRecordUsage(b *testing.B) {
+	// Drained every millisecond, so that the buffer keeps up with a loop
+	// that does nothing else: a dropped request costs less than a kept one.
+	rec := usage.New(discardRequests{}, usage.Config{FlushInterval: time.Millisecond}, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = rec.Run(ctx) }()
+	req := httptest.NewRequest(http.MethodGet, "/v1/networks/fuji/blockchains/p-chain/blocks?pageSize=10", nil)
+	const pattern = "GET /v1/networks/{network}/blockchains/{blockchainId}/blocks"
+	b.ReportAllocs()
+	for b.Loop() {
+		r, c := withCaller(req)
+		c.KeyID, c.KeyName = "bench", "bench"
+		recordUsage(rec, r, c, pattern, DataAPI, http.StatusOK, time.Now(), "")
+	}
+	b.ReportMetric(float64(rec.Dropped()), "dropped")
 }

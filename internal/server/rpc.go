@@ -56,8 +56,8 @@ func lowerFirst(s string) string {
 }
 
 // instrumentedRPC records each request under "pattern method", where method
-// is one of methods or unknownMethod.
-func instrumentedRPC(pattern string, methods []string, h http.Handler) http.Handler {
+// is one of methods or unknownMethod, and hands it to rec when not nil.
+func instrumentedRPC(pattern string, methods []string, h http.Handler, rec UsageRecorder) http.Handler {
 	labels := make(map[string]string, len(methods))
 	for _, m := range methods {
 		labels[m] = pattern + " " + m
@@ -65,7 +65,7 @@ func instrumentedRPC(pattern string, methods []string, h http.Handler) http.Hand
 	unknown := pattern + " " + unknownMethod
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		label := unknown
+		label, method := unknown, ""
 		if r.Method == http.MethodPost && r.Body != nil {
 			peek, err := io.ReadAll(io.LimitReader(r.Body, rpcPeekBytes))
 			// The handler reads the whole body again, as sent.
@@ -73,13 +73,21 @@ func instrumentedRPC(pattern string, methods []string, h http.Handler) http.Hand
 				io.Reader
 				io.Closer
 			}{io.MultiReader(bytes.NewReader(peek), errReader{err}, r.Body), r.Body}
-			if l, ok := labels[canonicalMethod(rpcMethod(peek))]; ok {
-				label = l
+			m := canonicalMethod(rpcMethod(peek))
+			if l, ok := labels[m]; ok {
+				label, method = l, m
 			}
 		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		var c *api.Caller
+		if rec != nil {
+			r, c = withCaller(r)
+		}
 		h.ServeHTTP(sw, r)
 		instrument.ObserveRequest(label, sw.status, start)
+		if rec != nil {
+			recordUsage(rec, r, c, pattern, NodeAPI, sw.status, start, method)
+		}
 	})
 }
 

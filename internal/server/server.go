@@ -68,6 +68,9 @@ type Deps struct {
 	// Instance, when set, tells this instance's part in indexing the
 	// store, which one instance at a time does.
 	Instance InstanceReporter
+	// Usage, when set, is handed every request of the Data API and the
+	// node API once served.
+	Usage UsageRecorder
 }
 
 // Instance is what /readyz says of this instance among those sharing the
@@ -111,10 +114,18 @@ func Routes(d Deps) []Route {
 // New returns the handler of all surfaces.
 func New(d Deps) http.Handler {
 	mux := http.NewServeMux()
-	handle := func(pattern string, h http.Handler) {
-		mux.Handle(pattern, instrumented(pattern, h))
-	}
 	surfaces := map[string]Surface{}
+	// recorder is d.Usage for a pattern of a recorded surface (guard has
+	// named its surface by the time handle is called), else nil.
+	recorder := func(pattern string) UsageRecorder {
+		if s, ok := surfaces[pattern]; ok && d.Usage != nil && recordsUsage(s) {
+			return d.Usage
+		}
+		return nil
+	}
+	handle := func(pattern string, h http.Handler) {
+		mux.Handle(pattern, instrumented(pattern, h, recorder(pattern), surfaces[pattern]))
+	}
 	guard := func(rt Route) http.Handler {
 		surfaces[rt.Pattern] = rt.Surface
 		if d.Access == nil {
@@ -130,7 +141,8 @@ func New(d Deps) http.Handler {
 			r.Handler = heavy.wrap(r.Handler, writeRPCError)
 		}
 		if len(r.RPCMethods) > 0 {
-			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, guard(r)))
+			h := guard(r)
+			mux.Handle(r.Pattern, instrumentedRPC(r.Pattern, r.RPCMethods, h, recorder(r.Pattern)))
 			continue
 		}
 		handle(r.Pattern, guard(r))
@@ -227,13 +239,21 @@ func readyz(d Deps) http.Handler {
 	})
 }
 
-// instrumented records each request's route pattern, status and latency.
-func instrumented(pattern string, h http.Handler) http.Handler {
+// instrumented records each request's route pattern, status and latency,
+// and hands the request to rec when not nil.
+func instrumented(pattern string, h http.Handler, rec UsageRecorder, s Surface) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		if rec == nil {
+			h.ServeHTTP(sw, r)
+			instrument.ObserveRequest(pattern, sw.status, start)
+			return
+		}
+		r, c := withCaller(r)
 		h.ServeHTTP(sw, r)
 		instrument.ObserveRequest(pattern, sw.status, start)
+		recordUsage(rec, r, c, pattern, s, sw.status, start, "")
 	})
 }
 

@@ -44,6 +44,7 @@ import (
 	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/server"
 	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/usage"
 	"github.com/avaindex/avaindex/internal/webhooks"
 )
 
@@ -225,7 +226,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if minAge == 0 {
 		minAge = api.NoMinAge
 	}
-	dataAPI, err := api.New(api.Deps{Store: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
+	// Every instance that serves records its own requests.
+	recorder := usage.New(st, usage.Config{Retention: cfg.UsageRetention}, log.With("component", "usage"))
+	dataAPI, err := api.New(api.Deps{Store: st, Usage: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
 		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, Spam: cfg.SpamTokens, HistoricalPriceMinAge: minAge,
 		Uptimes:  nodeUptimes{client},
 		Webhooks: st, WebhookLimits: func(tier string) store.WebhookLimits {
@@ -281,12 +284,13 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		// Deliveries are claimed per webhook in the store, so every
 		// instance that does background work shares them.
 		{name: "webhook delivery", roles: indexingRoles, run: hookWorker.Run},
+		{name: "usage recorder", roles: everyRole, run: recorder.Run},
 	}
-	reporters := progress.Reporters{indexerStatus{in, indexer}, &rederives, nftWorker, hookWorker}
+	reporters := progress.Reporters{indexerStatus{in, indexer}, &rederives, nftWorker, hookWorker, recorder}
 	if cfg.Role == config.RoleIndexer {
 		routes = nil // an indexer-only instance serves the operational routes alone
 	}
-	return server.New(server.Deps{Store: st, Progress: reporters, Network: network, Routes: routes, Access: access, Instance: in}),
+	return server.New(server.Deps{Store: st, Progress: reporters, Network: network, Routes: routes, Access: access, Instance: in, Usage: recorder}),
 		workers, stop, nil
 }
 

@@ -67,6 +67,7 @@ type Store interface {
 	ICMBackfillStore
 	APIKeyStore
 	WebhookStore
+	APIRequestStore
 	LeaseStore
 	RederiveStore
 
