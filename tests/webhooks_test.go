@@ -132,7 +132,12 @@ func TestWebhooksDelivery(t *testing.T) {
 			t.Fatal(err)
 		}
 		rcv := newHookReceiver(t)
-		flags := []string{"--webhook-allow-private-network", "127.0.0.1/32", "--webhook-timeout", "2s", "--webhook-max-backoff", "200ms"}
+		// Short waits between attempts, and attempts enough that the
+		// webhook stays active while the receiver is down: with the
+		// default 12 it could turn inactive (internal/webhooks tests that)
+		// before /readyz's backlog, sampled every 2 s, showed it.
+		flags := []string{"--webhook-allow-private-network", "127.0.0.1/32", "--webhook-timeout", "2s", "--webhook-max-backoff", "200ms",
+			"--webhook-max-attempts", "100000"}
 		a := childService(t, n.URL, dsn, flags...)
 
 		var watched, stranger common.Address
