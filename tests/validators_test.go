@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,6 +126,25 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 		}
 		// The node lists inactive (disabled) L1 validators too.
 		l1s := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, base+"/l1Validators?includeInactiveL1Validators=true&subnetId="+s.ID.String(), "validators", 1)
+		// A removed validator (weight set to 0, by another test on the
+		// shared network) is no current validator of the node's, but an
+		// inactive one of avaindex's: listed with weight 0, and the node
+		// no longer knows it.
+		l1s = slices.DeleteFunc(l1s, func(v avaapi.L1ValidatorDetailsFull) bool {
+			if v.Weight != 0 || slices.ContainsFunc(nodeL1, func(nv platformvm.ClientPermissionlessValidator) bool {
+				return nv.ValidationID.String() == v.ValidationID
+			}) {
+				return false
+			}
+			id, err := ids.FromString(v.ValidationID)
+			if err != nil {
+				t.Fatalf("listed L1 validator %q: %v", v.ValidationID, err)
+			}
+			if _, _, err := pc.GetL1Validator(ctx, id); err == nil || !strings.Contains(err.Error(), "not found") {
+				t.Errorf("L1 validator %s listed with weight 0, and the node knows it (%v)", v.ValidationID, err)
+			}
+			return true
+		})
 		if len(l1s) != len(nodeL1) {
 			t.Errorf("subnet %s: %d L1 validators listed, node %d", s.ID, len(l1s), len(nodeL1))
 		}
