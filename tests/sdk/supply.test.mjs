@@ -4,9 +4,11 @@ import { avalanche, facts, opts } from "./lib.mjs";
 
 // getAvaxSupply through the SDK, against the supply the Go test worked out
 // from the node (facts.supply: tests/supply_test.go's supplyFromNode).
+// Absent under TestSDK, which runs every file: the test then skips.
 const want = facts.supply;
+const skip = want ? false : "run by TestSDKSupply";
 
-test("avaxSupply.get answers the supply worked out from the node", async () => {
+test("avaxSupply.get answers the supply worked out from the node", { skip }, async () => {
   const s = await avalanche.avaxSupply.get(opts);
   for (const k of ["circulatingSupply", "totalSupply", "totalPBurned", "totalCBurned", "totalXBurned",
     "totalStaked", "totalLocked", "totalRewards", "genesisUnlock", "l1ValidatorFees"]) {

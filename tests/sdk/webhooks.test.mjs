@@ -5,13 +5,15 @@ import assert from "node:assert/strict";
 import { Avalanche } from "@avalanche-sdk/chainkit";
 import { facts, opts, pages } from "./lib.mjs";
 
+// Absent under TestSDK, which runs every file: the tests then skip.
 const w = facts.webhooks;
+const skip = w ? false : "run by TestSDKWebhooks";
 const client = (apiKey) =>
   new Avalanche({ serverURL: process.env.AVAINDEX_URL, enableTelemetry: false, network: facts.network, apiKey });
-const alice = client(w.key);
-const bob = client(w.otherKey);
+const alice = w && client(w.key);
+const bob = w && client(w.otherKey);
 
-test("webhooks: create, read, change, list, deactivate", async () => {
+test("webhooks: create, read, change, list, deactivate", { skip }, async () => {
   const created = await alice.webhooks.create(
     {
       eventType: "address_activity",
@@ -68,7 +70,7 @@ test("webhooks: create, read, change, list, deactivate", async () => {
   assert.equal(none.flatMap((p) => p.result.webhooks).length, 0);
 });
 
-test("webhooks: the shared secret", async () => {
+test("webhooks: the shared secret", { skip }, async () => {
   const first = await alice.webhooks.getSharedSecret(opts);
   assert.match(first.secret, /^[0-9a-f]{64}$/);
   const rotated = await alice.webhooks.generateOrRotateSharedSecret(opts);
