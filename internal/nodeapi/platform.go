@@ -90,7 +90,7 @@ type Upstream interface {
 // comes from src. upstream may be nil: the node-only fields then read as
 // for a node that does not answer.
 func NewPlatformHandler(src PlatformSource, f *pchain.Formatter, network *internal.Network, upstream Upstream) (http.Handler, error) {
-	return newServer(&Platform{store: src, format: f, network: network, upstream: upstream}, "platform")
+	return newServer(&Platform{store: withBlockCache(src, blockCacheBytes), format: f, network: network, upstream: upstream}, "platform")
 }
 
 // Platform implements the platform.* methods from the store.
