@@ -249,14 +249,20 @@ func firstConn(ctx context.Context, w *sql.DB) (*sql.Conn, error) {
 	}
 }
 
+// postgresConns is the PostgreSQL pool's size.
+const postgresConns = 16
+
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	c, err := pgx.ParseConfig(dsn) // checks the DSN without connecting
 	if err != nil {
 		return nil, fmt.Errorf("database.Open: invalid PostgreSQL DSN: %w", err)
 	}
 	db := stdlib.OpenDB(*c)
-	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(8)
+	// As many idle as open: with fewer, a burst of readers over the idle
+	// bound closes connections that the next burst opens again (a
+	// backend start each, and pgx's prepared statements lost).
+	db.SetMaxOpenConns(postgresConns)
+	db.SetMaxIdleConns(postgresConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	db.SetConnMaxLifetime(time.Hour)
 	if err := db.PingContext(ctx); err != nil {

@@ -726,3 +726,33 @@ func TestBulkInsertAnalyzes(t *testing.T) {
 		t.Fatalf("after %d rows reltuples = %v, want %d", 2*analyzeMinRows, n, 2*analyzeMinRows)
 	}
 }
+
+// TestPostgresPoolKeepsConnections: many concurrent readers with gaps
+// between their queries (a web server's shape) must not make the pool
+// close and reopen PostgreSQL connections. Each new connection costs a
+// backend process start on the server and the loss of pgx's prepared
+// statements, on the cores that serve the queries.
+func TestPostgresPoolKeepsConnections(t *testing.T) {
+	db := open(t, dbtest.Postgres(t))
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 30 {
+				var n int
+				if err := db.QueryRow(ctx, "SELECT ?::INTEGER", i*j).Scan(&n); err != nil {
+					t.Error(err)
+					return
+				}
+				time.Sleep(time.Duration((i+j)%4) * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	if st := db.r.Stats(); st.MaxIdleClosed > 0 || st.OpenConnections > st.MaxOpenConnections {
+		t.Fatalf("the pool closed %d connections past its idle bound (open %d of %d): it should keep what it opened",
+			st.MaxIdleClosed, st.OpenConnections, st.MaxOpenConnections)
+	}
+}
