@@ -13,6 +13,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -74,5 +75,29 @@ func BenchmarkApplyPBlocks(b *testing.B) {
 			blocks += benchBatch
 		}
 		b.ReportMetric(float64(blocks)/b.Elapsed().Seconds(), "blocks/s")
+	})
+}
+
+// BenchmarkPBlockPage reads the Data API's page of the 10 latest P-chain
+// blocks (the tip, then their summaries) from 1,024 stored blocks.
+func BenchmarkPBlockPage(b *testing.B) {
+	dbtest.Run(b, func(b *testing.B, dsn string) {
+		ctx := context.Background()
+		s := openStore(b, dsn)
+		rng := rand.NewChaCha8([32]byte{1})
+		for h := uint64(0); h < 1024; h += benchBatch {
+			if err := applyPBlocks(ctx, s, benchBlocks(b, rng, h, benchBatch)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for b.Loop() {
+			if _, ok, err := s.Cursor(ctx, ChainCursor(internal.PChain)); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+			page, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: true}, nil, 10)
+			if err != nil || len(page) != 10 {
+				b.Fatal(len(page), err)
+			}
+		}
 	})
 }
