@@ -211,7 +211,7 @@ func TestERC20BackfillLargeBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Chunks of many blocks: the reads bound the work.
-		if err := runBackfillsChunked(ctx, s, 1<<40); err != nil {
+		if err := runBackfillsChunked(ctx, s, 1<<40, 0); err != nil {
 			t.Fatal(err)
 		}
 		if got := dumpERC20(t, s); got != all {
