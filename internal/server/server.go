@@ -235,7 +235,7 @@ func readinessOf(ctx context.Context, d Deps) (readiness, int) {
 	case res.Reason != "":
 	case res.Store != "ok":
 		res.Reason = "the store does not answer"
-	case len(res.Pending) > 0:
+	case len(res.Pending) > 0: // before the indexer's: it waits for this work
 		res.Reason = "deriving what the store lacks since an upgrade (" + strings.Join(res.Pending, ", ") +
 			"): some reads would answer short until it is done"
 	case needIndexer && !res.Indexer.Running:
