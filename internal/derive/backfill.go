@@ -77,6 +77,9 @@ func RunBackfills(ctx context.Context, st BackfillSource, log *slog.Logger, opts
 // Run runs the backfills asked for and the metrics' catch-up to their end,
 // and returns; an error leaves what was committed for the next Run.
 func (b *Backfiller) Run(ctx context.Context) error {
+	b.mu.Lock()
+	b.steps = nil // a run after a failure tells its own steps
+	b.mu.Unlock()
 	pending, err := b.st.PendingBackfills(ctx)
 	if err != nil {
 		return err

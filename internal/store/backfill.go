@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,8 +125,10 @@ func pendingBackfills(ctx context.Context, db *database.DB) ([]Backfill, error) 
 			delete(byName, name)
 		}
 	}
-	for name := range byName {
-		return nil, fmt.Errorf("unknown backfill %q asked for (a newer avaindex's?)", name)
+	// One this release does not know (a newer one's) is pending too:
+	// BackfillParts refuses it.
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, byName[name])
 	}
 	return out, nil
 }
@@ -150,7 +154,7 @@ func (s *sqlStore) BackfillParts(ctx context.Context, name string) (_ []Backfill
 	defer derrors.Wrap(&err, "store.BackfillParts(%s)", name)
 	parts := backfillParts[name]
 	if parts == nil {
-		return nil, derrors.Invalid("no backfill %q", name)
+		return nil, derrors.Invalid("no backfill %q in this release (a newer avaindex's?)", name)
 	}
 	return parts(ctx, s.db)
 }

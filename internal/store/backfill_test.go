@@ -138,3 +138,33 @@ func catchUpMetrics(t testing.TB, s *sqlStore) {
 		}
 	}
 }
+
+// TestPendingBackfills: the backfills asked for come in the order of
+// Backfills, with their cursors, and one this release does not know last
+// (BackfillParts refuses it).
+func TestPendingBackfills(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		// A fresh store: every migration asked for its backfill.
+		if err := runBackfills(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		for key, value := range map[string]string{"backfill:zz_newer": "", "backfill:burned": "2:17", "backfill:address_txs": ""} {
+			if err := s.PutSettingIfAbsent(ctx, key, []byte(value)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.PendingBackfills(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Backfill{{Name: "address_txs"}, {Name: "burned", Part: 2, Next: 17}, {Name: "zz_newer"}}
+		if !slices.Equal(got, want) {
+			t.Errorf("pending %+v, want %+v", got, want)
+		}
+		if _, err := s.BackfillParts(ctx, "zz_newer"); err == nil {
+			t.Error("the parts of an unknown backfill")
+		}
+	})
+}
