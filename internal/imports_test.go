@@ -51,7 +51,7 @@ var allowedImports = map[string][]string{
 
 	// Derivation: decoded values into the store's derived state, and the
 	// rederive of stored blocks.
-	"internal/derive": {"internal", "internal/cchain", "internal/pchain", "internal/store", "internal/xchain"},
+	"internal/derive": {"internal", "internal/cchain", "internal/pchain", "internal/progress", "internal/store", "internal/xchain"},
 
 	// Workers: libraries run by internal/service.
 	"internal/ingest": {"internal", "internal/cchain", "internal/derrors", "internal/evm", "internal/instrument",

@@ -233,11 +233,14 @@ func TestAddressHistoryBackfill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		if err := derive.RunBackfills(ctx, st, log, derive.BackfillOptions{Chunk: 5}); err != nil {
+			t.Fatal(err)
+		}
 		pending, err := st.PendingRederives(ctx)
 		if err != nil || len(pending) != 1 || pending[0].Chain != internal.CChain {
 			t.Fatalf("after the backfill the pending rederives are %+v (%v), want the C-chain's", pending, err)
 		}
-		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		if err := derive.RunPendingRederives(ctx, st, log, derive.RederiveOptions{}); err != nil && !errors.Is(err, context.Canceled) {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -23,6 +25,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -233,7 +236,10 @@ func checkProposersBackfill(t *testing.T, dsn string, lastIdx map[string]uint64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
+	defer st.Close()
+	if err := derive.RunBackfills(ctx, st, slog.New(slog.NewTextHandler(io.Discard, nil)), derive.BackfillOptions{Chunk: 3}); err != nil {
+		t.Fatal(err)
+	}
 	if got := dump(); !slices.Equal(got, want) {
 		t.Errorf("the backfilled block_proposers differ:\ngot  %v\nwant %v", got, want)
 	}

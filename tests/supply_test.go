@@ -505,6 +505,10 @@ func TestBurnedBackfill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		if err := derive.RunBackfills(ctx, st, log, derive.BackfillOptions{Chunk: 5}); err != nil {
+			t.Fatal(err)
+		}
 		pending, err := st.PendingRederives(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -517,7 +521,6 @@ func TestBurnedBackfill(t *testing.T) {
 			fmt.Sprint(chains) != fmt.Sprint([]internal.Chain{internal.CChain, internal.PChain, internal.XChain}) {
 			t.Fatalf("after the backfill the pending rederives are %v, want P, X and C", chains)
 		}
-		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		if err := derive.RunPendingRederives(ctx, st, log, derive.RederiveOptions{BatchSize: 7}); err != nil {
 			t.Fatal(err)
 		}

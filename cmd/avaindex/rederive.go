@@ -105,6 +105,11 @@ func runRederive(ctx context.Context, args []string, getenv func(string) string,
 	defer lease.Release()
 	ctx = database.WithLease(ctx, lease)
 
+	// The backfills a migration asked for first, as avaindex serve runs
+	// them: a rederive's appliers read the rows they write.
+	if err := derive.RunBackfills(ctx, st, log, derive.BackfillOptions{}); err != nil {
+		return fmt.Errorf("rederive: %w", err)
+	}
 	if err := st.RequestRederive(ctx, c); err != nil {
 		return err
 	}

@@ -3,7 +3,10 @@
 // every worker of the instance for its part of one Status.
 package progress
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Status is what /readyz reports of the background work (its "indexer"
 // field): the indexer's chains and the queues of the other workers.
@@ -25,6 +28,10 @@ type Status struct {
 	// fetched; rederive:CHAIN: the blocks a rederive has left), as their
 	// workers last told.
 	Queues map[string]int64 `json:"queues,omitempty"`
+	// Derivations are the finite derivation work that runs before the
+	// indexer (the backfills a migration asked for, the metrics'
+	// catch-up), each with how far it is.
+	Derivations []Step `json:"derivations,omitempty"`
 	// LastError lists the loops whose last step failed, and why.
 	LastError string `json:"lastError,omitempty"`
 }
@@ -84,5 +91,29 @@ func (q *Queues) Report(s *Status) {
 	defer q.mu.Unlock()
 	for name, n := range q.n {
 		s.SetQueue(name, n)
+	}
+}
+
+// Step is a piece of finite work and how far it is: Done of Total
+// positions (heights, indices), at PerSecond since it started.
+type Step struct {
+	Name      string  `json:"name"`
+	Done      int64   `json:"done"`
+	Total     int64   `json:"total"`
+	PerSecond float64 `json:"perSecond"`
+
+	started   time.Time
+	doneStart int64
+}
+
+// Start marks the step started at now, with what is done already (by an
+// earlier run) left out of its rate.
+func (s *Step) Start(now time.Time) { s.started, s.doneStart = now, s.Done }
+
+// Advance records done positions at now.
+func (s *Step) Advance(done int64, now time.Time) {
+	s.Done = done
+	if d := now.Sub(s.started).Seconds(); d > 0 {
+		s.PerSecond = float64(done-s.doneStart) / d
 	}
 }

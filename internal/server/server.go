@@ -16,6 +16,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/avaindex/avaindex/internal"
@@ -52,6 +53,12 @@ type Deps struct {
 	// Progress is the background workers' (the indexer's among them), for
 	// /readyz and the status page; nil while Waiting.
 	Progress progress.Reporter
+	// Pending, when set, names the derivation work the store still lacks
+	// (backfills a migration asked for, the metrics' catch-up), which
+	// the indexer lease's holder runs while the surfaces serve: until it
+	// is done the reads that depend on it would answer short, so /readyz
+	// answers 503 with the names.
+	Pending func(ctx context.Context) ([]string, error)
 	// Network is the indexed network; nil while Waiting.
 	Network *internal.Network
 	// Routes are the API surfaces' routes.
@@ -186,6 +193,8 @@ type readiness struct {
 	// Instance is this instance's part in indexing, when it shares the
 	// store with others.
 	Instance *Instance `json:"instance,omitempty"`
+	// Pending names the derivation work the store lacks (Deps.Pending).
+	Pending []string `json:"pending,omitempty"`
 }
 
 type networkInfo struct {
@@ -215,10 +224,20 @@ func readinessOf(ctx context.Context, d Deps) (readiness, int) {
 	if err := d.Store.Ping(ctx); err != nil {
 		res.Store = "unreachable"
 	}
+	if d.Pending != nil && res.Store == "ok" {
+		pending, err := d.Pending(ctx)
+		if err != nil {
+			res.Store = "unreachable"
+		}
+		res.Pending = pending
+	}
 	switch {
 	case res.Reason != "":
 	case res.Store != "ok":
 		res.Reason = "the store does not answer"
+	case len(res.Pending) > 0: // before the indexer's: it waits for this work
+		res.Reason = "deriving what the store lacks since an upgrade (" + strings.Join(res.Pending, ", ") +
+			"): some reads would answer short until it is done"
 	case needIndexer && !res.Indexer.Running:
 		res.Reason = "the indexer is not running"
 	}

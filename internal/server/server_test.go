@@ -134,6 +134,9 @@ func TestWaiting(t *testing.T) {
 		{Deps{Store: pinger{}, Progress: status{Running: true}}, 200, `"ready":true`},
 		{Deps{Store: pinger{errors.New("down")}, Progress: status{Running: true}}, 503, `"reason":"the store does not answer"`},
 		{Deps{Store: pinger{}, Progress: status{}}, 503, `"reason":"the indexer is not running"`},
+		{Deps{Store: pinger{}, Progress: status{}, Pending: pendingWork("backfill:address_txs", "metrics:P")}, 503,
+			`"reason":"deriving what the store lacks since an upgrade (backfill:address_txs, metrics:P): some reads would answer short until it is done"`},
+		{Deps{Store: pinger{}, Progress: status{Running: true}, Pending: pendingWork()}, 200, `"ready":true`},
 	} {
 		rec := httptest.NewRecorder()
 		New(tc.d).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
@@ -192,6 +195,8 @@ func TestReadyzMatchesDocument(t *testing.T) {
 			Heights: map[string]uint64{"P": 3}, Tips: map[string]uint64{"P": 4}, BlocksPerSecond: map[string]float64{"P": 0.5},
 			History: &progress.History{IntervalSeconds: 60, Blocks: []uint64{0, 2}}, Queues: map[string]int64{"nft-metadata": 7}}},
 		{Store: pinger{errors.New("down")}, Progress: status{}},
+		{Store: pinger{}, Progress: status{Running: true, Derivations: []progress.Step{{Name: "backfill:burned", Done: 3, Total: 9, PerSecond: 1.5}}},
+			Pending: pendingWork("backfill:burned")},
 		{Store: pinger{}, Waiting: "waiting for the node at http://127.0.0.1:1"},
 	} {
 		rec := httptest.NewRecorder()
@@ -218,4 +223,9 @@ func TestUnknownPaths(t *testing.T) {
 			t.Errorf("%s %s = %d %s, want 404 %s", tc.method, tc.path, rec.Code, rec.Body, tc.want)
 		}
 	}
+}
+
+// pendingWork is a Deps.Pending that names work.
+func pendingWork(work ...string) func(context.Context) ([]string, error) {
+	return func(context.Context) ([]string, error) { return work, nil }
 }

@@ -55,14 +55,15 @@ const (
 )
 
 // OpenStore opens (and migrates) the configured store, creating the SQLite
-// directory when needed.
+// directory when needed. The backfills the migrations ask for run later,
+// under the indexer lease (index).
 func OpenStore(ctx context.Context, cfg *config.Config) (store.Store, error) {
 	if path, ok := strings.CutPrefix(cfg.DB, "sqlite:"); ok {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
 	}
-	return store.Open(ctx, cfg.DB, store.WithMetricsCatchUp(derive.MetricDecoders()))
+	return store.Open(ctx, cfg.DB)
 }
 
 // Run serves until ctx is done; a stop requested through ctx is not an
@@ -264,6 +265,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		BatchSize: cfg.IngestBatchSize, EVMChains: chains.Chains(), MoreEVMChains: chains.Chains, Teleporter: common.HexToAddress(cfg.TeleporterMessenger),
 		NetworkGenesis: networkGenesis})
 	var rederives progress.Queues
+	backfiller := derive.NewBackfiller(st, log.With("component", "backfill"), derive.BackfillOptions{})
 	// The metadata worker claims its work in the store, so every instance
 	// that does background work may run one.
 	nftWorker := nftmeta.NewWorker(st, nftMetaConfig(cfg), log.With("component", "nftmeta"))
@@ -277,7 +279,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		{name: "indexer", roles: indexingRoles, run: func(ctx context.Context) error {
 			log.Info("indexing network while this instance holds the indexer lease", "name", network.Name, "id", network.ID,
 				"node", cfg.NodeURL, "instance", cfg.InstanceName)
-			in.lead(ctx, func(ctx context.Context) error { return index(ctx, st, indexer, networkGenesis, &rederives, log) }, log)
+			in.lead(ctx, func(ctx context.Context) error {
+				return index(ctx, st, backfiller, indexer, networkGenesis, &rederives, log)
+			}, log)
 			return nil
 		}},
 		{name: "NFT metadata", roles: indexingRoles, run: nftWorker.Run},
@@ -286,35 +290,56 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		{name: "webhook delivery", roles: indexingRoles, run: hookWorker.Run},
 		{name: "usage recorder", roles: everyRole, run: recorder.Run},
 	}
-	reporters := progress.Reporters{indexerStatus{in, indexer}, &rederives, nftWorker, hookWorker, recorder}
+	reporters := progress.Reporters{indexerStatus{in, indexer}, backfiller, &rederives, nftWorker, hookWorker, recorder}
 	if cfg.Role == config.RoleIndexer {
 		routes = nil // an indexer-only instance serves the operational routes alone
 	}
-	return server.New(server.Deps{Store: st, Progress: reporters, Network: network, Routes: routes, Access: access, Instance: in, Usage: recorder}),
+	// Every instance, the lease holder or not, tells from the store
+	// whether derivation work is left (/readyz says 503 until it is done).
+	pending := func(ctx context.Context) ([]string, error) { return derive.PendingWork(ctx, st) }
+	return server.New(server.Deps{Store: st, Progress: reporters, Pending: pending, Network: network, Routes: routes, Access: access,
+			Instance: in, Usage: recorder}),
 		workers, stop, nil
 }
 
-// index runs, under the indexer lease, the rederives a migration or
-// `avaindex rederive` asked for, or that were cut short, and then the
-// indexer: the indexer refuses to apply a chain's blocks while its
-// rederive is pending.
-func index(ctx context.Context, st store.Store, indexer *ingest.Indexer, networkGenesis []byte, rederives *progress.Queues, log *slog.Logger) error {
+// index runs, under the indexer lease, the derivation work left, in
+// order, and then the indexer: first the backfills a migration asked for
+// and the metrics' catch-up (which read what the indexer writes, may ask
+// for rederives, and must roll up the stored blocks before the indexer
+// rolls up newer ones), then the rederives a migration, a backfill or
+// `avaindex rederive` asked for, or that were cut short (the indexer
+// refuses to apply a chain's blocks while its rederive is pending). None
+// of it runs beside the indexer: each writes tables the indexer writes
+// from a state the indexer would move under it. A failure is retried
+// after a pause by the lease's loop (instance.lead), from the committed
+// cursors.
+func index(ctx context.Context, st store.Store, backfiller *derive.Backfiller, indexer *ingest.Indexer, networkGenesis []byte,
+	rederives *progress.Queues, log *slog.Logger) error {
+	if err := backfiller.Run(ctx); err != nil {
+		return pause(ctx, log.With("component", "backfill"), "backfill failed; the indexer waits for it", err)
+	}
 	rlog := log.With("component", "rederive")
 	err := derive.RunPendingRederives(ctx, st, rlog, derive.RederiveOptions{NetworkGenesis: networkGenesis, OnBatch: func(r store.Rederive) {
 		// The blocks left, in /readyz's queues.
 		rederives.Set(store.RederiveKey(r.Chain), int64(r.Left()))
 	}})
 	if err != nil {
-		if ctx.Err() == nil {
-			rlog.Error("rederive failed; the indexer waits for it", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(5 * time.Second):
-			}
-		}
-		return err
+		return pause(ctx, rlog, "rederive failed; the indexer waits for it", err)
 	}
 	return indexer.Run(ctx)
+}
+
+// pause logs the failure err of derivation work and waits a little before
+// returning it, unless ctx ended.
+func pause(ctx context.Context, log *slog.Logger, msg string, err error) error {
+	if ctx.Err() == nil {
+		log.Error(msg, "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+		}
+	}
+	return err
 }
 
 // metricsRoutes are the Metrics API's routes in the route table.

@@ -229,45 +229,41 @@ func init() {
 	cAppliers = append(cAppliers, applyCAddressTxs)
 }
 
-// backfillChunk is the heights (or DAG indices) one backfill statement
-// derives.
-const backfillChunk = 4096
-
-// backfillAddressTxs writes the history rows of every stored tx from the
-// stored UTXOs, and asks for a rederive of the C-chain (cheap: only its
-// atomic txs are stored) for the EVM addresses of its atomic txs.
-func backfillAddressTxs(ctx context.Context, tx *database.DB) error {
+// addressTxParts are the parts of the address_txs backfill: the history
+// rows of every stored tx from the stored UTXOs, chain by chain, and last
+// a rederive of the C-chain (cheap: only its atomic txs are stored) asked
+// for, for the EVM addresses of its atomic txs.
+func addressTxParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
 	ranges := []struct {
-		chain internal.Chain
-		sel   string
-		max   string
+		name   string
+		chain  internal.Chain
+		sel    string
+		bounds string
 	}{
-		{internal.PChain, pTxRange, "SELECT MAX(block_height) FROM p_txs"},
-		{internal.XChain, xDAGRange, "SELECT MAX(idx) FROM x_dag_txs"},
-		{internal.XChain, xTxRange, "SELECT MAX(block_height) FROM x_txs"},
-		{internal.CChain, cAtomRange, "SELECT MAX(block_height) FROM c_atomic_txs"},
+		{"the P-chain's txs", internal.PChain, pTxRange, "SELECT MIN(block_height), MAX(block_height) FROM p_txs"},
+		{"the X-chain's DAG txs", internal.XChain, xDAGRange, "SELECT MIN(idx), MAX(idx) FROM x_dag_txs"},
+		{"the X-chain's txs", internal.XChain, xTxRange, "SELECT MIN(block_height), MAX(block_height) FROM x_txs"},
+		{"the C-chain's atomic txs", internal.CChain, cAtomRange, "SELECT MIN(block_height), MAX(block_height) FROM c_atomic_txs"},
 	}
+	var parts []BackfillPart
 	for _, r := range ranges {
-		var top sql.NullInt64
-		if err := tx.QueryRow(ctx, r.max).Scan(&top); err != nil {
+		p, err := rangePart(ctx, db, r.name, r.bounds, nil, inclusive(func(ctx context.Context, tx *database.DB, lo, hi int64) error {
+			return deriveAddressTxs(ctx, tx, r.chain, r.sel, lo, hi)
+		}))
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return append(parts, stepPart("the C-chain's rederive", func(ctx context.Context, tx *database.DB) error {
+		var n int64
+		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM c_atomic_txs LIMIT 1) AS t").Scan(&n); err != nil || n == 0 {
 			return err
 		}
-		for lo := int64(0); top.Valid && lo <= top.Int64; lo += backfillChunk {
-			if err := deriveAddressTxs(ctx, tx, r.chain, r.sel, lo, lo+backfillChunk-1); err != nil {
-				return err
-			}
-		}
-	}
-	var n int64
-	if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM c_atomic_txs").Scan(&n); err != nil {
+		_, err := tx.Exec(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+			RederiveKey(internal.CChain), []byte(rederiveRequested))
 		return err
-	}
-	if n == 0 {
-		return nil
-	}
-	_, err := tx.Exec(ctx, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-		RederiveKey(internal.CChain), []byte(rederiveRequested))
-	return err
+	})), nil
 }
 
 func (s *sqlStore) AddressTxs(ctx context.Context, q AddressTxQuery) (_ []*AddressTx, err error) {

@@ -302,11 +302,41 @@ func init() {
 	evmAppliers = append(evmAppliers, applyEVMBurned)
 }
 
-// backfillBurned gives a store that held blocks before migration 0033
-// its burned sums: the P-, X- and C-chains' by a rederive of each chain
-// that holds blocks (their appliers count them; an X-chain's DAG txs too),
-// the EVM chains' from their stored blocks' fees, here.
-func backfillBurned(ctx context.Context, tx *database.DB) error {
+// burnedParts are the parts of the burned backfill, which gives a store
+// that held blocks before migration 0033 its burned sums: first the P-,
+// X- and C-chains' by a rederive of each chain that holds blocks (their
+// appliers count them; an X-chain's DAG txs too), then each EVM chain's
+// from its stored blocks' fees.
+func burnedParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
+	parts := []BackfillPart{stepPart("the rederives", askBurnedRederives)}
+	var chains []int64
+	err := db.RunQuery(ctx, "SELECT DISTINCT chain_id FROM evm_blocks ORDER BY chain_id", func(rows *sql.Rows) error {
+		var c int64
+		if err := rows.Scan(&c); err != nil {
+			return err
+		}
+		chains = append(chains, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, cid := range chains {
+		p, err := rangePart(ctx, db, fmt.Sprintf("EVM chain %d", cid), "SELECT MIN(number), MAX(number) FROM evm_blocks WHERE chain_id = ?",
+			[]any{cid}, inclusive(func(ctx context.Context, tx *database.DB, lo, hi int64) error {
+				return backfillEVMBurned(ctx, tx, cid, lo, hi)
+			}))
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+// askBurnedRederives asks for the rederive of each of the P-, X- and
+// C-chains that holds blocks.
+func askBurnedRederives(ctx context.Context, tx *database.DB) error {
 	for _, c := range []struct {
 		chain internal.Chain
 		probe string
@@ -335,26 +365,6 @@ func backfillBurned(ctx context.Context, tx *database.DB) error {
 				if _, err := tx.Exec(ctx, q); err != nil {
 					return err
 				}
-			}
-		}
-	}
-	type span struct{ cid, lo, hi int64 }
-	var spans []span
-	err := tx.RunQuery(ctx, "SELECT chain_id, MIN(number), MAX(number) FROM evm_blocks GROUP BY chain_id", func(rows *sql.Rows) error {
-		var s span
-		if err := rows.Scan(&s.cid, &s.lo, &s.hi); err != nil {
-			return err
-		}
-		spans = append(spans, s)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, s := range spans {
-		for lo := s.lo; lo <= s.hi; lo += backfillChunk {
-			if err := backfillEVMBurned(ctx, tx, s.cid, lo, min(s.hi, lo+backfillChunk-1)); err != nil {
-				return fmt.Errorf("EVM chain %d: %w", s.cid, err)
 			}
 		}
 	}

@@ -318,12 +318,13 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 	return nil
 }
 
-// backfillERC20Balances derives the balances from the transfers stored
-// before migration 0027, a chain at a time, in chain order: what
-// applyERC20Balances would have written.
-func backfillERC20Balances(ctx context.Context, tx *database.DB) error {
+// erc20BalanceParts are the parts of the evm_erc20_balances backfill:
+// the balances derived from the transfers stored before migration 0027, a
+// chain at a time, in chain order: what applyERC20Balances would have
+// written.
+func erc20BalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
 	var chains []int64
-	err := tx.RunQuery(ctx, "SELECT DISTINCT chain_id FROM evm_transfers WHERE erc_type = 20 ORDER BY chain_id", func(rows *sql.Rows) error {
+	err := db.RunQuery(ctx, "SELECT DISTINCT chain_id FROM evm_transfers WHERE erc_type = 20 ORDER BY chain_id", func(rows *sql.Rows) error {
 		var c int64
 		if err := rows.Scan(&c); err != nil {
 			return err
@@ -332,44 +333,58 @@ func backfillERC20Balances(ctx context.Context, tx *database.DB) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	const perRead = 10_000
+	var parts []BackfillPart
 	for _, cid := range chains {
-		lo := int64(0)
-		for {
-			moves, err := storedERC20Moves(ctx, tx, cid, lo, -1, perRead)
-			if err != nil {
-				return err
-			}
-			if len(moves) == 0 {
-				break
-			}
-			hi := int64(moves[len(moves)-1].block) + 1
-			// A block's transfers are applied together: a full read
-			// leaves its last block to the next, or, a block alone,
-			// reads all of it.
-			if len(moves) == perRead {
-				hi--
-				i := len(moves)
-				for i > 0 && int64(moves[i-1].block) == hi {
-					i--
-				}
-				if i > 0 {
-					moves = moves[:i]
-				} else if moves, err = storedERC20Moves(ctx, tx, cid, hi, hi+1, 0); err != nil {
-					return err
-				} else {
-					hi++
-				}
-			}
-			if err := applyERC20Moves(ctx, tx, cid, moves); err != nil {
-				return fmt.Errorf("chain %d: %w", cid, err)
-			}
-			lo = hi
+		p, err := rangePart(ctx, db, fmt.Sprintf("chain %d", cid),
+			"SELECT MIN(block_number), MAX(block_number) FROM evm_transfers WHERE chain_id = ? AND erc_type = 20", []any{cid},
+			func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+				return backfillERC20Balances(ctx, tx, cid, lo, hi)
+			})
+		if err != nil {
+			return nil, err
 		}
+		parts = append(parts, p)
 	}
-	return nil
+	return parts, nil
+}
+
+// backfillERC20Balances applies the stored ERC-20 transfers of chain cid
+// from block lo on, before hi, at most one read's (whole blocks), and
+// returns the block it stopped before.
+func backfillERC20Balances(ctx context.Context, tx *database.DB, cid, lo, hi int64) (int64, error) {
+	const perRead = 10_000
+	moves, err := storedERC20Moves(ctx, tx, cid, lo, hi, perRead)
+	if err != nil {
+		return 0, err
+	}
+	if len(moves) == 0 {
+		return hi, nil
+	}
+	next := int64(moves[len(moves)-1].block) + 1
+	// A block's transfers are applied together: a full read leaves its
+	// last block to the next, or, a block alone, reads all of it.
+	if len(moves) == perRead {
+		next--
+		i := len(moves)
+		for i > 0 && int64(moves[i-1].block) == next {
+			i--
+		}
+		if i > 0 {
+			moves = moves[:i]
+		} else if moves, err = storedERC20Moves(ctx, tx, cid, next, next+1, 0); err != nil {
+			return 0, err
+		} else {
+			next++
+		}
+	} else {
+		next = hi // the read holds every transfer before hi
+	}
+	if err := applyERC20Moves(ctx, tx, cid, moves); err != nil {
+		return 0, fmt.Errorf("chain %d: %w", cid, err)
+	}
+	return next, nil
 }
 
 // storedERC20Moves reads the stored ERC-20 transfers of blocks lo to hi

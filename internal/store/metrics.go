@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"math"
 	"math/big"
@@ -612,87 +611,91 @@ func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all
 
 // MetricDecoder decodes a stored block of a P- or X-chain (its height and
 // bytes) into what the chain metrics read of it: the derivation layer's,
-// handed to Open (WithMetricsCatchUp).
+// handed to CatchUpMetrics.
 type MetricDecoder func(height uint64, b []byte) (internal.UTXOBlock, error)
 
-// catchUpMetrics rolls up the P- and X-chain blocks stored before the
-// metrics were (a store indexed before migration 0018, or by a release
-// without them), from the stored blocks decoded by decoders, a chunk of
-// heights per transaction, logging its progress. It runs at Open, before
-// the indexer applies more; a rollup it leaves unfinished resumes where it
-// stopped. A chain without a decoder is left as it is.
-func catchUpMetrics(ctx context.Context, db *database.DB, decoders map[internal.Chain]MetricDecoder, log *slog.Logger) error {
-	const chunk = 512
-	for _, c := range []struct {
-		chain  internal.Chain
-		blocks string
-	}{{internal.PChain, "p_blocks"}, {internal.XChain, "x_blocks"}} {
-		decode, key := decoders[c.chain], string(c.chain)
-		if decode == nil {
-			continue
-		}
-		cur, ok, err := cursor(ctx, db, ChainCursor(c.chain))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue // nothing indexed yet
-		}
-		if _, pending, err := rederiveState(ctx, db, c.chain); err != nil {
-			return err
-		} else if pending {
-			continue // the rederive rolls the metrics up again
-		}
-		st, _, err := metricChain(ctx, db, key)
-		if err != nil {
-			return err
-		}
-		if st.NextHeight > cur {
-			continue
-		}
-		from, total := st.NextHeight, cur+1-st.NextHeight
-		log.Info("rolling up the chain metrics of the blocks stored before them", "chain", key, "from", from, "to", cur)
-		start, lastLog := time.Now(), time.Now()
-		for h := from; h <= cur; h += chunk {
-			to := min(cur, h+chunk-1)
-			err := db.Transact(ctx, func(tx *database.DB) error {
-				var ubs []internal.UTXOBlock
-				err := tx.RunQuery(ctx, "SELECT height, bytes FROM "+c.blocks+" WHERE height BETWEEN ? AND ? ORDER BY height",
-					func(rows *sql.Rows) error {
-						var (
-							height int64
-							b      []byte
-						)
-						if err := rows.Scan(&height, &b); err != nil {
-							return err
-						}
-						ub, err := decode(uint64(height), b)
-						if err != nil {
-							return fmt.Errorf("stored block %d: %w", height, err)
-						}
-						ubs = append(ubs, ub)
-						return nil
-					}, int64(h), int64(to))
-				if err != nil {
-					return err
-				}
-				mbs, err := utxoMetricBlocks(ctx, tx, c.chain, ubs)
-				if err != nil {
-					return err
-				}
-				return RollupMetrics(ctx, tx, key, mbs)
-			})
-			if err != nil {
-				return fmt.Errorf("rolling up the %s-chain metrics at heights %d..%d: %w", key, h, to, err)
-			}
-			if time.Since(lastLog) > 5*time.Second {
-				lastLog = time.Now()
-				log.Info("rolling up the chain metrics", "chain", key, "height", to, "done", fmt.Sprintf("%.1f%%", 100*float64(to+1-from)/float64(total)))
-			}
-		}
-		log.Info("rolled up the chain metrics", "chain", key, "blocks", total, "took", time.Since(start).Round(time.Millisecond))
+// MetricsCatchUpChains are the chains whose metrics a catch-up rolls up
+// from their stored blocks.
+var MetricsCatchUpChains = []internal.Chain{internal.PChain, internal.XChain}
+
+// MetricsLeft returns the heights from..to of chain's stored blocks that
+// its metrics have not rolled up (the first and the last of them) (a store indexed before migration 0018,
+// or by a release without them), ok false when there are none or the
+// chain's rederive, pending, will roll them up. The catch-up
+// (derive.RunBackfills, CatchUpMetrics) must roll them up before the
+// indexer applies more: a rollup skips the heights below the blocks it is
+// handed.
+func (s *sqlStore) MetricsLeft(ctx context.Context, chain internal.Chain) (from, to uint64, ok bool, err error) {
+	defer derrors.Wrap(&err, "store.MetricsLeft(%s)", chain)
+	return metricsLeft(ctx, s.db, chain)
+}
+
+func metricsLeft(ctx context.Context, db *database.DB, chain internal.Chain) (from, to uint64, ok bool, err error) {
+	if _, ok := metricBlockTables[chain]; !ok {
+		return 0, 0, false, derrors.Invalid("no metrics catch-up of chain %q", chain)
 	}
-	return nil
+	cur, ok, err := cursor(ctx, db, ChainCursor(chain))
+	if err != nil || !ok {
+		return 0, 0, false, err // nothing indexed yet
+	}
+	if _, pending, err := rederiveState(ctx, db, chain); err != nil || pending {
+		return 0, 0, false, err // the rederive rolls the metrics up again
+	}
+	st, _, err := metricChain(ctx, db, string(chain))
+	if err != nil || st.NextHeight > cur {
+		return 0, 0, false, err
+	}
+	// The stored blocks in between: a chain's first may be above 0.
+	var lo, hi sql.NullInt64
+	err = db.QueryRow(ctx, "SELECT MIN(height), MAX(height) FROM "+metricBlockTables[chain]+" WHERE height BETWEEN ? AND ?",
+		u64(st.NextHeight), u64(cur)).Scan(&lo, &hi)
+	if err != nil || !lo.Valid || !hi.Valid {
+		return 0, 0, false, err
+	}
+	return uint64(lo.Int64), uint64(hi.Int64), true, nil
+}
+
+// metricBlockTables are the tables of the stored blocks of the chains in
+// MetricsCatchUpChains.
+var metricBlockTables = map[internal.Chain]string{internal.PChain: "p_blocks", internal.XChain: "x_blocks"}
+
+// CatchUpMetrics rolls the stored blocks from..to of chain up into its
+// metrics, in one transaction, decoded by decode (the derivation
+// layer's: the store decodes nothing). Blocks rolled up already are
+// skipped.
+func (s *sqlStore) CatchUpMetrics(ctx context.Context, chain internal.Chain, from, to uint64, decode MetricDecoder) (err error) {
+	defer derrors.Wrap(&err, "store.CatchUpMetrics(%s, %d..%d)", chain, from, to)
+	table, ok := metricBlockTables[chain]
+	if !ok {
+		return derrors.Invalid("no metrics catch-up of chain %q", chain)
+	}
+	return s.db.Transact(ctx, func(tx *database.DB) error {
+		var ubs []internal.UTXOBlock
+		err := tx.RunQuery(ctx, "SELECT height, bytes FROM "+table+" WHERE height BETWEEN ? AND ? ORDER BY height",
+			func(rows *sql.Rows) error {
+				var (
+					height int64
+					b      []byte
+				)
+				if err := rows.Scan(&height, &b); err != nil {
+					return err
+				}
+				ub, err := decode(uint64(height), b)
+				if err != nil {
+					return fmt.Errorf("stored block %d: %w", height, err)
+				}
+				ubs = append(ubs, ub)
+				return nil
+			}, u64(from), u64(to))
+		if err != nil {
+			return err
+		}
+		mbs, err := utxoMetricBlocks(ctx, tx, chain, ubs)
+		if err != nil {
+			return err
+		}
+		return RollupMetrics(ctx, tx, string(chain), mbs)
+	})
 }
 
 // evmMetricBlocks returns the metrics' view of EVM blocks: their txs with

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -82,42 +84,45 @@ func writeProposers(ctx context.Context, tx *database.DB, index string, cs []Con
 	return err
 }
 
-// backfillProposers writes the rows of the containers stored before the
-// table existed, a chunk at a time.
-func backfillProposers(ctx context.Context, tx *database.DB) error {
-	for index := range ProposerIndexes {
-		for from := int64(0); ; from += backfillChunk {
-			var cs []Container
-			err := tx.RunQuery(ctx, "SELECT idx, bytes FROM containers WHERE index_name = ? AND idx >= ? AND idx < ? ORDER BY idx",
-				func(r *sql.Rows) error {
-					var (
-						c   Container
-						idx int64
-					)
-					if err := r.Scan(&idx, &c.Bytes); err != nil {
-						return err
-					}
-					c.Index = uint64(idx)
-					cs = append(cs, c)
-					return nil
-				}, index, from, from+backfillChunk)
-			if err != nil {
+// proposerParts are the parts of the block_proposers backfill: the rows
+// of the containers stored before the table existed, index by index.
+func proposerParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
+	var parts []BackfillPart
+	for _, index := range slices.Sorted(maps.Keys(ProposerIndexes)) {
+		p, err := rangePart(ctx, db, index, "SELECT MIN(idx), MAX(idx) FROM containers WHERE index_name = ?", []any{index},
+			func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+				return hi, backfillProposers(ctx, tx, index, lo, hi)
+			})
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+// backfillProposers writes the rows of the containers lo to hi (excluded)
+// of index.
+func backfillProposers(ctx context.Context, tx *database.DB, index string, lo, hi int64) error {
+	var cs []Container
+	err := tx.RunQuery(ctx, "SELECT idx, bytes FROM containers WHERE index_name = ? AND idx >= ? AND idx < ? ORDER BY idx",
+		func(r *sql.Rows) error {
+			var (
+				c   Container
+				idx int64
+			)
+			if err := r.Scan(&idx, &c.Bytes); err != nil {
 				return err
 			}
-			if len(cs) == 0 {
-				var more int64
-				if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM containers WHERE index_name = ? AND idx >= ?", index, from).Scan(&more); err != nil {
-					return err
-				}
-				if more == 0 {
-					break
-				}
-				continue
-			}
-			if err := writeProposers(ctx, tx, index, cs); err != nil {
-				return fmt.Errorf("%s: %w", index, err)
-			}
-		}
+			c.Index = uint64(idx)
+			cs = append(cs, c)
+			return nil
+		}, index, lo, hi)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	if err := writeProposers(ctx, tx, index, cs); err != nil {
+		return fmt.Errorf("%s: %w", index, err)
 	}
 	return nil
 }

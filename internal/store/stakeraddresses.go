@@ -63,9 +63,18 @@ func applyStakerAddresses(ctx context.Context, tx *database.DB, ch *internal.Sta
 	})
 }
 
-// backfillStakerAddresses writes the list rows of every stored staker;
-// rows already there are kept.
-func backfillStakerAddresses(ctx context.Context, tx *database.DB) error {
+// stakerAddressParts are the parts of the p_staker_addresses backfill:
+// the list rows of every stored staker, by the height that added it; rows
+// already there are kept.
+func stakerAddressParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
+	p, err := rangePart(ctx, db, "the stakers", "SELECT MIN(added_height), MAX(added_height) FROM p_stakers", nil,
+		inclusive(backfillStakerAddresses))
+	return []BackfillPart{p}, err
+}
+
+// backfillStakerAddresses writes the list rows of the stakers added at
+// heights lo..hi.
+func backfillStakerAddresses(ctx context.Context, tx *database.DB, lo, hi int64) error {
 	type staker struct {
 		txID    ids.ID
 		txType  string
@@ -78,7 +87,8 @@ func backfillStakerAddresses(ctx context.Context, tx *database.DB) error {
 		byID    = map[ids.ID]*staker{}
 	)
 	err := tx.RunQuery(ctx, `SELECT s.tx_id, s.tx_type, s.start_time, CASE WHEN s.removed_tx_id IS NULL THEN 0 ELSE 1 END,
-		o.addresses FROM p_stakers s JOIN p_staker_owners o ON o.tx_id = s.tx_id`, func(r *sql.Rows) error {
+		o.addresses FROM p_stakers s JOIN p_staker_owners o ON o.tx_id = s.tx_id
+		WHERE s.added_height BETWEEN ? AND ?`, func(r *sql.Rows) error {
 		var (
 			id, addrs []byte
 			s         staker
@@ -100,7 +110,7 @@ func backfillStakerAddresses(ctx context.Context, tx *database.DB) error {
 		}
 		byID[s.txID].owners = append(byID[s.txID].owners, o)
 		return nil
-	})
+	}, lo, hi)
 	if err != nil {
 		return err
 	}

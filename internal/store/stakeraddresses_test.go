@@ -50,7 +50,7 @@ func TestStakerAddressesScenario(t *testing.T) {
 		if err := s.PutSettingIfAbsent(ctx, "backfill:p_staker_addresses", nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := runBackfills(ctx, s.db); err != nil {
+		if err := runBackfills(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 		if got := dumpStakerAddresses(t, s); got != all {
@@ -165,7 +165,7 @@ func TestActiveStakersOfAddresses(t *testing.T) {
 		if err := s.PutSettingIfAbsent(ctx, "backfill:p_staker_addresses", nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := runBackfills(ctx, s.db); err != nil {
+		if err := runBackfills(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 

@@ -10,8 +10,9 @@
 // ...), which the chain packages decode and derive; it imports no decoder.
 // The P-chain's replays over what is stored (L1 fees, staking rewards)
 // reach it as PBatch.Replay, which it calls inside the batch's transaction.
-// Open decodes nothing: the metrics' catch-up reads the stored blocks with
-// the decoders the derivation layer hands it (WithMetricsCatchUp).
+// Open only migrates: the backfills a migration asks for and the metrics'
+// catch-up are per-range fills (BackfillStore) that the derivation layer
+// runs, decoding what needs decoding itself.
 package store
 
 import (
@@ -19,10 +20,8 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"time"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -70,6 +69,7 @@ type Store interface {
 	APIRequestStore
 	LeaseStore
 	RederiveStore
+	BackfillStore
 
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
@@ -92,43 +92,17 @@ func Migrations() fs.FS {
 	return sub
 }
 
-// Option configures Open.
-type Option func(*openOptions)
-
-type openOptions struct {
-	metricDecoders map[internal.Chain]MetricDecoder
-}
-
-// WithMetricsCatchUp has Open roll up the chain metrics of the P- and
-// X-chain blocks stored before them (a store indexed before migration
-// 0018), decoded by decoders (the derivation layer's): the store decodes
-// nothing itself.
-func WithMetricsCatchUp(decoders map[internal.Chain]MetricDecoder) Option {
-	return func(o *openOptions) { o.metricDecoders = decoders }
-}
-
 // Open opens the database named by dsn ("sqlite:PATH" or a PostgreSQL URL,
-// see database.Open), applies the migrations it lacks and the backfills
-// they ask for (and, WithMetricsCatchUp, the metrics' catch-up), and
-// returns a Store over it.
-func Open(ctx context.Context, dsn string, opts ...Option) (Store, error) {
-	var o openOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+// see database.Open), applies the migrations it lacks, and returns a Store
+// over it. It decodes and derives nothing: the backfills the migrations
+// ask for, and the metrics' catch-up, are the derivation layer's
+// (derive.RunBackfills), which the service runs under the indexer lease.
+func Open(ctx context.Context, dsn string) (Store, error) {
 	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := db.Migrate(ctx, Migrations()); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := runBackfills(ctx, db); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := catchUpMetrics(ctx, db, o.metricDecoders, slog.Default()); err != nil {
 		db.Close()
 		return nil, err
 	}

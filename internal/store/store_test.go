@@ -23,7 +23,6 @@ import (
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
-	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // testID derives a deterministic id from parts.
@@ -156,18 +155,12 @@ func stored(blocks []*pchain.Block) []*internal.PBlock {
 
 func openStore(t testing.TB, dsn string) *sqlStore {
 	t.Helper()
-	s, err := Open(context.Background(), dsn, WithMetricsCatchUp(testMetricDecoders))
+	s, err := Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s.(*sqlStore)
-}
-
-// testMetricDecoders are derive.MetricDecoders (which imports the store).
-var testMetricDecoders = map[internal.Chain]MetricDecoder{
-	internal.PChain: pchain.DecodeUTXOBlock,
-	internal.XChain: xchain.DecodeUTXOBlock,
 }
 
 func mustApply(t *testing.T, s Store, bs []*pchain.Block) {

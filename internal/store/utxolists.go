@@ -242,37 +242,59 @@ func (so spentOwners) add(chain internal.Chain, id ids.ID, addr []byte) {
 	m[id] = append(m[id], addr)
 }
 
-// backfillAddressUTXOs writes the list rows of every stored UTXO; rows
-// already there are kept.
-func backfillAddressUTXOs(ctx context.Context, tx *database.DB) error {
-	chains, err := listChains(ctx, tx)
+// addressUTXOParts are the parts of the address_utxos backfill: for each
+// table of UTXOs, every UTXO on its origin's list, then the exported ones
+// on each destination's, by created height. Rows already there are kept.
+func addressUTXOParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
+	chains, err := listChains(ctx, db)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	dests := make([]ids.ID, 0, len(chains))
+	for id := range chains {
+		dests = append(dests, id)
+	}
+	slices.SortFunc(dests, func(a, b ids.ID) int { return a.Compare(b) })
 	cols := strings.Join(addressUTXOColumns, ", ")
+	var parts []BackfillPart
 	for _, t := range exportTables {
 		sel := func(list string) string {
 			return `INSERT INTO address_utxos (` + cols + `)
 				SELECT u.id, ` + list + `, a.address, '` + string(t.chain) + `', u.created_time, ` + amountKeySQL("u.amount") + `,
 					u.asset_id, u.threshold, CASE WHEN u.consumed_tx_id IS NULL THEN 0 ELSE 1 END
-				FROM ` + t.table + ` u JOIN ` + t.address + ` a ON a.utxo_id = u.id`
+				FROM ` + t.table + ` u JOIN ` + t.address + ` a ON a.utxo_id = u.id
+				WHERE u.created_height >= ? AND u.created_height < ?`
 		}
+		bounds := "SELECT MIN(created_height), MAX(created_height) FROM " + t.table
 		// Every UTXO on its origin's list (the WHERE keeps SQLite's parser
 		// from reading ON CONFLICT as a join's ON).
-		if _, err := tx.Exec(ctx, sel("'"+string(t.chain)+"'")+" WHERE 1 = 1 "+onConflictDoNothing); err != nil {
-			return fmt.Errorf("backfilling the %s-chain's list: %w", t.chain, err)
+		p, err := rangePart(ctx, db, fmt.Sprintf("the %s-chain's list", t.chain), bounds, nil,
+			func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+				_, err := tx.Exec(ctx, sel("'"+string(t.chain)+"'")+" "+onConflictDoNothing, lo, hi)
+				return hi, err
+			})
+		if err != nil {
+			return nil, err
 		}
-		for id, dest := range chains {
+		parts = append(parts, p)
+		for _, id := range dests {
+			dest := chains[id]
 			if dest == t.chain {
 				continue
 			}
-			if _, err := tx.Exec(ctx, sel("CAST(? AS TEXT)")+" WHERE "+t.where+" AND u.peer_chain_id = ? "+onConflictDoNothing,
-				string(dest), id[:]); err != nil {
-				return fmt.Errorf("backfilling the %s-chain's exports to the %s-chain: %w", t.chain, dest, err)
+			p, err := rangePart(ctx, db, fmt.Sprintf("the %s-chain's exports to the %s-chain", t.chain, dest), bounds, nil,
+				func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+					_, err := tx.Exec(ctx, sel("CAST(? AS TEXT)")+" AND "+t.where+" AND u.peer_chain_id = ? "+onConflictDoNothing,
+						string(dest), lo, hi, id[:])
+					return hi, err
+				})
+			if err != nil {
+				return nil, err
 			}
+			parts = append(parts, p)
 		}
 	}
-	return nil
+	return parts, nil
 }
 
 // listedSelect selects, from the table u of origin's UTXOs, the columns

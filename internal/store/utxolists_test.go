@@ -199,7 +199,7 @@ func TestUTXOListsAtomic(t *testing.T) {
 			if err := s.PutSettingIfAbsent(ctx, "backfill:address_utxos", nil); err != nil {
 				t.Fatal(err)
 			}
-			if err := runBackfills(ctx, s.db); err != nil {
+			if err := runBackfills(ctx, s); err != nil {
 				t.Fatal(err)
 			}
 			if got := dumpAddressUTXOs(t, s); got != rows {
@@ -212,7 +212,7 @@ func TestUTXOListsAtomic(t *testing.T) {
 			if _, err := s.db.Exec(ctx, "DELETE FROM address_utxos"); err != nil {
 				t.Fatal(err)
 			}
-			if err := runBackfills(ctx, s.db); err != nil {
+			if err := runBackfills(ctx, s); err != nil {
 				t.Fatal(err)
 			}
 			if got := dumpAddressUTXOs(t, s); got != "" {
