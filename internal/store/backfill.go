@@ -22,6 +22,7 @@ var backfills = []struct {
 	{"backfill:block_proposers", backfillProposers},
 	{"backfill:evm_erc20_balances", backfillERC20Balances},
 	{"backfill:burned", backfillBurned},
+	{"backfill:l1_fee_history", backfillL1FeeHistory},
 }
 
 // runBackfills runs the backfills the migrations asked for.
