@@ -224,13 +224,20 @@ func TestL1ValidatorMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The fee accrues with the chain time, which the blocks' times move:
+	// a few seconds between the txs, so that each validation pays some
+	// (1 nAVAX a second on the local network) before and after a change.
+	accrue := func() { time.Sleep(3 * time.Second) }
+	accrue()
 	if _, err := l.Net.IncreaseL1ValidatorBalance(ctx, kept.ValidationID, 1000); err != nil {
 		t.Fatal(err)
 	}
+	accrue()
 	gone, err := l.Net.RegisterL1Validator(ctx, l.L1, 1, units.MilliAvax)
 	if err != nil {
 		t.Fatal(err)
 	}
+	accrue()
 	if _, err := l.Net.DisableL1Validator(ctx, gone.ValidationID); err != nil {
 		t.Fatal(err)
 	}
@@ -304,8 +311,8 @@ func checkL1Answers(t *testing.T, f *l1NodeFacts, a l1Answers, kept, gone ids.ID
 	if a.readAfter.UTC().Truncate(24*time.Hour).Unix() != a.today {
 		t.Skip("the answers were read across midnight UTC")
 	}
-	if v := f.Validations[gone]; v == nil || v.Refunds == 0 || v.Balance != 0 {
-		t.Errorf("the disabled validation %s: %+v, want a refund and no balance", gone, v)
+	if v := f.Validations[gone]; v == nil || v.Refunds == 0 || v.Balance != 0 || v.fees() == 0 {
+		t.Errorf("the disabled validation %s: %+v, want a refund, no balance and some fees", gone, v)
 	}
 	if v := f.Validations[kept]; v == nil || v.Deposits != units.MilliAvax+1000 || v.Balance == 0 || v.fees() == 0 {
 		t.Errorf("the kept validation %s: %+v, want its deposits, a balance and some fees", kept, v)
