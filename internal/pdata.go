@@ -512,6 +512,64 @@ type L1Fees struct {
 	// Validators are the L1 validators with their end points; End is 0 for
 	// an inactive validator.
 	Validators map[ids.ID]*L1FeeValidator
+	// History, when set, receives what a replay changes, in chain order:
+	// the store keeps it as the fee state's history, which the state
+	// itself (its latest value) does not hold.
+	History *L1FeeHistory
+}
+
+// L1FeeHistory is what a replay of the L1 validator-fee state changed.
+type L1FeeHistory struct {
+	// Blocks are the replayed blocks with the accrued fee total before and
+	// after their time advance (equal before Etna), from the first block
+	// at which the state holds an L1 validator or a fee.
+	Blocks []L1FeeBlock
+	// Changes are the L1 validators' balance changes, in chain order.
+	Changes []L1BalanceChange
+}
+
+// L1FeeBlock is a replayed block's time and the accrued fee total its
+// time advance moved from Before to After: the fees its block charged.
+type L1FeeBlock struct {
+	Height        uint64
+	Time          uint64 // chain time after the block's advance, unix s
+	Before, After uint64
+}
+
+// L1BalanceKind is what changed an L1 validator's balance.
+type L1BalanceKind string
+
+// The L1BalanceKinds: a deposit (register, which ConvertSubnetToL1Tx's
+// validators count as too, and increase), a refund (disable, remove: a
+// SetL1ValidatorWeightTx to weight 0) and the fee's end of the balance
+// (deactivate, by a block's time advance).
+const (
+	L1BalanceRegister   L1BalanceKind = "register"
+	L1BalanceIncrease   L1BalanceKind = "increase"
+	L1BalanceDisable    L1BalanceKind = "disable"
+	L1BalanceRemove     L1BalanceKind = "remove"
+	L1BalanceDeactivate L1BalanceKind = "deactivate"
+)
+
+// L1BalanceChange is a change of an L1 validator's balance. Between
+// changes an active validator's balance is End less the accrued total.
+type L1BalanceChange struct {
+	ValidationID ids.ID
+	Height       uint64
+	// Index is the tx's position in its block; -1 for a deactivation,
+	// which the block's time advance makes before its txs.
+	Index int
+	Time  uint64 // chain time, unix seconds
+	Kind  L1BalanceKind
+	// Accrued is the accrued fee total at which the change takes effect:
+	// for a deactivation the validator's old end point, where it stopped
+	// paying.
+	Accrued uint64
+	// End is the end point after the change (0: inactive, or removed).
+	End uint64
+	// Amount is what was deposited (register, increase) or refunded
+	// (disable, remove).
+	Amount uint64
 }
 
 // L1FeeValidator is what the fee state keeps of one L1 validator.

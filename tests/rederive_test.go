@@ -38,7 +38,7 @@ import (
 var derivedTables = []string{
 	"p_utxos", "p_utxo_addresses", "p_imported_utxos", "p_subnets", "p_blockchains",
 	"p_stakers", "p_staker_owners", "p_l1_validator_events", "p_l1_validators", "p_l1_validator_owners",
-	"p_l1_fees", "p_l1_fee_validators", "p_reward_state", "p_reward_subnets", "p_supply_history",
+	"p_l1_fees", "p_l1_fee_validators", "p_l1_fee_days", "p_l1_balance_changes", "p_reward_state", "p_reward_subnets", "p_supply_history",
 	"p_historical_rewards", "p_historical_reward_owners", "p_reward_utxos", "p_supply",
 	"x_utxos", "x_utxo_addresses", "x_imported_utxos", "x_dag_txs", "x_early_spends",
 	"c_atomic_txs", "c_atomic_utxos", "c_atomic_utxo_addresses", "c_imported_utxos",
@@ -237,7 +237,7 @@ func TestRederivePChain(t *testing.T) {
 		ctx := context.Background()
 		db, want := indexedStore(t, n, dsn)
 		for _, table := range []string{"p_utxos", "p_stakers", "p_subnets", "p_blockchains", "p_l1_validators",
-			"p_historical_rewards", "p_reward_utxos", "p_supply_history", "p_l1_fees", "address_utxos", "metric_rollups"} {
+			"p_historical_rewards", "p_reward_utxos", "p_supply_history", "p_l1_fees", "p_l1_fee_days", "p_l1_balance_changes", "address_utxos", "metric_rollups"} {
 			if len(want[table]) == 0 {
 				t.Fatalf("the indexed store has no %s rows: the comparison would prove nothing", table)
 			}
@@ -251,6 +251,7 @@ func TestRederivePChain(t *testing.T) {
 			migrationFill(t),
 			"DELETE FROM p_stakers", "DELETE FROM p_staker_owners", "DELETE FROM p_historical_rewards",
 			"DELETE FROM p_historical_reward_owners", "DELETE FROM p_reward_state", "DELETE FROM p_l1_fees",
+			"DELETE FROM p_l1_fee_days", "DELETE FROM p_l1_balance_changes",
 			"DELETE FROM p_subnets", "DELETE FROM p_l1_validators",
 			"DELETE FROM metric_rollups WHERE chain_key = 'P'",
 			"UPDATE p_utxos SET consumed_tx_id = NULL, consumed_height = NULL",

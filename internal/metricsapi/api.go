@@ -32,6 +32,7 @@ type Source interface {
 	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]store.StakingInterval, int64, error)
 	ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) ([]store.ValidatorRewardAddresses, error)
 	ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, to int64) ([]store.ICMHourCount, error)
+	store.L1FeeHistoryStore
 }
 
 // EVMChain is an EVM chain of the registry, for /v2/chains.
@@ -129,6 +130,10 @@ func (a *API) Routes() []Route {
 		Route{"GET /v2/subnets/{subnetId}/validators:getAddresses", a.handle(a.validatorsByDateRange)},
 		Route{"GET /v2/icm/timeseries", a.handle(a.icmTimeseries)},
 		Route{"GET /v2/icm/summary", a.handle(a.icmSummary)},
+		Route{"GET /v2/validators/metrics/{metric}", a.handle(a.totalL1Metrics)},
+		Route{"GET /v2/validation/{l1ValidationId}/metrics/{metric}", a.handle(a.validationL1Metrics)},
+		Route{"GET /v2/validator/{nodeId}/metrics/{metric}", a.handle(a.nodeL1Metrics)},
+		Route{"GET /v2/subnet/{subnetId}/metrics/{metric}", a.handle(a.subnetL1Metrics)},
 	)
 	return rs
 }

@@ -36,8 +36,10 @@ type (
 	RewardBook     = internal.RewardBook
 	RewardFacts    = internal.RewardFacts
 
-	L1FeeValidator = internal.L1FeeValidator
-	L1Refund       = internal.L1Refund
+	L1FeeValidator  = internal.L1FeeValidator
+	L1Refund        = internal.L1Refund
+	L1BalanceChange = internal.L1BalanceChange
+	L1FeeBlock      = internal.L1FeeBlock
 )
 
 // RewardState is the reward bookkeeping of the P-chain before block Next,
@@ -59,6 +61,11 @@ func RewardTypes(f RewardFacts) []string { return internal.RewardTypes(f) }
 func FoldL1(events []L1Event) (*L1Validator, bool) { return internal.FoldL1(events) }
 
 const (
+	L1BalanceRegister   = internal.L1BalanceRegister
+	L1BalanceIncrease   = internal.L1BalanceIncrease
+	L1BalanceDisable    = internal.L1BalanceDisable
+	L1BalanceRemove     = internal.L1BalanceRemove
+	L1BalanceDeactivate = internal.L1BalanceDeactivate
 	KindValidator       = internal.StakerValidator
 	KindDelegator       = internal.StakerDelegator
 	KindSubnetValidator = internal.StakerSubnetValidator

@@ -2,6 +2,7 @@ package pchain
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ava-labs/avalanchego/genesis"
@@ -32,9 +33,9 @@ func (s *L1Fees) active() uint64 {
 	return n
 }
 
-// advance moves the chain time to t, charging the active validators for the
+// advance moves the chain time to t at the block at height, charging the active validators for the
 // elapsed seconds and deactivating those whose balance ran out.
-func (s *L1Fees) advance(cfg fee.Config, etna bool, t uint64) error {
+func (s *L1Fees) advance(cfg fee.Config, etna bool, height, t uint64) error {
 	if t <= s.Time {
 		return nil
 	}
@@ -49,10 +50,22 @@ func (s *L1Fees) advance(cfg fee.Config, etna bool, t uint64) error {
 		return fmt.Errorf("accrued L1 validator fees: %w", err)
 	}
 	s.Accrued = accrued
-	for _, v := range s.Validators {
+	var out []ids.ID
+	for id, v := range s.Validators {
 		if v.End != 0 && v.End <= s.Accrued {
+			if s.History != nil {
+				out = append(out, id)
+				s.History.Changes = append(s.History.Changes, L1BalanceChange{ValidationID: id, Height: height,
+					Index: -1, Time: t, Kind: L1BalanceDeactivate, Accrued: v.End})
+			}
 			v.End = 0
 		}
+	}
+	if len(out) > 1 { // map order: sort the deactivations of one block
+		n := len(s.History.Changes)
+		slices.SortFunc(s.History.Changes[n-len(out):], func(a, b L1BalanceChange) int {
+			return a.ValidationID.Compare(b.ValidationID)
+		})
 	}
 	s.Excess = state.AdvanceTime(cfg.Target, seconds).Excess
 	return nil
@@ -73,13 +86,18 @@ func (s *L1Fees) ApplyBlocks(networkID uint32, avaxAssetID ids.ID, blocks []*Blo
 		if b.Height < s.Next {
 			continue // applied already
 		}
+		before := s.Accrued
 		if !b.Timestamp.IsZero() {
 			t := uint64(b.Timestamp.Unix())
-			if err := s.advance(cfg, up.IsEtnaActivated(time.Unix(int64(t), 0)), t); err != nil {
+			if err := s.advance(cfg, up.IsEtnaActivated(time.Unix(int64(t), 0)), b.Height, t); err != nil {
 				return nil, err
 			}
 		}
+		if s.History != nil && (len(s.Validators) > 0 || s.Accrued > 0) {
+			s.History.Blocks = append(s.History.Blocks, L1FeeBlock{Height: b.Height, Time: s.Time, Before: before, After: s.Accrued})
+		}
 		for _, e := range byHeight[b.Height] {
+			_, had := s.Validators[e.ValidationID]
 			r, err := s.apply(b, e, avaxAssetID)
 			if err != nil {
 				return nil, fmt.Errorf("block %d tx %s: %w", b.Height, e.TxID, err)
@@ -87,10 +105,40 @@ func (s *L1Fees) ApplyBlocks(networkID uint32, avaxAssetID ids.ID, blocks []*Blo
 			if r != nil {
 				refunds = append(refunds, *r)
 			}
+			s.record(e, r, had)
 		}
 		s.Next = b.Height + 1
 	}
 	return refunds, nil
+}
+
+// record adds the balance change that e, just applied, made (r its
+// refund; had: the state held its validator before) to the history.
+func (s *L1Fees) record(e L1Event, r *L1Refund, had bool) {
+	if s.History == nil {
+		return
+	}
+	c := L1BalanceChange{ValidationID: e.ValidationID, Height: e.Height, Index: e.Index, Time: s.Time, Accrued: s.Accrued}
+	v := s.Validators[e.ValidationID]
+	switch {
+	case e.Kind == L1Convert || e.Kind == L1Register:
+		c.Kind, c.Amount = L1BalanceRegister, e.Balance
+	case e.Kind == L1IncreaseBalance && had:
+		c.Kind, c.Amount = L1BalanceIncrease, e.Balance
+	case e.Kind == L1Disable && had:
+		c.Kind = L1BalanceDisable
+	case e.Kind == L1SetWeight && e.Weight == 0 && had:
+		c.Kind = L1BalanceRemove
+	default:
+		return // a weight change, or a validator the state does not hold
+	}
+	if r != nil {
+		c.Amount = r.Amount
+	}
+	if v != nil {
+		c.End = v.End
+	}
+	s.History.Changes = append(s.History.Changes, c)
 }
 
 func (s *L1Fees) apply(b *Block, e L1Event, avaxAssetID ids.ID) (*L1Refund, error) {

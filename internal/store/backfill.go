@@ -28,7 +28,8 @@ import (
 //
 // Backfills are the names, in the order they must run: the history's P
 // part reads p_staker_addresses.
-var Backfills = []string{"address_utxos", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "burned"}
+var Backfills = []string{"address_utxos", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "burned",
+	"l1_fee_history"}
 
 // BackfillKey is the settings key of the backfill name.
 func BackfillKey(name string) string { return backfillPrefix + name }
@@ -66,6 +67,9 @@ var backfillParts = map[string]func(ctx context.Context, db *database.DB) ([]Bac
 	"block_proposers":    proposerParts,
 	"evm_erc20_balances": erc20BalanceParts,
 	"burned":             burnedParts,
+	"l1_fee_history": func(context.Context, *database.DB) ([]BackfillPart, error) {
+		return []BackfillPart{stepPart("the P-chain rederive", backfillL1FeeHistory)}, nil
+	},
 }
 
 // BackfillStore is the store's side of the backfills: what is asked for,

@@ -15,7 +15,8 @@ import (
 )
 
 // applyL1Fees replays the L1 validator-fee state over a batch of network
-// n (batch.Replay computes it), and writes the refund UTXOs of disabled
+// n (batch.Replay computes it), and writes its history (l1feehistory.go)
+// and the refund UTXOs of disabled
 // or removed validators. A store that holds no network (n nil: store
 // tests) keeps no fee state.
 func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, batch *internal.PBatch) error {
@@ -31,11 +32,15 @@ func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, batc
 		return nil // the whole batch was applied already
 	}
 	before := cloneFeeValidators(state.Validators)
+	state.History = &internal.L1FeeHistory{}
 	refunds, err := batch.Replay.L1Fees(state, n)
 	if err != nil {
 		return err
 	}
 	if err := saveL1Fees(ctx, tx, state, before); err != nil {
+		return err
+	}
+	if err := saveL1FeeHistory(ctx, tx, state.History); err != nil {
 		return err
 	}
 	if err := addL1Refunds(ctx, tx, blocks, refunds); err != nil {

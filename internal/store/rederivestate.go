@@ -132,7 +132,7 @@ var rederiveSpecs = map[internal.Chain]rederiveSpec{
 		tables: []string{
 			"p_utxo_addresses", "p_utxos", "p_imported_utxos", "p_subnets", "p_blockchains",
 			"p_stakers", "p_staker_owners", "p_l1_validator_events", "p_l1_validators", "p_l1_validator_owners",
-			"p_l1_fees", "p_l1_fee_validators", "p_reward_state", "p_reward_subnets", "p_supply_history",
+			"p_l1_fees", "p_l1_fee_validators", "p_l1_fee_days", "p_l1_balance_changes", "p_reward_state", "p_reward_subnets", "p_supply_history",
 			"p_historical_rewards", "p_historical_reward_owners",
 		},
 		clears: []string{

@@ -42,6 +42,7 @@ type Store interface {
 	StakerStore
 	XStore
 	L1FeeStore
+	L1FeeHistoryStore
 	CStore
 	XDAGStore
 	XVertexStore
