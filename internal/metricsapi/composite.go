@@ -150,7 +150,7 @@ func jsonKind(kind string) string {
 type (
 	wireComposite struct {
 		PageToken *string           `json:"pageToken"`
-		PageSize  *json.Number      `json:"pageSize"`
+		PageSize  *json.RawMessage  `json:"pageSize"`
 		Queries   []json.RawMessage `json:"queries"`
 		Operator  *string           `json:"operator"`
 	}
@@ -160,15 +160,15 @@ type (
 		Params json.RawMessage `json:"params"`
 	}
 	wireParams struct {
-		FirstDate       *string      `json:"firstDate"`
-		LastDate        *string      `json:"lastDate"`
-		MinBalance      *string      `json:"minBalance"`
-		EVMChainID      *string      `json:"evmChainId"`
-		ContractAddress *string      `json:"contractAddress"`
-		StartTs         *json.Number `json:"startTs"`
-		EndTs           *json.Number `json:"endTs"`
-		TokenType       *string      `json:"tokenType"`
-		SubjectAddress  *string      `json:"subjectAddress"`
+		FirstDate       *string          `json:"firstDate"`
+		LastDate        *string          `json:"lastDate"`
+		MinBalance      *string          `json:"minBalance"`
+		EVMChainID      *string          `json:"evmChainId"`
+		ContractAddress *string          `json:"contractAddress"`
+		StartTs         *json.RawMessage `json:"startTs"`
+		EndTs           *json.RawMessage `json:"endTs"`
+		TokenType       *string          `json:"tokenType"`
+		SubjectAddress  *string          `json:"subjectAddress"`
 	}
 )
 
@@ -183,9 +183,9 @@ func (a *API) parseComposite(body []byte) (compositeRequest, error) {
 		c.pageToken = *w.PageToken
 	}
 	if w.PageSize != nil {
-		n, err := w.PageSize.Int64()
-		if err != nil || n < 1 || n > maxCompositePage {
-			return c, fieldError("pageSize", "must be an integer between 1 and %d, got %s", maxCompositePage, derrors.Echo(w.PageSize.String()))
+		n, ok := jsonNumber(*w.PageSize)
+		if !ok || n < 1 || n > maxCompositePage || n != math.Trunc(n) {
+			return c, fieldError("pageSize", "must be an integer between 1 and %d, got %s", maxCompositePage, derrors.Echo(string(*w.PageSize)))
 		}
 		c.pageSize = int(n)
 	}
@@ -385,11 +385,21 @@ func dateParam(field, v string, end bool) (int64, error) {
 	return t.Unix(), nil
 }
 
-// timestampNumber reads a JSON number of unix seconds.
-func timestampNumber(field string, n json.Number) (int64, error) {
+// jsonNumber reads raw as a JSON number (not a string holding one).
+func jsonNumber(raw json.RawMessage) (float64, bool) {
+	var n json.Number
+	if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
 	f, err := n.Float64()
-	if err != nil || f < 0 || f > maxTimestamp || f != math.Trunc(f) {
-		return 0, fieldError(field, "must be a whole number of unix seconds from 0 to %d, got %s", maxTimestamp, derrors.Echo(n.String()))
+	return f, err == nil
+}
+
+// timestampNumber reads a JSON number of unix seconds.
+func timestampNumber(field string, raw json.RawMessage) (int64, error) {
+	f, ok := jsonNumber(raw)
+	if !ok || f < 0 || f > maxTimestamp || f != math.Trunc(f) {
+		return 0, fieldError(field, "must be a whole number of unix seconds from 0 to %d, got %s", maxTimestamp, derrors.Echo(string(raw)))
 	}
 	return int64(f), nil
 }

@@ -248,7 +248,7 @@ func (f *lgFixture) expect(after []map[common.Address]*big.Int, from, to int64, 
 }
 
 // lgServer serves the fixture, stored with the store's appliers.
-func lgServer(t *testing.T, dsn string, f *lgFixture, bridges map[uint64]common.Address) (*http.ServeMux, store.Store) {
+func lgServer(t testing.TB, dsn string, f *lgFixture, bridges map[uint64]common.Address) (*http.ServeMux, store.Store) {
 	ctx := context.Background()
 	db, err := database.Open(ctx, dsn)
 	if err != nil {
