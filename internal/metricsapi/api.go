@@ -70,6 +70,7 @@ type API struct {
 	evm     func() []EVMChain
 	now     func() time.Time
 	btcb    map[uint64]common.Address
+	lg      lgCache
 }
 
 // New returns the Metrics API.

@@ -453,11 +453,7 @@ func (a *API) runComposite(r *http.Request, c compositeRequest, scope string, of
 			list []store.AddressAmount
 			err  error
 		)
-		if s.nft {
-			list, err = a.store.NFTHoldersOver(r.Context(), s.q)
-		} else {
-			list, err = a.store.BalanceHolders(r.Context(), s.q)
-		}
+		list, err = a.balanceList(r.Context(), s.q, s.nft)
 		if err != nil {
 			if errors.Is(err, derrors.InvalidArgument) || errors.Is(err, derrors.NotFound) || errors.Is(err, derrors.Unavailable) {
 				msg, _ := derrors.ClientMessage(err)

@@ -1,6 +1,7 @@
 package metricsapi
 
 import (
+	"context"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -126,10 +127,14 @@ func (a *API) nftHolders(w http.ResponseWriter, r *http.Request) error {
 		return derrors.Invalid("invalid page token")
 	}
 	ctx := r.Context()
-	c, err := a.store.NFTCollection(ctx, chain, contract)
+	e, err := a.cached(ctx, chain, "nft\x00"+scope, func() (*lgEntry, error) {
+		c, err := a.store.NFTCollection(ctx, chain, contract)
+		return &lgEntry{collection: c}, err
+	})
 	if err != nil {
 		return err
 	}
+	c := e.collection
 	hs, err := a.store.NFTHolders(ctx, chain, contract, c.Type, int(offset), size+1)
 	if err != nil {
 		return err
@@ -186,8 +191,8 @@ func (a *API) balancesOverTime(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := a.store.BalanceHolders(r.Context(), store.BalanceQuery{ChainID: chain, Token: &token, From: from, To: to,
-		Min: threshold, Mode: store.AnyTime, Max: maxLookingGlassResults})
+	list, err := a.balanceList(r.Context(), store.BalanceQuery{ChainID: chain, Token: &token, From: from, To: to,
+		Min: threshold, Mode: store.AnyTime, Max: maxLookingGlassResults}, false)
 	if err != nil {
 		return err
 	}
@@ -265,4 +270,31 @@ func (a *API) lookingGlassRoutes() []Route {
 		{"POST /v1/lookingGlass/compositeQuery", a.handle(a.compositeQuery("v1"))},
 		{"POST /v2/lookingGlass/compositeQuery", a.handle(a.compositeQuery("v2"))},
 	}
+}
+
+// balanceList answers q (an NFT holders query when nft) at the chain's
+// current state, from the cache when it holds it.
+func (a *API) balanceList(ctx context.Context, q store.BalanceQuery, nft bool) ([]store.AddressAmount, error) {
+	tok := ""
+	if q.Token != nil {
+		tok = q.Token.Hex()
+	}
+	key := param.Scope("balances", strconv.FormatBool(nft), strconv.FormatUint(q.ChainID, 10), tok, strconv.FormatInt(q.From, 10),
+		strconv.FormatInt(q.To, 10), q.Min.String(), strconv.Itoa(int(q.Mode)), strconv.Itoa(q.Max))
+	e, err := a.cached(ctx, q.ChainID, key, func() (*lgEntry, error) {
+		var (
+			list []store.AddressAmount
+			err  error
+		)
+		if nft {
+			list, err = a.store.NFTHoldersOver(ctx, q)
+		} else {
+			list, err = a.store.BalanceHolders(ctx, q)
+		}
+		return &lgEntry{list: list}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.list, nil
 }

@@ -41,6 +41,9 @@ type LookingGlassReader interface {
 	// minted to them less burned from them is at least min, by address
 	// ascending; InvalidArgument when more than max are.
 	BridgedAmounts(ctx context.Context, chainID uint64, token common.Address, min *big.Int, max int) ([]AddressAmount, error)
+	// EVMChainVersion is the last block applied of the chain (-1 when
+	// none): the answers above change only when it does.
+	EVMChainVersion(ctx context.Context, chainID uint64) (int64, error)
 }
 
 // NFTCollection is an NFT contract's summary.
@@ -441,4 +444,13 @@ func (s *sqlStore) BridgedAmounts(ctx context.Context, chainID uint64, token com
 
 func sortAddresses(addrs []common.Address) {
 	slices.SortFunc(addrs, func(a, b common.Address) int { return bytes.Compare(a[:], b[:]) })
+}
+
+func (s *sqlStore) EVMChainVersion(ctx context.Context, chainID uint64) (_ int64, err error) {
+	defer derrors.Wrap(&err, "store.EVMChainVersion(%d)", chainID)
+	h, ok, err := cursor(ctx, s.db, EVMCursor(chainID))
+	if err != nil || !ok {
+		return -1, err
+	}
+	return int64(h), nil
 }
