@@ -408,8 +408,9 @@ func timestampNumber(field string, raw json.RawMessage) (int64, error) {
 // page tokens' scope.
 func (a *API) compositeQuery(version string) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := param.OnlyParams(r); err != nil {
-			return err
+		if r.URL.RawQuery != "" {
+			return derrors.Invalid("the composite query takes no query parameters (%s): pageToken and pageSize go in the body",
+				derrors.Echo(r.URL.RawQuery))
 		}
 		if r.Body == nil {
 			return derrors.Invalid("request body must be a JSON object")
