@@ -175,7 +175,7 @@ func acceptedValue(req fuzzRequest) bool {
 	return false
 }
 
-var metricsV1 = regexp.MustCompile(`^/v1/(avg_tps|max_tps|tx_count|gas_used|avg_gps|max_gps|avg_gas_price|max_gas_price|active_addresses|active_senders|cumulative/[a-z_]+)/`)
+var metricsV1 = regexp.MustCompile(`^/v1/((avg_tps|max_tps|tx_count|gas_used|avg_gps|max_gps|avg_gas_price|max_gas_price|active_addresses|active_senders|cumulative/[a-z_]+)/|lookingGlass/compositeQuery$)`)
 
 // checkAnswer returns what is wrong with an answer to req: a 5xx, a 2xx
 // or 3xx (the request is malformed; only the service's own routes, which

@@ -95,6 +95,9 @@ type Config struct {
 	Webhooks Webhooks
 	// SpamTokens are the ERC-20 tokens always or never spam.
 	SpamTokens SpamTokens
+	// BTCbBridges are the BTC.b contracts the Avalanche Bridge mints and
+	// burns, per EVM chain (the Metrics API's getAddressesByBtcbBridged).
+	BTCbBridges []TokenRef
 	// UsageRetention is how long the recorded requests (the usage
 	// operations' data, internal/usage) are kept; 0 keeps them forever.
 	UsageRetention time.Duration
@@ -269,6 +272,7 @@ type loader struct {
 	configFile                                                    string
 	evmRPCURLs, tiers, weights, proxies, priceCoins, metaNetworks stringList
 	webhookNetworks, webhookLimits, spamAllow, spamDeny           stringList
+	btcbBridges                                                   stringList
 }
 
 // flagSet defines cmd's flags over l; -h writes to out.
@@ -360,6 +364,7 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.Var(&l.webhookLimits, "webhook-limit", "the webhooks a key of a tier may have and the addresses each may watch, TIER:WEBHOOKS:ADDRESSES, e.g. standard:10:10000 (repeatable; default 10 webhooks of 10000 addresses for every tier)")
 	fs.Var(&l.spamAllow, "spam-token-allow", "an ERC-20 token never filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
 	fs.Var(&l.spamDeny, "spam-token-deny", "an ERC-20 token always filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
+	fs.Var(&l.btcbBridges, "btcb-bridge", "the BTC.b contract the Avalanche Bridge mints and burns on an EVM chain, CHAINID:0xADDRESS, e.g. 43114:0x152b9d0FdC40C096757F570A51E494bd4b943E50 on mainnet (repeatable; default none: getAddressesByBtcbBridged answers 404)")
 	fs.DurationVar(&c.UsageRetention, "usage-retention", 30*24*time.Hour, "how long the recorded API requests (apiUsageMetrics, apiLogs) are kept; 0 keeps them forever")
 }
 
@@ -491,6 +496,14 @@ func LoadCommand(cmd Command, args []string, getenv func(string) string, usage i
 	}
 	if c.SpamTokens.Deny, err = parseTokenRefs("spam-token-deny", l.spamDeny); err != nil {
 		return nil, nil, err
+	}
+	if c.BTCbBridges, err = parseTokenRefs("btcb-bridge", l.btcbBridges); err != nil {
+		return nil, nil, err
+	}
+	for _, r := range c.BTCbBridges {
+		if r.ChainID == 0 {
+			return nil, nil, fmt.Errorf("--btcb-bridge: %s: want CHAINID:0xADDRESS", r.Address.Hex())
+		}
 	}
 	for _, v := range l.metaNetworks {
 		p, err := parsePrefix(v)

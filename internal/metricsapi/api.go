@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/chainmetrics"
@@ -33,6 +34,7 @@ type Source interface {
 	ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) ([]store.ValidatorRewardAddresses, error)
 	ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, to int64) ([]store.ICMHourCount, error)
 	store.L1FeeHistoryStore
+	store.LookingGlassReader
 }
 
 // EVMChain is an EVM chain of the registry, for /v2/chains.
@@ -53,6 +55,9 @@ type Deps struct {
 	// registry learns chains as it runs); nil for none. Their metrics are
 	// keyed by store.EVMMetricKey.
 	EVMChains func() []EVMChain
+	// BTCbBridges are the BTC.b contracts the bridge mints and burns, by
+	// EVM chain id (getAddressesByBtcbBridged).
+	BTCbBridges map[uint64]common.Address
 	// Now is the clock (time.Now when nil): the series run to its day, and
 	// page tokens expire by it.
 	Now func() time.Time
@@ -65,6 +70,8 @@ type API struct {
 	tokens  *tokens
 	evm     func() []EVMChain
 	now     func() time.Time
+	btcb    map[uint64]common.Address
+	lg      lgCache
 }
 
 // New returns the Metrics API.
@@ -84,7 +91,7 @@ func New(d Deps) (*API, error) {
 	if evm == nil {
 		evm = func() []EVMChain { return nil }
 	}
-	return &API{store: d.Store, network: d.Network, tokens: t, evm: evm, now: now}, nil
+	return &API{store: d.Store, network: d.Network, tokens: t, evm: evm, now: now, btcb: d.BTCbBridges}, nil
 }
 
 // Route is one pattern of http.ServeMux and its handler.
@@ -135,6 +142,7 @@ func (a *API) Routes() []Route {
 		Route{"GET /v2/validator/{nodeId}/metrics/{metric}", a.handle(a.nodeL1Metrics)},
 		Route{"GET /v2/subnet/{subnetId}/metrics/{metric}", a.handle(a.subnetL1Metrics)},
 	)
+	rs = append(rs, a.lookingGlassRoutes()...)
 	return rs
 }
 

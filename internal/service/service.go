@@ -248,7 +248,8 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	routes = append(routes, forwardRoutes(network, avm, pass, replies, evmRPCResolver(chains))...)
 	// The Metrics API serves the EVM chains of the registry.
 	metricsAPI, err := metricsapi.New(metricsapi.Deps{Store: st, Network: network, TokenKey: tokenKey,
-		EVMChains: func() []metricsapi.EVMChain { return metricsEVMChains(chains.Chains()) }})
+		EVMChains:   func() []metricsapi.EVMChain { return metricsEVMChains(chains.Chains()) },
+		BTCbBridges: btcbBridges(cfg.BTCbBridges)})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -347,6 +348,15 @@ func metricsRoutes(m *metricsapi.API) []server.Route {
 	var out []server.Route
 	for _, r := range m.Routes() {
 		out = append(out, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.MetricsAPI})
+	}
+	return out
+}
+
+// btcbBridges are the configured BTC.b contracts by chain.
+func btcbBridges(refs []config.TokenRef) map[uint64]common.Address {
+	out := map[uint64]common.Address{}
+	for _, r := range refs {
+		out[r.ChainID] = r.Address
 	}
 	return out
 }

@@ -60,6 +60,7 @@ type Store interface {
 	UTXOListStore
 	HistoricalRewardStore
 	MetricStore
+	LookingGlassReader
 	EVMStore
 	ERC20Store
 	NFTStore

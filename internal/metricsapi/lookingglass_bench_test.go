@@ -1,0 +1,193 @@
+package metricsapi
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/param"
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/benchstore"
+)
+
+// The Looking Glass benchmark store: chain 43114 with lgBenchBlocks
+// blocks, an ERC-721 collection of lgBenchHolders holders (every tenth
+// holds three tokens), its mints as transfers, and n addresses with a
+// native balance each.
+const (
+	lgBenchVer     = 1
+	lgBenchHolders = 100_000
+	lgBenchBlocks  = 1000
+)
+
+var lgBenchNFT = common.HexToAddress("0x00000000000000000000000000000000000bec00")
+
+// lgBenchAddr is the i-th address: spread over the key space.
+func lgBenchAddr(i int) common.Address {
+	var a common.Address
+	binary.BigEndian.PutUint32(a[:4], uint32(i)*2654435761)
+	binary.BigEndian.PutUint64(a[12:], uint64(i))
+	return a
+}
+
+func buildLGBench(n int) func(ctx context.Context, db *database.DB) error {
+	return func(ctx context.Context, db *database.DB) error {
+		end, err := db.BeginBulkLoad(ctx, "evm_blocks", "evm_balances", "nft_tokens", "evm_transfers")
+		if err != nil {
+			return err
+		}
+		insert := func(table string, cols []string, count int, row func(i int) []any) error {
+			const chunk = 5000
+			rows := make([][]any, 0, chunk)
+			for i := 0; i < count; i++ {
+				rows = append(rows, row(i))
+				if len(rows) == chunk || i == count-1 {
+					if _, err := db.BulkInsert(ctx, table, cols, rows, ""); err != nil {
+						return fmt.Errorf("%s: %w", table, err)
+					}
+					rows = rows[:0]
+				}
+			}
+			return nil
+		}
+		if _, err := db.Exec(ctx, "INSERT INTO evm_chains (chain_id, balances) VALUES (?, 1)", lgChain); err != nil {
+			return err
+		}
+		if err := insert("evm_blocks", []string{"chain_id", "number", "hash", "parent_hash", "timestamp", "miner", "gas_limit", "gas_used", "size", "tx_count", "traced"},
+			lgBenchBlocks, func(i int) []any {
+				return []any{lgChain, i, common.BigToHash(big.NewInt(int64(i) + 1)).Bytes(), common.BigToHash(big.NewInt(int64(i))).Bytes(),
+					1_700_000_000 + 10*i, make([]byte, 20), 8_000_000, 0, 0, 0, 1}
+			}); err != nil {
+			return err
+		}
+		if err := insert("evm_balances", []string{"chain_id", "address", "block_number", "balance"}, n, func(i int) []any {
+			a := lgBenchAddr(i)
+			return []any{lgChain, a[:], i % lgBenchBlocks, big.NewInt(int64(1 + i%10000)).Bytes()}
+		}); err != nil {
+			return err
+		}
+		// Tokens: holder h holds token h, and every tenth also tokens
+		// holders+2h and holders+2h+1.
+		tokens := lgBenchHolders + lgBenchHolders/10*2
+		owner := func(id int) (common.Address, int) {
+			if id < lgBenchHolders {
+				return lgBenchAddr(id * 10), id % lgBenchBlocks
+			}
+			h := (id - lgBenchHolders) / 2 * 10
+			return lgBenchAddr(h * 10), (h + 1) % lgBenchBlocks
+		}
+		if err := insert("nft_tokens", []string{"chain_id", "address", "token_id", "erc_type", "owner", "mint_block", "pending", "gen", "attempts",
+			"next_attempt", "status", "reread"}, tokens, func(id int) []any {
+			o, blk := owner(id)
+			return []any{lgChain, lgBenchNFT[:], common.BigToHash(big.NewInt(int64(id))).Bytes(), 721, o[:], blk, 0, 0, 0, 0, "UNINDEXED", 0}
+		}); err != nil {
+			return err
+		}
+		if err := insert("evm_transfers", []string{"chain_id", "block_number", "log_index", "batch_index", "tx_hash", "timestamp", "token",
+			"erc_type", "operator", "from_address", "to_address", "value", "token_id"}, tokens, func(id int) []any {
+			o, blk := owner(id)
+			return []any{lgChain, blk, id, 0, common.BigToHash(big.NewInt(int64(id))).Bytes(), 1_700_000_000 + 10*blk, lgBenchNFT[:], 721,
+				make([]byte, 20), make([]byte, 20), o[:], []byte{1}, common.BigToHash(big.NewInt(int64(id))).Bytes()}
+		}); err != nil {
+			return err
+		}
+		if _, err := db.Exec(ctx, `INSERT INTO evm_contracts (chain_id, address, block_number, idx, timestamp, create_type, erc_type, name, symbol)
+			VALUES (?, ?, 0, 0, 0, 'CREATE', 721, 'Bench Apes', 'BAPE')`, lgChain, lgBenchNFT[:]); err != nil {
+			return err
+		}
+		return end(ctx)
+	}
+}
+
+// BenchmarkLookingGlass answers, through the handler (JSON included), a
+// 100-item page of the holders of an NFT collection of 100,000 holders
+// (first and deep), and composite queries over a chain of a million
+// addresses with native balances (AVAINDEX_BENCH_LG_ADDRESSES for fewer):
+// the collection's holders over a range AND a latest native balance, and
+// the collection's holders alone; p50 and p99 in milliseconds.
+func BenchmarkLookingGlass(b *testing.B) {
+	n := benchstore.Size(b, "AVAINDEX_BENCH_LG_ADDRESSES", 1_000_000)
+	for _, backend := range []string{"sqlite", "postgres"} {
+		b.Run(backend, func(b *testing.B) {
+			built := time.Now()
+			dsn := benchstore.Open(b, backend, "lookingglass", lgBenchVer, n, buildLGBench(n))
+			b.Logf("store ready in %s", time.Since(built).Round(time.Millisecond))
+			ctx := context.Background()
+			st, err := store.Open(ctx, dsn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			// newMux is the API's handler, with an empty cache.
+			newMux := func() (*http.ServeMux, *API) {
+				a, err := New(Deps{Store: st, Network: testNetwork, TokenKey: make([]byte, 32),
+					EVMChains: func() []EVMChain { return []EVMChain{{EVMChainID: lgChain, Name: "c_chain"}} }})
+				if err != nil {
+					b.Fatal(err)
+				}
+				mux := http.NewServeMux()
+				for _, r := range a.Routes() {
+					mux.Handle(r.Pattern, r.Handler)
+				}
+				return mux, a
+			}
+			mux, a := newMux()
+			holders := "/v2/chains/43114/contracts/" + lgBenchNFT.Hex() + "/nfts:listHolders?pageSize=100"
+			// A deep page: the token of the 500th page.
+			deep := holders
+			{
+				tok := a.tokens.encode(param.Scope("v2/nfts:listHolders", "43114", lgBenchNFT.Hex()), 50_000, a.now())
+				deep += "&pageToken=" + tok
+			}
+			nft := fmt.Sprintf(`{"id":"nft","type":"AnyTimeNftHolders","params":{"evmChainId":"43114","contractAddress":%q,"startTs":1700005000,"endTs":1700008000}}`, lgBenchNFT.Hex())
+			native := `{"id":"rich","type":"LatestBalance","params":{"evmChainId":"43114","tokenType":"NATIVE","minBalance":"9000"}}`
+			cases := []struct{ name, method, path, body string }{
+				{"holders-page", "GET", holders, ""},
+				{"holders-deep-page", "GET", deep, ""},
+				{"composite-nft", "POST", "/v2/lookingGlass/compositeQuery", `{"operator":"OR","pageSize":100,"queries":[` + nft + `]}`},
+				{"composite-nft-and-native", "POST", "/v2/lookingGlass/compositeQuery", `{"operator":"AND","pageSize":100,"queries":[` + nft + `,` + native + `]}`},
+			}
+			// cold: the first request after a block (an empty cache);
+			// warm: the next ones until the chain's next block.
+			for _, c := range cases {
+				for _, cold := range []bool{true, false} {
+					name := c.name + "/warm"
+					if cold {
+						name = c.name + "/cold"
+					}
+					b.Run(name, func(b *testing.B) {
+						var lat []time.Duration
+						for b.Loop() {
+							if cold {
+								b.StopTimer()
+								mux, _ = newMux()
+								b.StartTimer()
+							}
+							rec := httptest.NewRecorder()
+							req := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
+							t0 := time.Now()
+							mux.ServeHTTP(rec, req)
+							lat = append(lat, time.Since(t0))
+							if rec.Code != 200 {
+								b.Fatalf("%s: %d %.300s", c.path, rec.Code, rec.Body)
+							}
+						}
+						slices.Sort(lat)
+						b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+						b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+					})
+				}
+			}
+		})
+	}
+}

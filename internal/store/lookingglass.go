@@ -1,0 +1,456 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"math/big"
+	"slices"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
+)
+
+// LookingGlassReader is what the Metrics API's Looking Glass reads: the
+// holders of an NFT contract, and the addresses whose native, ERC-20 or
+// NFT holdings met a condition over a time range, or whose net BTC.b
+// bridged amount reaches a threshold.
+type LookingGlassReader interface {
+	// NFTCollection returns what the store knows of an NFT contract: its
+	// type, name and symbol, and its current holders and tokens. NotFound
+	// when the chain has no ERC-721 or ERC-1155 token of it.
+	NFTCollection(ctx context.Context, chainID uint64, contract common.Address) (NFTCollection, error)
+	// NFTHolders returns a page of the contract's current holders by
+	// address ascending, from the offset-th on, with how many of its
+	// tokens each holds (ERC-1155: how many of its token ids).
+	NFTHolders(ctx context.Context, chainID uint64, contract common.Address, typ internal.ERCType, offset, limit int) ([]NFTHolder, error)
+	// BalanceHolders returns the addresses whose native or ERC-20 balance
+	// met q, by address ascending, each with its balance at q.To;
+	// InvalidArgument when more than q.Max do.
+	BalanceHolders(ctx context.Context, q BalanceQuery) ([]AddressAmount, error)
+	// NFTHoldersOver returns the addresses that held a token of the NFT
+	// contract q.Token at some time (q.Mode AnyTime) or at every time
+	// (AllTime) of [q.From, q.To], by address ascending, each with the
+	// tokens it held at q.To; InvalidArgument when more than q.Max did.
+	NFTHoldersOver(ctx context.Context, q BalanceQuery) ([]AddressAmount, error)
+	// BridgedAmounts returns the addresses whose net amount of token
+	// minted to them less burned from them is at least min, by address
+	// ascending; InvalidArgument when more than max are.
+	BridgedAmounts(ctx context.Context, chainID uint64, token common.Address, min *big.Int, max int) ([]AddressAmount, error)
+	// EVMChainVersion is the last block applied of the chain (-1 when
+	// none): the answers above change only when it does.
+	EVMChainVersion(ctx context.Context, chainID uint64) (int64, error)
+}
+
+// NFTCollection is an NFT contract's summary.
+type NFTCollection struct {
+	Type            internal.ERCType
+	Name, Symbol    string
+	Holders, Tokens int64
+}
+
+// NFTHolder is a holder of an NFT contract and how many tokens it holds.
+type NFTHolder struct {
+	Address common.Address
+	Count   int64
+}
+
+// AddressAmount is an address and an amount of it (a balance, a count, a
+// net bridged amount: negative when it burned more than was minted to it).
+type AddressAmount struct {
+	Address common.Address
+	Amount  *big.Int
+}
+
+// BalanceMode is how a balance must meet its minimum over a range.
+type BalanceMode int
+
+const (
+	// AnyTime: at some time of the range.
+	AnyTime BalanceMode = iota
+	// AllTime: at every time of the range.
+	AllTime
+	// Latest: at the range's end.
+	Latest
+)
+
+// BalanceQuery asks which addresses' balances were at least Min over the
+// times [From, To] (unix seconds) of an EVM chain: the balance at a time
+// is the one after the last block at or before it (zero before the
+// chain's first block).
+type BalanceQuery struct {
+	ChainID uint64
+	// Token is the ERC-20 or NFT contract; nil for the native coin.
+	Token    *common.Address
+	From, To int64
+	Min      *big.Int
+	Mode     BalanceMode
+	// Max bounds the answer: more addresses than Max is InvalidArgument.
+	Max int
+}
+
+func (s *sqlStore) NFTCollection(ctx context.Context, chainID uint64, contract common.Address) (_ NFTCollection, err error) {
+	defer derrors.Wrap(&err, "store.NFTCollection(%d, %s)", chainID, contract)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return NFTCollection{}, err
+	}
+	var c NFTCollection
+	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		var code int
+		err := tx.QueryRow(ctx, "SELECT erc_type FROM nft_tokens WHERE chain_id = ? AND address = ? LIMIT 1", cid, contract[:]).Scan(&code)
+		if errors.Is(err, sql.ErrNoRows) {
+			return derrors.Client(derrors.NotFound, "no ERC-721 or ERC-1155 token of contract %s was transferred on chain %d", contract.Hex(), chainID)
+		}
+		if err != nil {
+			return err
+		}
+		c.Type = ercType(code)
+		err = tx.QueryRow(ctx, "SELECT name, symbol FROM evm_contracts WHERE chain_id = ? AND address = ?", cid, contract[:]).Scan(&c.Name, &c.Symbol)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		zero := common.Address{}
+		if c.Type == internal.ERC721 {
+			return tx.QueryRow(ctx, `SELECT COUNT(DISTINCT owner), COUNT(*) FROM nft_tokens
+				WHERE chain_id = ? AND address = ? AND owner IS NOT NULL AND owner <> ?`, cid, contract[:], zero[:]).Scan(&c.Holders, &c.Tokens)
+		}
+		if err := tx.QueryRow(ctx, `SELECT COUNT(DISTINCT holder) FROM nft_balances
+			WHERE chain_id = ? AND address = ? AND balance <> ?`, cid, contract[:], []byte{}).Scan(&c.Holders); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT COUNT(DISTINCT token_id) FROM nft_balances
+			WHERE chain_id = ? AND address = ? AND balance <> ?`, cid, contract[:], []byte{}).Scan(&c.Tokens)
+	})
+	return c, err
+}
+
+func (s *sqlStore) NFTHolders(ctx context.Context, chainID uint64, contract common.Address, typ internal.ERCType, offset, limit int) (_ []NFTHolder, err error) {
+	defer derrors.Wrap(&err, "store.NFTHolders(%d, %s)", chainID, contract)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	zero := common.Address{}
+	q, args := `SELECT owner, COUNT(*) FROM nft_tokens WHERE chain_id = ? AND address = ? AND owner IS NOT NULL AND owner <> ?
+		GROUP BY owner ORDER BY owner LIMIT ? OFFSET ?`, []any{cid, contract[:], zero[:], limit, offset}
+	if typ == internal.ERC1155 {
+		q, args = `SELECT holder, COUNT(*) FROM nft_balances WHERE chain_id = ? AND address = ? AND balance <> ?
+			GROUP BY holder ORDER BY holder LIMIT ? OFFSET ?`, []any{cid, contract[:], []byte{}, limit, offset}
+	}
+	var out []NFTHolder
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
+		var (
+			h    NFTHolder
+			addr []byte
+		)
+		if err := rows.Scan(&addr, &h.Count); err != nil {
+			return err
+		}
+		h.Address = common.BytesToAddress(addr)
+		out = append(out, h)
+		return nil
+	}, args...)
+	return out, err
+}
+
+// blockAt is the number of the chain's last block at or before ts; -1
+// when none is.
+func blockAt(ctx context.Context, db *database.DB, cid, ts int64) (int64, error) {
+	var n int64
+	err := db.QueryRow(ctx, `SELECT number FROM evm_blocks WHERE chain_id = ? AND timestamp <= ?
+		ORDER BY timestamp DESC, number DESC LIMIT 1`, cid, ts).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return -1, nil
+	}
+	return n, err
+}
+
+// holderState follows one address's balance along the rows of the range.
+type holderState struct {
+	addr  common.Address
+	start *big.Int // after the range's first block (zero before)
+	last  *big.Int
+	any   bool // at least min at some time of the range
+	all   bool // at least min at every time of the range after the start
+}
+
+// verdict reports whether h met q.
+func (h *holderState) verdict(q BalanceQuery) bool {
+	startOK := h.start.Cmp(q.Min) >= 0
+	switch q.Mode {
+	case AllTime:
+		return startOK && h.all
+	case Latest:
+		return h.last.Cmp(q.Min) >= 0
+	}
+	return startOK || h.any
+}
+
+// collect appends h to out when it met q, and errors past q.Max.
+func collect(out []AddressAmount, h *holderState, q BalanceQuery) ([]AddressAmount, error) {
+	if h == nil || !h.verdict(q) {
+		return out, nil
+	}
+	if len(out) >= q.Max {
+		return nil, derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+	}
+	return append(out, AddressAmount{Address: h.addr, Amount: h.last}), nil
+}
+
+func (s *sqlStore) BalanceHolders(ctx context.Context, q BalanceQuery) (_ []AddressAmount, err error) {
+	defer derrors.Wrap(&err, "store.BalanceHolders(%d)", q.ChainID)
+	cid, err := evmChainID(q.ChainID)
+	if err != nil {
+		return nil, err
+	}
+	var out []AddressAmount
+	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		if q.Token == nil {
+			var exact int
+			err := tx.QueryRow(ctx, "SELECT balances FROM evm_chains WHERE chain_id = ?", cid).Scan(&exact)
+			if errors.Is(err, sql.ErrNoRows) {
+				return derrors.Client(derrors.NotFound, "chain %d has no block indexed", q.ChainID)
+			}
+			if err != nil {
+				return err
+			}
+			if exact == 0 {
+				return derrors.Client(derrors.Unavailable, "chain %d's native balances are not derivable from its indexed blocks", q.ChainID)
+			}
+		} else {
+			var (
+				unexplained int
+				reason      string
+			)
+			err := tx.QueryRow(ctx, "SELECT unexplained, reason FROM evm_erc20_tokens WHERE chain_id = ? AND token = ?", cid, q.Token[:]).Scan(&unexplained, &reason)
+			if errors.Is(err, sql.ErrNoRows) {
+				return derrors.Client(derrors.NotFound, "no ERC-20 transfer of contract %s was indexed on chain %d", q.Token.Hex(), q.ChainID)
+			}
+			if err != nil {
+				return err
+			}
+			if unexplained != 0 {
+				return derrors.Client(derrors.Unavailable, "the balances of ERC-20 contract %s are not derivable from its transfer logs: %s", q.Token.Hex(), reason)
+			}
+		}
+		from, err := blockAt(ctx, tx, cid, q.From)
+		if err != nil {
+			return err
+		}
+		to, err := blockAt(ctx, tx, cid, q.To)
+		if err != nil || to < 0 {
+			return err
+		}
+		query, args := `SELECT address, block_number, balance FROM evm_balances WHERE chain_id = ? AND block_number <= ?
+			ORDER BY address, block_number`, []any{cid, to}
+		if q.Token != nil {
+			query, args = `SELECT address, block_number, balance FROM evm_erc20_balances WHERE chain_id = ? AND token = ? AND block_number <= ?
+				ORDER BY address, block_number`, []any{cid, q.Token[:], to}
+		}
+		var (
+			h       *holderState
+			addr    []byte
+			block   int64
+			balance []byte
+		)
+		err = tx.RunQuery(ctx, query, func(rows *sql.Rows) error {
+			if err := rows.Scan(&addr, &block, &balance); err != nil {
+				return err
+			}
+			if h == nil || !bytes.Equal(h.addr[:], addr) {
+				var err error
+				if out, err = collect(out, h, q); err != nil {
+					return err
+				}
+				h = &holderState{addr: common.BytesToAddress(addr), start: new(big.Int), all: true}
+				h.last = h.start
+			}
+			bal := bigFrom(balance)
+			h.last = bal
+			if block <= from {
+				h.start = bal
+				return nil
+			}
+			if bal.Cmp(q.Min) >= 0 {
+				h.any = true
+			} else {
+				h.all = false
+			}
+			return nil
+		}, args...)
+		if err != nil {
+			return err
+		}
+		out, err = collect(out, h, q)
+		return err
+	})
+	return out, err
+}
+
+func (s *sqlStore) NFTHoldersOver(ctx context.Context, q BalanceQuery) (_ []AddressAmount, err error) {
+	defer derrors.Wrap(&err, "store.NFTHoldersOver(%d)", q.ChainID)
+	cid, err := evmChainID(q.ChainID)
+	if err != nil {
+		return nil, err
+	}
+	if q.Token == nil {
+		return nil, errors.New("an NFT contract is needed")
+	}
+	states := map[common.Address]*holderState{}
+	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		from, err := blockAt(ctx, tx, cid, q.From)
+		if err != nil {
+			return err
+		}
+		to, err := blockAt(ctx, tx, cid, q.To)
+		if err != nil || to < 0 {
+			return err
+		}
+		// The contract's transfers in block order: each holder's count of
+		// tokens (ERC-1155: of units), judged at each block's end.
+		var (
+			touched  []*holderState
+			curBlock int64 = -1
+		)
+		judge := func() {
+			for _, h := range touched {
+				if curBlock <= from {
+					h.start = new(big.Int).Set(h.last)
+					continue
+				}
+				if h.last.Cmp(q.Min) >= 0 {
+					h.any = true
+				} else {
+					h.all = false
+				}
+			}
+			touched = touched[:0]
+		}
+		move := func(a common.Address, d *big.Int) {
+			if a == (common.Address{}) {
+				return
+			}
+			h := states[a]
+			if h == nil {
+				h = &holderState{addr: a, start: new(big.Int), last: new(big.Int), all: true}
+				states[a] = h
+			}
+			h.last = new(big.Int).Add(h.last, d)
+			touched = append(touched, h)
+		}
+		one, minusOne := big.NewInt(1), big.NewInt(-1)
+		var (
+			block    int64
+			code     int
+			src, dst []byte
+			value    []byte
+		)
+		err = tx.RunQuery(ctx, `SELECT block_number, erc_type, from_address, to_address, value FROM evm_transfers
+			WHERE chain_id = ? AND token = ? AND block_number <= ? AND erc_type IN (721, 1155)
+			ORDER BY block_number, log_index, batch_index`, func(rows *sql.Rows) error {
+			if err := rows.Scan(&block, &code, &src, &dst, &value); err != nil {
+				return err
+			}
+			if block != curBlock {
+				judge()
+				curBlock = block
+			}
+			if len(states) > 4*q.Max {
+				return derrors.Invalid("the query's contract has more than %d holders over its history; narrow it", 4*q.Max)
+			}
+			plus, minus := one, minusOne
+			if code == 1155 {
+				plus = bigFrom(value)
+				minus = new(big.Int).Neg(plus)
+			}
+			move(common.BytesToAddress(src), minus)
+			move(common.BytesToAddress(dst), plus)
+			return nil
+		}, cid, q.Token[:], to)
+		judge()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	addrs := make([]common.Address, 0, len(states))
+	for a := range states {
+		addrs = append(addrs, a)
+	}
+	sortAddresses(addrs)
+	var out []AddressAmount
+	for _, a := range addrs {
+		if out, err = collect(out, states[a], q); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *sqlStore) BridgedAmounts(ctx context.Context, chainID uint64, token common.Address, min *big.Int, max int) (_ []AddressAmount, err error) {
+	defer derrors.Wrap(&err, "store.BridgedAmounts(%d, %s)", chainID, token)
+	cid, err := evmChainID(chainID)
+	if err != nil {
+		return nil, err
+	}
+	zero := common.Address{}
+	net := map[common.Address]*big.Int{}
+	var src, dst, value []byte
+	err = s.db.RunQuery(ctx, `SELECT from_address, to_address, value FROM evm_transfers
+		WHERE chain_id = ? AND token = ? AND erc_type = 20 AND (from_address = ? OR to_address = ?)`, func(rows *sql.Rows) error {
+		if err := rows.Scan(&src, &dst, &value); err != nil {
+			return err
+		}
+		a, v := common.BytesToAddress(dst), bigFrom(value)
+		if a == zero { // a burn: bridged back out
+			a, v = common.BytesToAddress(src), v.Neg(v)
+		}
+		if a == zero {
+			return nil
+		}
+		if net[a] == nil {
+			if len(net) >= 4*max {
+				return derrors.Invalid("more than %d addresses bridged; raise the threshold", 4*max)
+			}
+			net[a] = new(big.Int)
+		}
+		net[a].Add(net[a], v)
+		return nil
+	}, cid, token[:], zero[:], zero[:])
+	if err != nil {
+		return nil, err
+	}
+	addrs := make([]common.Address, 0, len(net))
+	for a, v := range net {
+		if v.Cmp(min) >= 0 {
+			addrs = append(addrs, a)
+		}
+	}
+	if len(addrs) > max {
+		return nil, derrors.Invalid("more than %d addresses bridged at least the threshold; raise it", max)
+	}
+	sortAddresses(addrs)
+	out := make([]AddressAmount, len(addrs))
+	for i, a := range addrs {
+		out[i] = AddressAmount{Address: a, Amount: net[a]}
+	}
+	return out, nil
+}
+
+func sortAddresses(addrs []common.Address) {
+	slices.SortFunc(addrs, func(a, b common.Address) int { return bytes.Compare(a[:], b[:]) })
+}
+
+func (s *sqlStore) EVMChainVersion(ctx context.Context, chainID uint64) (_ int64, err error) {
+	defer derrors.Wrap(&err, "store.EVMChainVersion(%d)", chainID)
+	h, ok, err := cursor(ctx, s.db, EVMCursor(chainID))
+	if err != nil || !ok {
+		return -1, err
+	}
+	return int64(h), nil
+}
