@@ -56,63 +56,73 @@ func runBackfillsChunked(ctx context.Context, s *sqlStore, chunk int64, stopAfte
 }
 
 // TestBackfillResumes stops the ERC-20 balances' and the burned sums'
-// backfills (whose chunks add to what the ones before wrote: a chunk
-// applied twice would count twice) after each possible chunk, and checks
-// that the backfill resumed writes what an uninterrupted one writes.
+// backfills (whose chunks build on what the ones before wrote) after each
+// possible chunk, and checks that the backfill resumed writes what an
+// uninterrupted one writes: chunks of 1 and 2 blocks, and chunks bounded
+// by the ERC-20 backfill's reads (12,000 transfers, more than one read).
 func TestBackfillResumes(t *testing.T) {
+	large := slices.Clone(erc20Moves)
+	for i := range 12_000 {
+		large = append(large, [5]any{2 + i/6_000, tokA, zero, evmAddr(fmt.Sprint("holder", i%700)), i + 1})
+	}
 	dbtest.Run(t, func(t *testing.T, dsn string) {
-		ctx := context.Background()
-		s := openStore(t, dsn)
-		moves := slices.Clone(erc20Moves)
-		for i := range 12_000 {
-			moves = append(moves, [5]any{2 + i/6_000, tokA, zero, evmAddr(fmt.Sprint("holder", i%700)), i + 1})
-		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("resume", moves)); err != nil {
-			t.Fatal(err)
-		}
-		tables := []string{"evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens", "burned"}
-		dump := func() string {
-			var b strings.Builder
-			for _, tbl := range tables {
-				fmt.Fprintf(&b, "%s:\n%s\n", tbl, dumpRows(t, s, tbl))
-			}
-			return b.String()
-		}
-		want := dump()
-		reset := func() {
-			for _, tbl := range tables {
-				if _, err := s.db.Exec(ctx, "DELETE FROM "+tbl); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, name := range []string{"evm_erc20_balances", "burned"} {
-				if err := s.PutSettingIfAbsent(ctx, BackfillKey(name), nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		for _, chunk := range []int64{1, 2, 1 << 40} {
-			for stopAfter := 1; ; stopAfter++ {
-				reset()
-				err := runBackfillsChunked(ctx, s, chunk, stopAfter)
-				if err == nil {
-					break // fewer chunks than stopAfter: every stop point was tried
-				}
-				if !errors.Is(err, errStopped) {
-					t.Fatal(err)
-				}
-				if err := runBackfillsChunked(ctx, s, chunk, 0); err != nil {
-					t.Fatal(err)
-				}
-				if got := dump(); got != want {
-					t.Fatalf("chunks of %d, stopped after %d: the resumed backfill wrote\n%s\nan uninterrupted one\n%s", chunk, stopAfter, got, want)
-				}
-				if pending, err := s.PendingBackfills(ctx); err != nil || len(pending) != 0 {
-					t.Fatalf("left pending: %v (%v)", pending, err)
-				}
-			}
+		for _, sc := range []struct {
+			moves  [][5]any
+			chunks []int64
+		}{{erc20Moves, []int64{1, 2}}, {large, []int64{1 << 40}}} {
+			testBackfillResumes(t, openStore(t, dbtestFresh(t, dsn)), sc.moves, sc.chunks)
 		}
 	})
+}
+
+func testBackfillResumes(t *testing.T, s *sqlStore, moves [][5]any, chunks []int64) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("resume", moves)); err != nil {
+		t.Fatal(err)
+	}
+	tables := []string{"evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens", "burned"}
+	dump := func() string {
+		var b strings.Builder
+		for _, tbl := range tables {
+			fmt.Fprintf(&b, "%s:\n%s\n", tbl, dumpRows(t, s, tbl))
+		}
+		return b.String()
+	}
+	want := dump()
+	reset := func() {
+		for _, tbl := range tables {
+			if _, err := s.db.Exec(ctx, "DELETE FROM "+tbl); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, name := range []string{"evm_erc20_balances", "burned"} {
+			if err := s.PutSettingIfAbsent(ctx, BackfillKey(name), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, chunk := range chunks {
+		for stopAfter := 1; ; stopAfter++ {
+			reset()
+			err := runBackfillsChunked(ctx, s, chunk, stopAfter)
+			if err == nil {
+				break // fewer chunks than stopAfter: every stop point was tried
+			}
+			if !errors.Is(err, errStopped) {
+				t.Fatal(err)
+			}
+			if err := runBackfillsChunked(ctx, s, chunk, 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := dump(); got != want {
+				t.Fatalf("chunks of %d, stopped after %d: the resumed backfill wrote\n%s\nan uninterrupted one\n%s", chunk, stopAfter, got, want)
+			}
+			if pending, err := s.PendingBackfills(ctx); err != nil || len(pending) != 0 {
+				t.Fatalf("left pending: %v (%v)", pending, err)
+			}
+		}
+	}
 }
 
 // testMetricDecoders are derive.MetricDecoders (which imports the store).
