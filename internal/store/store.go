@@ -68,6 +68,7 @@ type Store interface {
 	APIKeyStore
 	WebhookStore
 	APIRequestStore
+	OperationStore
 	LeaseStore
 	RederiveStore
 
