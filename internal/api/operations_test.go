@@ -8,11 +8,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
+
+	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -199,6 +203,47 @@ func TestOperationLifecycle(t *testing.T) {
 		future := time.Now().Add(time.Minute).Unix()
 		if rec := download(fmt.Sprintf("/v1/operations/%s/download?expires=%d&signature=%s", running.OperationID, future, a.linkSignature(running.OperationID, future))); rec.Code != http.StatusNotFound {
 			t.Errorf("running: %d %s", rec.Code, rec.Body)
+		}
+	})
+}
+
+// FuzzExportRequest posts bodies to postTransactionExportJob's parser:
+// each is refused with a 400 naming a field of the request, or is a job
+// with a range in order, chains and addresses, and the request's type.
+func FuzzExportRequest(f *testing.F) {
+	a, _ := address.FormatBech32("local", ownerA[:])
+	for _, s := range []string{
+		`{"type": "TRANSACTION_EXPORT_EVM", "firstDate": "2024-05-01", "lastDate": "2024-05-02", "options": {"includeChains": ["99999"], "addresses": ["0x00000000000000000000000000000000000000aa"]}}`,
+		`{"type": "TRANSACTION_EXPORT_PRIMARY_NETWORK", "startDate": "2024-05-01", "endDate": "2024-05-02", "options": {"includeChains": ["p-chain", "x-chain", "c-chain"], "addresses": ["P-` + a + `"], "cChainEvmAddresses": ["0x00000000000000000000000000000000000000aa"]}}`,
+		`{"type": "TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING", "options": {"includeChains": ["11111111111111111111111111111111LpoYY"], "addresses": ["` + a + `"]}}`,
+		`{"type": "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE", "firstDate": "2024-05-03", "lastDate": "2024-05-02", "options": {"includeChains": ["p-chain"], "addresses": ["` + a + `"]}}`,
+		`{}`, `{"type": 1}`, `{"options": null}`, `[]`, `null`, ``, `{"type": "TRANSACTION_EXPORT_EVM", "options": {"includeChains": [""], "addresses": [""]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	api, _, _ := newOperationsAPI(f, dbtest.SQLite(f))
+	fields := []string{"request body", "type", "options", "firstDate", "lastDate", "startDate", "endDate"}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := httptest.NewRequest("POST", "/", bytes.NewReader(body))
+		var req exportRequest
+		if err := DecodeJSONBody(r, &req); err != nil {
+			wantFuzzParamError(t, "DecodeJSONBody", err, "request body")
+			return
+		}
+		typ, job, err := api.exportJob(&req, time.Now())
+		if err != nil {
+			msg, _ := derrors.ClientMessage(err)
+			if derrors.ToStatus(err) != http.StatusBadRequest || !slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(msg, f) }) {
+				t.Fatalf("%q: %v (%d) names no field", body, err, derrors.ToStatus(err))
+			}
+			return
+		}
+		if typ != req.Type || job.First.After(job.Last) {
+			t.Fatalf("%q: type %s, range %s to %s", body, typ, job.First, job.Last)
+		}
+		if typ == store.OpExportEVM && (len(job.EVMChains) == 0 || len(job.EVMAddresses) == 0) ||
+			typ != store.OpExportEVM && (len(job.Chains) == 0 || len(job.Addresses) == 0) {
+			t.Fatalf("%q: an empty job %+v", body, job)
 		}
 	})
 }

@@ -408,6 +408,9 @@ func (j *job) primaryPart(ctx context.Context, p part, from, to int64) (*time.Ti
 				return &t.Timestamp, nil
 			}
 			height, block := strconv.FormatUint(t.Height, 10), t.BlockID.String()
+			if p.chain == internal.CChain {
+				block = "0x" + hex.EncodeToString(t.BlockID[:]) // the EVM block's hash, as the Data API shows it
+			}
 			if t.DAG {
 				height, block = "", ""
 			}
