@@ -58,6 +58,7 @@ var allowedImports = map[string][]string{
 		"internal/node", "internal/pchain", "internal/progress", "internal/store", "internal/xchain"},
 	"internal/nftmeta":          {"internal", "internal/instrument", "internal/progress", "internal/store"},
 	"internal/usage":            {"internal", "internal/progress", "internal/store"},
+	"internal/exports":          {"internal", "internal/instrument", "internal/progress", "internal/store"},
 	"internal/webhooks":         {"internal/instrument", "internal/nftmeta", "internal/progress", "internal/store"},
 	"internal/prices":           nil,
 	"internal/warpagg":          {"internal/derrors", "internal/node", "internal/warpagg/p2pnet"},
@@ -79,7 +80,7 @@ var allowedImports = map[string][]string{
 
 	// Wiring.
 	"internal/service": {"internal", "internal/api", "internal/apikeys", "internal/config", "internal/database", "internal/derive",
-		"internal/evmchains", "internal/ingest", "internal/instrument", "internal/metricsapi", "internal/nftmeta",
+		"internal/evmchains", "internal/exports", "internal/ingest", "internal/instrument", "internal/metricsapi", "internal/nftmeta",
 		"internal/node", "internal/nodeapi", "internal/pchain", "internal/prices", "internal/progress",
 		"internal/ratelimit", "internal/server", "internal/store", "internal/usage", "internal/warpagg", "internal/warpagg/p2pnet",
 		"internal/webhooks"},

@@ -174,6 +174,12 @@ type Deps struct {
 	// Usage serves the usage operations (usage.go); they answer 503 when
 	// it is nil.
 	Usage UsageSource
+	// Operations keeps the export operations (operations.go); nil
+	// answers 503.
+	Operations OperationSource
+	// ExportLinkTTL is how long an export's download link is valid; zero
+	// for DefaultExportLinkTTL.
+	ExportLinkTTL time.Duration
 }
 
 // NoMinAge is the HistoricalPriceMinAge that gives every transaction and
@@ -214,6 +220,11 @@ type API struct {
 	// uptimes and views serve the validator lists (validatorview.go).
 	uptimes UptimeSource
 	views   views
+	// operations, linkKey and linkTTL serve the operations
+	// (operations.go): linkKey signs the download links.
+	operations OperationSource
+	linkKey    []byte
+	linkTTL    time.Duration
 }
 
 // Route is one http.ServeMux pattern and its handler.
@@ -223,6 +234,10 @@ type Route struct {
 	// Write marks a write-class operation (one that makes avaindex act,
 	// not only read): a read-only tier is refused it (403).
 	Write bool
+	// Signed marks a route its URL's signature authorizes (an export's
+	// download link): served without an API key, also where one is
+	// required, and limited as any call.
+	Signed bool
 }
 
 // New returns the Data API for d.
@@ -248,6 +263,10 @@ func New(d Deps) (*API, error) {
 	} else if d.EVM == nil {
 		return nil, errors.New("api.New: EVM chains without the store's EVM reads")
 	}
+	linkTTL := d.ExportLinkTTL
+	if linkTTL <= 0 {
+		linkTTL = DefaultExportLinkTTL
+	}
 	catalog := d.Catalog
 	if catalog == nil {
 		catalog = (*evmchains.Catalog)(nil)
@@ -271,6 +290,9 @@ func New(d Deps) (*API, error) {
 		chainIDs:        [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 		webhooks:        d.Webhooks,
 		webhookLimitsOf: d.WebhookLimits,
+		operations:      d.Operations,
+		linkKey:         linkKey(d.TokenKey),
+		linkTTL:         linkTTL,
 	}, nil
 }
 
@@ -377,6 +399,10 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "PATCH /v1/webhooks/{id}/addresses", Handler: a.handle(a.changeWebhookAddresses(true)), Write: true},
 		{Pattern: "DELETE /v1/webhooks/{id}/addresses", Handler: a.handle(a.changeWebhookAddresses(false)), Write: true},
 		{Pattern: "GET /v1/webhooks/{id}/addresses", Handler: a.handle(a.getAddressesFromWebhook)},
+		// Operations (operations.go); the download is avaindex's own.
+		{Pattern: "POST /v1/operations/transactions:export", Handler: a.handle(a.postTransactionExportJob), Write: true},
+		{Pattern: "GET /v1/operations/{operationId}", Handler: a.handle(a.getOperationResult)},
+		{Pattern: "GET /v1/operations/{operationId}/download", Handler: a.handle(a.downloadOperationFile), Signed: true},
 	}
 }
 

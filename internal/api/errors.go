@@ -22,6 +22,7 @@ var genericMessages = map[int]string{
 	http.StatusUnauthorized:        "the request lacks valid credentials",
 	http.StatusForbidden:           "the credentials do not allow this request",
 	http.StatusNotFound:            "the requested resource was not found",
+	http.StatusGone:                "the requested resource is no longer available",
 	http.StatusTooManyRequests:     "rate limit exceeded, retry later",
 	http.StatusInternalServerError: "an internal error occurred",
 	http.StatusBadGateway:          "the upstream node returned an invalid response",

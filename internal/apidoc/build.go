@@ -45,6 +45,9 @@ func Build(reference, own []byte, dataAPIPatterns []string) ([]byte, error) {
 		item, _ := refPaths[path].(map[string]any)
 		op, ok := item[method].(map[string]any)
 		if !ok {
+			if _, own := ownDoc.Paths[path][method]; own {
+				continue // a Data API route of avaindex's own (an export's download)
+			}
 			return nil, fmt.Errorf("the reference document has no %s %s: describe it in own.yaml", strings.ToUpper(method), path)
 		}
 		if paths[path] == nil {

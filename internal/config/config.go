@@ -101,6 +101,20 @@ type Config struct {
 	// UsageRetention is how long the recorded requests (the usage
 	// operations' data, internal/usage) are kept; 0 keeps them forever.
 	UsageRetention time.Duration
+	// Exports is how transaction exports run and are downloaded.
+	Exports Exports
+}
+
+// Exports configures the transaction export operations and their worker
+// (internal/exports).
+type Exports struct {
+	// LinkTTL is how long a download link is valid.
+	LinkTTL time.Duration
+	// MaxRows bounds one export's rows.
+	MaxRows int64
+	// Retention is how long a finished export's file is kept; 0 keeps
+	// it forever.
+	Retention time.Duration
 }
 
 // Webhooks configures the webhook endpoints and the delivery worker
@@ -366,6 +380,9 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.Var(&l.spamDeny, "spam-token-deny", "an ERC-20 token always filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
 	fs.Var(&l.btcbBridges, "btcb-bridge", "the BTC.b contract the Avalanche Bridge mints and burns on an EVM chain, CHAINID:0xADDRESS, e.g. 43114:0x152b9d0FdC40C096757F570A51E494bd4b943E50 on mainnet (repeatable; default none: getAddressesByBtcbBridged answers 404)")
 	fs.DurationVar(&c.UsageRetention, "usage-retention", 30*24*time.Hour, "how long the recorded API requests (apiUsageMetrics, apiLogs) are kept; 0 keeps them forever")
+	fs.DurationVar(&c.Exports.LinkTTL, "export-link-ttl", time.Hour, "how long a transaction export's download link (getOperationResult's downloadUrl) is valid")
+	fs.Int64Var(&c.Exports.MaxRows, "export-max-rows", 1_000_000, "most rows of one transaction export; a longer one completes with WarnTruncatedExport and the nextDate to continue from")
+	fs.DurationVar(&c.Exports.Retention, "export-retention", 7*24*time.Hour, "how long a finished transaction export and its file are kept; 0 keeps them forever")
 }
 
 // Load parses serve's args (without the program and command names).
@@ -619,6 +636,15 @@ func (c *Config) validate() error {
 	}
 	if c.NFTMetadata.MaxBytes < 1024 {
 		return fmt.Errorf("--metadata-max-bytes must be at least 1024, got %d", c.NFTMetadata.MaxBytes)
+	}
+	if c.Exports.LinkTTL <= 0 {
+		return fmt.Errorf("--export-link-ttl must be positive, got %s", c.Exports.LinkTTL)
+	}
+	if c.Exports.MaxRows <= 0 {
+		return fmt.Errorf("--export-max-rows must be positive, got %d", c.Exports.MaxRows)
+	}
+	if c.Exports.Retention < 0 {
+		return fmt.Errorf("--export-retention must not be negative, got %s", c.Exports.Retention)
 	}
 	if c.UsageRetention < 0 {
 		return fmt.Errorf("--usage-retention must not be negative, got %s", c.UsageRetention)

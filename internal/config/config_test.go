@@ -49,6 +49,7 @@ func TestDefaults(t *testing.T) {
 		Webhooks: Webhooks{Timeout: 10 * time.Second, MaxAttempts: 12, MaxBackoff: 10 * time.Minute, Concurrency: 8,
 			DefaultLimit: WebhookLimit{Webhooks: 10, Addresses: 10_000}},
 		UsageRetention: 30 * 24 * time.Hour,
+		Exports:        Exports{LinkTTL: time.Hour, MaxRows: 1_000_000, Retention: 7 * 24 * time.Hour},
 	}
 	host, _ := os.Hostname()
 	want.InstanceName = host + ":" + strconv.Itoa(os.Getpid())

@@ -21,6 +21,9 @@ var (
 	PermissionDenied = errors.New("permission denied")
 	// NotFound: the resource does not exist (or is not indexed yet).
 	NotFound = errors.New("not found")
+	// Gone: the resource existed and no longer does (an expired
+	// download link).
+	Gone = errors.New("gone")
 	// MethodNotAllowed: the path is served, under other methods.
 	MethodNotAllowed = errors.New("method not allowed")
 	// UnsupportedMediaType: the body is not of the type the route takes.
@@ -44,6 +47,7 @@ var statuses = []struct {
 	{Unauthenticated, http.StatusUnauthorized},
 	{PermissionDenied, http.StatusForbidden},
 	{NotFound, http.StatusNotFound},
+	{Gone, http.StatusGone},
 	{MethodNotAllowed, http.StatusMethodNotAllowed},
 	{UnsupportedMediaType, http.StatusUnsupportedMediaType},
 	{ResourceExhausted, http.StatusTooManyRequests},

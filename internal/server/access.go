@@ -215,7 +215,7 @@ func (a *Access) identify(r *http.Request, pol Policy, rt Route) caller {
 	}
 	if key == "" {
 		switch {
-		case pol.RequireKey:
+		case pol.RequireKey && !rt.Signed:
 			anon.denied = derrors.Client(derrors.Unauthenticated, "an API key is required: send it in the %s header", api.HeaderDataAPIKey)
 		case rt.Write && anon.tier.ReadOnly:
 			anon.denied = derrors.Client(derrors.PermissionDenied, "%s is a write operation, which calls without an API key may not make", rt.Pattern)

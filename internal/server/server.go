@@ -40,6 +40,9 @@ type Route struct {
 	Surface Surface
 	// Write marks a write-class operation, refused to read-only tiers.
 	Write bool
+	// Signed marks a route authorized by its URL's signature (api.Route's
+	// Signed): no key is required, also where the surface requires one.
+	Signed bool
 }
 
 // Pinger is what /readyz asks of the store.

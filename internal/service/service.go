@@ -35,6 +35,7 @@ import (
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/derive"
+	"github.com/avaindex/avaindex/internal/exports"
 	"github.com/avaindex/avaindex/internal/ingest"
 	"github.com/avaindex/avaindex/internal/metricsapi"
 	"github.com/avaindex/avaindex/internal/nftmeta"
@@ -231,7 +232,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	recorder := usage.New(st, usage.Config{Retention: cfg.UsageRetention}, log.With("component", "usage"))
 	dataAPI, err := api.New(api.Deps{Store: st, Usage: st, Network: network, NetworkGenesis: networkGenesis, Aliases: cfg.NetworkAliases, TokenKey: tokenKey, Aggregator: aggregator,
 		EVM: st, Health: st, Chains: chains, Catalog: catalog, Prices: priceSrc, Spam: cfg.SpamTokens, HistoricalPriceMinAge: minAge,
-		Uptimes:  nodeUptimes{client},
+		Uptimes: nodeUptimes{client}, Operations: st, ExportLinkTTL: cfg.Exports.LinkTTL,
 		Webhooks: st, WebhookLimits: func(tier string) store.WebhookLimits {
 			l := cfg.Webhooks.Limit(tier)
 			return store.WebhookLimits{Webhooks: l.Webhooks, Addresses: l.Addresses}
@@ -272,6 +273,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	nftWorker := nftmeta.NewWorker(st, nftMetaConfig(cfg), log.With("component", "nftmeta"))
 	nftWorker.SetURIReader(indexer)
 	hookWorker := webhooks.NewWorker(st, webhookConfig(cfg), log.With("component", "webhooks"))
+	exportWorker := exports.NewWorker(st, exports.Config{MaxRows: cfg.Exports.MaxRows, Retention: cfg.Exports.Retention,
+		ChainIDs: map[internal.Chain]string{internal.PChain: network.PChainID.String(), internal.XChain: network.XChainID.String(),
+			internal.CChain: network.CChainID.String()}}, log.With("component", "exports"))
 	workers := []worker{
 		{name: "evm chains' status", roles: everyRole, run: func(ctx context.Context) error {
 			chains.Run(ctx)
@@ -290,8 +294,11 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		// instance that does background work shares them.
 		{name: "webhook delivery", roles: indexingRoles, run: hookWorker.Run},
 		{name: "usage recorder", roles: everyRole, run: recorder.Run},
+		// Export jobs are claimed in the store: every instance that does
+		// background work shares them.
+		{name: "transaction exports", roles: indexingRoles, run: exportWorker.Run},
 	}
-	reporters := progress.Reporters{indexerStatus{in, indexer}, backfiller, &rederives, nftWorker, hookWorker, recorder}
+	reporters := progress.Reporters{indexerStatus{in, indexer}, backfiller, &rederives, nftWorker, hookWorker, recorder, exportWorker}
 	if cfg.Role == config.RoleIndexer {
 		routes = nil // an indexer-only instance serves the operational routes alone
 	}
@@ -391,7 +398,7 @@ func routeTable(network *internal.Network, platform http.Handler, indexes map[st
 		routes = append(routes, server.Route{Pattern: "/ext/index/" + name, Handler: indexes[name], RPCMethods: indexMethods, Surface: server.NodeAPI})
 	}
 	for _, r := range data {
-		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.DataAPI, Write: r.Write})
+		routes = append(routes, server.Route{Pattern: r.Pattern, Handler: r.Handler, Surface: server.DataAPI, Write: r.Write, Signed: r.Signed})
 	}
 	return routes
 }

@@ -69,6 +69,7 @@ type Store interface {
 	APIKeyStore
 	WebhookStore
 	APIRequestStore
+	OperationStore
 	LeaseStore
 	RederiveStore
 	BackfillStore
