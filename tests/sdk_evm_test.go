@@ -1,12 +1,20 @@
 package tests
 
 import (
+	"cmp"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/common/hexutil"
 
 	"github.com/avaindex/avaindex/internal/testing/contracts"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -128,7 +136,8 @@ func newSDKEVMFacts(s *contracts.Scenario, chainID uint64, blockchainID, symbol 
 // TestSDKL1 runs the SDK's EVM tests (tests/sdk/evm.test.mjs) against
 // avaindex indexing a real subnet-evm L1 that it found on the P-chain: the
 // test contracts' scenario on the L1, compared with what the L1's node
-// says.
+// says; and tests/sdk/l1.test.mjs: the scenario's NFTs (A12, A13 and the
+// NFT balances) and the Metrics API for the L1.
 func TestSDKL1(t *testing.T) {
 	installSDK(t)
 	r := l1Scenarios(t)
@@ -137,11 +146,157 @@ func TestSDKL1(t *testing.T) {
 	facts.Network = "testnet"
 	addrs := []common.Address{s.Deployer, s.Alice, s.Bob, s.ChildCreate, s.ChildCreate2, r.sc.Alice, r.sc.Bob}
 	facts.EVM = newSDKEVMFacts(s, l.EVMChainID, l.BlockchainID.String(), "NATIVE", r.blocks, r.balances, addrs, r.first-1, r.head)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	facts.L1 = readSDKL1Facts(ctx, t, r)
 	factsFile := writeFacts(t, facts)
 	dsn := dbtest.SQLite(t)
 	base := startService(t, l.URL, dsn, "--genesis-file", l.GenesisFile, "--network-alias", "testnet")
 	waitEVMIndexed(t, dsn, l.EVMChainID, r.head)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	runSDK(t, ctx, base, factsFile, "evm.test.mjs")
+	waitSDKL1Derived(ctx, t, base, facts.L1)
+	runSDK(t, ctx, base, factsFile, "evm.test.mjs", "l1.test.mjs")
+}
+
+// sdkL1Facts is what tests/sdk/l1.test.mjs compares the SDK's answers
+// with: the contracts scenario's NFTs on the L1 and the L1's node's blocks
+// per hour.
+type sdkL1Facts struct {
+	ChainID      string `json:"chainId"`
+	BlockchainID string `json:"blockchainId"`
+	SubnetID     string `json:"subnetId"`
+	Alice        string `json:"alice"`
+	Bob          string `json:"bob"`
+	ERC721       struct {
+		Address string `json:"address"`
+		Name    string `json:"name"`
+		Symbol  string `json:"symbol"`
+		// Tokens by id: the URI last set, the metadata's name and
+		// description, and the owner.
+		Tokens map[string]sdkL1NFT `json:"tokens"`
+	} `json:"erc721"`
+	ERC1155 struct {
+		Address string `json:"address"`
+		// Own is token 2, whose URI setURI set.
+		Own sdkL1NFT `json:"own"`
+	} `json:"erc1155"`
+	// Hours are the node's txs and gas per UTC hour of every block of the
+	// L1 up to the scenarios' last (Head).
+	Hours []sdkL1Hour `json:"hours"`
+	Head  uint64      `json:"head"`
+}
+
+type sdkL1NFT struct {
+	TokenURI    string `json:"tokenUri"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Owner       string `json:"owner,omitempty"`
+}
+
+type sdkL1Hour struct {
+	Timestamp int64  `json:"timestamp"`
+	TxCount   int    `json:"txCount"`
+	GasUsed   uint64 `json:"gasUsed"`
+}
+
+// readSDKL1Facts reads the L1 facts: the NFTs' URIs as the scenario set
+// them, their metadata decoded from those data: URIs, and every block of
+// the L1's node up to the scenarios' last.
+func readSDKL1Facts(ctx context.Context, t *testing.T, r *l1Run) *sdkL1Facts {
+	t.Helper()
+	l, s := r.l, r.nfts
+	f := &sdkL1Facts{ChainID: strconv.FormatUint(l.EVMChainID, 10), BlockchainID: l.BlockchainID.String(),
+		SubnetID: l.SubnetID.String(), Alice: s.Alice.Hex(), Bob: s.Bob.Hex(), Head: r.head}
+	nft := func(uri string, owner common.Address) sdkL1NFT {
+		const prefix = "data:application/json;base64,"
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(uri, prefix))
+		var doc struct{ Name, Description string }
+		if err != nil || !strings.HasPrefix(uri, prefix) || json.Unmarshal(raw, &doc) != nil {
+			t.Fatalf("the scenario's token URI %q is not a base64 JSON data: URI", uri)
+		}
+		out := sdkL1NFT{TokenURI: uri, Name: doc.Name, Description: doc.Description}
+		if owner != (common.Address{}) {
+			out.Owner = owner.Hex()
+		}
+		return out
+	}
+	f.ERC721.Address, f.ERC721.Name, f.ERC721.Symbol = s.NFT721.Address.Hex(), s.NFT721.Name, s.NFT721.Symbol
+	f.ERC721.Tokens = map[string]sdkL1NFT{"1": nft(s.NFT721.URIs[1], s.Alice), "2": nft(s.NFT721.URIs[2], s.Bob)}
+	f.ERC1155.Address, f.ERC1155.Own = s.Multi1155.Address.Hex(), nft(s.Multi1155.URIs[2], common.Address{})
+
+	ec, err := l.EthClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	byHour := map[int64]*sdkL1Hour{}
+	for h := uint64(1); h <= r.head; h++ {
+		var b struct {
+			GasUsed, Timestamp hexutil.Uint64
+			Transactions       []json.RawMessage
+		}
+		if err := ec.Client().CallContext(ctx, &b, "eth_getBlockByNumber", hexutil.Uint64(h), false); err != nil {
+			t.Fatal(err)
+		}
+		hour := int64(b.Timestamp) / 3600 * 3600
+		if byHour[hour] == nil {
+			byHour[hour] = &sdkL1Hour{Timestamp: hour}
+		}
+		byHour[hour].TxCount += len(b.Transactions)
+		byHour[hour].GasUsed += uint64(b.GasUsed)
+	}
+	for _, v := range byHour {
+		f.Hours = append(f.Hours, *v)
+	}
+	slices.SortFunc(f.Hours, func(a, b sdkL1Hour) int { return cmp.Compare(a.Timestamp, b.Timestamp) })
+	return f
+}
+
+// waitSDKL1Derived waits until avaindex at base fetched the L1 NFTs'
+// metadata (token 1's as its last URI has it) and rolled the L1's blocks
+// up into the Metrics API's hours.
+func waitSDKL1Derived(ctx context.Context, t *testing.T, base string, f *sdkL1Facts) {
+	t.Helper()
+	nfts := base + "/v1/chains/" + f.ChainID + "/nfts/collections/"
+	last := f.Hours[len(f.Hours)-1]
+	hourly := fmt.Sprintf("%s/v2/chains/%s/metrics/txCount?timeInterval=hour&startTimestamp=%d&pageSize=100", base, f.ChainID, last.Timestamp)
+	for {
+		var ready []string
+		for _, c := range []struct {
+			u    string
+			want sdkL1NFT
+		}{
+			{nfts + f.ERC721.Address + "/tokens/1", f.ERC721.Tokens["1"]},
+			{nfts + f.ERC721.Address + "/tokens/2", f.ERC721.Tokens["2"]},
+			{nfts + f.ERC1155.Address + "/tokens/2", f.ERC1155.Own},
+		} {
+			var tok nftToken
+			if status, body, _ := get(t, c.u); status != http.StatusOK || json.Unmarshal(body, &tok) != nil ||
+				tok.Metadata.IndexStatus == "UNINDEXED" || tok.TokenURI != c.want.TokenURI || tok.Metadata.Description != c.want.Description {
+				ready = append(ready, c.u+": "+string(body))
+			}
+		}
+		var series struct {
+			Results []struct {
+				Timestamp int64 `json:"timestamp"`
+				Value     int   `json:"value"`
+			} `json:"results"`
+		}
+		if status, body, _ := get(t, hourly); status != http.StatusOK || json.Unmarshal(body, &series) != nil ||
+			!slices.ContainsFunc(series.Results, func(p struct {
+				Timestamp int64 `json:"timestamp"`
+				Value     int   `json:"value"`
+			}) bool {
+				return p.Timestamp == last.Timestamp && p.Value >= last.TxCount
+			}) {
+			ready = append(ready, hourly+": "+string(body))
+		}
+		if len(ready) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the L1's NFT metadata and metrics were not ready:\n%s", strings.Join(ready, "\n"))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

@@ -46,8 +46,11 @@ type sdkFacts struct {
 	// Stakers are the tx ids of the node's current primary-network
 	// validators and delegators.
 	Stakers []string `json:"stakers"`
-	// EVM is what the EVM scenarios did on the C-chain.
+	// EVM is what the EVM scenarios did on the C-chain (TestSDK) or an
+	// L1 (TestSDKL1).
 	EVM *sdkEVMFacts `json:"evm"`
+	// L1 is what tests/sdk/l1.test.mjs checks: TestSDKL1's only.
+	L1 *sdkL1Facts `json:"l1,omitempty"`
 	// Prices are what the loopback price feed tells of the priced
 	// endpoints' records.
 	Prices sdkPriceFacts `json:"prices"`

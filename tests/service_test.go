@@ -116,7 +116,7 @@ func runService(tb testing.TB, listenWithin time.Duration, nodeURL, dsn string, 
 }
 
 // rpc posts a JSON-RPC request and returns the raw result and error members.
-func rpc(t *testing.T, url, method string, params any) (result, rpcErr json.RawMessage) {
+func rpc(t testing.TB, url, method string, params any) (result, rpcErr json.RawMessage) {
 	t.Helper()
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
 	if err != nil {

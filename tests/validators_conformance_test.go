@@ -257,6 +257,32 @@ func TestGetCurrentValidatorsMatchesNode(t *testing.T) {
 			t.Errorf("the node's getValidatorsAt(%d) lacks %s with a key and its delegations' weight: %s", tip, vdr.NodeID, res)
 		}
 		same("platform.getValidatorsAt", map[string]any{"height": tip, "subnetID": l1.SubnetID})
+
+		// platform.getAllValidatorsAt at every height: from the store
+		// before the first conversion to an L1, the node's after; bad
+		// arguments in the node's words.
+		sets := 0
+		for h := uint64(0); h <= tip; h++ {
+			var all struct {
+				ValidatorSets map[ids.ID]json.RawMessage `json:"validatorSets"`
+			}
+			if err := json.Unmarshal(same("platform.getAllValidatorsAt", map[string]any{"height": h}), &all); err != nil {
+				t.Fatal(err)
+			}
+			sets += len(all.ValidatorSets)
+		}
+		if sets <= int(tip) {
+			t.Errorf("the node's getAllValidatorsAt answered %d sets over %d heights: not every height's primary network", sets, tip+1)
+		}
+		for _, bad := range []any{
+			map[string]any{"height": tip + 1000},
+			map[string]any{"height": "nope"},
+			map[string]any{"height": -1},
+			map[string]any{},
+			[]int{1},
+		} {
+			same("platform.getAllValidatorsAt", bad)
+		}
 		for _, bad := range []any{
 			map[string]any{"height": tip + 1000},
 			map[string]any{"height": "nope"},

@@ -358,14 +358,59 @@ func TestEVML1Validators(t *testing.T) {
 			got.Validators[0].NodeID != l.Node.String() || got.Validators[0].Weight != testnet.L1NodeWeight {
 			t.Errorf("the L1's validators = %+v; want %s on %s, weight %d", got.Validators, vdr.ValidationID, l.Node, testnet.L1NodeWeight)
 		}
+		// The L1's subnet as platform.getSubnet has it: its owner, its
+		// conversion and manager, and its chain as platform.getBlockchains
+		// has it, with the genesis it was created with (the reference's
+		// EvmGenesisDto: the precompile configs and the fee config).
+		info, err := platformvm.NewClient(l.URL).GetSubnet(ctx, l.SubnetID)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var sub avaapi.Subnet
 		getJSON(t, doc, "/v1/networks/{network}/subnets/{subnetId}", base+"/subnets/"+l.SubnetID.String(), &sub)
-		if !sub.IsL1 || sub.L1ConversionTransactionHash != l.L1.ConvertSubnetToL1Tx.String() {
-			t.Errorf("getSubnetById(%s) = %+v", l.SubnetID, sub)
+		owners := bech32Of(t, l.Net, info.ControlKeys...)
+		if !sub.IsL1 || info.ConversionID == ids.Empty || sub.L1ConversionTransactionHash != l.L1.ConvertSubnetToL1Tx.String() ||
+			sub.L1ValidatorManagerDetails == nil || sub.L1ValidatorManagerDetails.BlockchainID != info.ManagerChainID.String() ||
+			!strings.EqualFold(sub.L1ValidatorManagerDetails.ContractAddress, fmt.Sprintf("0x%x", info.ManagerAddress)) ||
+			sub.Threshold != info.Threshold || sub.Locktime != info.Locktime || !slices.Equal(sub.OwnerAddresses, owners) {
+			t.Errorf("getSubnetById(%s) = %+v; node %+v", l.SubnetID, sub, info)
+		}
+		nodeChains, err := platformvm.NewClient(l.URL).GetBlockchains(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var onL1 []string
+		for _, c := range nodeChains {
+			if c.SubnetID == l.SubnetID {
+				onL1 = append(onL1, c.ID.String())
+			}
+		}
+		slices.Sort(onL1)
+		var subChains []string
+		for _, b := range sub.Blockchains {
+			subChains = append(subChains, b.BlockchainID)
+		}
+		slices.Sort(subChains)
+		if !slices.Equal(subChains, onL1) {
+			t.Errorf("getSubnetById(%s).blockchains = %v; the node's %v", l.SubnetID, subChains, onL1)
 		}
 		subnets := pageAll[avaapi.Subnet](t, doc, "/v1/networks/{network}/subnets", base+"/subnets?sortOrder=desc", "subnets", 5)
-		if !slices.ContainsFunc(subnets, func(s avaapi.Subnet) bool { return s.SubnetID == l.SubnetID.String() && s.IsL1 }) {
-			t.Errorf("listSubnets does not list the L1 %s", l.SubnetID)
+		if i := slices.IndexFunc(subnets, func(s avaapi.Subnet) bool { return s.SubnetID == l.SubnetID.String() }); i < 0 ||
+			jsonOf(t, subnets[i]) != jsonOf(t, sub) {
+			t.Errorf("listSubnets does not list the L1 %s as getSubnetById does", l.SubnetID)
 		}
+		chains := pageAll[avaapi.Blockchain](t, doc, "/v1/networks/{network}/blockchains", base+"/blockchains?sortOrder=desc", "blockchains", 5)
+		var chain avaapi.Blockchain
+		getJSON(t, doc, "/v1/networks/{network}/blockchains/{blockchainId}", base+"/blockchains/"+l.BlockchainID.String(), &chain)
+		if i := slices.IndexFunc(chains, func(c avaapi.Blockchain) bool { return c.BlockchainID == l.BlockchainID.String() }); i < 0 ||
+			jsonOf(t, chains[i]) != jsonOf(t, chain) {
+			t.Errorf("listBlockchains does not list the L1's chain %s as getBlockchainById does", l.BlockchainID)
+		}
+		if chain.SubnetID != l.SubnetID.String() || chain.VMID != testnet.SubnetEVMID.String() || chain.EVMChainID == nil ||
+			*chain.EVMChainID != l.EVMChainID || !sameJSONValue(t, chain.GenesisData, l.Genesis) {
+			t.Errorf("getBlockchainById(%s) = %+v; want subnet %s, VM %s, EVM chain %d and genesis %s",
+				l.BlockchainID, chain, l.SubnetID, testnet.SubnetEVMID, l.EVMChainID, l.Genesis)
+		}
+		doc.ValidateSchema(t, "EvmGenesisDto", chain.GenesisData)
 	})
 }

@@ -59,6 +59,7 @@ func TestWalletReadsWhenNodeIsDown(t *testing.T) {
 		{"/ext/bc/P", "platform.getSubnets", map[string]any{"ids": []ids.ID{issued.SubnetID, constants.PrimaryNetworkID}}},
 		{"/ext/bc/P", "platform.getValidatorsAt", map[string]any{"height": tip}},
 		{"/ext/bc/P", "platform.getValidatorsAt", map[string]any{"height": 1, "subnetID": constants.PrimaryNetworkID}},
+		{"/ext/bc/P", "platform.getAllValidatorsAt", map[string]any{"height": 1}},
 		{"/ext/bc/X", "avm.getHeight", map[string]any{}},
 		{"/ext/bc/X", "avm.getBlockByHeight", map[string]any{"height": 1}},
 		{"/ext/bc/X", "avm.getTx", map[string]any{"txID": issued.XImportFromP, "encoding": "hexnc"}},

@@ -38,13 +38,21 @@ func (f fakeValidatorsAtSource) Subnet(_ context.Context, id ids.ID) (*pchain.Su
 	return nil, derrors.NotFound
 }
 
+func (f fakeValidatorsAtSource) Subnets(context.Context) ([]*pchain.Subnet, error) {
+	var out []*pchain.Subnet
+	for _, s := range f.subnets {
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // TestValidatorsAtForwarded: what the store holds is answered here; the
 // proposed height, heights past the indexed tip and L1s go to the node.
 func TestValidatorsAtForwarded(t *testing.T) {
 	poa, l1 := ids.GenerateTestID(), ids.GenerateTestID()
 	fwd := ValidatorsAtForwarded(fakeValidatorsAtSource{tip: 100, banff: 3, subnets: map[ids.ID]*pchain.Subnet{
 		poa: {ID: poa},
-		l1:  {ID: l1, Conversion: &internal.SubnetConversion{}},
+		l1:  {ID: l1, Conversion: &internal.SubnetConversion{At: internal.PPos{Height: 50}}},
 	}})
 	for _, tc := range []struct {
 		method, params string
@@ -64,6 +72,15 @@ func TestValidatorsAtForwarded(t *testing.T) {
 		{"platform.getValidatorsAt", `{"height":"nope"}`, false},
 		{"platform.getValidatorsAt", `{"height":"5","subnetID":"nope"}`, false},
 		{"platform.getHeight", `{"height":"proposed"}`, false},
+		// All sets: before the first conversion to an L1.
+		{"platform.getAllValidatorsAt", `{"height":"49"}`, false},
+		{"platform.getAllValidatorsAt", `[{"height":0}]`, false},
+		{"platform.getAllValidatorsAt", `{"height":"50"}`, true},
+		{"platform.getAllValidatorsAt", `{"height":"100"}`, true},
+		{"platform.getAllValidatorsAt", `{"height":"2"}`, true}, // pre-Banff
+		{"platform.getAllValidatorsAt", `{"height":"proposed"}`, true},
+		{"platform.getAllValidatorsAt", `{"height":"101"}`, true},
+		{"platform.getAllValidatorsAt", `{"height":"nope"}`, false},
 	} {
 		if got := fwd(tc.method, json.RawMessage(tc.params)); got != tc.want {
 			t.Errorf("%s %s: forwarded %v, want %v", tc.method, tc.params, got, tc.want)
