@@ -90,20 +90,27 @@ func childService(t *testing.T, nodeURL, dsn string, extra ...string) *child {
 	case <-time.After(3 * time.Minute):
 		t.Fatal("the avaindex child process did not listen within 3 minutes")
 	}
-	// Serving once it knows the network (the Data API answers 503 before).
-	deadline := time.Now().Add(3 * time.Minute)
+	waitServing(t, c.base, 3*time.Minute)
+	return c
+}
+
+// waitServing waits until avaindex at base serves the Data API, which it
+// does once it knows the network (it answers 503 before).
+func waitServing(t *testing.T, base string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for {
-		resp, err := http.Get(c.base + "/v1/chains")
+		resp, err := http.Get(base + "/v1/chains")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return c
+				return
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the avaindex child process did not serve within 3 minutes: %v", err)
+			t.Fatalf("avaindex at %s did not serve within %s: %v", base, within, err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

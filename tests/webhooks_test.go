@@ -38,6 +38,7 @@ type hookReceiver struct {
 	hang     chan struct{} // non-nil: requests wait for it (or their end)
 	inFlight chan struct{} // signalled when a request hangs
 	got      []string      // the txs taken, in order, repeats included
+	payloads []string      // their bodies
 	bad      []string      // what should not have come
 }
 
@@ -82,6 +83,7 @@ func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	r.got = append(r.got, ev.Event.Transaction.TxHash+" to "+ev.Event.Transaction.To)
+	r.payloads = append(r.payloads, string(body))
 }
 
 func (r *hookReceiver) setHang(on bool) {

@@ -13,9 +13,11 @@ import (
 	"time"
 )
 
-// ErrLeaseLost is the error of a write made under a lease (WithLease) that
-// another holder has taken since.
-var ErrLeaseLost = errors.New("the lease was taken over by another instance")
+// ErrLeaseLost is the error of a lease its holder can no longer vouch
+// for: of a write made under it (WithLease) after another holder took
+// it, and of Check when that happened or when its database session
+// failed (which frees it for another). The error wrapping it says which.
+var ErrLeaseLost = errors.New("the lease is lost")
 
 // leaseTable records, per lease, who took it last and how many times it
 // was taken: the epoch that fences writes made under an older holding.
@@ -122,12 +124,14 @@ func (l *Lease) Check(ctx context.Context) error {
 	defer l.mu.Unlock()
 	if l.conn == nil {
 		if l.db.dialect == Postgres {
-			return ErrLeaseLost
+			return fmt.Errorf("%w: released", ErrLeaseLost)
 		}
 		return nil
 	}
 	if err := l.conn.PingContext(ctx); err != nil {
-		return fmt.Errorf("%w: its connection: %w", ErrLeaseLost, err)
+		// Not necessarily taken: the session that held it failed (the
+		// database restarted, the network broke), which frees it.
+		return fmt.Errorf("%w: its database session failed, which frees it: %w", ErrLeaseLost, err)
 	}
 	return nil
 }
@@ -195,7 +199,7 @@ func (tx *DB) checkLease(ctx context.Context) error {
 		return fmt.Errorf("checking the lease %s: %w", l.name, err)
 	}
 	if epoch != l.epoch {
-		return fmt.Errorf("lease %s (taken %d times, ours the %dth): %w", l.name, epoch, l.epoch, ErrLeaseLost)
+		return fmt.Errorf("%w: lease %s was taken over by another instance (taken %d times, ours the %dth)", ErrLeaseLost, l.name, epoch, l.epoch)
 	}
 	return nil
 }
