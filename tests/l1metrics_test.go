@@ -407,8 +407,8 @@ func checkL1BadRequests(t *testing.T, doc *openapitest.Doc, base string, vid ids
 	}
 }
 
-// sdkL1Facts are what tests/sdk/l1metrics.test.mjs asserts.
-type sdkL1Facts struct {
+// sdkL1MetricsFacts are what tests/sdk/l1metrics.test.mjs asserts.
+type sdkL1MetricsFacts struct {
 	Network string `json:"network"`
 	L1Fees  struct {
 		ValidationID string `json:"validationId"`
@@ -432,7 +432,7 @@ func runL1MetricsSDK(t *testing.T, base string, f *l1NodeFacts, kept ids.ID, a l
 	t.Helper()
 	installSDK(t)
 	v := f.Validations[kept]
-	var facts sdkL1Facts
+	var facts sdkL1MetricsFacts
 	facts.Network = "testnet"
 	facts.L1Fees.ValidationID, facts.L1Fees.NodeID, facts.L1Fees.SubnetID = kept.String(), v.Node.String(), v.Subnet.String()
 	facts.L1Fees.Today, facts.L1Fees.FirstDay, facts.L1Fees.Paid, facts.L1Fees.Deposits = a.today, v.FirstDay, v.fees(), v.Deposits
