@@ -20,6 +20,7 @@ import (
 	"errors"
 	"math/big"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -168,6 +169,10 @@ type Deps struct {
 	// WebhookLimits bounds a tier's keys' webhooks; nil for
 	// DefaultWebhookLimits.
 	WebhookLimits func(tier string) store.WebhookLimits
+	// CheckWebhookURL refuses, with the reason, a webhook URL the
+	// delivery's outbound rules would refuse (webhooks.CheckURL); nil
+	// checks none.
+	CheckWebhookURL func(ctx context.Context, u *url.URL) error
 	// Uptimes tells the validators' uptimes (listValidators); nil reads
 	// every uptime as 0 and every validator as not connected.
 	Uptimes UptimeSource
@@ -211,6 +216,7 @@ type API struct {
 	// webhooks and webhookLimitsOf are Deps.Webhooks and WebhookLimits.
 	webhooks        WebhookSource
 	webhookLimitsOf func(tier string) store.WebhookLimits
+	checkWebhookURL func(ctx context.Context, u *url.URL) error
 	// uptimes and views serve the validator lists (validatorview.go).
 	uptimes UptimeSource
 	views   views
@@ -271,6 +277,7 @@ func New(d Deps) (*API, error) {
 		chainIDs:        [3]string{d.Network.PChainID.String(), d.Network.XChainID.String(), d.Network.CChainID.String()},
 		webhooks:        d.Webhooks,
 		webhookLimitsOf: d.WebhookLimits,
+		checkWebhookURL: d.CheckWebhookURL,
 	}, nil
 }
 

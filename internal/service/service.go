@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -234,6 +235,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		Webhooks: st, WebhookLimits: func(tier string) store.WebhookLimits {
 			l := cfg.Webhooks.Limit(tier)
 			return store.WebhookLimits{Webhooks: l.Webhooks, Addresses: l.Addresses}
+		},
+		CheckWebhookURL: func(ctx context.Context, u *url.URL) error {
+			return webhooks.CheckURL(ctx, net.DefaultResolver, u, cfg.Webhooks.AllowPrivateNetworks)
 		}})
 	if err != nil {
 		return nil, nil, nil, err

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
@@ -21,9 +20,37 @@ const (
 	WebhookInactive = "inactive"
 )
 
-// EventAddressActivity is the event type of the EVM address activity
-// webhooks.
-const EventAddressActivity = "address_activity"
+// Event types: EVM address activity, P- and X-chain address activity,
+// and validator activity.
+const (
+	EventAddressActivity         = "address_activity"
+	EventPlatformAddressActivity = "primary_network_address_activity"
+	EventValidatorActivity       = "validator_activity"
+)
+
+// WebhookFilter is what a primary_network_address_activity or
+// validator_activity webhook watches beyond its keys (its addresses:
+// bech32 addresses without a chain prefix, node ids or subnet ids).
+type WebhookFilter struct {
+	// Chain is "P" or "X" (primary_network_address_activity); ChainName is
+	// the request's chainId, echoed.
+	Chain     string `json:"chain,omitempty"`
+	ChainName string `json:"chainName,omitempty"`
+	Network   string `json:"network,omitempty"`
+	// KeyType is addresses, nodeId or subnetId.
+	KeyType   string   `json:"keyType,omitempty"`
+	SubEvents []string `json:"subEvents,omitempty"`
+	// BalanceType and BalanceThreshold (nAVAX, decimal) are the
+	// balance_threshold sub-event's filter.
+	BalanceType      string `json:"balanceType,omitempty"`
+	BalanceThreshold string `json:"balanceThreshold,omitempty"`
+	// NodeIDs and SubnetIDs narrow validator_activity events further.
+	NodeIDs   []string `json:"nodeIds,omitempty"`
+	SubnetIDs []string `json:"subnetIds,omitempty"`
+	// L1FeeBalanceThreshold is kept and echoed (nAVAX): the
+	// l1_validator_balance_threshold sub-event is not derived.
+	L1FeeBalanceThreshold string `json:"l1ValidatorFeeBalanceThreshold,omitempty"`
+}
 
 // Webhook is a webhook as the store keeps it.
 type Webhook struct {
@@ -43,6 +70,8 @@ type Webhook struct {
 	Created         time.Time
 	// Attempts is how many times the oldest undelivered event failed.
 	Attempts int
+	// Filter is set on the primary-network event types.
+	Filter WebhookFilter
 }
 
 // WebhookKey is a webhook's place in its owner's list.
@@ -123,7 +152,7 @@ type WebhookStore interface {
 }
 
 const webhookColumns = `id, owner, event_type, chain_id, url, name, description, status, status_reason,
-	include_logs, include_internal_txs, event_signatures, created_at, attempts`
+	include_logs, include_internal_txs, event_signatures, created_at, attempts, filter`
 
 func scanWebhook(sc scanner) (*Webhook, error) {
 	var (
@@ -132,10 +161,14 @@ func scanWebhook(sc scanner) (*Webhook, error) {
 		logs, itxs   int
 		sigs         string
 		attempts     int
+		filter       string
 	)
 	if err := sc.Scan(&w.ID, &w.Owner, &w.EventType, &cid, &w.URL, &w.Name, &w.Description, &w.Status, &w.StatusReason,
-		&logs, &itxs, &sigs, &created, &attempts); err != nil {
+		&logs, &itxs, &sigs, &created, &attempts, &filter); err != nil {
 		return nil, err
+	}
+	if err := json.Unmarshal([]byte(filter), &w.Filter); err != nil {
+		return nil, fmt.Errorf("webhook %s's filter: %w", w.ID, err)
 	}
 	w.ChainID, w.IncludeLogs, w.IncludeInternalTxs, w.Created, w.Attempts = uint64(cid), logs == 1, itxs == 1, time.UnixMilli(created), attempts
 	if err := json.Unmarshal([]byte(sigs), &w.EventSignatures); err != nil {
@@ -158,6 +191,10 @@ func (s *sqlStore) CreateWebhook(ctx context.Context, w Webhook, addrs []string,
 	if err != nil {
 		return err
 	}
+	filter, err := json.Marshal(w.Filter)
+	if err != nil {
+		return err
+	}
 	return s.db.Transact(ctx, func(tx *database.DB) error {
 		var n int64
 		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM webhooks WHERE owner = ?", w.Owner).Scan(&n); err != nil {
@@ -167,9 +204,9 @@ func (s *sqlStore) CreateWebhook(ctx context.Context, w Webhook, addrs []string,
 			return derrors.Client(derrors.PermissionDenied, "this key's tier allows %d webhooks, which it has", limits.Webhooks)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`, next_attempt, claim, claimed_until)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '', 0)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, '', 0)`,
 			w.ID, w.Owner, w.EventType, int64(w.ChainID), w.URL, w.Name, w.Description, w.Status, w.StatusReason,
-			boolInt(w.IncludeLogs), boolInt(w.IncludeInternalTxs), string(sigs), w.Created.UnixMilli()); err != nil {
+			boolInt(w.IncludeLogs), boolInt(w.IncludeInternalTxs), string(sigs), w.Created.UnixMilli(), string(filter)); err != nil {
 			return err
 		}
 		if err := insertWebhookAddresses(ctx, tx, w.ID, addrs); err != nil {
@@ -186,13 +223,16 @@ func nonNilHashes(h []common.Hash) []common.Hash {
 	return h
 }
 
+// insertWebhookAddresses adds the webhook's keys, in the normal form the
+// API gave them (EVM addresses lowercase; node ids and cb58 are case-
+// sensitive).
 func insertWebhookAddresses(ctx context.Context, tx *database.DB, id string, addrs []string) error {
 	if len(addrs) == 0 {
 		return nil
 	}
 	rows := make([][]any, len(addrs))
 	for i, a := range addrs {
-		rows[i] = []any{id, strings.ToLower(a)}
+		rows[i] = []any{id, a}
 	}
 	_, err := tx.BulkInsert(ctx, "webhook_addresses", []string{"webhook_id", "address"}, rows, onConflictDoNothing)
 	return err
@@ -306,7 +346,7 @@ func (s *sqlStore) RemoveWebhookAddresses(ctx context.Context, owner, id string,
 			return err
 		}
 		for _, a := range addrs {
-			if _, err := tx.Exec(ctx, "DELETE FROM webhook_addresses WHERE webhook_id = ? AND address = ?", id, strings.ToLower(a)); err != nil {
+			if _, err := tx.Exec(ctx, "DELETE FROM webhook_addresses WHERE webhook_id = ? AND address = ?", id, a); err != nil {
 				return err
 			}
 		}
