@@ -460,7 +460,7 @@ func (pb *platformBatch) addressEvents(ctx context.Context, tx *database.DB, all
 		}
 	}
 	balance := map[ids.ShortID]*big.Int{}
-	if len(thresholdAddrs) > 0 && pb.hasAVAX {
+	if len(thresholdAddrs) > 0 && (pb.hasAVAX || pb.chain == internal.PChain) {
 		for _, a := range thresholdAddrs {
 			b, err := unspentAVAX(ctx, tx, pb.chain, a, pb.avax)
 			if err != nil {
@@ -475,7 +475,7 @@ func (pb *platformBatch) addressEvents(ctx context.Context, tx *database.DB, all
 		after[i] = map[ids.ShortID]*big.Int{}
 		for a, cur := range balance {
 			after[i][a] = new(big.Int).Set(cur)
-			if fl := all[i].flows[a][pb.avax]; fl != nil {
+			if fl := pb.avaxFlow(all[i], a); fl != nil {
 				cur.Sub(cur, new(big.Int).SetUint64(fl.received))
 				cur.Add(cur, new(big.Int).SetUint64(fl.sent))
 			}
@@ -540,7 +540,7 @@ func (pb *platformBatch) addressEvents(ctx context.Context, tx *database.DB, all
 				for _, a := range addrs {
 					key, ok := h.keys[a]
 					aft := after[i][a]
-					fl := f.flows[a][pb.avax]
+					fl := pb.avaxFlow(f, a)
 					if !ok || aft == nil || fl == nil {
 						continue
 					}
@@ -563,17 +563,38 @@ func (pb *platformBatch) addressEvents(ctx context.Context, tx *database.DB, all
 	return nil
 }
 
+// avaxFlow is what f did to a's AVAX: on the P-chain, which holds AVAX
+// alone, whatever its asset id.
+func (pb *platformBatch) avaxFlow(f *txFlows, a ids.ShortID) *flow {
+	if pb.chain != internal.PChain {
+		return f.flows[a][pb.avax]
+	}
+	var sum *flow
+	for _, fl := range f.flows[a] {
+		if sum == nil {
+			sum = &flow{}
+		}
+		sum.sent, sum.received, sum.staked = sum.sent+fl.sent, sum.received+fl.received, sum.staked+fl.staked
+	}
+	return sum
+}
+
 // unspentAVAX is a's balance on chain as balance_threshold measures it:
-// its unspent, unstaked AVAX UTXOs (its locked ones included).
+// its unspent, unstaked AVAX UTXOs (its locked ones included). The
+// P-chain holds AVAX alone.
 func unspentAVAX(ctx context.Context, tx *database.DB, chain internal.Chain, a ids.ShortID, avax ids.ID) (*big.Int, error) {
 	t := utxoTables[chain]
 	addrTable := "p_utxo_addresses"
 	if chain == internal.XChain {
 		addrTable = "x_utxo_addresses"
 	}
+	asset, args := " AND u.asset_id = ?", []any{a[:], avax[:]}
+	if chain == internal.PChain {
+		asset, args = "", args[:1]
+	}
 	sum := new(big.Int)
 	err := tx.RunQuery(ctx, `SELECT u.amount FROM `+t.table+` u JOIN `+addrTable+` a ON a.utxo_id = u.id
-		WHERE a.address = ? AND u.asset_id = ? AND u.consumed_tx_id IS NULL AND u.kind <> 'exported' AND NOT `+t.staked,
+		WHERE a.address = ?`+asset+` AND u.consumed_tx_id IS NULL AND u.kind <> 'exported' AND NOT `+t.staked,
 		func(rows *sql.Rows) error {
 			var v int64
 			if err := rows.Scan(&v); err != nil {
@@ -581,7 +602,7 @@ func unspentAVAX(ctx context.Context, tx *database.DB, chain internal.Chain, a i
 			}
 			sum.Add(sum, new(big.Int).SetUint64(uint64(v)))
 			return nil
-		}, a[:], avax[:])
+		}, args...)
 	return sum, err
 }
 
