@@ -32,11 +32,11 @@ type platformHookEvent struct {
 	WebhookID, EventType, MessageID string
 	Event                           struct {
 		EventType, TxHash, TxType, NodeID, SubnetID, StakingTxHash, StakeAmount string
-		StartTimestamp, EndTimestamp                                          int64
-		Committed                                                             bool
-		Addresses                                                             []string
-		BalanceChanges                                                        []struct{ Address, AssetID, Sent, Received, Staked, Change string }
-		Rewards                                                               []struct{ Amount, UTXOID string }
+		StartTimestamp, EndTimestamp                                            int64
+		Committed                                                               bool
+		Addresses                                                               []string
+		BalanceChanges                                                          []struct{ Address, AssetID, Sent, Received, Staked, Change string }
+		Rewards                                                                 []struct{ Amount, UTXOID string }
 	}
 }
 
