@@ -217,6 +217,8 @@ type API struct {
 	webhooks        WebhookSource
 	webhookLimitsOf func(tier string) store.WebhookLimits
 	checkWebhookURL func(ctx context.Context, u *url.URL) error
+	// streams counts the open webhook event streams by key.
+	streams streamCounts
 	// uptimes and views serve the validator lists (validatorview.go).
 	uptimes UptimeSource
 	views   views
@@ -229,6 +231,9 @@ type Route struct {
 	// Write marks a write-class operation (one that makes avaindex act,
 	// not only read): a read-only tier is refused it (403).
 	Write bool
+	// Own marks avaindex's extension of the Data API, which the reference
+	// does not have: internal/apidoc/own.yaml describes it.
+	Own bool
 }
 
 // New returns the Data API for d.
@@ -384,17 +389,20 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "PATCH /v1/webhooks/{id}/addresses", Handler: a.handle(a.changeWebhookAddresses(true)), Write: true},
 		{Pattern: "DELETE /v1/webhooks/{id}/addresses", Handler: a.handle(a.changeWebhookAddresses(false)), Write: true},
 		{Pattern: "GET /v1/webhooks/{id}/addresses", Handler: a.handle(a.getAddressesFromWebhook)},
+		// avaindex's extension: the events as server-sent events.
+		{Pattern: "GET /v1/webhooks/{id}/events", Handler: a.handle(a.webhookEvents), Own: true},
 	}
 }
 
-// Patterns are the patterns of the Data API's routes, in Routes' order:
+// Patterns are the patterns of the Data API's reference routes (not Own), in Routes' order:
 // what the served OpenAPI document (internal/apidoc) is made for. It needs
 // no store: the route table is the same for every network.
 func Patterns() []string {
-	routes := (&API{}).Routes()
-	out := make([]string, len(routes))
-	for i, r := range routes {
-		out[i] = r.Pattern
+	var out []string
+	for _, r := range (&API{}).Routes() {
+		if !r.Own {
+			out = append(out, r.Pattern)
+		}
 	}
 	return out
 }

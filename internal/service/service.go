@@ -482,7 +482,7 @@ func settingOrCreate(ctx context.Context, st store.Store, key string, create fun
 func webhookConfig(cfg *config.Config) webhooks.Config {
 	w := cfg.Webhooks
 	return webhooks.Config{AllowNetworks: w.AllowPrivateNetworks, Timeout: w.Timeout, MaxAttempts: w.MaxAttempts,
-		MaxBackoff: w.MaxBackoff, Concurrency: w.Concurrency}
+		MaxBackoff: w.MaxBackoff, Concurrency: w.Concurrency, Retention: w.Retention}
 }
 
 // nftMetaConfig is the NFT metadata worker's configuration.
