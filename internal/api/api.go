@@ -20,6 +20,7 @@ import (
 	"errors"
 	"math/big"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -168,6 +169,10 @@ type Deps struct {
 	// WebhookLimits bounds a tier's keys' webhooks; nil for
 	// DefaultWebhookLimits.
 	WebhookLimits func(tier string) store.WebhookLimits
+	// CheckWebhookURL refuses, with the reason, a webhook URL the
+	// delivery's outbound rules would refuse (webhooks.CheckURL); nil
+	// checks none.
+	CheckWebhookURL func(ctx context.Context, u *url.URL) error
 	// Uptimes tells the validators' uptimes (listValidators); nil reads
 	// every uptime as 0 and every validator as not connected.
 	Uptimes UptimeSource
@@ -217,6 +222,9 @@ type API struct {
 	// webhooks and webhookLimitsOf are Deps.Webhooks and WebhookLimits.
 	webhooks        WebhookSource
 	webhookLimitsOf func(tier string) store.WebhookLimits
+	checkWebhookURL func(ctx context.Context, u *url.URL) error
+	// streams counts the open webhook event streams by key.
+	streams streamCounts
 	// uptimes and views serve the validator lists (validatorview.go).
 	uptimes UptimeSource
 	views   views
@@ -293,6 +301,7 @@ func New(d Deps) (*API, error) {
 		operations:      d.Operations,
 		linkKey:         linkKey(d.TokenKey),
 		linkTTL:         linkTTL,
+		checkWebhookURL: d.CheckWebhookURL,
 	}, nil
 }
 
@@ -403,11 +412,14 @@ func (a *API) BareRoutes() []Route {
 		{Pattern: "POST /v1/operations/transactions:export", Handler: a.handle(a.postTransactionExportJob), Write: true},
 		{Pattern: "GET /v1/operations/{operationId}", Handler: a.handle(a.getOperationResult)},
 		{Pattern: "GET /v1/operations/{operationId}/download", Handler: a.handle(a.downloadOperationFile), Signed: true},
+		// avaindex's extension: the events as server-sent events.
+		{Pattern: "GET /v1/webhooks/{id}/events", Handler: a.handle(a.webhookEvents)},
 	}
 }
 
 // Patterns are the patterns of the Data API's routes, in Routes' order:
-// what the served OpenAPI document (internal/apidoc) is made for. It needs
+// what the served OpenAPI document (internal/apidoc) is made for; a route
+// the reference lacks is described in internal/apidoc/own.yaml. It needs
 // no store: the route table is the same for every network.
 func Patterns() []string {
 	routes := (&API{}).Routes()

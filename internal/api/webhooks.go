@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -81,28 +82,31 @@ type addressActivityMetadata struct {
 }
 
 type webhookRequest struct {
-	EventType          string                   `json:"eventType"`
-	URL                string                   `json:"url"`
-	Name               string                   `json:"name"`
-	Description        string                   `json:"description"`
-	ChainID            string                   `json:"chainId"`
-	Metadata           *addressActivityMetadata `json:"metadata"`
-	IncludeInternalTxs bool                     `json:"includeInternalTxs"`
-	IncludeLogs        bool                     `json:"includeLogs"`
+	EventType          string          `json:"eventType"`
+	URL                string          `json:"url"`
+	Name               string          `json:"name"`
+	Description        string          `json:"description"`
+	ChainID            string          `json:"chainId"`
+	Network            string          `json:"network"`
+	Metadata           json.RawMessage `json:"metadata"`
+	IncludeInternalTxs bool            `json:"includeInternalTxs"`
+	IncludeLogs        bool            `json:"includeLogs"`
 }
 
 type webhookResponse struct {
-	ID                 string                  `json:"id"`
-	URL                string                  `json:"url"`
-	ChainID            string                  `json:"chainId"`
-	Status             string                  `json:"status"`
-	CreatedAt          int64                   `json:"createdAt"`
-	Name               string                  `json:"name"`
-	Description        string                  `json:"description"`
-	EventType          string                  `json:"eventType"`
-	Metadata           addressActivityMetadata `json:"metadata"`
-	IncludeInternalTxs bool                    `json:"includeInternalTxs"`
-	IncludeLogs        bool                    `json:"includeLogs"`
+	ID          string `json:"id"`
+	URL         string `json:"url"`
+	ChainID     string `json:"chainId"`
+	Status      string `json:"status"`
+	CreatedAt   int64  `json:"createdAt"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	EventType   string `json:"eventType"`
+	// Metadata is an addressActivityMetadata, platformMetadata or
+	// validatorMetadata, by EventType.
+	Metadata           any   `json:"metadata"`
+	IncludeInternalTxs *bool `json:"includeInternalTxs,omitempty"`
+	IncludeLogs        *bool `json:"includeLogs,omitempty"`
 	// InactiveReason, beyond the reference, says why an inactive
 	// webhook is: deactivated, or its deliveries failed (and how).
 	InactiveReason string `json:"inactiveReason,omitempty"`
@@ -111,26 +115,39 @@ type webhookResponse struct {
 func (a *API) renderWebhook(ctx context.Context, src WebhookSource, w *store.Webhook) (*webhookResponse, error) {
 	resp := &webhookResponse{ID: w.ID, URL: w.URL, ChainID: strconv.FormatUint(w.ChainID, 10), Status: w.Status,
 		CreatedAt: w.Created.UnixMilli(), Name: w.Name, Description: w.Description, EventType: w.EventType,
-		IncludeInternalTxs: w.IncludeInternalTxs, IncludeLogs: w.IncludeLogs, InactiveReason: w.StatusReason}
+		InactiveReason: w.StatusReason}
 	if w.Status == store.WebhookActive {
 		resp.InactiveReason = ""
 	}
-	for _, s := range w.EventSignatures {
-		resp.Metadata.EventSignatures = append(resp.Metadata.EventSignatures, s.Hex())
-	}
-	resp.Metadata.Addresses = []string{}
+	keys := []string{}
 	after := ""
 	for {
 		page, _, err := src.WebhookAddresses(ctx, w.Owner, w.ID, after, 10_000)
 		if err != nil {
 			return nil, err
 		}
-		resp.Metadata.Addresses = append(resp.Metadata.Addresses, page...)
+		keys = append(keys, page...)
 		if len(page) < 10_000 {
-			return resp, nil
+			break
 		}
 		after = page[len(page)-1]
 	}
+	switch w.EventType {
+	case store.EventPlatformAddressActivity:
+		resp.ChainID = w.Filter.ChainName
+		resp.Metadata = renderPlatformMetadata(w, keys)
+	case store.EventValidatorActivity:
+		resp.ChainID = w.Filter.ChainName
+		resp.Metadata = renderValidatorMetadata(w, keys)
+	default:
+		m := addressActivityMetadata{Addresses: keys}
+		for _, s := range w.EventSignatures {
+			m.EventSignatures = append(m.EventSignatures, s.Hex())
+		}
+		resp.Metadata = m
+		resp.IncludeInternalTxs, resp.IncludeLogs = &w.IncludeInternalTxs, &w.IncludeLogs
+	}
+	return resp, nil
 }
 
 // webhookAddresses checks a request's addresses: EVM addresses, returned
@@ -150,13 +167,18 @@ func webhookAddresses(name string, in []string) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-func webhookURL(s string) (string, error) {
+func (a *API) webhookURL(ctx context.Context, s string) (string, error) {
 	if len(s) > maxWebhookURL {
 		return "", derrors.Invalid("url: longer than %d bytes", maxWebhookURL)
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return "", derrors.Invalid("url: %s is not an http(s) URL with a host (and without credentials)", derrors.Echo(s))
+	}
+	if a.checkWebhookURL != nil {
+		if err := a.checkWebhookURL(ctx, u); err != nil {
+			return "", derrors.Invalid("url: %s is refused by the outbound rules: %s", derrors.Echo(s), derrors.Echo(err.Error()))
+		}
 	}
 	return u.String(), nil
 }
@@ -208,15 +230,9 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	switch body.EventType {
-	case store.EventAddressActivity:
-	case "primary_network_address_activity", "validator_activity":
-		return derrors.Invalid("eventType: %s webhooks are not served by avaindex yet; address_activity is", body.EventType)
+	case store.EventAddressActivity, store.EventPlatformAddressActivity, store.EventValidatorActivity:
 	default:
 		return derrors.Invalid("eventType: must be address_activity, primary_network_address_activity or validator_activity; got %s", derrors.Echo(body.EventType))
-	}
-	u, err := webhookURL(body.URL)
-	if err != nil {
-		return err
 	}
 	if err := checkText("name", body.Name, maxWebhookName); err != nil {
 		return err
@@ -224,41 +240,67 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := checkText("description", body.Description, maxWebhookDescription); err != nil {
 		return err
 	}
-	chainID, err := strconv.ParseUint(body.ChainID, 10, 63)
-	if err != nil {
-		return derrors.Invalid("chainId: must be the decimal id of an EVM chain; got %s", derrors.Echo(body.ChainID))
+	if len(body.Metadata) == 0 || string(body.Metadata) == "null" {
+		return derrors.Invalid("metadata: required, with its keys")
 	}
-	if _, ok := a.chains.ByChainID(chainID); !ok {
-		return derrors.Invalid("chainId: %d is not an EVM chain this server indexes", chainID)
+	hook := store.Webhook{ID: newUUID(), Owner: c.KeyID, EventType: body.EventType, Name: body.Name,
+		Description: body.Description, Status: store.WebhookActive, Created: time.Now()}
+	var keys []string
+	switch body.EventType {
+	case store.EventAddressActivity:
+		keys, err = a.addressActivityRequest(&body, &hook)
+	case store.EventPlatformAddressActivity:
+		keys, err = a.platformRequest(&body, &hook)
+	default:
+		keys, err = a.validatorRequest(&body, &hook)
 	}
-	if body.Metadata == nil {
-		return derrors.Invalid("metadata: required, with its addresses")
-	}
-	addrs, err := webhookAddresses("metadata.addresses", body.Metadata.Addresses)
 	if err != nil {
 		return err
 	}
-	if len(body.Metadata.EventSignatures) > maxEventSignatures {
-		return derrors.Invalid("metadata.eventSignatures: %d given, %d at most", len(body.Metadata.EventSignatures), maxEventSignatures)
-	}
-	var sigs []common.Hash
-	for _, s := range body.Metadata.EventSignatures {
-		b, err := hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
-		if err != nil || len(b) != common.HashLength {
-			return derrors.Invalid("metadata.eventSignatures: %s is not a 32-byte hex topic", derrors.Echo(s))
-		}
-		sigs = append(sigs, common.BytesToHash(b))
+	if hook.URL, err = a.webhookURL(r.Context(), body.URL); err != nil {
+		return err
 	}
 	if _, err := ensureSecret(r.Context(), src, c.KeyID); err != nil {
 		return err
 	}
-	hook := store.Webhook{ID: newUUID(), Owner: c.KeyID, EventType: body.EventType, ChainID: chainID, URL: u, Name: body.Name,
-		Description: body.Description, Status: store.WebhookActive, IncludeLogs: body.IncludeLogs,
-		IncludeInternalTxs: body.IncludeInternalTxs, EventSignatures: sigs, Created: time.Now()}
-	if err := src.CreateWebhook(r.Context(), hook, addrs, a.webhookLimits(c.Tier)); err != nil {
+	if err := src.CreateWebhook(r.Context(), hook, keys, a.webhookLimits(c.Tier)); err != nil {
 		return err
 	}
 	return a.writeWebhookStatus(w, r, src, c, hook.ID, http.StatusCreated)
+}
+
+// addressActivityRequest reads an address_activity webhook's chain and
+// metadata into hook; it returns its addresses.
+func (a *API) addressActivityRequest(body *webhookRequest, hook *store.Webhook) ([]string, error) {
+	chainID, err := strconv.ParseUint(body.ChainID, 10, 63)
+	if err != nil {
+		return nil, derrors.Invalid("chainId: must be the decimal id of an EVM chain; got %s", derrors.Echo(body.ChainID))
+	}
+	if _, ok := a.chains.ByChainID(chainID); !ok {
+		return nil, derrors.Invalid("chainId: %d is not an EVM chain this server indexes", chainID)
+	}
+	var md addressActivityMetadata
+	if err := json.Unmarshal(body.Metadata, &md); err != nil {
+		return nil, derrors.Invalid("metadata: must be an object with addresses (strings) and eventSignatures (strings)")
+	}
+	addrs, err := webhookAddresses("metadata.addresses", md.Addresses)
+	if err != nil {
+		return nil, err
+	}
+	if len(md.EventSignatures) > maxEventSignatures {
+		return nil, derrors.Invalid("metadata.eventSignatures: %d given, %d at most", len(md.EventSignatures), maxEventSignatures)
+	}
+	var sigs []common.Hash
+	for _, s := range md.EventSignatures {
+		b, err := hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
+		if err != nil || len(b) != common.HashLength {
+			return nil, derrors.Invalid("metadata.eventSignatures: %s is not a 32-byte hex topic", derrors.Echo(s))
+		}
+		sigs = append(sigs, common.BytesToHash(b))
+	}
+	hook.ChainID, hook.EventSignatures = chainID, sigs
+	hook.IncludeLogs, hook.IncludeInternalTxs = body.IncludeLogs, body.IncludeInternalTxs
+	return addrs, nil
 }
 
 func (a *API) writeWebhook(w http.ResponseWriter, r *http.Request, src WebhookSource, c Caller, id string) error {
@@ -374,7 +416,7 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if body.URL != nil {
-		v, err := webhookURL(*body.URL)
+		v, err := a.webhookURL(r.Context(), *body.URL)
 		if err != nil {
 			return err
 		}
@@ -416,7 +458,11 @@ func (a *API) changeWebhookAddresses(add bool) func(w http.ResponseWriter, r *ht
 		if body.Addresses == nil {
 			return derrors.Invalid("addresses: required")
 		}
-		addrs, err := webhookAddresses("addresses", body.Addresses)
+		hook, err := src.Webhook(r.Context(), c.KeyID, id)
+		if err != nil {
+			return err
+		}
+		addrs, err := a.webhookKeys(r.Context(), src, hook, body.Addresses, add)
 		if err != nil {
 			return err
 		}

@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
 
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -20,15 +24,19 @@ import (
 // newWebhookAPI serves the Data API over a fresh store, the caller being
 // the key named in x-data-api-key (as the server's access layer
 // recognizes it) at tier "standard".
-func newWebhookAPI(t testing.TB, dsn string, limits store.WebhookLimits) (http.Handler, store.Store) {
+func newWebhookAPI(t testing.TB, dsn string, limits store.WebhookLimits, opts ...func(*Deps)) (http.Handler, store.Store) {
 	t.Helper()
 	st, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	a, err := New(Deps{Store: st, EVM: st, Health: st, Chains: evmTestChains(), Network: testNet, TokenKey: bytes.Repeat([]byte{7}, 32),
-		Webhooks: st, WebhookLimits: func(string) store.WebhookLimits { return limits }})
+	d := Deps{Store: st, EVM: st, Health: st, Chains: evmTestChains(), Network: testNet, TokenKey: bytes.Repeat([]byte{7}, 32),
+		Webhooks: st, WebhookLimits: func(string) store.WebhookLimits { return limits }}
+	for _, o := range opts {
+		o(&d)
+	}
+	a, err := New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +92,7 @@ func TestWebhookEndpoints(t *testing.T) {
 		create := fmt.Sprintf(`{"eventType":"address_activity","url":"https://example.org/hook","name":"n","description":"d","chainId":"%d",
 			"metadata":{"addresses":["%s","%s"],"eventSignatures":["0x61cbb2a3dee0b6064c2e681aadd61677fb4ef319f0b547508d495626f5a62f64"]},"includeLogs":true}`,
 			evmTestChain, a1, a2)
-		var hook webhookResponse
+		var hook testHook
 		callOK(t, h, "alice", "POST", "/v1/webhooks", create, &hook)
 		wantAddrs := []string{strings.ToLower(a2), strings.ToLower(a1)}
 		if !uuidLike(hook.ID) || hook.Status != "active" || hook.ChainID != fmt.Sprint(evmTestChain) || hook.URL != "https://example.org/hook" ||
@@ -92,7 +100,7 @@ func TestWebhookEndpoints(t *testing.T) {
 			len(hook.Metadata.EventSignatures) != 1 {
 			t.Errorf("created %+v", hook)
 		}
-		var got webhookResponse
+		var got testHook
 		callOK(t, h, "alice", "GET", "/v1/webhooks/"+hook.ID, "", &got)
 		if got.ID != hook.ID || got.Name != "n" || got.Description != "d" {
 			t.Errorf("getWebhook = %+v", got)
@@ -110,7 +118,7 @@ func TestWebhookEndpoints(t *testing.T) {
 			}
 		}
 		var list struct {
-			Webhooks []webhookResponse `json:"webhooks"`
+			Webhooks []testHook `json:"webhooks"`
 		}
 		callOK(t, h, "bob", "GET", "/v1/webhooks", "", &list)
 		if len(list.Webhooks) != 0 {
@@ -155,7 +163,7 @@ func TestWebhookEndpoints(t *testing.T) {
 		if got.Name != "renamed" || !got.IncludeInternalTxs || !got.IncludeLogs {
 			t.Errorf("updated %+v", got)
 		}
-		var second webhookResponse
+		var second testHook
 		callOK(t, h, "alice", "POST", "/v1/webhooks", create, &second)
 		if rec := call(t, h, "alice", "POST", "/v1/webhooks", create); rec.Code != http.StatusForbidden {
 			t.Errorf("a third webhook with a limit of 2: %d %s", rec.Code, rec.Body)
@@ -169,8 +177,8 @@ func TestWebhookEndpoints(t *testing.T) {
 			target := "/v1/webhooks?pageSize=1&status=" + status
 			for {
 				var l struct {
-					Webhooks      []webhookResponse `json:"webhooks"`
-					NextPageToken string            `json:"nextPageToken"`
+					Webhooks      []testHook `json:"webhooks"`
+					NextPageToken string     `json:"nextPageToken"`
 				}
 				callOK(t, h, "alice", "GET", target, "", &l)
 				for _, w := range l.Webhooks {
@@ -230,9 +238,6 @@ func TestWebhookBadRequests(t *testing.T) {
 			t.Errorf("body %.80s: message %q does not name %s", c.body, body.Message, c.param)
 		}
 	}
-	if rec := call(t, h, "k", "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"https://example.org","chainId":"99999"}`); rec.Code != http.StatusBadRequest {
-		t.Errorf("validator_activity: %d %s", rec.Code, rec.Body)
-	}
 	if rec := call(t, h, "k", "GET", "/v1/webhooks?status=maybe", ""); rec.Code != http.StatusBadRequest {
 		t.Errorf("status=maybe: %d", rec.Code)
 	}
@@ -250,6 +255,8 @@ func FuzzWebhookBodies(f *testing.F) {
 		`{"eventType":"address_activity","url":"https://example.org/h","chainId":"99999","metadata":{"addresses":["0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E"]}}`,
 		`{"eventType":"address_activity","url":"http://[::1]:80/x","chainId":"99999","metadata":{"addresses":[],"eventSignatures":["0x61cbb2a3dee0b6064c2e681aadd61677fb4ef319f0b547508d495626f5a62f64"]},"includeLogs":true,"includeInternalTxs":true}`,
 		`{"name":"x","status":"inactive","url":"https://a.b"}`, `{"addresses":["0x0000000000000000000000000000000000000001"]}`,
+		`{"eventType":"primary_network_address_activity","url":"https://a.b","chainId":"p-chain","network":"local","metadata":{"keyType":"addresses","keys":["P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"],"subEvents":{"addressActivitySubEvents":["balance_change","balance_threshold"]},"balanceThresholdFilter":{"balanceType":"unlockedUnstaked","balanceThreshold":"5"}}}`,
+		`{"eventType":"validator_activity","url":"https://a.b","network":"local","metadata":{"keyType":"nodeId","keys":["NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]},"subnetIds":["11111111111111111111111111111111LpoYY"]}}`,
 		`{"addresses":null}`, `{}`, `null`, `[]`, `{"metadata":{"addresses":[1]}}`, `{"chainId":99999}`, "\x00", `{"url":"https://%zz"}`,
 	} {
 		f.Add(s)
@@ -272,7 +279,7 @@ func FuzzWebhookBodies(f *testing.F) {
 		return rec
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		var hook webhookResponse
+		var hook testHook
 		if rec := send(t, "POST", "/v1/webhooks", body); rec.Code == http.StatusCreated {
 			if err := json.Unmarshal(rec.Body.Bytes(), &hook); err != nil {
 				t.Fatal(err)
@@ -285,6 +292,14 @@ func FuzzWebhookBodies(f *testing.F) {
 					t.Fatalf("accepted address %q", a)
 				}
 			}
+			for _, k := range hook.Metadata.Keys {
+				_, _, err := address.ParseBech32(k)
+				_, nerr := ids.NodeIDFromString(k)
+				_, serr := ids.FromString(k)
+				if err != nil && nerr != nil && serr != nil {
+					t.Fatalf("accepted key %q", k)
+				}
+			}
 		}
 		id := hook.ID
 		if id == "" {
@@ -294,4 +309,154 @@ func FuzzWebhookBodies(f *testing.F) {
 		send(t, "PATCH", "/v1/webhooks/"+id+"/addresses", body)
 		send(t, "DELETE", "/v1/webhooks/"+id+"/addresses", body)
 	})
+}
+
+// testHook is a webhook as the tests read it, whatever its event type.
+type testHook struct {
+	ID, URL, ChainID, Status, Name, Description, EventType, InactiveReason string
+	CreatedAt                                                              int64
+	Metadata                                                               struct {
+		Addresses, EventSignatures, Keys, NodeIDs, SubnetIDs []string
+		KeyType                                              string
+		SubEvents                                            struct {
+			AddressActivitySubEvents, ValidatorActivitySubEvents []string
+		}
+		BalanceThresholdFilter *struct{ BalanceType, BalanceThreshold string }
+	}
+	IncludeInternalTxs, IncludeLogs bool
+}
+
+// TestPlatformWebhookEndpoints creates, reads and changes
+// primary_network_address_activity and validator_activity webhooks, in the
+// reference's shapes (call validates each answer), and refuses their bad
+// metadata naming the field.
+func TestPlatformWebhookEndpoints(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		h, _ := newWebhookAPI(t, dsn, store.WebhookLimits{Webhooks: 10, Addresses: 3})
+		a1, a2, a3 := "local1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqxrhj9t", "local1qgqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqye75yw", "local1qvqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqagekud"
+		var hook testHook
+		callOK(t, h, "alice", "POST", "/v1/webhooks", `{"eventType":"primary_network_address_activity","url":"https://example.org/p",
+			"chainId":"p-chain","network":"local","metadata":{"keyType":"addresses","keys":["P-`+a2+`","`+a1+`"],
+			"subEvents":{"addressActivitySubEvents":["balance_change","balance_threshold","reward_distribution"]},
+			"balanceThresholdFilter":{"balanceType":"unlockedUnstaked","balanceThreshold":"5500000000"}}}`, &hook)
+		if hook.EventType != store.EventPlatformAddressActivity || hook.ChainID != "p-chain" || !slices.Equal(hook.Metadata.Keys, []string{a2, a1}) ||
+			hook.Metadata.KeyType != "addresses" || len(hook.Metadata.SubEvents.AddressActivitySubEvents) != 3 ||
+			hook.Metadata.BalanceThresholdFilter == nil || hook.Metadata.BalanceThresholdFilter.BalanceThreshold != "5500000000" {
+			t.Errorf("created %+v", hook)
+		}
+		// The reference gives the addresses operations the EVM webhook's
+		// shape alone: a primary-network webhook answers in its own.
+		var got testHook
+		addrCall := func(method, body string) {
+			t.Helper()
+			req := httptest.NewRequest(method, "/v1/webhooks/"+hook.ID+"/addresses", strings.NewReader(body))
+			req.Header.Set(HeaderDataAPIKey, "alice")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s addresses: %d %s", method, rec.Code, rec.Body)
+			}
+			if err := openapitest.Default(t).CheckSchema("PrimaryNetworkAddressActivityResponse", rec.Body.Bytes()); err != nil {
+				t.Error(err)
+			}
+			got = testHook{}
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		addrCall("PATCH", `{"addresses":["X-`+a3+`"]}`)
+		if !slices.Equal(got.Metadata.Keys, []string{a2, a3, a1}) {
+			t.Errorf("after adding: %v", got.Metadata.Keys)
+		}
+		if rec := call(t, h, "alice", "PATCH", "/v1/webhooks/"+hook.ID+"/addresses", `{"addresses":["0x0000000000000000000000000000000000000001"]}`); rec.Code != http.StatusBadRequest {
+			t.Errorf("an EVM address on a P-chain webhook: %d %s", rec.Code, rec.Body)
+		}
+		addrCall("DELETE", `{"addresses":["`+a1+`"]}`)
+		if !slices.Equal(got.Metadata.Keys, []string{a2, a3}) {
+			t.Errorf("after removing: %v", got.Metadata.Keys)
+		}
+
+		node, subnet := "NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg", "11111111111111111111111111111111LpoYY"
+		var vh testHook
+		callOK(t, h, "alice", "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"https://example.org/v","network":"local",
+			"metadata":{"keyType":"nodeId","keys":["`+node+`"],"subEvents":{"validatorActivitySubEvents":["validator_stake","delegator_stake"]},
+			"subnetIds":["`+subnet+`"]}}`, &vh)
+		if vh.EventType != store.EventValidatorActivity || !slices.Equal(vh.Metadata.Keys, []string{node}) || vh.Metadata.KeyType != "nodeId" ||
+			!slices.Equal(vh.Metadata.SubnetIDs, []string{subnet}) || len(vh.Metadata.SubEvents.ValidatorActivitySubEvents) != 2 {
+			t.Errorf("created %+v", vh)
+		}
+		if rec := call(t, h, "alice", "PATCH", "/v1/webhooks/"+vh.ID+"/addresses", `{"addresses":["NodeID-6HgC8KRBEhXYbF4riJyJFLSHt37UNuRt"]}`); rec.Code != http.StatusBadRequest {
+			t.Errorf("a second key on a validator webhook: %d %s", rec.Code, rec.Body)
+		}
+
+		pm := func(meta string) string {
+			return `{"eventType":"primary_network_address_activity","url":"https://example.org/p","chainId":"p-chain","network":"local","metadata":` + meta + `}`
+		}
+		vm := func(meta string) string {
+			return `{"eventType":"validator_activity","url":"https://example.org/v","network":"local","metadata":` + meta + `}`
+		}
+		sub := `"subEvents":{"addressActivitySubEvents":["balance_change"]}`
+		for _, c := range []struct{ body, param string }{
+			{pm(`{"keyType":"addresses","keys":["` + a1 + `"],` + sub + `}`)[:0] + `{"eventType":"primary_network_address_activity","url":"https://example.org/p","chainId":"c-chain","metadata":{"keyType":"addresses","keys":[],` + sub + `}}`, "chainId"},
+			{`{"eventType":"primary_network_address_activity","url":"https://example.org/p","chainId":"p-chain","network":"mars","metadata":{"keyType":"addresses","keys":[],` + sub + `}}`, "network"},
+			{pm(`{"keyType":"nodeId","keys":[],` + sub + `}`), "metadata.keyType"},
+			{pm(`{"keyType":"addresses","keys":["avax1qyqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqndsgdp"],` + sub + `}`), "metadata.keys"},
+			{pm(`{"keyType":"addresses","keys":["0x0000000000000000000000000000000000000001"],` + sub + `}`), "metadata.keys"},
+			{pm(`{"keyType":"addresses","keys":[],"subEvents":{"addressActivitySubEvents":[]}}`), "metadata.subEvents"},
+			{pm(`{"keyType":"addresses","keys":[],"subEvents":{"addressActivitySubEvents":["validator_stake"]}}`), "metadata.subEvents"},
+			{pm(`{"keyType":"addresses","keys":[],"subEvents":{"addressActivitySubEvents":["balance_threshold"]}}`), "metadata.balanceThresholdFilter"},
+			{pm(`{"keyType":"addresses","keys":[],` + sub + `,"balanceThresholdFilter":{"balanceType":"lockedStaked","balanceThreshold":"1"}}`), "metadata.balanceThresholdFilter.balanceType"},
+			{pm(`{"keyType":"addresses","keys":[],` + sub + `,"balanceThresholdFilter":{"balanceType":"unlockedUnstaked","balanceThreshold":"-1"}}`), "metadata.balanceThresholdFilter.balanceThreshold"},
+			{pm(`{"keyType":"addresses","keys":"x"}`), "metadata"},
+			{vm(`{"keyType":"addresses","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]}}`), "metadata.keyType"},
+			{vm(`{"keyType":"nodeId","keys":[],"subEvents":{"validatorActivitySubEvents":["validator_stake"]}}`), "metadata.keys"},
+			{vm(`{"keyType":"nodeId","keys":["` + node + `","NodeID-6HgC8KRBEhXYbF4riJyJFLSHt37UNuRt"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]}}`), "metadata.keys"},
+			{vm(`{"keyType":"subnetId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]}}`), "metadata.keys"},
+			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["balance_change"]}}`), "metadata.subEvents"},
+			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["l1_validator_balance_threshold"]}}`), "metadata.subEvents"},
+			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]},"nodeIds":["x"]}`), "metadata.nodeIds"},
+			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]},"l1ValidatorFeeBalanceThreshold":"1.5"}`), "metadata.l1ValidatorFeeBalanceThreshold"},
+		} {
+			rec := call(t, h, "alice", "POST", "/v1/webhooks", c.body)
+			body := decodeError(t, rec, http.StatusBadRequest)
+			if !strings.Contains(body.Message, c.param) {
+				t.Errorf("body %.200s: message %q does not name %s", c.body, body.Message, c.param)
+			}
+		}
+	})
+}
+
+// TestWebhookURLRules refuses, at creation and update, a URL the
+// delivery's outbound rules refuse (400 naming url), with the check the
+// service wires.
+func TestWebhookURLRules(t *testing.T) {
+	refused := map[string]bool{"10.0.0.1": true, "metadata.internal": true}
+	h, _ := newWebhookAPI(t, dbtest.SQLite(t), store.WebhookLimits{Webhooks: 10, Addresses: 3}, func(d *Deps) {
+		d.CheckWebhookURL = func(_ context.Context, u *url.URL) error {
+			if refused[u.Hostname()] {
+				return fmt.Errorf("host %s is non-public", u.Hostname())
+			}
+			return nil
+		}
+	})
+	create := func(u string) string {
+		return fmt.Sprintf(`{"eventType":"address_activity","url":%q,"chainId":"%d","metadata":{"addresses":[]}}`, u, evmTestChain)
+	}
+	for _, u := range []string{"http://10.0.0.1/hook", "https://metadata.internal/x"} {
+		body := decodeError(t, call(t, h, "k", "POST", "/v1/webhooks", create(u)), http.StatusBadRequest)
+		if !strings.Contains(body.Message, "url") || !strings.Contains(body.Message, "non-public") {
+			t.Errorf("%s: %q", u, body.Message)
+		}
+	}
+	var hook testHook
+	callOK(t, h, "k", "POST", "/v1/webhooks", create("https://example.org/hook"), &hook)
+	body := decodeError(t, call(t, h, "k", "PATCH", "/v1/webhooks/"+hook.ID, `{"url":"http://10.0.0.1/x"}`), http.StatusBadRequest)
+	if !strings.Contains(body.Message, "url") {
+		t.Errorf("update: %q", body.Message)
+	}
+	var got testHook
+	callOK(t, h, "k", "GET", "/v1/webhooks/"+hook.ID, "", &got)
+	if got.URL != "https://example.org/hook" {
+		t.Errorf("the refused update changed the url to %s", got.URL)
+	}
 }

@@ -131,6 +131,8 @@ type Webhooks struct {
 	MaxBackoff  time.Duration
 	// Concurrency is how many webhooks an instance delivers to at once.
 	Concurrency int
+	// Retention is how long delivered events stay for the event stream.
+	Retention time.Duration
 	// Limits are the per-tier bounds, by tier name (--webhook-limit);
 	// DefaultLimit for a tier not named.
 	Limits       map[string]WebhookLimit
@@ -375,6 +377,7 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Webhooks.MaxAttempts, "webhook-max-attempts", 12, "failed deliveries in a row after which a webhook turns inactive (the waits double from 1s, jittered)")
 	fs.DurationVar(&c.Webhooks.MaxBackoff, "webhook-max-backoff", 10*time.Minute, "longest wait between two delivery attempts of a webhook")
 	fs.IntVar(&c.Webhooks.Concurrency, "webhook-concurrency", 8, "webhooks an instance delivers to at once")
+	fs.DurationVar(&c.Webhooks.Retention, "webhook-retention", 24*time.Hour, "how long delivered webhook events stay for the event stream (GET /v1/webhooks/{id}/events) to resume from")
 	fs.Var(&l.webhookLimits, "webhook-limit", "the webhooks a key of a tier may have and the addresses each may watch, TIER:WEBHOOKS:ADDRESSES, e.g. standard:10:10000 (repeatable; default 10 webhooks of 10000 addresses for every tier)")
 	fs.Var(&l.spamAllow, "spam-token-allow", "an ERC-20 token never filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")
 	fs.Var(&l.spamDeny, "spam-token-deny", "an ERC-20 token always filtered as spam by filterSpamTokens, CHAINID:0xADDRESS or 0xADDRESS for every chain (repeatable)")

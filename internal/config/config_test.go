@@ -46,7 +46,7 @@ func TestDefaults(t *testing.T) {
 		Prices:      Prices{RequestsPerMinute: 30, CacheTTL: time.Minute, HistoricalMinAge: 24 * time.Hour},
 		Role:        RoleAll,
 		NFTMetadata: NFTMetadata{IPFSGateway: "https://ipfs.io", Concurrency: 32, PerHost: 8, MaxBytes: 1 << 20, Timeout: 10 * time.Second},
-		Webhooks: Webhooks{Timeout: 10 * time.Second, MaxAttempts: 12, MaxBackoff: 10 * time.Minute, Concurrency: 8,
+		Webhooks: Webhooks{Timeout: 10 * time.Second, MaxAttempts: 12, MaxBackoff: 10 * time.Minute, Concurrency: 8, Retention: 24 * time.Hour,
 			DefaultLimit: WebhookLimit{Webhooks: 10, Addresses: 10_000}},
 		UsageRetention: 30 * 24 * time.Hour,
 		Exports:        Exports{LinkTTL: time.Hour, MaxRows: 1_000_000, Retention: 7 * 24 * time.Hour},

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -236,6 +237,9 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		Webhooks: st, WebhookLimits: func(tier string) store.WebhookLimits {
 			l := cfg.Webhooks.Limit(tier)
 			return store.WebhookLimits{Webhooks: l.Webhooks, Addresses: l.Addresses}
+		},
+		CheckWebhookURL: func(ctx context.Context, u *url.URL) error {
+			return webhooks.CheckURL(ctx, net.DefaultResolver, u, cfg.Webhooks.AllowPrivateNetworks)
 		}})
 	if err != nil {
 		return nil, nil, nil, err
@@ -520,7 +524,7 @@ func settingOrCreate(ctx context.Context, st store.Store, key string, create fun
 func webhookConfig(cfg *config.Config) webhooks.Config {
 	w := cfg.Webhooks
 	return webhooks.Config{AllowNetworks: w.AllowPrivateNetworks, Timeout: w.Timeout, MaxAttempts: w.MaxAttempts,
-		MaxBackoff: w.MaxBackoff, Concurrency: w.Concurrency}
+		MaxBackoff: w.MaxBackoff, Concurrency: w.Concurrency, Retention: w.Retention}
 }
 
 // nftMetaConfig is the NFT metadata worker's configuration.

@@ -65,9 +65,10 @@ type pApplier func(ctx context.Context, tx *database.DB, batch *internal.PBatch)
 // pAppliers run in order for every batch: applyPStaking writes L1 refund
 // UTXOs that applyPUTXOs may see spent, and the stakers that
 // applyPRewardHistory reads; applyPAtomic needs the exports and imports
-// applyPUTXOs stores; applyPMetrics reads the owners of the UTXOs spent.
+// applyPUTXOs stores; applyPMetrics reads the owners of the UTXOs spent;
+// applyPWebhookEvents, last, reads the UTXOs and stakers the others wrote.
 var pAppliers = []pApplier{applyPStaking, onBlocks(applyPUTXOs), onBlocks(applyPRewardHistory), onBlocks(applyPAtomic),
-	applyPState, onBlocks(applyPMetrics)}
+	applyPState, onBlocks(applyPMetrics), applyPWebhookEvents}
 
 // onBlocks is apply, which reads the batch's blocks alone, as a pApplier.
 func onBlocks(apply applier[*internal.PBlockData]) pApplier {

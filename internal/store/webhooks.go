@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
@@ -21,9 +20,37 @@ const (
 	WebhookInactive = "inactive"
 )
 
-// EventAddressActivity is the event type of the EVM address activity
-// webhooks.
-const EventAddressActivity = "address_activity"
+// Event types: EVM address activity, P- and X-chain address activity,
+// and validator activity.
+const (
+	EventAddressActivity         = "address_activity"
+	EventPlatformAddressActivity = "primary_network_address_activity"
+	EventValidatorActivity       = "validator_activity"
+)
+
+// WebhookFilter is what a primary_network_address_activity or
+// validator_activity webhook watches beyond its keys (its addresses:
+// bech32 addresses without a chain prefix, node ids or subnet ids).
+type WebhookFilter struct {
+	// Chain is "P" or "X" (primary_network_address_activity); ChainName is
+	// the request's chainId, echoed.
+	Chain     string `json:"chain,omitempty"`
+	ChainName string `json:"chainName,omitempty"`
+	Network   string `json:"network,omitempty"`
+	// KeyType is addresses, nodeId or subnetId.
+	KeyType   string   `json:"keyType,omitempty"`
+	SubEvents []string `json:"subEvents,omitempty"`
+	// BalanceType and BalanceThreshold (nAVAX, decimal) are the
+	// balance_threshold sub-event's filter.
+	BalanceType      string `json:"balanceType,omitempty"`
+	BalanceThreshold string `json:"balanceThreshold,omitempty"`
+	// NodeIDs and SubnetIDs narrow validator_activity events further.
+	NodeIDs   []string `json:"nodeIds,omitempty"`
+	SubnetIDs []string `json:"subnetIds,omitempty"`
+	// L1FeeBalanceThreshold is kept and echoed (nAVAX): the
+	// l1_validator_balance_threshold sub-event is not derived.
+	L1FeeBalanceThreshold string `json:"l1ValidatorFeeBalanceThreshold,omitempty"`
+}
 
 // Webhook is a webhook as the store keeps it.
 type Webhook struct {
@@ -43,6 +70,8 @@ type Webhook struct {
 	Created         time.Time
 	// Attempts is how many times the oldest undelivered event failed.
 	Attempts int
+	// Filter is set on the primary-network event types.
+	Filter WebhookFilter
 }
 
 // WebhookKey is a webhook's place in its owner's list.
@@ -110,7 +139,8 @@ type WebhookStore interface {
 	RenewWebhookClaim(ctx context.Context, id, claim string, until time.Time) error
 	// WebhookEvents returns the webhook's oldest events, in order.
 	WebhookEvents(ctx context.Context, id string, limit int) ([]WebhookEvent, error)
-	// AckWebhookEvents deletes delivered events and resets the backoff.
+	// AckWebhookEvents marks delivered events (kept for the stream until
+	// pruned) and resets the backoff.
 	AckWebhookEvents(ctx context.Context, id, claim string, delivered []WebhookEvent) error
 	// FailWebhook records a failed attempt: the next at next, or, with a
 	// reason, the webhook inactive. It releases the claim.
@@ -120,10 +150,24 @@ type WebhookStore interface {
 	// WebhookBacklog is how many events wait in the outbox for active
 	// webhooks.
 	WebhookBacklog(ctx context.Context) (int64, error)
+
+	// WebhookStream returns the webhook's retained events, delivered or
+	// not, after after (nil: from the oldest), in order.
+	WebhookStream(ctx context.Context, id string, after *WebhookEventPos, limit int) ([]WebhookEvent, error)
+	// WebhookEventPosition is where the webhook's event messageID is in
+	// its order; nil when it is not retained.
+	WebhookEventPosition(ctx context.Context, id, messageID string) (*WebhookEventPos, error)
+	// PruneWebhookEvents deletes the events delivered before before.
+	PruneWebhookEvents(ctx context.Context, before time.Time) (int64, error)
+}
+
+// WebhookEventPos is an event's place in its webhook's order.
+type WebhookEventPos struct {
+	BlockNumber, Position uint64
 }
 
 const webhookColumns = `id, owner, event_type, chain_id, url, name, description, status, status_reason,
-	include_logs, include_internal_txs, event_signatures, created_at, attempts`
+	include_logs, include_internal_txs, event_signatures, created_at, attempts, filter`
 
 func scanWebhook(sc scanner) (*Webhook, error) {
 	var (
@@ -132,10 +176,14 @@ func scanWebhook(sc scanner) (*Webhook, error) {
 		logs, itxs   int
 		sigs         string
 		attempts     int
+		filter       string
 	)
 	if err := sc.Scan(&w.ID, &w.Owner, &w.EventType, &cid, &w.URL, &w.Name, &w.Description, &w.Status, &w.StatusReason,
-		&logs, &itxs, &sigs, &created, &attempts); err != nil {
+		&logs, &itxs, &sigs, &created, &attempts, &filter); err != nil {
 		return nil, err
+	}
+	if err := json.Unmarshal([]byte(filter), &w.Filter); err != nil {
+		return nil, fmt.Errorf("webhook %s's filter: %w", w.ID, err)
 	}
 	w.ChainID, w.IncludeLogs, w.IncludeInternalTxs, w.Created, w.Attempts = uint64(cid), logs == 1, itxs == 1, time.UnixMilli(created), attempts
 	if err := json.Unmarshal([]byte(sigs), &w.EventSignatures); err != nil {
@@ -158,6 +206,10 @@ func (s *sqlStore) CreateWebhook(ctx context.Context, w Webhook, addrs []string,
 	if err != nil {
 		return err
 	}
+	filter, err := json.Marshal(w.Filter)
+	if err != nil {
+		return err
+	}
 	return s.db.Transact(ctx, func(tx *database.DB) error {
 		var n int64
 		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM webhooks WHERE owner = ?", w.Owner).Scan(&n); err != nil {
@@ -167,9 +219,9 @@ func (s *sqlStore) CreateWebhook(ctx context.Context, w Webhook, addrs []string,
 			return derrors.Client(derrors.PermissionDenied, "this key's tier allows %d webhooks, which it has", limits.Webhooks)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`, next_attempt, claim, claimed_until)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, '', 0)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, '', 0)`,
 			w.ID, w.Owner, w.EventType, int64(w.ChainID), w.URL, w.Name, w.Description, w.Status, w.StatusReason,
-			boolInt(w.IncludeLogs), boolInt(w.IncludeInternalTxs), string(sigs), w.Created.UnixMilli()); err != nil {
+			boolInt(w.IncludeLogs), boolInt(w.IncludeInternalTxs), string(sigs), w.Created.UnixMilli(), string(filter)); err != nil {
 			return err
 		}
 		if err := insertWebhookAddresses(ctx, tx, w.ID, addrs); err != nil {
@@ -186,13 +238,16 @@ func nonNilHashes(h []common.Hash) []common.Hash {
 	return h
 }
 
+// insertWebhookAddresses adds the webhook's keys, in the normal form the
+// API gave them (EVM addresses lowercase; node ids and cb58 are case-
+// sensitive).
 func insertWebhookAddresses(ctx context.Context, tx *database.DB, id string, addrs []string) error {
 	if len(addrs) == 0 {
 		return nil
 	}
 	rows := make([][]any, len(addrs))
 	for i, a := range addrs {
-		rows[i] = []any{id, strings.ToLower(a)}
+		rows[i] = []any{id, a}
 	}
 	_, err := tx.BulkInsert(ctx, "webhook_addresses", []string{"webhook_id", "address"}, rows, onConflictDoNothing)
 	return err
@@ -306,7 +361,7 @@ func (s *sqlStore) RemoveWebhookAddresses(ctx context.Context, owner, id string,
 			return err
 		}
 		for _, a := range addrs {
-			if _, err := tx.Exec(ctx, "DELETE FROM webhook_addresses WHERE webhook_id = ? AND address = ?", id, strings.ToLower(a)); err != nil {
+			if _, err := tx.Exec(ctx, "DELETE FROM webhook_addresses WHERE webhook_id = ? AND address = ?", id, a); err != nil {
 				return err
 			}
 		}
@@ -365,7 +420,7 @@ func (s *sqlStore) ClaimWebhook(ctx context.Context, now time.Time, lease time.D
 	err = s.db.QueryRow(ctx, `UPDATE webhooks SET claim = ?, claimed_until = ?
 		WHERE status = 'active' AND claimed_until <= ? AND next_attempt <= ? AND id = (
 			SELECT w.id FROM webhooks w WHERE w.status = 'active' AND w.claimed_until <= ? AND w.next_attempt <= ?
-				AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.webhook_id = w.id)
+				AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.webhook_id = w.id AND o.delivered_at IS NULL)
 			ORDER BY w.next_attempt, w.id LIMIT 1)
 		RETURNING id`, claim, ms+lease.Milliseconds(), ms, ms, ms, ms).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -399,7 +454,12 @@ func (s *sqlStore) WebhookEvents(ctx context.Context, id string, limit int) (_ [
 	defer derrors.Wrap(&err, "store.WebhookEvents(%q)", id)
 	var out []WebhookEvent
 	err = s.db.RunQuery(ctx, `SELECT block_number, position, message_id, payload, created_at FROM webhook_outbox
-		WHERE webhook_id = ? ORDER BY block_number, position LIMIT ?`, func(rows *sql.Rows) error {
+		WHERE webhook_id = ? AND delivered_at IS NULL ORDER BY block_number, position LIMIT ?`, scanWebhookEvents(id, &out), id, limit)
+	return out, err
+}
+
+func scanWebhookEvents(id string, out *[]WebhookEvent) func(rows *sql.Rows) error {
+	return func(rows *sql.Rows) error {
 		e := WebhookEvent{WebhookID: id}
 		var bn, pos, created int64
 		var payload string
@@ -407,10 +467,40 @@ func (s *sqlStore) WebhookEvents(ctx context.Context, id string, limit int) (_ [
 			return err
 		}
 		e.BlockNumber, e.Position, e.Payload, e.Created = uint64(bn), uint64(pos), []byte(payload), time.UnixMilli(created)
-		out = append(out, e)
+		*out = append(*out, e)
 		return nil
-	}, id, limit)
+	}
+}
+
+func (s *sqlStore) WebhookStream(ctx context.Context, id string, after *WebhookEventPos, limit int) (_ []WebhookEvent, err error) {
+	defer derrors.Wrap(&err, "store.WebhookStream(%q)", id)
+	q := "SELECT block_number, position, message_id, payload, created_at FROM webhook_outbox WHERE webhook_id = ?"
+	args := []any{id}
+	if after != nil {
+		q += " AND (block_number > ? OR (block_number = ? AND position > ?))"
+		args = append(args, int64(after.BlockNumber), int64(after.BlockNumber), int64(after.Position))
+	}
+	var out []WebhookEvent
+	err = s.db.RunQuery(ctx, q+" ORDER BY block_number, position LIMIT ?", scanWebhookEvents(id, &out), append(args, limit)...)
 	return out, err
+}
+
+func (s *sqlStore) WebhookEventPosition(ctx context.Context, id, messageID string) (_ *WebhookEventPos, err error) {
+	defer derrors.Wrap(&err, "store.WebhookEventPosition(%q)", id)
+	var bn, pos int64
+	err = s.db.QueryRow(ctx, "SELECT block_number, position FROM webhook_outbox WHERE webhook_id = ? AND message_id = ?", id, messageID).Scan(&bn, &pos)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &WebhookEventPos{BlockNumber: uint64(bn), Position: uint64(pos)}, nil
+}
+
+func (s *sqlStore) PruneWebhookEvents(ctx context.Context, before time.Time) (n int64, err error) {
+	defer derrors.Wrap(&err, "store.PruneWebhookEvents")
+	return s.db.Exec(ctx, "DELETE FROM webhook_outbox WHERE delivered_at IS NOT NULL AND delivered_at < ?", before.UnixMilli())
 }
 
 func (s *sqlStore) AckWebhookEvents(ctx context.Context, id, claim string, delivered []WebhookEvent) (err error) {
@@ -419,6 +509,7 @@ func (s *sqlStore) AckWebhookEvents(ctx context.Context, id, claim string, deliv
 		return nil
 	}
 	last := delivered[len(delivered)-1]
+	now := time.Now().UnixMilli()
 	return s.db.Transact(ctx, func(tx *database.DB) error {
 		n, err := tx.Exec(ctx, "UPDATE webhooks SET attempts = 0, next_attempt = 0 WHERE id = ? AND claim = ?", id, claim)
 		if err != nil {
@@ -427,10 +518,11 @@ func (s *sqlStore) AckWebhookEvents(ctx context.Context, id, claim string, deliv
 		if n == 0 {
 			return ErrWebhookClaimLost
 		}
-		// The events are delivered in order: every one up to the last.
-		_, err = tx.Exec(ctx, `DELETE FROM webhook_outbox WHERE webhook_id = ?
+		// The events are delivered in order: every one up to the last. They
+		// stay for the stream until PruneWebhookEvents.
+		_, err = tx.Exec(ctx, `UPDATE webhook_outbox SET delivered_at = ? WHERE webhook_id = ? AND delivered_at IS NULL
 			AND (block_number < ? OR (block_number = ? AND position <= ?))`,
-			id, int64(last.BlockNumber), int64(last.BlockNumber), int64(last.Position))
+			now, id, int64(last.BlockNumber), int64(last.BlockNumber), int64(last.Position))
 		return err
 	})
 }
@@ -467,6 +559,6 @@ func (s *sqlStore) ReleaseWebhookClaim(ctx context.Context, id, claim string) (e
 func (s *sqlStore) WebhookBacklog(ctx context.Context) (n int64, err error) {
 	defer derrors.Wrap(&err, "store.WebhookBacklog")
 	err = s.db.QueryRow(ctx, `SELECT COUNT(*) FROM webhook_outbox o JOIN webhooks w ON w.id = o.webhook_id
-		WHERE w.status = 'active'`).Scan(&n)
+		WHERE w.status = 'active' AND o.delivered_at IS NULL`).Scan(&n)
 	return n, err
 }

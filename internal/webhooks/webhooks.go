@@ -49,6 +49,7 @@ type Store interface {
 	FailWebhook(ctx context.Context, id, claim string, attempts int, next time.Time, inactiveReason string) error
 	ReleaseWebhookClaim(ctx context.Context, id, claim string) error
 	WebhookBacklog(ctx context.Context) (int64, error)
+	PruneWebhookEvents(ctx context.Context, before time.Time) (int64, error)
 }
 
 // QueueName is the outbox in the progress status (/readyz).
@@ -78,6 +79,10 @@ type Config struct {
 	// renewal: an instance that dies holding one delays its events by
 	// at most this long. Default 3×Timeout + 10s.
 	Lease time.Duration
+	// Retention is how long delivered events stay for the event stream
+	// (GET /v1/webhooks/{id}/events); pruned about once a minute. Zero
+	// keeps them until the next pruning.
+	Retention time.Duration
 }
 
 // Defaults fills the zero fields.
@@ -104,6 +109,10 @@ func (c *Config) Defaults() {
 		c.Lease = 3*c.Timeout + 10*time.Second
 	}
 }
+
+// pruneEvery is how many backlog ticks (2 s) pass between two prunings of
+// the delivered events.
+const pruneEvery = 30
 
 // batch is how many events a worker reads at once.
 const batch = 256
@@ -176,6 +185,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
+	var ticks int
 	for running := w.cfg.Concurrency; running > 0; {
 		select {
 		case <-done:
@@ -184,6 +194,11 @@ func (w *Worker) Run(ctx context.Context) error {
 			if n, err := w.st.WebhookBacklog(ctx); err == nil {
 				w.queue.Set(QueueName, n)
 				backlog.Set(float64(n))
+			}
+			if ticks++; ticks%pruneEvery == 0 {
+				if _, err := w.st.PruneWebhookEvents(ctx, time.Now().Add(-w.cfg.Retention)); err != nil && ctx.Err() == nil {
+					w.log.Warn("webhooks: pruning delivered events failed", "err", err)
+				}
 			}
 		}
 	}

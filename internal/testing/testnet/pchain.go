@@ -178,6 +178,12 @@ func (n *Network) AddValidator(ctx context.Context, duration time.Duration) (*St
 	if err != nil {
 		return nil, err
 	}
+	return n.AddValidatorOn(ctx, nodeID, duration)
+}
+
+// AddValidatorOn is AddValidator with a node id chosen by the caller (one
+// that validates nothing yet).
+func (n *Network) AddValidatorOn(ctx context.Context, nodeID ids.NodeID, duration time.Duration) (*Staker, error) {
 	pop, err := newPoP()
 	if err != nil {
 		return nil, err
