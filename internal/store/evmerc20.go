@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"strings"
 
 	"github.com/ava-labs/libevm/common"
@@ -228,6 +229,9 @@ func erc20TokenStates(ctx context.Context, db *database.DB, cid int64, tokens []
 	}
 	for start := 0; start < len(tokens); start += erc20Chunk {
 		chunk := tokens[start:min(len(tokens), start+erc20Chunk)]
+		for n := 1 << bits.Len(uint(len(chunk)-1)); len(chunk) < n; { // as loadERC20Holdings
+			chunk = append(chunk[:len(chunk):len(chunk)], chunk[0])
+		}
 		args := []any{cid}
 		for _, t := range chunk {
 			args = append(args, t[:])
@@ -275,6 +279,12 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 	const perRead = 500
 	for start := 0; start < len(pairs); start += perRead {
 		chunk := pairs[start:min(len(pairs), start+perRead)]
+		// Padded to a power of two (repeating a pair changes nothing), so
+		// that PostgreSQL sees a few statement texts and reuses their
+		// prepared statements.
+		for n := 1 << bits.Len(uint(len(chunk)-1)); len(chunk) < n; {
+			chunk = append(chunk[:len(chunk):len(chunk)], chunk[0])
+		}
 		args := make([]any, 0, 2*len(chunk)+1)
 		args = append(args, cid)
 		for _, p := range chunk {
