@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"math/bits"
 	"strings"
 
 	"github.com/ava-labs/libevm/common"
@@ -26,10 +25,13 @@ import (
 
 var (
 	erc20BalanceColumns = []string{"chain_id", "address", "token", "block_number", "balance"}
+	erc20HoldingColumns = []string{"chain_id", "address", "token", "first_block", "block_number", "balance"}
 	erc20TokenColumns   = []string{"chain_id", "token", "block_number", "supply", "unexplained", "reason"}
 )
 
 const (
+	erc20HoldingUpsert = `ON CONFLICT (chain_id, address, token) DO UPDATE SET block_number = excluded.block_number,
+		balance = excluded.balance`
 	// A token flagged stays flagged, whoever flagged it first.
 	erc20TokenUpsert = `ON CONFLICT (chain_id, token) DO UPDATE SET block_number = excluded.block_number,
 		supply = excluded.supply,
@@ -103,7 +105,9 @@ func applyERC20Balances(ctx context.Context, tx *database.DB, cid int64, blocks 
 type erc20Pair struct{ addr, token common.Address }
 
 type erc20HoldingState struct {
-	bal *big.Int
+	first, block uint64
+	bal          *big.Int
+	changed      bool
 }
 
 // applyERC20Moves applies moves (in chain order) to the stored balances.
@@ -148,6 +152,11 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	var hist [][]any
 	histAt := map[histKey]int{}
 	record := func(p erc20Pair, block uint64, h *erc20HoldingState) {
+		h.changed = true
+		if h.block == 0 && h.first == 0 {
+			h.first = block
+		}
+		h.block = block
 		k := histKey{p, block}
 		if i, ok := histAt[k]; ok {
 			hist[i][4] = bigBytes(h.bal)
@@ -169,9 +178,7 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 			p := erc20Pair{m.from, m.token}
 			h := holdings[p]
 			if h.bal.Cmp(m.value) < 0 {
-				if !st.Unexplained { // the reason of the first only
-					st.flag(fmt.Sprintf("block %d: a Transfer of %s from %s, which its logs gave %s", m.block, m.value, m.from.Hex(), h.bal))
-				}
+				st.flag(fmt.Sprintf("block %d: a Transfer of %s from %s, which its logs gave %s", m.block, m.value, m.from.Hex(), h.bal))
 				h.bal.SetUint64(0)
 			} else {
 				h.bal.Sub(h.bal, m.value)
@@ -196,11 +203,19 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
 		return err
 	}
-	var trows [][]any
+	var hrows, trows [][]any
+	for _, p := range pairs {
+		if h := holdings[p]; h.changed {
+			hrows = append(hrows, []any{cid, p.addr[:], p.token[:], int64(h.first), int64(h.block), bigBytes(h.bal)})
+		}
+	}
 	for _, t := range tokens {
 		if st := states[t]; st.changed {
 			trows = append(trows, []any{cid, t[:], int64(st.Block), bigBytes(st.Supply), boolInt(st.Unexplained), st.Reason})
 		}
+	}
+	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, hrows, erc20HoldingUpsert); err != nil {
+		return err
 	}
 	_, err = tx.BulkInsert(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
 	return err
@@ -229,9 +244,6 @@ func erc20TokenStates(ctx context.Context, db *database.DB, cid int64, tokens []
 	}
 	for start := 0; start < len(tokens); start += erc20Chunk {
 		chunk := tokens[start:min(len(tokens), start+erc20Chunk)]
-		for n := 1 << bits.Len(uint(len(chunk)-1)); len(chunk) < n; { // as loadERC20Holdings
-			chunk = append(chunk[:len(chunk):len(chunk)], chunk[0])
-		}
 		args := []any{cid}
 		for _, t := range chunk {
 			args = append(args, t[:])
@@ -262,11 +274,10 @@ func erc20TokenStates(ctx context.Context, db *database.DB, cid int64, tokens []
 	return out, nil
 }
 
-// loadERC20Holdings fills holdings (one per pair) with the latest stored
-// balances, each the last row of its pair in evm_erc20_balances; a pair
-// never stored starts at zero. The pairs are a VALUES list, each row's
-// balance a subquery: one index seek each on both engines (an OR of pairs
-// they may scan, and IN lists of addresses and tokens cross them).
+// loadERC20Holdings fills holdings (one per pair) with the stored latest
+// balances; a pair never stored starts at zero. The pairs are a VALUES
+// list joined on the key, one index seek each on both engines (an OR of
+// pairs they may scan, and IN lists of addresses and tokens cross them).
 func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []erc20Pair, holdings map[erc20Pair]*erc20HoldingState) error {
 	for _, p := range pairs {
 		holdings[p].bal = new(big.Int)
@@ -279,34 +290,29 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 	const perRead = 500
 	for start := 0; start < len(pairs); start += perRead {
 		chunk := pairs[start:min(len(pairs), start+perRead)]
-		// Padded to a power of two (repeating a pair changes nothing), so
-		// that PostgreSQL sees a few statement texts and reuses their
-		// prepared statements.
-		for n := 1 << bits.Len(uint(len(chunk)-1)); len(chunk) < n; {
-			chunk = append(chunk[:len(chunk):len(chunk)], chunk[0])
-		}
 		args := make([]any, 0, 2*len(chunk)+1)
-		args = append(args, cid)
 		for _, p := range chunk {
 			args = append(args, p.addr[:], p.token[:])
 		}
-		q := `SELECT p.column1, p.column2, (SELECT b.balance FROM evm_erc20_balances b
-			WHERE b.chain_id = ? AND b.address = p.column1 AND b.token = p.column2 ORDER BY b.block_number DESC LIMIT 1)
-			FROM (VALUES ` + first + strings.Repeat(", (?, ?)", len(chunk)-1) + `) AS p`
+		q := "SELECT h.address, h.token, h.first_block, h.block_number, h.balance FROM (VALUES " + first +
+			strings.Repeat(", (?, ?)", len(chunk)-1) + ") AS p JOIN evm_erc20_holdings h ON h.chain_id = ? AND h.address = p.column1 AND h.token = p.column2"
 		err := db.RunQuery(ctx, q, func(rows *sql.Rows) error {
-			var addr, token, bal []byte
-			if err := rows.Scan(&addr, &token, &bal); err != nil {
+			var (
+				addr, token, bal []byte
+				first, block     int64
+			)
+			if err := rows.Scan(&addr, &token, &first, &block, &bal); err != nil {
 				return err
 			}
 			h := holdings[erc20Pair{common.BytesToAddress(addr), common.BytesToAddress(token)}]
-			if h == nil || bal == nil {
+			if h == nil {
 				return nil
 			}
-			h.bal = bigFrom(bal)
+			h.first, h.block, h.bal = uint64(first), uint64(block), bigFrom(bal)
 			return nil
-		}, args...)
+		}, append(args, cid)...)
 		if err != nil {
-			return fmt.Errorf("reading the ERC-20 balances: %w", err)
+			return fmt.Errorf("reading the ERC-20 holdings: %w", err)
 		}
 	}
 	return nil
@@ -431,17 +437,16 @@ func (s *sqlStore) EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []
 	return out, nil
 }
 
-// erc20Seek is the first token after k.token (or after ?) that the
-// address has a balance row of: one seek in the balances' key, so that
-// the rows of the address's tokens are walked a token at a time (a skip
-// scan, which neither engine plans by itself).
-const erc20Seek = `(SELECT b.token FROM evm_erc20_balances b WHERE b.chain_id = ? AND b.address = ? AND b.token > %s%s
-	ORDER BY b.token LIMIT 1)`
-
-// erc20Latest is the balance of token k.token after block ?: its last row
-// at or before the block (NULL: none).
-const erc20Latest = `(SELECT b.%s FROM evm_erc20_balances b WHERE b.chain_id = ? AND b.address = ? AND b.token = k.token
-	AND b.block_number <= ? ORDER BY b.block_number DESC LIMIT 1)`
+// erc20HoldingSelect reads a holding's token, its balance after block ?
+// (the latest when no later block changed it, else its row of the
+// history), and whether the token is unexplained; the arguments are the
+// block twice.
+const erc20HoldingSelect = `SELECT h.token,
+	CASE WHEN h.block_number <= ? THEN h.balance ELSE (SELECT b.balance FROM evm_erc20_balances b
+		WHERE b.chain_id = h.chain_id AND b.address = h.address AND b.token = h.token AND b.block_number <= ?
+		ORDER BY b.block_number DESC LIMIT 1) END,
+	(SELECT t.unexplained FROM evm_erc20_tokens t WHERE t.chain_id = h.chain_id AND t.token = h.token)
+	FROM evm_erc20_holdings h`
 
 func (s *sqlStore) EVMERC20Balances(ctx context.Context, chainID uint64, addr common.Address, number uint64, tokens []common.Address, after *common.Address, limit int) (_ []ERC20Holding, err error) {
 	defer derrors.Wrap(&err, "store.EVMERC20Balances(%d, %s, %d)", chainID, addr, number)
@@ -453,61 +458,44 @@ func (s *sqlStore) EVMERC20Balances(ctx context.Context, chainID uint64, addr co
 		return nil, nil
 	}
 	n := blockBound(number)
-	cond := ""
-	var condArgs []any
-	if len(tokens) > 0 {
-		cond = " AND b.token IN (?" + strings.Repeat(", ?", len(tokens)-1) + ")"
-		for _, t := range tokens {
-			condArgs = append(condArgs, t[:])
-		}
-	}
-	seekArgs := func(from []byte) []any {
-		a := []any{cid, addr[:]}
-		if from != nil {
-			a = append(a, from)
-		}
-		return append(a, condArgs...)
-	}
-	// The address's next tokens (k), up to a count, each with its
-	// balance after block n (NULL: it held none yet) and whether the
-	// token is unexplained.
-	q := `WITH RECURSIVE k(token, i) AS (
-		SELECT ` + fmt.Sprintf(erc20Seek, "?", cond) + `, 1
-		UNION ALL
-		SELECT ` + fmt.Sprintf(erc20Seek, "k.token", cond) + `, k.i + 1 FROM k WHERE k.token IS NOT NULL AND k.i < ?)
-	SELECT k.token, ` + fmt.Sprintf(erc20Latest, "block_number") + `, ` + fmt.Sprintf(erc20Latest, "balance") + `,
-		(SELECT t.unexplained FROM evm_erc20_tokens t WHERE t.chain_id = ? AND t.token = k.token)
-	FROM k WHERE k.token IS NOT NULL ORDER BY k.token`
 	var out []ERC20Holding
 	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
 		// Zero balances are skipped: read on until the page is full or
 		// the address's tokens end.
-		from := []byte{} // before every address
-		if after != nil {
-			from = after[:]
-		}
+		from := after
 		for len(out) < limit {
+			args := []any{n, n, cid, addr[:], n}
+			cond := ""
+			if len(tokens) > 0 {
+				cond = " AND h.token IN (?" + strings.Repeat(", ?", len(tokens)-1) + ")"
+				for _, t := range tokens {
+					args = append(args, t[:])
+				}
+			}
+			if from != nil {
+				cond += " AND h.token > ?"
+				args = append(args, from[:])
+			}
 			want := limit - len(out)
-			args := append(seekArgs(from), seekArgs(nil)...)
-			args = append(args, want, cid, addr[:], n, cid, addr[:], n, cid)
 			read := 0
-			err := tx.RunQuery(ctx, q, func(rows *sql.Rows) error {
+			err := tx.RunPrepared(ctx, erc20HoldingSelect+" WHERE h.chain_id = ? AND h.address = ? AND h.first_block <= ?"+cond+
+				" ORDER BY h.token LIMIT ?", func(rows *sql.Rows) error {
 				var (
 					token, bal  []byte
-					block       sql.NullInt64
 					unexplained sql.NullInt64
 				)
-				if err := rows.Scan(&token, &block, &bal, &unexplained); err != nil {
+				if err := rows.Scan(&token, &bal, &unexplained); err != nil {
 					return err
 				}
 				read++
-				from = token
-				if !block.Valid || (len(bal) == 0 && unexplained.Int64 != 1) {
-					return nil // no balance yet, or a zero one
+				t := common.BytesToAddress(token)
+				from = &t
+				if len(bal) == 0 && unexplained.Int64 != 1 {
+					return nil
 				}
-				out = append(out, ERC20Holding{Token: common.BytesToAddress(token), Balance: bigFrom(bal), Unexplained: unexplained.Int64 == 1})
+				out = append(out, ERC20Holding{Token: t, Balance: bigFrom(bal), Unexplained: unexplained.Int64 == 1})
 				return nil
-			}, args...)
+			}, append(args, want)...)
 			if err != nil {
 				return err
 			}

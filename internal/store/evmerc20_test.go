@@ -166,7 +166,7 @@ func TestERC20Balances(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A store indexed before: the backfill writes the same rows.
-		for _, tbl := range []string{"evm_erc20_balances", "evm_erc20_tokens"} {
+		for _, tbl := range []string{"evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens"} {
 			if _, err := s.db.Exec(ctx, "DELETE FROM "+tbl); err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +202,7 @@ func TestERC20BackfillLargeBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		all := dumpERC20(t, s)
-		for _, tbl := range []string{"evm_erc20_balances", "evm_erc20_tokens"} {
+		for _, tbl := range []string{"evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens"} {
 			if _, err := s.db.Exec(ctx, "DELETE FROM "+tbl); err != nil {
 				t.Fatal(err)
 			}
@@ -221,6 +221,7 @@ func dumpERC20(t *testing.T, s *sqlStore) string {
 	var lines []string
 	for _, q := range []string{
 		"SELECT address, token, block_number, balance FROM evm_erc20_balances",
+		"SELECT address, token, first_block, block_number, balance FROM evm_erc20_holdings",
 		"SELECT token, block_number, supply, unexplained, reason FROM evm_erc20_tokens",
 	} {
 		err := s.db.RunQuery(context.Background(), q, func(r *sql.Rows) error {
