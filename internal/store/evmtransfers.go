@@ -39,10 +39,10 @@ func applyEVMTransfers(ctx context.Context, tx *database.DB, cid int64, blocks [
 			}
 		}
 	}
-	if _, err := tx.BulkInsert(ctx, "evm_transfers", evmTransferColumns, rows, onConflictDoNothing); err != nil {
+	if _, err := tx.BulkInsert(ctx, "evm_transfers", evmTransferColumns, rows, newRowsConflict(ctx)); err != nil {
 		return err
 	}
-	_, err := tx.BulkInsert(ctx, "evm_address_transfers", evmAddressTransferColumns, addrRows, onConflictDoNothing)
+	_, err := tx.BulkInsert(ctx, "evm_address_transfers", evmAddressTransferColumns, addrRows, newRowsConflict(ctx))
 	return err
 }
 
