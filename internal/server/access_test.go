@@ -170,8 +170,10 @@ func TestAPIKeys(t *testing.T) {
 		}
 		const maxAge = 200 * time.Millisecond
 		keys := apikeys.NewCache(st, maxAge, nil)
-		base := serve(t, st, newAccess(t, AccessConfig{Keys: keys}))
-		tiers := ratelimit.DefaultTiers()
+		// The standard tier over a day: a unit comes back every 7.2 s, so
+		// no refill between two calls can hide the second one's unit.
+		tiers := testTiers(ratelimit.Tier{Name: ratelimit.Standard, Limit: 12000, Period: 24 * time.Hour})
+		base := serve(t, st, newAccess(t, AccessConfig{Keys: keys, Tiers: tiers}))
 
 		a := call(t, "GET", base+blocksPath, "")
 		if a.status != http.StatusOK {
