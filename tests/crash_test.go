@@ -61,7 +61,7 @@ var crashVolatile = map[string]struct {
 	"webhook_addresses": {[]string{"webhook_id"}, "the webhook's id, random per store"},
 	// Empty in both once every event is delivered; the columns are the
 	// webhook's id (and the message id made of it) and the wall clock.
-	"webhook_outbox": {[]string{"webhook_id", "message_id", "payload", "created_at"}, "the webhook's id, and the wall clock of the write"},
+	"webhook_outbox": {[]string{"webhook_id", "message_id", "payload", "created_at", "delivered_at"}, "the webhook's id, and the wall clocks of the write and of the delivery (delivered events stay for --webhook-retention)"},
 	// The metadata worker's queue clock: a fetch cut by a kill is tried
 	// again, which counts an attempt and moves the next one.
 	// gen is the worker's fence, compared only for equality with a claim's:
@@ -325,7 +325,7 @@ func crashCampaign(t *testing.T, n *testnet.Network, dsn string, rng *mrand.Rand
 		if !crashReached(t, ctx, st, tips) {
 			midway++
 		}
-		nft, outbox := crashCount(t, ctx, dsn, "nft_tokens WHERE pending = 1"), crashCount(t, ctx, dsn, "webhook_outbox")
+		nft, outbox := crashCount(t, ctx, dsn, "nft_tokens WHERE pending = 1"), crashCount(t, ctx, dsn, "webhook_outbox WHERE delivered_at IS NULL")
 		if nft+outbox > 0 {
 			working++
 		}
@@ -348,7 +348,7 @@ func crashCampaign(t *testing.T, n *testnet.Network, dsn string, rng *mrand.Rand
 		a, b := crashCursors(t, ctx, st), crashCursors(t, ctx, ref)
 		if a == b && crashReached(t, ctx, st, tips) && crashReached(t, ctx, ref, tips) &&
 			crashCount(t, ctx, dsn, "nft_tokens WHERE pending = 1") == 0 && crashCount(t, ctx, clean, "nft_tokens WHERE pending = 1") == 0 &&
-			crashCount(t, ctx, dsn, "webhook_outbox") == 0 && crashCount(t, ctx, clean, "webhook_outbox") == 0 &&
+			crashCount(t, ctx, dsn, "webhook_outbox WHERE delivered_at IS NULL") == 0 && crashCount(t, ctx, clean, "webhook_outbox WHERE delivered_at IS NULL") == 0 &&
 			len(rcv.distinct()) >= len(want) && len(refRcv.distinct()) >= len(want) {
 			break
 		}

@@ -220,7 +220,14 @@ func TestL1ValidatorMetrics(t *testing.T) {
 	l := testnet.GetL1(t)
 	doc := openapitest.Metrics(t)
 	ctx := t.Context()
-	kept, err := l.Net.RegisterL1Validator(ctx, l.L1, 1, units.MilliAvax)
+	// An L1 of this test's own on the shared network: validators of
+	// random node ids added to the subnet-evm L1 would join the validator
+	// set its chain and warp tests rely on.
+	own, err := l.Net.CreateL1(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := l.Net.RegisterL1Validator(ctx, own, 1, units.MilliAvax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +240,7 @@ func TestL1ValidatorMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	accrue()
-	gone, err := l.Net.RegisterL1Validator(ctx, l.L1, 1, units.MilliAvax)
+	gone, err := l.Net.RegisterL1Validator(ctx, own, 1, units.MilliAvax)
 	if err != nil {
 		t.Fatal(err)
 	}

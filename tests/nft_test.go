@@ -480,8 +480,15 @@ func TestNFTMetadata(t *testing.T) {
 		// /readyz shows the queue, once the worker has looked at it.
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			status, body, _ = get(t, restarted+"/readyz")
-			if bytes.Contains(body, []byte(`"queues":{"nft-metadata":`)) {
-				break
+			var ready struct {
+				Indexer struct {
+					Queues map[string]int `json:"queues"`
+				} `json:"indexer"`
+			}
+			if json.Unmarshal(body, &ready) == nil {
+				if _, ok := ready.Indexer.Queues["nft-metadata"]; ok {
+					break
+				}
 			}
 			if time.Now().After(deadline) {
 				t.Errorf("/readyz has no nft-metadata queue: %d %s", status, body)
