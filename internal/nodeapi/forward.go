@@ -118,7 +118,7 @@ func (h *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if key != "" && ans.StatusCode == http.StatusOK {
-		h.cache.putIfFinal(key, reqs[0].Method, ans.Body)
+		h.cache.putIfFinal(key, reqs[0].Method, ans.Body, nil)
 	}
 	if ans.ContentType != "" {
 		w.Header().Set("Content-Type", ans.ContentType)
@@ -127,30 +127,38 @@ func (h *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(ans.Body)
 }
 
-// serveLocal answers a request avaindex serves itself. The answers of
-// localCachedMethods never change once the store has them, so a success
-// is kept in the reply cache and sent again without decoding, reading
-// the store and encoding: what the codec would write, with the request's
-// id (TestLocalReplyCache holds the two byte-identical). A request the
-// codec would refuse (its Content-Type, its jsonrpc version, no id)
-// never takes the cached path.
+// serveLocal answers a request avaindex serves itself, through the reply
+// cache for localCachedMethods (serveKept).
 func (h *forwardHandler) serveLocal(w http.ResponseWriter, r *http.Request, reqs []rpcRequest, batch bool) {
 	key := ""
-	if !batch && len(reqs) == 1 && reqs[0].JSONRPC == "2.0" && len(reqs[0].ID) > 0 && string(reqs[0].ID) != "null" && codecContentType(r) {
+	if !batch && len(reqs) == 1 {
 		if k := h.cacheKey(reqs[0], localCachedMethods); k != "" {
 			key = "local\x00" + k
 		}
 	}
-	if key == "" {
-		h.f.Local.ServeHTTP(w, r)
+	h.cache.serveKept(w, r, key, reqs, h.f.Local, nil)
+}
+
+// serveKept answers a call served by h (a JSON-RPC codec over the store)
+// whose answer never changes once h has one. A success is kept under key
+// (with final, when set, saying whether it is complete) and sent again
+// without decoding, reading the store and encoding: the codec's envelope
+// around the kept result, with the request's id (TestLocalReplyCache
+// holds the two byte-identical). A request the codec would refuse or
+// leave unanswered (its Content-Type, its jsonrpc version, no id) never
+// takes the kept path; nor does one without a key.
+func (c *ReplyCache) serveKept(w http.ResponseWriter, r *http.Request, key string, reqs []rpcRequest, h http.Handler, final func(result []byte) bool) {
+	if c == nil || key == "" || len(reqs) != 1 || reqs[0].JSONRPC != "2.0" || len(reqs[0].ID) == 0 ||
+		string(reqs[0].ID) == "null" || !codecContentType(r) {
+		h.ServeHTTP(w, r)
 		return
 	}
 	id, err := json.Marshal(reqs[0].ID) // compacted and escaped as the codec's encoder does
 	if err != nil {
-		h.f.Local.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 		return
 	}
-	if result, ok := h.cache.get(key); ok {
+	if result, ok := c.get(key); ok {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		out := make([]byte, 0, len(result)+len(id)+40)
@@ -162,9 +170,9 @@ func (h *forwardHandler) serveLocal(w http.ResponseWriter, r *http.Request, reqs
 		return
 	}
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
-	h.f.Local.ServeHTTP(rec, r)
+	h.ServeHTTP(rec, r)
 	if rec.status == http.StatusOK {
-		h.cache.putIfFinal(key, reqs[0].Method, rec.body.Bytes())
+		c.putIfFinal(key, reqs[0].Method, rec.body.Bytes(), final)
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
@@ -377,8 +385,9 @@ func (c *ReplyCache) get(key string) (json.RawMessage, bool) {
 
 // putIfFinal keeps the result of body, the node's answer to one call of
 // method, when it is final: a result and no error, and for a tx by hash
-// one already in a block (a pending tx's answer changes once mined).
-func (c *ReplyCache) putIfFinal(key, method string, body []byte) {
+// one already in a block (a pending tx's answer changes once mined), and
+// one final (nil: any) accepts.
+func (c *ReplyCache) putIfFinal(key, method string, body []byte, final func(result []byte) bool) {
 	var ans struct {
 		Result json.RawMessage `json:"result"`
 		Error  json.RawMessage `json:"error"`
@@ -394,6 +403,9 @@ func (c *ReplyCache) putIfFinal(key, method string, body []byte) {
 		if json.Unmarshal(ans.Result, &tx) != nil || tx.BlockHash == nil {
 			return
 		}
+	}
+	if final != nil && !final(ans.Result) {
+		return
 	}
 	c.lru.Put(key, ans.Result)
 }

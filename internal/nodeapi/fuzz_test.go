@@ -116,11 +116,11 @@ func FuzzRequest(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	index, err := NewIndexHandler(st, "X/tx")
+	index, err := NewIndexHandler(st, "X/tx", NewReplyCache(1<<20))
 	if err != nil {
 		f.Fatal(err)
 	}
-	pblock, err := NewIndexHandler(st, "P/block")
+	pblock, err := NewIndexHandler(st, "P/block", NewReplyCache(1<<20))
 	if err != nil {
 		f.Fatal(err)
 	}

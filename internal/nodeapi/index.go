@@ -1,12 +1,17 @@
 package nodeapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ava-labs/avalanchego/database"
@@ -39,18 +44,29 @@ type ContainerSource interface {
 // index. When the node has no such index, it answers HTTP 404 as the node
 // does, except for store.PBlockIndex, which is then served from the stored
 // P-chain blocks (container i is the block at height i+1).
-func NewIndexHandler(src ContainerSource, name string) (http.Handler, error) {
+//
+// Answers that never change (a container by index or id, a full range)
+// are kept in cache (nil: none) and sent again as bytes (serveKept).
+func NewIndexHandler(src ContainerSource, name string, cache *ReplyCache) (http.Handler, error) {
 	rpcServer, err := newServer(&Index{store: src, name: name}, "index")
 	if err != nil {
 		return nil, err
 	}
-	return &indexHandler{store: src, name: name, rpc: rpcServer}, nil
+	return &indexHandler{store: src, name: name, rpc: rpcServer, cache: cache}, nil
 }
 
 type indexHandler struct {
 	store ContainerSource
 	name  string
 	rpc   http.Handler
+	cache *ReplyCache
+}
+
+// indexCachedMethods answer what a container index never changes: the
+// container at an index, by id, a container's index, and a range that
+// holds as many containers as asked for (a shorter one grows).
+var indexCachedMethods = []string{
+	"index.getContainerByIndex", "index.getContainerByID", "index.getIndex", "index.getContainerRange",
 }
 
 type indexStateKey struct{}
@@ -67,7 +83,54 @@ func (h *indexHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	h.rpc.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), indexStateKey{}, st)))
+	r = r.WithContext(context.WithValue(r.Context(), indexStateKey{}, st))
+	if h.cache == nil || r.Method != http.MethodPost {
+		h.rpc.ServeHTTP(w, r)
+		return
+	}
+	// Read up to one byte past the bound; the codec then reads the body
+	// again, and answers one past the bound as it always does.
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBytes+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > MaxRequestBytes {
+		h.rpc.ServeHTTP(w, r)
+		return
+	}
+	reqs, batch := parseRequests(body)
+	if batch || len(reqs) != 1 || !slices.Contains(indexCachedMethods, reqs[0].Method) {
+		h.rpc.ServeHTTP(w, r)
+		return
+	}
+	var params bytes.Buffer
+	if json.Compact(&params, reqs[0].Params) != nil {
+		h.rpc.ServeHTTP(w, r)
+		return
+	}
+	// Where the index is served from is part of the key: a container's
+	// timestamp read from p_blocks is not the mirrored one.
+	key := "index\x00" + h.name + "\x00" + string(st.Source) + "\x00" + strconv.FormatBool(st.HasLast) + "\x00" +
+		reqs[0].Method + "\x00" + params.String()
+	var final func([]byte) bool
+	if reqs[0].Method == "index.getContainerRange" {
+		var args struct {
+			NumToFetch avajson.Uint64 `json:"numToFetch"`
+		}
+		if json.Unmarshal(reqs[0].Params, &args) != nil {
+			h.rpc.ServeHTTP(w, r)
+			return
+		}
+		final = func(result []byte) bool {
+			var reply struct {
+				Containers []json.RawMessage `json:"containers"`
+			}
+			return json.Unmarshal(result, &reply) == nil && len(reply.Containers) > 0 &&
+				uint64(len(reply.Containers)) == uint64(args.NumToFetch)
+		}
+	}
+	h.cache.serveKept(w, r, key, reqs, h.rpc, final)
 }
 
 // Index implements the index.* methods of one index from the store.

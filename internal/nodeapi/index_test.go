@@ -67,7 +67,7 @@ func TestIndexHandler(t *testing.T) {
 	}
 	defer st.Close()
 	handler := func(name string) http.Handler {
-		h, err := NewIndexHandler(st, name)
+		h, err := NewIndexHandler(st, name, NewReplyCache(1<<20))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 package nodeapi
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,9 +11,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ava-labs/avalanchego/ids"
 	avajson "github.com/ava-labs/avalanchego/utils/json"
 
 	"github.com/avaindex/avaindex/internal/node"
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
 // blockService is a stand-in for the platform service: blocks at heights
@@ -114,5 +119,95 @@ func TestLocalReplyCache(t *testing.T) {
 		{"upper-case method", strings.Replace(req("1", "7"), "getBlock", "GetBlock", 1), "application/json"},
 	} {
 		same(c.name, call(cached, c.body, c.contentType), call(direct, c.body, c.contentType))
+	}
+}
+
+// countingContainers counts the container ranges read from the store.
+type countingContainers struct {
+	ContainerSource
+	ranges atomic.Int64
+}
+
+func (c *countingContainers) ContainerRange(ctx context.Context, index string, first, last uint64) ([]store.Container, error) {
+	c.ranges.Add(1)
+	return c.ContainerSource.ContainerRange(ctx, index, first, last)
+}
+
+// TestIndexReplyCache: a range of as many containers as asked for is
+// kept and sent again, byte-identical to the codec's answer; a shorter
+// range, which grows as containers are accepted, is read every time.
+func TestIndexReplyCache(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, dbtest.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.SetIndexSource(ctx, "X/tx", store.SourceNode); err != nil {
+		t.Fatal(err)
+	}
+	apply := func(from, to uint64) {
+		var cs []store.Container
+		for i := from; i <= to; i++ {
+			cs = append(cs, store.Container{Index: i, ID: ids.GenerateTestID(), Bytes: []byte{byte(i), '<'}, Timestamp: "2025-01-02T03:04:05Z"})
+		}
+		if err := st.ApplyContainers(ctx, "X/tx", cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := &countingContainers{ContainerSource: st}
+	cached, err := NewIndexHandler(src, "X/tx", NewReplyCache(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := NewIndexHandler(st, "X/tx", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"index.getContainerRange","params":{"startIndex":0,"numToFetch":5,"encoding":"hex"}}`
+	}
+	post := func(h http.Handler, id string) string {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body(id)))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("HTTP %d %s", rec.Code, rec.Body.String())
+		}
+		return rec.Body.String()
+	}
+	containers := func(answer string) int {
+		var env struct {
+			Result struct {
+				Containers []json.RawMessage `json:"containers"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(answer), &env); err != nil {
+			t.Fatal(err)
+		}
+		return len(env.Result.Containers)
+	}
+
+	apply(0, 2)
+	if n := containers(post(cached, "1")); n != 3 {
+		t.Fatalf("%d containers, want 3", n)
+	}
+	apply(3, 4)
+	reads := src.ranges.Load()
+	if got := post(cached, "2"); containers(got) != 5 {
+		t.Fatalf("after 2 more containers: %d, want 5 (a short range was kept)", containers(got))
+	}
+	if src.ranges.Load() == reads {
+		t.Fatal("the store was not read for a range not kept")
+	}
+	reads = src.ranges.Load()
+	for _, id := range []string{"3", `"x<y"`} {
+		if got, want := post(cached, id), post(direct, id); got != want {
+			t.Errorf("id %s: kept answer %q, want the codec's %q", id, got, want)
+		}
+	}
+	if n := src.ranges.Load() - reads; n != 0 {
+		t.Errorf("a full range was read from the store %d times after it was kept", n)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/avaindex/avaindex/internal/server"
 )
 
-// replyCacheBytes bounds the forwarded answers kept (blocks and txs by
-// hash, accepted txs).
+// replyCacheBytes bounds the immutable node API answers kept: forwarded
+// blocks and txs by hash, and served blocks, txs and containers.
 const replyCacheBytes = 32 << 20
 
 // forwardPlatform is the P-chain service: what the store serves, and any

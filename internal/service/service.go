@@ -200,9 +200,11 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// One cache of immutable node API answers, forwarded or served.
+	replies := nodeapi.NewReplyCache(replyCacheBytes)
 	indexes := map[string]http.Handler{}
 	for _, name := range store.IndexNames {
-		h, err := nodeapi.NewIndexHandler(st, name)
+		h, err := nodeapi.NewIndexHandler(st, name, replies)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -244,7 +246,7 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	pass, replies := node.NewForwarder(client.URL()), nodeapi.NewReplyCache(replyCacheBytes)
+	pass := node.NewForwarder(client.URL())
 	routes := routeTable(network, forwardPlatform(network, st, platform, pass, replies), indexes, dataAPI.Routes())
 	avm, err := nodeapi.NewAVMHandler(st, network, networkGenesis, client)
 	if err != nil {
