@@ -40,6 +40,10 @@ import (
 // indexer owns. An endpoint that needs a new read adds it here; store.Store
 // satisfies it.
 type DataSource interface {
+	// Generation counts the store's changes: an answer read from the
+	// store may be kept while it stays the same (pagecache.go).
+	Generation() uint64
+
 	BlockSummaries(ctx context.Context, q store.BlockQuery, after *uint64, limit int) ([]*store.BlockSummary, error)
 	BlockSummaryByID(ctx context.Context, q store.BlockQuery, id ids.ID) (*store.BlockSummary, error)
 	BlockSummaryByHeight(ctx context.Context, q store.BlockQuery, height uint64) (*store.BlockSummary, error)
@@ -216,6 +220,8 @@ type API struct {
 	spam        SpamLists
 	// idTexts keeps the cb58 text of ids rendered often.
 	idTexts idTexts
+	// pages keeps whole answers of the latest blocks (pagecache.go).
+	pages *pageCache
 	// chainIDs are the P-, X- and C-chain's ids in cb58, which every UTXO
 	// names.
 	chainIDs [3]string
@@ -280,6 +286,7 @@ func New(d Deps) (*API, error) {
 		catalog = (*evmchains.Catalog)(nil)
 	}
 	return &API{
+		pages:           newPageCache(pageCacheBytes),
 		evm:             d.EVM,
 		health:          d.Health,
 		chains:          chains,

@@ -40,33 +40,36 @@ func (a *API) listBlocks(w http.ResponseWriter, r *http.Request) error {
 	q := a.blockQuery(chain)
 	q.Start, q.End, q.Desc = start, end, true
 	spec := listSpec{Op: "listLatestPrimaryNetworkBlocks", Filters: []string{string(chain), optString(start), optString(end)}}
-	blocks, next, err := listPage(a, r, spec,
-		func(ctx context.Context, after *blockCursor, limit int) ([]*store.BlockSummary, error) {
-			var h *uint64
-			if after != nil {
-				h = &after.Height
-			}
-			return a.store.BlockSummaries(ctx, q, h, limit)
-		},
-		func(b *store.BlockSummary) blockCursor { return blockCursor{Height: b.Height} })
-	if err != nil {
-		return err
-	}
-	resp := ListPrimaryNetworkBlocksResponse{
-		NextPageToken: next,
-		ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
-	}
-	for _, b := range blocks {
-		resp.Blocks = append(resp.Blocks, a.wireBlock(chain, b))
-	}
-	// Written as its MarshalJSON encodes it: WriteJSON's json.Marshal would
-	// validate and compact the same bytes again.
-	body, err := resp.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("encoding a page of blocks: %w", err)
-	}
-	writeRaw(w, http.StatusOK, body)
-	return nil
+	// A page of blocks is the store's content alone: kept until the store
+	// changes (the latest page is an explorer's most asked).
+	return a.pages.serve(w, r, a.store.Generation(), func() ([]byte, error) {
+		blocks, next, err := listPage(a, r, spec,
+			func(ctx context.Context, after *blockCursor, limit int) ([]*store.BlockSummary, error) {
+				var h *uint64
+				if after != nil {
+					h = &after.Height
+				}
+				return a.store.BlockSummaries(ctx, q, h, limit)
+			},
+			func(b *store.BlockSummary) blockCursor { return blockCursor{Height: b.Height} })
+		if err != nil {
+			return nil, err
+		}
+		resp := ListPrimaryNetworkBlocksResponse{
+			NextPageToken: next,
+			ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
+		}
+		for _, b := range blocks {
+			resp.Blocks = append(resp.Blocks, a.wireBlock(chain, b))
+		}
+		// Encoded by its MarshalJSON: WriteJSON's json.Marshal would
+		// validate and compact the same bytes again.
+		body, err := resp.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("encoding a page of blocks: %w", err)
+		}
+		return body, nil
+	})
 }
 
 // getBlock serves getBlockById: {blockId} is a block id (cb58) or a height.

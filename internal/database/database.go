@@ -36,6 +36,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -123,6 +124,9 @@ type shared struct {
 
 	// values are the callers' per-database state (Value).
 	values sync.Map
+
+	// gen counts the changes seen (changes.go).
+	gen atomic.Uint64
 }
 
 // Value returns the value kept under key for this database (and every
@@ -332,6 +336,7 @@ func (db *DB) execRaw(ctx context.Context, query string, args ...any) (sql.Resul
 	if db.tx != nil {
 		return db.tx.ExecContext(ctx, query, args...)
 	}
+	defer db.changed()
 	return db.w.ExecContext(ctx, query, args...)
 }
 
@@ -492,6 +497,7 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 		return fmt.Errorf("database.Transact: commit: %w", err)
 	}
 	committed = true
+	db.changed()
 	return nil
 }
 

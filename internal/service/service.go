@@ -300,6 +300,11 @@ func surfaces(ctx context.Context, st store.Store, client *node.Client, network 
 		// instance that does background work shares them.
 		{name: "webhook delivery", roles: indexingRoles, run: hookWorker.Run},
 		{name: "usage recorder", roles: everyRole, run: recorder.Run},
+		// The Data API keeps answers while the store is unchanged; another
+		// instance's writes must count as changes too.
+		{name: "store change watcher", roles: everyRole, run: func(ctx context.Context) error {
+			return st.WatchChanges(ctx, storeWatchInterval)
+		}},
 		// Export jobs are claimed in the store: every instance that does
 		// background work shares them.
 		{name: "transaction exports", roles: indexingRoles, run: exportWorker.Run},

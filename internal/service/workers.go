@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -21,6 +22,11 @@ type worker struct {
 	roles []string
 	run   func(ctx context.Context) error
 }
+
+// storeWatchInterval is how often an instance looks for another's writes
+// to the store (database.DB.WatchChanges): at most this long, an API-only
+// instance may answer a kept page of the latest blocks.
+const storeWatchInterval = 100 * time.Millisecond
 
 // Roles of the workers.
 var (

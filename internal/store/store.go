@@ -80,6 +80,10 @@ type Store interface {
 	// path while it is in use (database.DB.Backup); a PostgreSQL store
 	// answers database.ErrNoOnlineBackup.
 	Backup(ctx context.Context, path string) error
+	// Generation counts the store's changes; WatchChanges makes it see
+	// other processes' writes too (database.DB.Generation).
+	Generation() uint64
+	WatchChanges(ctx context.Context, interval time.Duration) error
 	Close() error
 }
 
@@ -134,6 +138,16 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 }
 
 func (s *sqlStore) Close() error { return s.db.Close() }
+
+// Generation counts the store's changes (database.DB.Generation): what is
+// read from it may be kept while the count stays.
+func (s *sqlStore) Generation() uint64 { return s.db.Generation() }
+
+// WatchChanges makes Generation follow other instances' and processes'
+// writes too, looking every interval until ctx ends (database.DB.WatchChanges).
+func (s *sqlStore) WatchChanges(ctx context.Context, interval time.Duration) error {
+	return s.db.WatchChanges(ctx, interval)
+}
 
 func (s *sqlStore) Backup(ctx context.Context, path string) error { return s.db.Backup(ctx, path) }
 

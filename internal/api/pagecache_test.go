@@ -1,0 +1,132 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/store"
+)
+
+// blockPages is a DataSource of P-chain blocks whose Generation moves
+// when a block is added, as the store's does on a commit.
+type blockPages struct {
+	DataSource
+	mu     sync.Mutex
+	blocks []*store.BlockSummary // ascending heights
+	gen    atomic.Uint64
+	reads  atomic.Int64
+}
+
+func (s *blockPages) Generation() uint64 { return s.gen.Load() }
+
+func (s *blockPages) add() {
+	s.mu.Lock()
+	h := uint64(len(s.blocks))
+	s.blocks = append(s.blocks, &store.BlockSummary{Height: h, ID: ids.ID{byte(h), 1}, ParentID: ids.ID{byte(h - 1), 1},
+		Type: "BanffStandardBlock", Timestamp: time.Unix(1_700_000_000+int64(h), 0)})
+	s.mu.Unlock()
+	s.gen.Add(1)
+}
+
+func (s *blockPages) BlockSummaries(_ context.Context, _ store.BlockQuery, after *uint64, limit int) ([]*store.BlockSummary, error) {
+	s.reads.Add(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*store.BlockSummary
+	for i := len(s.blocks) - 1; i >= 0 && len(out) < limit; i-- {
+		if after == nil || s.blocks[i].Height < *after {
+			out = append(out, s.blocks[i])
+		}
+	}
+	return out, nil
+}
+
+// TestLatestBlocksKept: the page of the latest blocks is read from the
+// store once per store generation and answered the same meanwhile; a new
+// block (a new generation) is on the next answer; refused requests are
+// not kept; concurrent readers get whole, equal bodies.
+func TestLatestBlocksKept(t *testing.T) {
+	src := &blockPages{}
+	for range 12 {
+		src.add()
+	}
+	a, err := New(Deps{TokenKey: bytes.Repeat([]byte{7}, 32), Store: src,
+		Network: &internal.Network{ID: 12345, Name: "local", HRP: "local"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(query string) (int, string) {
+		r := httptest.NewRequest(http.MethodGet, "/v1/networks/local/blockchains/p-chain/blocks"+query, nil)
+		r.SetPathValue("network", "local")
+		r.SetPathValue("blockchainId", "p-chain")
+		w := httptest.NewRecorder()
+		if err := a.listBlocks(w, r); err != nil {
+			return errorStatus(err), err.Error()
+		}
+		return w.Code, w.Body.String()
+	}
+	_, first := get("?pageSize=10")
+	if !strings.Contains(first, `"blockNumber":"11"`) || strings.Contains(first, `"blockNumber":"1"`) {
+		t.Fatalf("first page: %s", first)
+	}
+	reads := src.reads.Load()
+	if _, again := get("?pageSize=10"); again != first {
+		t.Errorf("same generation, another answer:\n%s\nwant\n%s", again, first)
+	}
+	if src.reads.Load() != reads {
+		t.Error("the store was read again at the same generation")
+	}
+	if _, other := get("?pageSize=3"); strings.Count(other, `"blockNumber"`) != 3 {
+		t.Errorf("pageSize=3 answered the kept pageSize=10 page: %s", other)
+	}
+
+	src.add()
+	if _, after := get("?pageSize=10"); !strings.Contains(after, `"blockNumber":"12"`) {
+		t.Errorf("the page after a new block lacks it: %s", after)
+	}
+
+	// A refusal is not kept, and does not hide the good answer.
+	for range 2 {
+		if code, _ := get("?pageSize=abc"); code != http.StatusBadRequest {
+			t.Errorf("pageSize=abc: HTTP %d", code)
+		}
+	}
+
+	// Concurrent readers while blocks are added: every body is one
+	// whole page (the kept bytes are shared, never written to).
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				if i == 0 {
+					src.add()
+				}
+				if code, body := get("?pageSize=10"); code != 200 || strings.Count(body, `"blockNumber"`) != 10 || !strings.HasSuffix(body, "}\n") {
+					t.Errorf("HTTP %d %q", code, body)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// errorStatus is the HTTP status WriteError gives err.
+func errorStatus(err error) int {
+	w := httptest.NewRecorder()
+	WriteError(w, httptest.NewRequest(http.MethodGet, "/", nil), err)
+	return w.Code
+}
+
