@@ -129,4 +129,3 @@ func errorStatus(err error) int {
 	WriteError(w, httptest.NewRequest(http.MethodGet, "/", nil), err)
 	return w.Code
 }
-
