@@ -253,6 +253,7 @@ func (s *sqlStore) attachTxs(ctx context.Context, blocks []*internal.PBlock) err
 
 // runPAppliers runs pAppliers over batch, in order.
 func runPAppliers(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
+	ctx = withL1FeeReplay(ctx)
 	for _, apply := range pAppliers {
 		if err := apply(ctx, tx, batch); err != nil {
 			return err
