@@ -223,11 +223,6 @@ func (a *API) validatorRequest(body *webhookRequest, hook *store.Webhook) ([]str
 	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(subs, store.SubL1BalanceThreshold) {
-		// The balance left falls with the continuous fee, block by block:
-		// only the node's fee state knows it.
-		return nil, derrors.Invalid("metadata.subEvents.validatorActivitySubEvents: %s is not served by avaindex", store.SubL1BalanceThreshold)
-	}
 	nodes, err := validatorKeys("metadata.nodeIds", "nodeId", md.NodeIDs)
 	if err != nil {
 		return nil, err
@@ -243,6 +238,9 @@ func (a *API) validatorRequest(body *webhookRequest, hook *store.Webhook) ([]str
 		if v, ok := new(big.Int).SetString(t, 10); !ok || v.Sign() < 0 || v.BitLen() > 64 {
 			return nil, derrors.Invalid("metadata.l1ValidatorFeeBalanceThreshold: must be a decimal amount of nAVAX; got %s", derrors.Echo(t))
 		}
+	}
+	if md.L1ValidatorFeeBalanceThreshold == "" && slices.Contains(subs, store.SubL1BalanceThreshold) {
+		return nil, derrors.Invalid("metadata.l1ValidatorFeeBalanceThreshold: required with the %s sub-event", store.SubL1BalanceThreshold)
 	}
 	chainName := body.ChainID
 	if chainName == "" {

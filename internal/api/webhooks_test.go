@@ -321,7 +321,8 @@ type testHook struct {
 		SubEvents                                            struct {
 			AddressActivitySubEvents, ValidatorActivitySubEvents []string
 		}
-		BalanceThresholdFilter *struct{ BalanceType, BalanceThreshold string }
+		BalanceThresholdFilter         *struct{ BalanceType, BalanceThreshold string }
+		L1ValidatorFeeBalanceThreshold string
 	}
 	IncludeInternalTxs, IncludeLogs bool
 }
@@ -388,6 +389,16 @@ func TestPlatformWebhookEndpoints(t *testing.T) {
 		if rec := call(t, h, "alice", "PATCH", "/v1/webhooks/"+vh.ID+"/addresses", `{"addresses":["NodeID-6HgC8KRBEhXYbF4riJyJFLSHt37UNuRt"]}`); rec.Code != http.StatusBadRequest {
 			t.Errorf("a second key on a validator webhook: %d %s", rec.Code, rec.Body)
 		}
+		// The L1 fee's sub-events, with the threshold they need.
+		var th testHook
+		callOK(t, h, "alice", "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"https://example.org/v","network":"local",
+			"metadata":{"keyType":"subnetId","keys":["`+subnet+`"],"subEvents":{"validatorActivitySubEvents":["l1_validator_disabled","l1_validator_balance_threshold"]},
+			"l1ValidatorFeeBalanceThreshold":"1000000000"}}`, &th)
+		if !slices.Equal(th.Metadata.SubEvents.ValidatorActivitySubEvents, []string{"l1_validator_balance_threshold", "l1_validator_disabled"}) &&
+			!slices.Equal(th.Metadata.SubEvents.ValidatorActivitySubEvents, []string{"l1_validator_disabled", "l1_validator_balance_threshold"}) ||
+			th.Metadata.L1ValidatorFeeBalanceThreshold != "1000000000" {
+			t.Errorf("created %+v", th)
+		}
 
 		pm := func(meta string) string {
 			return `{"eventType":"primary_network_address_activity","url":"https://example.org/p","chainId":"p-chain","network":"local","metadata":` + meta + `}`
@@ -413,7 +424,7 @@ func TestPlatformWebhookEndpoints(t *testing.T) {
 			{vm(`{"keyType":"nodeId","keys":["` + node + `","NodeID-6HgC8KRBEhXYbF4riJyJFLSHt37UNuRt"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]}}`), "metadata.keys"},
 			{vm(`{"keyType":"subnetId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]}}`), "metadata.keys"},
 			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["balance_change"]}}`), "metadata.subEvents"},
-			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["l1_validator_balance_threshold"]}}`), "metadata.subEvents"},
+			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["l1_validator_balance_threshold"]}}`), "metadata.l1ValidatorFeeBalanceThreshold"},
 			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]},"nodeIds":["x"]}`), "metadata.nodeIds"},
 			{vm(`{"keyType":"nodeId","keys":["` + node + `"],"subEvents":{"validatorActivitySubEvents":["validator_stake"]},"l1ValidatorFeeBalanceThreshold":"1.5"}`), "metadata.l1ValidatorFeeBalanceThreshold"},
 		} {

@@ -124,7 +124,7 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, batch *internal.PBatch) (er
 		}
 		// Derived state, written with the blocks so that it commits (or
 		// not) with them and the cursor.
-		return runPAppliers(withSpentOwners(ctx), tx, batch)
+		return runPAppliers(ctx, tx, batch)
 	})
 }
 
@@ -251,8 +251,11 @@ func (s *sqlStore) attachTxs(ctx context.Context, blocks []*internal.PBlock) err
 		}, int64(lo), int64(hi))
 }
 
-// runPAppliers runs pAppliers over batch, in order.
+// runPAppliers runs pAppliers over batch, in order, with the context
+// they share (the spent UTXOs' owners, the fee replay's history): an
+// apply and a rederive write the same.
 func runPAppliers(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
+	ctx = withL1FeeReplay(withSpentOwners(ctx))
 	for _, apply := range pAppliers {
 		if err := apply(ctx, tx, batch); err != nil {
 			return err

@@ -425,7 +425,9 @@ func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBloc
 	first, last := blocks[0].Height, blocks[len(blocks)-1].Height
 	defer derrors.Wrap(&err, "store.RederiveXBlocks(%d..%d)", first, last)
 	return s.rederiveBatch(ctx, internal.XChain, RederiveBlocks, first, last,
-		func(tx *database.DB) error { return runAppliers(ctx, tx, xAppliers, blocks) })
+		// The spent UTXOs' owners, as ApplyXBlocks has them: the address
+		// webhooks' sent amounts come from them.
+		func(tx *database.DB) error { return runAppliers(withSpentOwners(ctx), tx, xAppliers, blocks) })
 }
 
 func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData) (r Rederive, err error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/genesis"
 	"github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/formatting/address"
 	"github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 
@@ -99,6 +100,14 @@ func TestRederiveXDAG(t *testing.T) {
 		if err := s.PutSettingIfAbsent(ctx, NetworkSetting, nb); err != nil {
 			t.Fatal(err)
 		}
+		// An address webhook on A, whose 5 the block spends: its event's
+		// sent amount comes from the spent UTXOs' owners.
+		aKey, _ := address.FormatBech32("avax", uAddrA[:])
+		if err := s.CreateWebhook(ctx, Webhook{ID: "x", Owner: "o", EventType: EventPlatformAddressActivity, Status: WebhookActive,
+			Created: time.Unix(0, 0), Filter: WebhookFilter{Chain: "X", KeyType: "addresses", SubEvents: []string{SubBalanceChange}}},
+			[]string{aKey}, WebhookLimits{Webhooks: 1, Addresses: 1}); err != nil {
+			t.Fatal(err)
+		}
 		if err := s.ApplyContainers(ctx, XTxIndex, containers); err != nil {
 			t.Fatal(err)
 		}
@@ -114,6 +123,17 @@ func TestRederiveXDAG(t *testing.T) {
 		}
 		if want["x_dag_txs"] == "" || want["x_utxos"] == "" {
 			t.Fatal("nothing indexed: the comparison would prove nothing")
+		}
+		events, err := s.WebhookEvents(ctx, "x", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || !strings.Contains(string(events[0].Payload), `"received":"0","sent":"5"`) {
+			t.Fatalf("the webhook's events: %+v; want one, A sending 5", events)
+		}
+		// Delivered and pruned: the rederive writes it again, the same.
+		if _, err := s.db.Exec(ctx, "DELETE FROM webhook_outbox"); err != nil {
+			t.Fatal(err)
 		}
 
 		if err := s.RequestRederive(ctx, internal.XChain); err != nil {
@@ -161,6 +181,9 @@ func TestRederiveXDAG(t *testing.T) {
 			if got := dumpRows(t, s, table); got != want[table] {
 				t.Errorf("%s after the rederive:\n%s\nwant:\n%s", table, got, want[table])
 			}
+		}
+		if again, err := s.WebhookEvents(ctx, "x", 10); err != nil || len(again) != 1 || !sameEvent(again[0], events[0]) {
+			t.Errorf("the webhook's events after the rederive: %+v, %v; want %s", again, err, events[0].Payload)
 		}
 	})
 }

@@ -218,7 +218,8 @@ func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) err
 // spentOwners are the owners of the UTXOs a batch's appliers marked
 // spent, by list (chain) and UTXO: the metrics' senders (inputOwners),
 // which would otherwise read again the rows the UPDATE just returned.
-// ApplyPBlocks and ApplyXBlocks put one in their appliers' context.
+// The P- and X-chain appliers have one in their context (applied or
+// rederived): the webhook events' sent amounts come from it alone.
 type spentOwners map[internal.Chain]map[ids.ID][][]byte
 
 type spentOwnersKey struct{}

@@ -47,6 +47,9 @@ const (
 	platformSubStake        = 3
 	platformSubL1           = 4
 	platformSubValidatorRwd = 5
+	// platformAdvanceBase is the first position of the events of a
+	// block's time advance (the L1 fee's), before its txs' (from 0 on).
+	platformAdvanceBase = -1 << 31
 )
 
 // platformHook is an active primary-network webhook, as matched.
@@ -61,6 +64,15 @@ type platformHook struct {
 	keys      map[ids.ShortID]string
 	nodes     map[ids.NodeID]bool // nodeIds filter; nil: any
 	subnets   map[ids.ID]bool     // subnetIds filter; nil: any
+	// l1Threshold is l1_validator_balance_threshold's (nAVAX); without
+	// hasL1Threshold the sub-event matches nothing.
+	l1Threshold    uint64
+	hasL1Threshold bool
+}
+
+// l1Fee tells whether h wants an event of the L1 fee (l1FeeEvents).
+func (h *platformHook) l1Fee() bool {
+	return h.subs[SubL1Disabled] || (h.subs[SubL1BalanceThreshold] && h.hasL1Threshold)
 }
 
 // platformIndex is the in-memory copy of the primary-network webhooks,
@@ -73,6 +85,8 @@ type platformIndex struct {
 	byAddr   map[internal.Chain]map[ids.ShortID][]int32
 	byNode   map[ids.NodeID][]int32
 	bySubnet map[ids.ID][]int32
+	// l1Fee: some hook wants an event of the L1 fee.
+	l1Fee bool
 }
 
 type platformIndexKey struct{}
@@ -99,6 +113,7 @@ func (ix *platformIndex) load(ctx context.Context, tx *database.DB) error {
 	ix.hooks = nil
 	ix.byAddr = map[internal.Chain]map[ids.ShortID][]int32{internal.PChain: {}, internal.XChain: {}}
 	ix.byNode, ix.bySubnet = map[ids.NodeID][]int32{}, map[ids.ID][]int32{}
+	ix.l1Fee = false
 	pos := map[string]int32{}
 	err := tx.RunQuery(ctx, `SELECT id, event_type, created_at, filter FROM webhooks WHERE status = 'active' AND event_type IN (?, ?)`,
 		func(rows *sql.Rows) error {
@@ -123,6 +138,10 @@ func (ix *platformIndex) load(ctx context.Context, tx *database.DB) error {
 					h.threshold = t
 				}
 			}
+			if t, err := strconv.ParseUint(h.filter.L1FeeBalanceThreshold, 10, 64); err == nil {
+				h.l1Threshold, h.hasL1Threshold = t, true
+			}
+			ix.l1Fee = ix.l1Fee || (h.eventType == EventValidatorActivity && h.l1Fee())
 			for _, s := range h.filter.NodeIDs {
 				if n, err := ids.NodeIDFromString(s); err == nil {
 					if h.nodes == nil {
@@ -306,18 +325,23 @@ type wireStakeEvent struct {
 }
 
 type wireL1Event struct {
-	Amount         string `json:"amount,omitempty"`
-	BlockHash      string `json:"blockHash"`
-	BlockHeight    uint64 `json:"blockHeight"`
-	BlockTimestamp int64  `json:"blockTimestamp"`
-	ChainID        string `json:"chainId"`
-	EventType      string `json:"eventType"`
-	Network        string `json:"network"`
-	NodeID         string `json:"nodeId"`
-	SubnetID       string `json:"subnetId"`
-	TxHash         string `json:"txHash"`
-	TxType         string `json:"txType"`
-	ValidationID   string `json:"validationId"`
+	Amount string `json:"amount,omitempty"`
+	// The fee's events (no tx): the balance after the block before and
+	// after the block's time advance, and the webhook's threshold.
+	BalanceAfter     string `json:"balanceAfter,omitempty"`
+	BalanceBefore    string `json:"balanceBefore,omitempty"`
+	BalanceThreshold string `json:"balanceThreshold,omitempty"`
+	BlockHash        string `json:"blockHash"`
+	BlockHeight      uint64 `json:"blockHeight"`
+	BlockTimestamp   int64  `json:"blockTimestamp"`
+	ChainID          string `json:"chainId"`
+	EventType        string `json:"eventType"`
+	Network          string `json:"network"`
+	NodeID           string `json:"nodeId"`
+	SubnetID         string `json:"subnetId"`
+	TxHash           string `json:"txHash,omitempty"` // none for the fee's events
+	TxType           string `json:"txType,omitempty"`
+	ValidationID     string `json:"validationId"`
 }
 
 // platformBatch is what the appliers share while rendering one batch.
@@ -702,6 +726,9 @@ func applyPWebhookEvents(ctx context.Context, tx *database.DB, batch *internal.P
 			return err
 		}
 	}
+	if err := pb.l1FeeEvents(ctx, tx, l1FeeReplayOf(ctx), byHeight); err != nil {
+		return err
+	}
 	return pb.write(ctx, tx)
 }
 
@@ -989,4 +1016,142 @@ func l1TxType(k internal.L1EventKind) string {
 	default:
 		return "SetL1ValidatorWeightTx"
 	}
+}
+
+// l1Watch is an L1 validator that validator webhooks of the L1 fee watch.
+type l1Watch struct {
+	id     ids.ID
+	node   ids.NodeID
+	subnet ids.ID
+	hooks  []int32
+}
+
+// l1FeeEvents writes the events of the L1 validators' continuous fee,
+// which no tx carries, from the batch's fee replay r:
+// l1_validator_disabled when a block's time advance runs a validator's
+// balance out (the replay's deactivations), and
+// l1_validator_balance_threshold at the first block whose time puts the
+// balance below the webhook's threshold, having been at or above it after
+// the block before. The balance after a block is the validator's end
+// point less the accrued fee total (which only a block's time advance,
+// before its txs, moves), as the node's getL1Validator computes it; a
+// tx's refund (disable, remove) is no crossing. A block's advance events
+// come before its txs', by validation id.
+func (pb *platformBatch) l1FeeEvents(ctx context.Context, tx *database.DB, r *l1FeeReplay, byHeight map[uint64]*internal.PBlockData) error {
+	if r == nil || r.history == nil || len(r.history.Blocks) == 0 || !pb.ix.l1Fee {
+		return nil
+	}
+	hist := r.history
+	ends := make(map[ids.ID]uint64, len(r.before))
+	var vids []ids.ID
+	for id, v := range r.before {
+		ends[id] = v.End
+		vids = append(vids, id)
+	}
+	changes := map[uint64][]internal.L1BalanceChange{}
+	for _, c := range hist.Changes {
+		changes[c.Height] = append(changes[c.Height], c)
+		if _, ok := ends[c.ValidationID]; !ok {
+			ends[c.ValidationID] = 0
+			vids = append(vids, c.ValidationID)
+		}
+	}
+	watched, err := pb.l1FeeWatched(ctx, tx, vids)
+	if err != nil || len(watched) == 0 {
+		return err
+	}
+	for _, fb := range hist.Blocks {
+		b := byHeight[fb.Height]
+		deactivated := map[ids.ID]bool{}
+		for _, c := range changes[fb.Height] {
+			if c.Kind == internal.L1BalanceDeactivate {
+				deactivated[c.ValidationID] = true
+			}
+		}
+		k := map[int32]int64{} // each hook's advance events at the block
+		for _, w := range watched {
+			end := ends[w.id]
+			if end == 0 || b == nil {
+				continue
+			}
+			var before, after uint64
+			if end > fb.Before {
+				before = end - fb.Before
+			}
+			if end > fb.After {
+				after = end - fb.After
+			}
+			for _, hi := range w.hooks {
+				h := &pb.ix.hooks[hi]
+				if b.Timestamp.Unix() < h.created {
+					continue
+				}
+				ev := wireL1Event{BlockHash: b.ID.String(), BlockHeight: b.Height, BlockTimestamp: b.Timestamp.Unix(),
+					ChainID: pb.chainID, Network: pb.network, NodeID: w.node.String(), SubnetID: w.subnet.String(),
+					ValidationID: w.id.String(), BalanceBefore: strconv.FormatUint(before, 10), BalanceAfter: strconv.FormatUint(after, 10)}
+				emitted := false
+				if h.subs[SubL1BalanceThreshold] && h.hasL1Threshold && before >= h.l1Threshold && after < h.l1Threshold {
+					te := ev
+					te.EventType, te.BalanceThreshold = SubL1BalanceThreshold, strconv.FormatUint(h.l1Threshold, 10)
+					if err := pb.add(h, b.Height, platformAdvanceBase+k[hi]*platformSubEventsPerTx+platformSubThreshold, w.id, te); err != nil {
+						return err
+					}
+					emitted = true
+				}
+				if h.subs[SubL1Disabled] && deactivated[w.id] {
+					ev.EventType = SubL1Disabled
+					if err := pb.add(h, b.Height, platformAdvanceBase+k[hi]*platformSubEventsPerTx+platformSubL1, w.id, ev); err != nil {
+						return err
+					}
+					emitted = true
+				}
+				if emitted {
+					k[hi]++
+				}
+			}
+		}
+		// The block's deactivations and txs set the end points the next
+		// block starts from.
+		for _, c := range changes[fb.Height] {
+			ends[c.ValidationID] = c.End
+		}
+	}
+	return nil
+}
+
+// l1FeeWatched returns those of the L1 validators vids that validator
+// webhooks of the L1 fee watch, by validation id.
+func (pb *platformBatch) l1FeeWatched(ctx context.Context, tx *database.DB, vids []ids.ID) ([]l1Watch, error) {
+	var out []l1Watch
+	err := idChunks(vids, func(args []any, in string) error {
+		return tx.RunQuery(ctx, "SELECT validation_id, node_id, subnet_id FROM p_l1_validators WHERE validation_id IN "+in,
+			func(rows *sql.Rows) error {
+				var id, node, subnet []byte
+				if err := rows.Scan(&id, &node, &subnet); err != nil {
+					return err
+				}
+				w := l1Watch{}
+				var err error
+				if w.id, err = ids.ToID(id); err != nil {
+					return err
+				}
+				if w.node, err = ids.ToNodeID(node); err != nil {
+					return nil // not a 20-byte node id: no webhook keys it
+				}
+				if w.subnet, err = ids.ToID(subnet); err != nil {
+					return err
+				}
+				for _, hi := range pb.validatorHooks(w.node, w.subnet) {
+					if pb.ix.hooks[hi].l1Fee() {
+						w.hooks = append(w.hooks, hi)
+					}
+				}
+				if len(w.hooks) > 0 {
+					out = append(out, w)
+				}
+				return nil
+			}, args...)
+	})
+	slices.SortFunc(out, func(a, b l1Watch) int { return a.id.Compare(b.id) })
+	return out, err
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
 
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -54,7 +56,8 @@ func platformEvents(t *testing.T, s Store, id string) ([]platformEvent, []Webhoo
 // B, an export spending them) with an address webhook on B and a
 // validator webhook on the delegation's node, and checks the events: the
 // amounts worked out here from the scenario's txs, the threshold crossed
-// once, the same events whatever the batches and however often applied.
+// once, the same events whatever the batches and however often applied,
+// and after a rederive.
 func TestPlatformWebhookEvents(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -159,6 +162,34 @@ func TestPlatformWebhookEvents(t *testing.T) {
 		mustApply(t, s2, sc.blocks)
 		if _, one := platformEvents(t, s2, "addr"); !slices.EqualFunc(one, raw, sameEvent) {
 			t.Errorf("one batch: %d events differ from the batches' %d", len(one), len(raw))
+		}
+
+		// A rederive in other batches, the outbox emptied first (as
+		// delivered and pruned), writes the same events again.
+		_, nodeRaw := platformEvents(t, s, "node")
+		if _, err := s.(*sqlStore).db.Exec(ctx, "DELETE FROM webhook_outbox"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RequestRederive(ctx, internal.PChain); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.StartRederive(ctx, internal.PChain); err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range [][]*pchain.Block{sc.blocks[:2], sc.blocks[2:]} {
+			batch, err := pchain.Batch(part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.RederivePBlocks(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, again := platformEvents(t, s, "addr"); !slices.EqualFunc(again, raw, sameEvent) {
+			t.Errorf("rederived: %d address events, were %d", len(again), len(raw))
+		}
+		if _, again := platformEvents(t, s, "node"); !slices.EqualFunc(again, nodeRaw, sameEvent) {
+			t.Errorf("rederived: %d validator events, were %d", len(again), len(nodeRaw))
 		}
 	})
 }

@@ -1,0 +1,244 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/utils/crypto/bls/signer/localsigner"
+	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
+
+	"github.com/avaindex/avaindex/internal/apikeys"
+	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/testing/testnet"
+)
+
+// TestL1FeeWebhooksDelivery runs avaindex on both stores (processes of
+// their own, a real receiver each) with a validator_activity webhook on a
+// fresh node id for the L1 fee's sub-events, then converts a new subnet to
+// an L1 whose one validator, that node, has a deposit of a few dozen
+// nAVAX, which the local network's fee (1 nAVAX a second) runs out in
+// under a minute. A P-chain tx some 22 s later makes a block whose time
+// puts the balance below the threshold. The events' balances are checked against
+// getL1Validator's, polled at every height meanwhile: the threshold event
+// at the first block whose balance is below it, the disabled event at the
+// block that leaves the validator no balance, each with the node's balance
+// at the block before.
+func TestL1FeeWebhooksDelivery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the local network")
+	}
+	n := testnet.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	const deposit, threshold = 45, 30
+
+	node, err := testnet.RandomNodeID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, err := localsigner.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pop, err := signer.NewProofOfPossession(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	type instance struct {
+		name, base, key, hook string
+		rcv                   *hookReceiver
+	}
+	var insts []*instance
+	for _, b := range dbtest.Backends() {
+		dsn := b.DSN(t)
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := apikeys.Create(ctx, st, "l1hooks", "standard", func(string) bool { return true }, time.Now())
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &instance{name: b.Name, key: key, rcv: newHookReceiver(t)}
+		in.rcv.platform = true
+		in.base = childService(t, n.URL, dsn, "--webhook-allow-private-network", "127.0.0.1/32", "--webhook-timeout", "2s",
+			"--webhook-max-backoff", "200ms").base
+		insts = append(insts, in)
+	}
+	api := func(in *instance, method, path, body string, v any) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, method, in.base+path, strings.NewReader(body))
+		req.Header.Set("x-data-api-key", in.key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("%s: %s %s: %d %s", in.name, method, path, resp.StatusCode, b)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, in := range insts {
+		var h struct{ ID string }
+		api(in, "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"`+in.rcv.srv.URL+`/v","network":"local",
+			"metadata":{"keyType":"nodeId","keys":["`+node.String()+`"],
+			"subEvents":{"validatorActivitySubEvents":["l1_validator_disabled","l1_validator_balance_threshold"]},
+			"l1ValidatorFeeBalanceThreshold":"`+fmt.Sprint(threshold)+`"}}`, &h)
+		in.hook = h.ID
+		var secret struct{ Secret string }
+		api(in, "GET", "/v1/webhooks:getSharedSecret", "", &secret)
+		in.rcv.secret.Store(secret.Secret)
+	}
+
+	l1, err := n.CreateL1With(ctx, []testnet.L1ValidatorSpec{{NodeID: node, PoP: pop, Weight: 100, Balance: deposit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vid := l1.SubnetID.Append(0)
+	// The node's balance at each height from the conversion on.
+	var (
+		mu       sync.Mutex
+		balances = map[uint64]uint64{}
+	)
+	pc := platformvm.NewClient(n.URL)
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for pollCtx.Err() == nil {
+			if v, h, err := pc.GetL1Validator(pollCtx, vid); err == nil {
+				mu.Lock()
+				balances[h] = v.Balance
+				mu.Unlock()
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	// A block whose time puts the balance below the threshold (about 23
+	// left), well before it runs out.
+	time.Sleep((deposit - threshold + 7) * time.Second)
+	if _, err := n.PBaseTx(ctx, ids.GenerateTestShortID(), 1); err != nil {
+		t.Fatal(err)
+	}
+	// The node deactivates the validator with a block at the time its
+	// balance runs out.
+	for {
+		v, _, err := pc.GetL1Validator(ctx, vid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Balance == 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the validator's balance never ran out")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	stopPoll()
+	<-polled
+	mu.Lock()
+	t.Logf("the node's balances by height: %v", balances)
+	mu.Unlock()
+
+	type l1Event struct {
+		WebhookID, EventType, MessageID string
+		Event                           struct {
+			EventType, TxHash, NodeID, SubnetID, ValidationID string
+			BalanceBefore, BalanceAfter, BalanceThreshold     string
+			BlockHeight                                       uint64
+		}
+	}
+	find := func(in *instance, sub string) *l1Event {
+		in.rcv.mu.Lock()
+		defer in.rcv.mu.Unlock()
+		for _, raw := range in.rcv.raw {
+			var e l1Event
+			if json.Unmarshal(raw, &e) == nil && e.WebhookID == in.hook && e.Event.EventType == sub {
+				return &e
+			}
+		}
+		return nil
+	}
+	for _, in := range insts {
+		for _, sub := range []string{"l1_validator_balance_threshold", "l1_validator_disabled"} {
+			for find(in, sub) == nil {
+				if ctx.Err() != nil {
+					t.Fatalf("%s: no %s event", in.name, sub)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, in := range insts {
+		check := func(ok bool, format string, args ...any) {
+			t.Helper()
+			if !ok {
+				t.Errorf(in.name+": "+format, args...)
+			}
+		}
+		// Each event's balances are the node's at its block and the one
+		// before, which the poll saw.
+		atBlock := func(e *l1Event) {
+			t.Helper()
+			h := e.Event.BlockHeight
+			after, okA := balances[h]
+			before, okB := balances[h-1]
+			check(okA && okB, "%s at height %d: the poll missed the node's balance there or before", e.Event.EventType, h)
+			check(e.Event.BalanceAfter == fmt.Sprint(after) && e.Event.BalanceBefore == fmt.Sprint(before),
+				"%s at height %d: balance %s -> %s; the node's %d -> %d", e.Event.EventType, h, e.Event.BalanceBefore, e.Event.BalanceAfter, before, after)
+			check(e.Event.NodeID == node.String() && e.Event.SubnetID == l1.SubnetID.String() && e.Event.ValidationID == vid.String() &&
+				e.Event.TxHash == "", "%s: %+v", e.Event.EventType, e.Event)
+		}
+		th := find(in, "l1_validator_balance_threshold")
+		atBlock(th)
+		check(th.Event.BalanceThreshold == fmt.Sprint(threshold), "threshold %s", th.Event.BalanceThreshold)
+		// The first height whose balance is below the threshold.
+		first := uint64(0)
+		for h, b := range balances {
+			if b < threshold && (first == 0 || h < first) {
+				first = h
+			}
+		}
+		check(th.Event.BlockHeight == first, "threshold event at height %d; the node's balance first fell below %d at %d", th.Event.BlockHeight, threshold, first)
+		dis := find(in, "l1_validator_disabled")
+		atBlock(dis)
+		check(dis.Event.BalanceAfter == "0" && dis.Event.BlockHeight > th.Event.BlockHeight, "disabled %+v", dis.Event)
+
+		// Nothing else, once each (the receiver checks the signatures).
+		in.rcv.mu.Lock()
+		seen := map[string]bool{}
+		for _, raw := range in.rcv.raw {
+			var e l1Event
+			if err := json.Unmarshal(raw, &e); err != nil || e.WebhookID != in.hook || e.Event.NodeID != node.String() {
+				check(false, "unexpected event %s", raw)
+			}
+			seen[e.MessageID] = true
+		}
+		check(len(seen) == 2, "%d distinct events, want 2", len(seen))
+		for _, b := range in.rcv.bad {
+			check(false, "%s", b)
+		}
+		in.rcv.mu.Unlock()
+	}
+}
