@@ -41,7 +41,8 @@ func (s *stoppingStore) FillBackfill(ctx context.Context, b store.Backfill, p st
 // the store indexed from scratch. On both stores.
 func TestBackfillsResume(t *testing.T) {
 	n, _ := issuedNetwork(t)
-	backfilled := []string{"address_utxos", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens"}
+	backfilled := []string{"address_utxos", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens",
+		"nft_holders", "nft_holder_totals"}
 	tables := append([]string(nil), derivedTables...)
 	for _, table := range backfilled {
 		if !slices.Contains(tables, table) {

@@ -128,6 +128,12 @@ func BenchmarkLookingGlass(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
+			// The collection's holders (nft_holders): the rows above
+			// bypass the NFT applier, so they are filled as a store
+			// indexed before migration 0044 has them, by its backfill.
+			if err := runBackfill(ctx, st, "nft_holders"); err != nil {
+				b.Fatal(err)
+			}
 			// newMux is the API's handler, with an empty cache.
 			newMux := func() (*http.ServeMux, *API) {
 				a, err := New(Deps{Store: st, Network: testNetwork, TokenKey: make([]byte, 32),
@@ -190,4 +196,32 @@ func BenchmarkLookingGlass(b *testing.B) {
 			}
 		})
 	}
+}
+
+// runBackfill runs the backfill name through the store's backfill
+// machinery when it is pending (what derive.RunBackfills does for it).
+func runBackfill(ctx context.Context, st store.Store, name string) error {
+	pending, err := st.PendingBackfills(ctx)
+	if err != nil {
+		return err
+	}
+	for _, bf := range pending {
+		if bf.Name != name {
+			continue
+		}
+		parts, err := st.BackfillParts(ctx, name)
+		if err != nil {
+			return err
+		}
+		for ; bf.Part < len(parts); bf.Part, bf.Next = bf.Part+1, 0 {
+			p := parts[bf.Part]
+			for bf.Next = max(bf.Next, p.Lo); bf.Next < p.Hi; {
+				if bf, err = st.FillBackfill(ctx, bf, p, bf.Next+4096); err != nil {
+					return err
+				}
+			}
+		}
+		return st.FinishBackfill(ctx, name)
+	}
+	return nil
 }

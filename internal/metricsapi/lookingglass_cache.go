@@ -7,11 +7,10 @@ import (
 	"github.com/avaindex/avaindex/internal/store"
 )
 
-// lgCache keeps the Looking Glass answers computed whole (a collection's
-// totals, a balance query's addresses) for the chain's state they were
-// computed at: a page, the next pages and the same sub-query in another
-// composite read them again without the scan, until the chain's next
-// applied block. It holds at most lgCacheBudget addresses; the oldest
+// lgCache keeps the Looking Glass answers computed whole (a balance
+// query's addresses) for the chain's state they were computed at: the
+// next pages and the same sub-query in another composite read them again
+// without the scan, until the chain's next applied block. It holds at most lgCacheBudget addresses; the oldest
 // entries go first.
 type lgCache struct {
 	mu      sync.Mutex
@@ -21,9 +20,8 @@ type lgCache struct {
 }
 
 type lgEntry struct {
-	version    int64
-	collection store.NFTCollection
-	list       []store.AddressAmount
+	version int64
+	list    []store.AddressAmount
 }
 
 // lgCacheBudget bounds the addresses the cache holds (about 100 bytes

@@ -124,32 +124,24 @@ func (a *API) nftHolders(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	// The holders are listed whole once per chain state (the totals need
-	// every row anyway), so that every page, the deepest too, is a slice.
-	e, err := a.cached(ctx, chain, "nft\x00"+scope, func() (*lgEntry, error) {
-		c, err := a.store.NFTCollection(ctx, chain, contract)
-		if err != nil {
-			return nil, err
-		}
-		hs, err := a.store.NFTHolders(ctx, chain, contract, c.Type, 0, maxLookingGlassResults+1)
-		if err != nil {
-			return nil, err
-		}
-		if len(hs) > maxLookingGlassResults {
-			return nil, derrors.Invalid("the contract has more than %d holders: too many to list", maxLookingGlassResults)
-		}
-		list := make([]store.AddressAmount, len(hs))
-		for i, h := range hs {
-			list[i] = store.AddressAmount{Address: h.Address, Amount: big.NewInt(h.Count)}
-		}
-		return &lgEntry{collection: c, list: list}, nil
-	})
+	// The store keeps the holders and their totals (nft_holders): a page
+	// is a range of their key, read for each request.
+	c, err := a.store.NFTCollection(ctx, chain, contract)
 	if err != nil {
 		return err
 	}
-	c := e.collection
-	page := a.amountPage(e.list, scope, offset, size)
-	res := NftHoldersResponse{NextPageToken: page.NextPageToken, Addresses: page.Addresses, TotalHolders: c.Holders, TotalTokens: c.Tokens}
+	hs, err := a.store.NFTHolders(ctx, chain, contract, c.Type, int(offset), size+1)
+	if err != nil {
+		return err
+	}
+	res := NftHoldersResponse{Addresses: []AddressDetails{}, TotalHolders: c.Holders, TotalTokens: c.Tokens}
+	if len(hs) > size {
+		res.NextPageToken = a.tokens.encode(scope, offset+int64(size), a.now())
+		hs = hs[:size]
+	}
+	for _, h := range hs {
+		res.Addresses = append(res.Addresses, AddressDetails{Address: h.Address.Hex(), SortKey: strconv.FormatInt(h.Count, 10)})
+	}
 	if c.Name != "" {
 		res.NftCollectionName = []string{c.Name}
 	}

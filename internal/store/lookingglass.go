@@ -114,13 +114,14 @@ func (s *sqlStore) NFTCollection(ctx context.Context, chainID uint64, contract c
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		zero := common.Address{}
-		if c.Type == internal.ERC721 {
-			return tx.QueryRow(ctx, `SELECT COUNT(DISTINCT owner), COUNT(*) FROM nft_tokens
-				WHERE chain_id = ? AND address = ? AND owner IS NOT NULL AND owner <> ?`, cid, contract[:], zero[:]).Scan(&c.Holders, &c.Tokens)
+		// The totals the NFT applier keeps (nft_holder_totals): for 721,
+		// the holders and the tokens they own; for 1155, the holders.
+		err = tx.QueryRow(ctx, "SELECT holders, tokens FROM nft_holder_totals WHERE chain_id = ? AND address = ? AND erc_type = ?",
+			cid, contract[:], ercTypeCode(c.Type)).Scan(&c.Holders, &c.Tokens)
+		if errors.Is(err, sql.ErrNoRows) {
+			c.Holders, c.Tokens, err = 0, 0, nil
 		}
-		if err := tx.QueryRow(ctx, `SELECT COUNT(DISTINCT holder) FROM nft_balances
-			WHERE chain_id = ? AND address = ? AND balance <> ?`, cid, contract[:], []byte{}).Scan(&c.Holders); err != nil {
+		if err != nil || c.Type == internal.ERC721 {
 			return err
 		}
 		return tx.QueryRow(ctx, `SELECT COUNT(DISTINCT token_id) FROM nft_balances
@@ -135,13 +136,9 @@ func (s *sqlStore) NFTHolders(ctx context.Context, chainID uint64, contract comm
 	if err != nil {
 		return nil, err
 	}
-	zero := common.Address{}
-	q, args := `SELECT owner, COUNT(*) FROM nft_tokens WHERE chain_id = ? AND address = ? AND owner IS NOT NULL AND owner <> ?
-		GROUP BY owner ORDER BY owner LIMIT ? OFFSET ?`, []any{cid, contract[:], zero[:], limit, offset}
-	if typ == internal.ERC1155 {
-		q, args = `SELECT holder, COUNT(*) FROM nft_balances WHERE chain_id = ? AND address = ? AND balance <> ?
-			GROUP BY holder ORDER BY holder LIMIT ? OFFSET ?`, []any{cid, contract[:], []byte{}, limit, offset}
-	}
+	// A range of nft_holders' key (the applier keeps it): by holder.
+	q, args := `SELECT holder, tokens FROM nft_holders WHERE chain_id = ? AND address = ? AND erc_type = ?
+		ORDER BY holder LIMIT ? OFFSET ?`, []any{cid, contract[:], ercTypeCode(typ), limit, offset}
 	var out []NFTHolder
 	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
 		var (

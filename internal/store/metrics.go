@@ -36,8 +36,8 @@ type MetricStore interface {
 	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
 	// MetricActiveCounts returns, for each time of since (an hour's
 	// start), how many of key's addresses were last seen at or after it:
-	// in any role, as senders and as deployers. It reads every address of
-	// the chain once, whatever len(since).
+	// in any role, as senders and as deployers. It reads the chain's
+	// addresses seen since the earliest of since once, whatever len(since).
 	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]ActiveCounts, error)
 	// MetricRollupRanges returns, for each range, key's rollups of its
 	// period that start in [From, To], ascending by start, in one round
@@ -751,9 +751,13 @@ func (s *sqlStore) MetricActiveCounts(ctx context.Context, key string, since []i
 			"COUNT(CASE WHEN last_deployed >= ? THEN 1 END)")
 		args = append(args, t, t, t)
 	}
-	args = append(args, key)
+	// Only the rows seen since the earliest time can count: a sender or a
+	// deployer is seen (in any role) in the same hour, so last_seen is
+	// never before last_sent or last_deployed. The range walks the
+	// metric_addresses_recent index, which covers the columns.
+	args = append(args, key, slices.Min(since))
 	out := make([]ActiveCounts, len(since))
-	err = s.db.RunQuery(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM metric_addresses WHERE chain_key = ?", func(rows *sql.Rows) error {
+	err = s.db.RunQuery(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM metric_addresses WHERE chain_key = ? AND last_seen >= ?", func(rows *sql.Rows) error {
 		dst := make([]any, 0, 3*len(since))
 		for i := range out {
 			dst = append(dst, &out[i].Addresses, &out[i].Senders, &out[i].Deployers)

@@ -200,6 +200,12 @@ func applyNFTs(ctx context.Context, tx *database.DB, cid int64, blocks []*intern
 		}
 		refreshes = append(refreshes, b.NFTRefreshes...)
 	}
+	// The holders' counts (nft_holders) move with the owners the batch
+	// changes, from the owners stored before it.
+	held := holderDeltas{}
+	if err := held.owners(ctx, tx, cid, rows, order); err != nil {
+		return err
+	}
 	if len(rows) > 0 {
 		ins := make([][]any, 0, len(order))
 		for _, k := range order {
@@ -233,11 +239,22 @@ func applyNFTs(ctx context.Context, tx *database.DB, cid int64, blocks []*intern
 		if bal.Sign() < 0 {
 			bal.SetUint64(0) // a balance moved some way no transfer shows
 		}
+		// A holder holds the token id while its balance is not zero
+		// (stored as no bytes).
+		switch was, is := len(b) > 0, bal.Sign() != 0; {
+		case !was && is:
+			held.add(hk.token, 1155, hk.holder, 1)
+		case was && !is:
+			held.add(hk.token, 1155, hk.holder, -1)
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO nft_balances (chain_id, holder, address, token_id, balance) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (chain_id, holder, address, token_id) DO UPDATE SET balance = excluded.balance`,
 			cid, hk.holder[:], hk.token[:], hk.id[:], bigBytes(bal)); err != nil {
 			return err
 		}
+	}
+	if err := held.apply(ctx, tx, cid); err != nil {
+		return err
 	}
 	for _, r := range refreshes {
 		if _, err := tx.Exec(ctx, `UPDATE nft_tokens SET pending = 1, gen = gen + 1, attempts = 0, next_attempt = 0
