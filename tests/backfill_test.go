@@ -33,12 +33,12 @@ func (s *stoppingStore) FillBackfill(ctx context.Context, b store.Backfill, p st
 
 // TestBackfillsResume takes a store indexed from the local network back
 // to what an avaindex before the backfilled tables left (their rows gone,
-// the P- and X-chains' metrics too, every backfill asked for but the
-// burned sums', which TestBurnedBackfill covers), runs the backfills and
-// the metrics' catch-up as the service does, stopped after a few chunks,
-// checks that the cursors kept what was done, runs them again to the end
-// and the rederive they ask for, and compares every derived table with
-// the store indexed from scratch. On both stores.
+// the P- and X-chains' metrics and UTXO page keys too, every backfill
+// asked for but the burned sums', which TestBurnedBackfill covers), runs
+// the backfills and the metrics' catch-up as the service does, stopped
+// after a few chunks, checks that the cursors kept what was done, runs
+// them again to the end and the rederive they ask for, and compares every
+// derived table with the store indexed from scratch. On both stores.
 func TestBackfillsResume(t *testing.T) {
 	n, _ := issuedNetwork(t)
 	backfilled := []string{"address_utxos", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens",
@@ -59,7 +59,9 @@ func TestBackfillsResume(t *testing.T) {
 			}
 		}
 		reset := []string{"DELETE FROM metric_chains WHERE chain_key IN ('P', 'X')", "DELETE FROM metric_rollups WHERE chain_key IN ('P', 'X')",
-			"DELETE FROM metric_addresses WHERE chain_key IN ('P', 'X')"}
+			"DELETE FROM metric_addresses WHERE chain_key IN ('P', 'X')",
+			// The getUTXOs page keys (0041) of the UTXOs stored before them.
+			"UPDATE p_utxo_addresses SET page_key = NULL", "UPDATE x_utxo_addresses SET page_key = NULL"}
 		for _, table := range backfilled {
 			reset = append(reset, "DELETE FROM "+table)
 		}

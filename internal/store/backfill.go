@@ -29,7 +29,7 @@ import (
 // Backfills are the names, in the order they must run: the history's P
 // part reads p_staker_addresses.
 var Backfills = []string{"address_utxos", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "burned",
-	"l1_fee_history", "nft_holders"}
+	"l1_fee_history", "nft_holders", "utxo_page_keys"}
 
 // BackfillKey is the settings key of the backfill name.
 func BackfillKey(name string) string { return backfillPrefix + name }
@@ -70,7 +70,8 @@ var backfillParts = map[string]func(ctx context.Context, db *database.DB) ([]Bac
 	"l1_fee_history": func(context.Context, *database.DB) ([]BackfillPart, error) {
 		return []BackfillPart{stepPart("the P-chain rederive", backfillL1FeeHistory)}, nil
 	},
-	"nft_holders": nftHolderParts,
+	"nft_holders":    nftHolderParts,
+	"utxo_page_keys": utxoPageKeyParts,
 }
 
 // BackfillStore is the store's side of the backfills: what is asked for,

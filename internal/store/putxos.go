@@ -66,15 +66,19 @@ type utxoRows struct {
 }
 
 // output adds the row of output p (row, in the chain's UTXO columns),
-// its owners and its list rows, for a tx at time t.
-func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []any, t int64) {
+// its owners with its page key (pageKey; nil when it is not in the UTXO
+// set) and its list rows, for a tx at time t.
+func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []any, key []byte, t int64) {
 	id := p.ID()
 	u.utxoRows = append(u.utxoRows, row)
 	for _, a := range p.Owners.Addrs {
-		u.addrRows = append(u.addrRows, []any{a[:], id[:]})
+		u.addrRows = append(u.addrRows, []any{a[:], id[:], keyOrNil(key)})
 	}
 	u.listed.add(p, chain, t)
 }
+
+// ownerColumns are the columns of p_ and x_utxo_addresses.
+var ownerColumns = []string{"address", "utxo_id", "page_key"}
 
 // writeRows writes the UTXOs, owners, list rows and imports accumulated
 // into the chain's tables t. Rows already stored are skipped.
@@ -82,7 +86,9 @@ func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTa
 	if _, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	if _, err := tx.BulkInsert(ctx, t.addresses, addressColumns, u.addrRows, onConflictDoNothing); err != nil {
+	// A row already stored keeps its key: a re-applied batch must not put
+	// back in the set a UTXO a later batch spent.
+	if _, err := tx.BulkInsert(ctx, t.addresses, ownerColumns, u.addrRows, onConflictDoNothing); err != nil {
 		return err
 	}
 	if err := u.listed.write(ctx, tx); err != nil {
@@ -151,15 +157,19 @@ func (u *utxoBatch) produce(p *internal.UTXOOutput, pos position, staked bool, s
 	if p.StakeableLocktime != 0 {
 		stakeable = int64(p.StakeableLocktime)
 	}
+	var key []byte
 	if spendable != nil {
 		spend = int64(*spendable)
+		if !staked && p.Kind != internal.PKindExported {
+			key = pageKey(*spendable, int64(pos.idx), p.UTXO.TxID, p.UTXO.OutputIndex)
+		}
 	}
 	id := p.ID()
 	u.output(internal.PChain, p, []any{
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), stakeable, p.Bytes, pos.txID[:], int64(pos.height),
 		pos.idx, pos.time, staked, released, spend,
-	}, pos.time)
+	}, key, pos.time)
 }
 
 // applyPUTXOs writes the UTXO changes of a batch of P-chain blocks: what
@@ -242,10 +252,11 @@ func (u *utxoBatch) tx(eff *internal.PTxUTXOs, pos position, b *internal.PBlockD
 	return nil
 }
 
-// markConsumed records in table (p_utxos or x_utxos) where each consumed
-// UTXO was spent, and marks its list rows spent (address_utxos); cond
-// restricts the rows (e.g. "kind <> 'exported'"), or is empty.
-func markConsumed(ctx context.Context, tx *database.DB, table, cond string, consumed []consumption) (marked int64, err error) {
+// markConsumed records in the chain's UTXO table (pg: p_utxos or x_utxos)
+// where each consumed UTXO was spent, takes it out of its owners' pages
+// (page_key) and marks its list rows spent (address_utxos); cond restricts
+// the rows (e.g. "kind <> 'exported'"), or is empty.
+func markConsumed(ctx context.Context, tx *database.DB, pg utxoPage, cond string, consumed []consumption) (marked int64, err error) {
 	var (
 		rows [][]any
 		all  []ids.ID
@@ -259,7 +270,10 @@ func markConsumed(ctx context.Context, tx *database.DB, table, cond string, cons
 	if err := markListedSpent(ctx, tx, all); err != nil {
 		return 0, err
 	}
-	return tx.BulkUpdate(ctx, table, "id", consumedColumns, cond, rows)
+	if err := clearPageKeys(ctx, tx, pg, all); err != nil {
+		return 0, err
+	}
+	return tx.BulkUpdate(ctx, pg.utxos, "id", consumedColumns, cond, rows)
 }
 
 // consumedColumns record where a UTXO was spent.
@@ -277,8 +291,13 @@ func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
 			WHERE tx_id = ? AND kind = 'stake'`, r.by[:], int64(r.height), r.stakerTxID[:]); err != nil {
 			return err
 		}
+		// Back in the set, unless a later batch (re-applied before this
+		// one) spent it; the spends of this batch clear it below.
+		if err := setPageKeys(ctx, tx, pUTXOPage, "u.tx_id = ? AND u.kind = 'stake'", r.stakerTxID[:]); err != nil {
+			return err
+		}
 	}
-	_, err := markConsumed(ctx, tx, "p_utxos", "", u.consumed)
+	_, err := markConsumed(ctx, tx, pUTXOPage, "", u.consumed)
 	return err
 }
 

@@ -445,6 +445,9 @@ func (sc *dagScenario) check(t *testing.T, s *sqlStore) {
 		t.Errorf("genesis holder's UTXOs include the spent genesis UTXO (%v)", err)
 	}
 
+	// The avm.getUTXOs pages list the same sets.
+	checkPages(t, s, xUTXOPage, uAddrA, uAddrB, uAddrC)
+
 	// Every spend found its UTXO.
 	var early int
 	if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM x_early_spends").Scan(&early); err != nil || early != 0 {

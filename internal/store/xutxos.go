@@ -34,18 +34,23 @@ type xUTXOBatch struct {
 }
 
 func (u *xUTXOBatch) produce(p *internal.UTXOOutput, pos position) {
-	var peer any
+	var (
+		peer any
+		key  []byte
+	)
 	id := p.ID()
 	if p.Kind == exportedKind {
 		peer = p.PeerChain[:]
 		u.exported = append(u.exported, id)
 	} else {
 		u.produced = append(u.produced, id)
+		// In the set; a spend stored before it (matchXSpends) clears it.
+		key = pageKey(pos.height, int64(pos.idx), p.UTXO.TxID, p.UTXO.OutputIndex)
 	}
 	u.output(internal.XChain, p, []any{
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), p.Bytes, pos.txID[:], int64(pos.height), pos.idx, pos.time,
-	}, pos.time)
+	}, key, pos.time)
 }
 
 // tx records what the tx at pos consumes, imports and produces.
@@ -126,7 +131,7 @@ func matchXSpends(ctx context.Context, tx *database.DB, consumed []consumption, 
 	if err := tx.LockTx(ctx, xSpendLockKey); err != nil {
 		return err
 	}
-	marked, err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", consumed)
+	marked, err := markConsumed(ctx, tx, xUTXOPage, "kind <> 'exported'", consumed)
 	if err != nil {
 		return err
 	}
@@ -218,7 +223,7 @@ func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) e
 	if err != nil || len(found) == 0 {
 		return err
 	}
-	if _, err := markConsumed(ctx, tx, "x_utxos", "kind <> 'exported'", found); err != nil {
+	if _, err := markConsumed(ctx, tx, xUTXOPage, "kind <> 'exported'", found); err != nil {
 		return err
 	}
 	matched := make([]ids.ID, len(found))

@@ -29,7 +29,7 @@ import (
 )
 
 // version changes whenever the generated rows change.
-const version = 3
+const version = 4
 
 // Shape of the data set.
 const (
@@ -126,7 +126,7 @@ var tables = []struct {
 		"threshold", "stakeable_locktime", "bytes", "created_tx_id", "created_height", "created_idx", "created_time",
 		"staked", "released_tx_id", "spendable_height", "consumed_tx_id", "consumed_height", "consumed_idx",
 		"consumed_time"}},
-	{"p_utxo_addresses", []string{"address", "utxo_id"}},
+	{"p_utxo_addresses", []string{"address", "utxo_id", "page_key"}},
 	{"address_utxos", []string{"utxo_id", "chain", "address", "origin", "created_time", "amount_key", "asset_id",
 		"threshold", "spent"}},
 	{"p_stakers", []string{"tx_id", "tx_type", "kind", "priority", "subnet_id", "node_id", "weight", "start_time",
@@ -283,8 +283,16 @@ func (d *Dataset) utxo(rng *rand.Rand, rows rowSet, i int, avaxID ids.ID) error 
 	rows.add(tUTXOs, id[:], txID[:], int64(index), kind, nil, avaxID[:], int64(amount), int64(0),
 		int64(threshold), nil, b, createdTx[:], height, int64(i%20), created, false, nil, height,
 		consumedTx, consumedHeight, consumedIdx, consumedTime)
+	// The unspent ones' place in platform.getUTXOs' pages (migration 0041).
+	var pageKey any
+	if spent == 0 {
+		k := binary.BigEndian.AppendUint64(nil, uint64(height))
+		k = binary.BigEndian.AppendUint32(k, uint32(i%20+1))
+		k = append(k, txID[:]...)
+		pageKey = binary.BigEndian.AppendUint32(k, index)
+	}
 	for _, a := range owners {
-		rows.add(tUTXOAddresses, a[:], id[:])
+		rows.add(tUTXOAddresses, a[:], id[:], pageKey)
 		rows.add(tAddressUTXOs, id[:], "P", a[:], "P", created, int64(amount^1<<63), avaxID[:], int64(threshold), spent)
 	}
 	if !reward {
