@@ -183,6 +183,8 @@ type sdkL1Facts struct {
 	// L1 up to the scenarios' last (Head).
 	Hours []sdkL1Hour `json:"hours"`
 	Head  uint64      `json:"head"`
+	// ERC20 is what listErc20Balances is checked against on the L1.
+	ERC20 *sdkL1ERC20Facts `json:"erc20"`
 }
 
 type sdkL1NFT struct {
@@ -205,7 +207,8 @@ func readSDKL1Facts(ctx context.Context, t *testing.T, r *l1Run) *sdkL1Facts {
 	t.Helper()
 	l, s := r.l, r.nfts
 	f := &sdkL1Facts{ChainID: strconv.FormatUint(l.EVMChainID, 10), BlockchainID: l.BlockchainID.String(),
-		SubnetID: l.SubnetID.String(), Alice: s.Alice.Hex(), Bob: s.Bob.Hex(), Head: r.head}
+		SubnetID: l.SubnetID.String(), Alice: s.Alice.Hex(), Bob: s.Bob.Hex(), Head: r.head,
+		ERC20: readSDKL1ERC20Facts(ctx, t, r)}
 	nft := func(uri string, owner common.Address) sdkL1NFT {
 		const prefix = "data:application/json;base64,"
 		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(uri, prefix))

@@ -107,7 +107,9 @@ type erc20Pair struct{ addr, token common.Address }
 type erc20HoldingState struct {
 	first, block uint64
 	bal          *big.Int
-	changed      bool
+	// stored: the pair has a row (read in this transaction); changed:
+	// the batch moved it.
+	stored, changed bool
 }
 
 // applyERC20Moves applies moves (in chain order) to the stored balances.
@@ -203,10 +205,15 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
 		return err
 	}
-	var hrows, trows [][]any
+	var added, moved, trows [][]any
 	for _, p := range pairs {
 		if h := holdings[p]; h.changed {
-			hrows = append(hrows, []any{cid, p.addr[:], p.token[:], int64(h.first), int64(h.block), bigBytes(h.bal)})
+			row := []any{cid, p.addr[:], p.token[:], int64(h.first), int64(h.block), bigBytes(h.bal)}
+			if h.stored {
+				moved = append(moved, row)
+			} else {
+				added = append(added, row)
+			}
 		}
 	}
 	for _, t := range tokens {
@@ -214,11 +221,50 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 			trows = append(trows, []any{cid, t[:], int64(st.Block), bigBytes(st.Supply), boolInt(st.Unexplained), st.Reason})
 		}
 	}
-	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, hrows, erc20HoldingUpsert); err != nil {
+	// A pair without a row has none to conflict with (this transaction
+	// read them, and one writer applies a chain): its row is inserted
+	// without a conflict clause, copied on PostgreSQL.
+	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, added, ""); err != nil {
+		return err
+	}
+	if err := updateERC20Holdings(ctx, tx, moved); err != nil {
 		return err
 	}
 	_, err = tx.BulkInsert(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
 	return err
+}
+
+// updateERC20Holdings writes the new latest balances of pairs that have
+// a row (rows of erc20HoldingColumns): on SQLite an upsert, on PostgreSQL
+// one UPDATE joined to the rows as arrays (the rows are known to exist;
+// with 0043's free space on the pages, PostgreSQL writes each new version
+// beside the old one, without a new entry in the key's index).
+func updateERC20Holdings(ctx context.Context, tx *database.DB, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if tx.Dialect() != database.Postgres {
+		_, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, rows, erc20HoldingUpsert)
+		return err
+	}
+	const perUpdate = 8192
+	for start := 0; start < len(rows); start += perUpdate {
+		chunk := rows[start:min(len(rows), start+perUpdate)]
+		addrs, tokens, blocks, bals := make([]any, len(chunk)), make([]any, len(chunk)), make([]any, len(chunk)), make([]any, len(chunk))
+		for i, r := range chunk {
+			addrs[i], tokens[i], blocks[i], bals[i] = r[1], r[2], r[4], r[5]
+		}
+		n, err := tx.Exec(ctx, `UPDATE evm_erc20_holdings AS h SET block_number = u.block_number, balance = u.balance
+			FROM unnest(?::BYTEA[], ?::BYTEA[], ?::BIGINT[], ?::BYTEA[]) AS u(address, token, block_number, balance)
+			WHERE h.chain_id = ? AND h.address = u.address AND h.token = u.token`, addrs, tokens, blocks, bals, chunk[0][0])
+		if err != nil {
+			return fmt.Errorf("updating the ERC-20 holdings: %w", err)
+		}
+		if n != int64(len(chunk)) {
+			return fmt.Errorf("updating the ERC-20 holdings: %d rows of %d read before", n, len(chunk))
+		}
+	}
+	return nil
 }
 
 type erc20TokenState struct {
@@ -275,43 +321,58 @@ func erc20TokenStates(ctx context.Context, db *database.DB, cid int64, tokens []
 }
 
 // loadERC20Holdings fills holdings (one per pair) with the stored latest
-// balances; a pair never stored starts at zero. The pairs are a VALUES
-// list joined on the key, one index seek each on both engines (an OR of
-// pairs they may scan, and IN lists of addresses and tokens cross them).
+// balances; a pair never stored starts at zero. The pairs are joined on
+// the key, one index seek each: on SQLite a VALUES list (an OR of pairs
+// it may scan, and IN lists of addresses and tokens cross them), on
+// PostgreSQL two arrays unnested, one statement of any length whose text
+// does not grow with it.
 func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []erc20Pair, holdings map[erc20Pair]*erc20HoldingState) error {
 	for _, p := range pairs {
 		holdings[p].bal = new(big.Int)
 	}
-	// PostgreSQL types the list's columns from its first row.
-	first := "(?, ?)"
-	if db.Dialect() == database.Postgres {
-		first = "(?::BYTEA, ?::BYTEA)"
+	scan := func(rows *sql.Rows) error {
+		var (
+			addr, token, bal []byte
+			first, block     int64
+		)
+		if err := rows.Scan(&addr, &token, &first, &block, &bal); err != nil {
+			return err
+		}
+		h := holdings[erc20Pair{common.BytesToAddress(addr), common.BytesToAddress(token)}]
+		if h == nil {
+			return nil
+		}
+		h.first, h.block, h.bal, h.stored = uint64(first), uint64(block), bigFrom(bal), true
+		return nil
 	}
-	const perRead = 500
+	const sel = "SELECT h.address, h.token, h.first_block, h.block_number, h.balance FROM "
+	perRead := 500
+	if db.Dialect() == database.Postgres {
+		perRead = 8192
+	}
 	for start := 0; start < len(pairs); start += perRead {
 		chunk := pairs[start:min(len(pairs), start+perRead)]
-		args := make([]any, 0, 2*len(chunk)+1)
-		for _, p := range chunk {
-			args = append(args, p.addr[:], p.token[:])
+		var (
+			q    string
+			args []any
+		)
+		if db.Dialect() == database.Postgres {
+			addrs, tokens := make([]any, len(chunk)), make([]any, len(chunk))
+			for i, p := range chunk {
+				addrs[i], tokens[i] = p.addr[:], p.token[:]
+			}
+			q = sel + `unnest(?::BYTEA[], ?::BYTEA[]) AS p(address, token)
+				JOIN evm_erc20_holdings h ON h.chain_id = ? AND h.address = p.address AND h.token = p.token`
+			args = []any{addrs, tokens, cid}
+		} else {
+			for _, p := range chunk {
+				args = append(args, p.addr[:], p.token[:])
+			}
+			q = sel + "(VALUES (?, ?)" + strings.Repeat(", (?, ?)", len(chunk)-1) +
+				") AS p JOIN evm_erc20_holdings h ON h.chain_id = ? AND h.address = p.column1 AND h.token = p.column2"
+			args = append(args, cid)
 		}
-		q := "SELECT h.address, h.token, h.first_block, h.block_number, h.balance FROM (VALUES " + first +
-			strings.Repeat(", (?, ?)", len(chunk)-1) + ") AS p JOIN evm_erc20_holdings h ON h.chain_id = ? AND h.address = p.column1 AND h.token = p.column2"
-		err := db.RunQuery(ctx, q, func(rows *sql.Rows) error {
-			var (
-				addr, token, bal []byte
-				first, block     int64
-			)
-			if err := rows.Scan(&addr, &token, &first, &block, &bal); err != nil {
-				return err
-			}
-			h := holdings[erc20Pair{common.BytesToAddress(addr), common.BytesToAddress(token)}]
-			if h == nil {
-				return nil
-			}
-			h.first, h.block, h.bal = uint64(first), uint64(block), bigFrom(bal)
-			return nil
-		}, append(args, cid)...)
-		if err != nil {
+		if err := db.RunQuery(ctx, q, scan, args...); err != nil {
 			return fmt.Errorf("reading the ERC-20 holdings: %w", err)
 		}
 	}

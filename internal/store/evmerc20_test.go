@@ -4,15 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -181,6 +184,28 @@ func TestERC20Balances(t *testing.T) {
 			t.Errorf("the backfill wrote\n%s\nthe appliers\n%s", got, all)
 		}
 		check("backfilled")
+		// Applied a block a transaction, each batch after the first moves
+		// pairs that have a row: the same rows.
+		for _, tbl := range []string{"evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens"} {
+			if _, err := s.db.Exec(ctx, "DELETE FROM "+tbl); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cid, err := evmChainID(testEVMChain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range blocks {
+			if err := s.db.Transact(ctx, func(tx *database.DB) error {
+				return applyERC20Balances(ctx, tx, cid, []*internal.EVMBlockData{b})
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := dumpERC20(t, s); got != all {
+			t.Errorf("a block a transaction wrote\n%s\none batch\n%s", got, all)
+		}
+		check("a block a transaction")
 	})
 }
 
@@ -247,4 +272,63 @@ func dumpERC20(t *testing.T, s *sqlStore) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestERC20HoldingsLayoutMigration migrates a store up to 0042, writes a
+// holding, and migrates on: 0043 keeps the row, and lays the table out
+// (SQLite: WITHOUT ROWID; PostgreSQL: fillfactor 70).
+func TestERC20HoldingsLayoutMigration(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, err := database.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		before := fstest.MapFS{}
+		names, err := fs.Glob(Migrations(), "*.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if n < "0043" {
+				text, err := fs.ReadFile(Migrations(), n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before[n] = &fstest.MapFile{Data: text}
+			}
+		}
+		if _, err := db.Migrate(ctx, before); err != nil {
+			t.Fatal(err)
+		}
+		a, tok := evmAddr("holder"), evmAddr("token")
+		if _, err := db.Exec(ctx, "INSERT INTO evm_erc20_holdings (chain_id, address, token, first_block, block_number, balance) VALUES (?, ?, ?, 3, 7, ?)",
+			int64(testEVMChain), a[:], tok[:], []byte{0x12, 0x34}); err != nil {
+			t.Fatal(err)
+		}
+		applied, err := db.Migrate(ctx, Migrations())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(applied, 43) {
+			t.Fatalf("applied %v, want 43 among them", applied)
+		}
+		var first, block int64
+		var bal []byte
+		if err := db.QueryRow(ctx, "SELECT first_block, block_number, balance FROM evm_erc20_holdings WHERE chain_id = ? AND address = ? AND token = ?",
+			int64(testEVMChain), a[:], tok[:]).Scan(&first, &block, &bal); err != nil || first != 3 || block != 7 || fmt.Sprintf("%x", bal) != "1234" {
+			t.Errorf("the holding after 0043: %d %d %x, %v", first, block, bal, err)
+		}
+		var layout string
+		q := "SELECT sql FROM sqlite_master WHERE name = 'evm_erc20_holdings'"
+		want := "WITHOUT ROWID"
+		if db.Dialect() == database.Postgres {
+			q = "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = 'evm_erc20_holdings'::regclass"
+			want = "fillfactor=70"
+		}
+		if err := db.QueryRow(ctx, q).Scan(&layout); err != nil || !strings.Contains(layout, want) {
+			t.Errorf("evm_erc20_holdings after 0043: %q, %v; want %s", layout, err, want)
+		}
+	})
 }

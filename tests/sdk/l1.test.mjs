@@ -103,3 +103,56 @@ test("metrics.chains.getMetrics: the L1's hourly txCount and gasUsed are the nod
     { chainId: f.chainId, metric: "cumulativeTxCount", timeInterval: "day", pageSize: 1 }, opts);
   assert.ok(cum.result.results[0].value >= total, `cumulativeTxCount ${cum.result.results[0].value} < the node's ${total}`);
 });
+
+// listedErc20 runs the SDK's page iterator over an address's ERC-20
+// balances on the L1 and returns them as { token address: balance item }.
+async function listedErc20(req) {
+  const all = await pages(await avalanche.data.evm.address.balances.listErc20(
+    { chainId: f.chainId, pageSize: 1, ...req }, opts));
+  const out = {};
+  for (const p of all) {
+    assert.equal(p.result.nativeTokenBalance.chainId, f.chainId);
+    for (const b of p.result.erc20TokenBalances) {
+      assert.equal(b.chainId, f.chainId);
+      assert.equal(b.ercType, "ERC-20");
+      assert.equal(out[b.address], undefined, `${b.address} listed twice`);
+      out[b.address] = b;
+    }
+  }
+  return out;
+}
+
+const balancesOf = (got) => Object.fromEntries(Object.entries(got).map(([a, b]) => [a, b.balance]));
+const at = (c) => `${c.holder} at ${c.blockNumber || "the last block"}`;
+
+test("address.balances.listErc20 on the L1 equals the node's balanceOf, at the last block and at every past blockNumber", { skip }, async () => {
+  const contractAddresses = f.erc20.tokens.map((t) => t.address).join(",");
+  for (const c of f.erc20.checks) {
+    const req = { address: c.holder, contractAddresses, filterSpamTokens: false };
+    if (c.blockNumber !== "") req.blockNumber = c.blockNumber;
+    assert.deepEqual(balancesOf(await listedErc20(req)), c.balances, at(c));
+  }
+});
+
+test("address.balances.listErc20 on the L1: contractAddresses naming one token lists that one alone", { skip }, async () => {
+  for (const c of f.erc20.only) {
+    const req = { address: c.holder, contractAddresses: c.token };
+    if (c.blockNumber !== "") req.blockNumber = c.blockNumber;
+    assert.deepEqual(balancesOf(await listedErc20(req)), c.balances, `${at(c)}, ${c.token} alone`);
+  }
+});
+
+test("address.balances.listErc20 on the L1 without contractAddresses: a new holder's tokens, named", { skip }, async () => {
+  const tokens = Object.fromEntries(f.erc20.tokens.map((t) => [t.address, t]));
+  for (const holder of f.erc20.fresh) {
+    const want = f.erc20.checks.find((c) => c.holder === holder && c.blockNumber === "").balances;
+    assert.ok(Object.keys(want).length > 0, `${holder} holds a token`);
+    const got = await listedErc20({ address: holder });
+    assert.deepEqual(balancesOf(got), want, holder);
+    for (const [a, b] of Object.entries(got)) {
+      assert.equal(b.name, tokens[a].name);
+      assert.equal(b.symbol, tokens[a].symbol);
+      assert.equal(b.decimals, tokens[a].decimals);
+    }
+  }
+});
