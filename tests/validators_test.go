@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/api"
+	"github.com/ava-labs/avalanchego/api/info"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/units"
@@ -68,6 +69,26 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 	}
 	maxStake := 3 * units.MegaAvax
 	sawL1 := false
+	// The node's view of each validator as a peer: its version (the
+	// node's own for itself) and the chains it benches it on.
+	ic := info.NewClient(n.URL)
+	self, _, err := ic.GetNodeID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := ic.GetNodeVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peers, err := ic.Peers(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, benched := map[ids.NodeID]string{self: own.Version}, map[ids.NodeID][]string{}
+	for _, p := range peers {
+		versions[p.ID], benched[p.ID] = p.Version, p.Benched
+	}
+	sawVersion := false
 	for _, s := range subnets {
 		nodeVdrs, err := pc.GetCurrentValidators(ctx, s.ID, nil)
 		if err != nil {
@@ -110,6 +131,20 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 			}
 			if v.UptimePerformance == nil || nv.Uptime == nil || math.Abs(*v.UptimePerformance-float64(*nv.Uptime)) > 1 {
 				t.Errorf("validator %s uptime %v; node %v", nv.TxID, v.UptimePerformance, nv.Uptime)
+			}
+			if v.AvalancheGoVersion != versions[nv.NodeID] {
+				t.Errorf("validator %s avalancheGoVersion %q; node %q", nv.TxID, v.AvalancheGoVersion, versions[nv.NodeID])
+			}
+			sawVersion = sawVersion || v.AvalancheGoVersion != ""
+			pct := func(chain string) float64 {
+				if slices.Contains(benched[nv.NodeID], chain) {
+					return 100
+				}
+				return 0
+			}
+			if h := v.ValidatorHealth; h == nil || h.BenchedPChainRequestsPercent != pct("P") ||
+				h.BenchedXChainRequestsPercent != pct("X") || h.BenchedCChainRequestsPercent != pct("C") {
+				t.Errorf("validator %s validatorHealth %+v; node benches it on %v", nv.TxID, h, benched[nv.NodeID])
 			}
 			// The P-chain's bound on a validator's weight with delegations.
 			bound := min(5*nv.Weight, maxStake)
@@ -183,6 +218,9 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 	}
 	if !sawL1 {
 		t.Error("no L1 validator on the network")
+	}
+	if !sawVersion {
+		t.Error("no active validator with its avalancheGoVersion")
 	}
 }
 
