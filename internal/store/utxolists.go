@@ -49,6 +49,9 @@ type UTXOQuery struct {
 	// id, in the same direction.
 	ByAmount bool
 	Desc     bool
+	// NoOwners leaves ListedUTXO.Owners empty, sparing a read of each
+	// UTXO's owner rows for a reader that does not show them (balances).
+	NoOwners bool
 }
 
 // UTXOKey is a UTXO's position in a list: its creation time (unix
@@ -325,7 +328,7 @@ func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, l
 		if err != nil || len(keys) == 0 {
 			return err
 		}
-		out, err = listedUTXOs(ctx, tx, q.Chain, keys)
+		out, err = listedUTXOs(ctx, tx, q.Chain, keys, !q.NoOwners)
 		return err
 	})
 	return out, err
@@ -411,8 +414,9 @@ func sortedAddresses(addrs []ids.ShortID) []ids.ShortID {
 	return slices.Compact(out)
 }
 
-// listedUTXOs reads the UTXOs of keys, on list chain, in keys' order.
-func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, keys []mergedRow) ([]*ListedUTXO, error) {
+// listedUTXOs reads the UTXOs of keys, on list chain, in keys' order,
+// with their owners when owners is set.
+func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, keys []mergedRow, owners bool) ([]*ListedUTXO, error) {
 	byID := make(map[ids.ID]*ListedUTXO, len(keys))
 	want := make([]ids.ID, len(keys))
 	for i, k := range keys {
@@ -463,13 +467,15 @@ func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, key
 	if err := stakePeriods(ctx, tx, byID); err != nil {
 		return nil, err
 	}
-	err := listedOwners(ctx, tx, chain, want, func(id ids.ID, a ids.ShortID) {
-		if u := byID[id]; u != nil {
-			u.Owners = append(u.Owners, a)
+	if owners {
+		err := listedOwners(ctx, tx, chain, want, func(id ids.ID, a ids.ShortID) {
+			if u := byID[id]; u != nil {
+				u.Owners = append(u.Owners, a)
+			}
+		})
+		if err != nil {
+			return nil, err
 		}
-	})
-	if err != nil {
-		return nil, err
 	}
 	out := make([]*ListedUTXO, len(want))
 	for i, id := range want {

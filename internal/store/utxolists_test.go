@@ -372,6 +372,16 @@ func TestUTXOListThreshold(t *testing.T) {
 					if !slices.Equal(amounts, want) {
 						t.Errorf("%v, anyOwner %v, pages of %d: amounts %v, want %v", tc.addrs, anyOwner, n, amounts, want)
 					}
+					// NoOwners: the same UTXOs, without their owners.
+					bare := listAll(t, s, UTXOQuery{Chain: internal.PChain, Addresses: tc.addrs, AnyOwner: anyOwner, ByAmount: true, Desc: true, NoOwners: true}, n)
+					for i, u := range bare {
+						if i >= len(got) || u.ID != got[i].ID || u.Amount != got[i].Amount || len(u.Owners) != 0 || len(got[i].Owners) == 0 {
+							t.Errorf("%v, NoOwners, pages of %d: item %d = %s with %d owners", tc.addrs, n, i, u.ID, len(u.Owners))
+						}
+					}
+					if len(bare) != len(got) {
+						t.Errorf("%v, NoOwners, pages of %d: %d items, want %d", tc.addrs, n, len(bare), len(got))
+					}
 				}
 			}
 		}
