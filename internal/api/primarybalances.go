@@ -21,8 +21,10 @@ import (
 // The Primary Network Balances tag: an address set's balances on one
 // primary-network chain, summed from its UTXO list.
 
-// balanceReadPage is how many UTXOs each read of a balance takes.
-const balanceReadPage = 1024
+// balanceReadPage is how many UTXOs each read of a balance takes: a
+// wallet's few thousand in one, since each read's merged scan seeks every
+// address again.
+const balanceReadPage = 4096
 
 // MaxBalanceAddresses bounds getBalancesByAddresses' addresses: a wallet
 // asks for all its derived addresses at once (256 fit a URL of 12 KB).
