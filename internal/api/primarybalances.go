@@ -21,7 +21,7 @@ import (
 // The Primary Network Balances tag: an address set's balances on one
 // primary-network chain, summed from its UTXO list.
 
-// balanceReadPage is how many UTXOs each read of a balance takes: a
+// balanceReadPage is how many UTXOs each read of eachListedUTXO takes: a
 // wallet's few thousand in one, since each read's merged scan seeks every
 // address again.
 const balanceReadPage = 4096
@@ -159,7 +159,7 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 		}
 		return nil
 	}
-	if err := a.eachListedUTXO(r.Context(), q, add); err != nil {
+	if err := a.store.EachUTXO(r.Context(), q, add); err != nil {
 		return err
 	}
 	ctx := r.Context()

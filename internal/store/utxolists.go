@@ -24,6 +24,9 @@ type UTXOListStore interface {
 	// starting after the UTXO whose key is after (nil: at the first). The
 	// queries of one call see one snapshot.
 	ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, limit int) ([]*ListedUTXO, error)
+	// EachUTXO calls f with each UTXO any of q.Addresses owns, in no
+	// order (see sqlStore.EachUTXO).
+	EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO) error) error
 }
 
 // UTXOQuery selects and orders a UTXO list.
@@ -578,4 +581,63 @@ func scanListedUTXO(r *sql.Rows) (*ListedUTXO, error) {
 	u.CreatedHeight, u.CreatedTime = uint64(height), createdAt
 	u.Bytes = nonNil(u.Bytes)
 	return &u, nil
+}
+
+// EachUTXO calls f with every UTXO of q's list that any of q.Addresses
+// owns (AnyOwner's rule, which it requires; AssetID and MinAmount are not
+// supported), each once, in no order, all read in one snapshot. A sum
+// (a balance) needs no order: one statement per maxInList addresses
+// reads their index ranges, with no merge, and the UTXOs are then read by
+// id, readInList at a time.
+func (s *sqlStore) EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO) error) (err error) {
+	defer derrors.Wrap(&err, "store.EachUTXO(%s, %d addresses)", q.Chain, len(q.Addresses))
+	if _, ok := utxoTables[q.Chain]; !ok {
+		return derrors.Invalid("no UTXO list of chain %q", q.Chain)
+	}
+	if len(q.Addresses) == 0 || !q.AnyOwner || q.AssetID != nil || q.MinAmount != 0 {
+		return derrors.Invalid("EachUTXO reads the UTXOs any of some addresses owns, unfiltered")
+	}
+	addrs := sortedAddresses(q.Addresses)
+	spent := "spent = 0"
+	if q.IncludeSpent {
+		spent = "spent IN (0, 1)"
+	}
+	return s.db.ReadTx(ctx, func(tx *database.DB) error {
+		seen := map[string]bool{}
+		var keys []mergedRow
+		for start := 0; start < len(addrs); start += maxInList {
+			chunk := addrs[start:min(len(addrs), start+maxInList)]
+			args := []any{string(q.Chain)}
+			for _, a := range chunk {
+				args = append(args, a[:])
+			}
+			err := tx.RunPrepared(ctx, "SELECT utxo_id FROM address_utxos WHERE chain = ? AND address IN (?"+
+				strings.Repeat(", ?", len(chunk)-1)+") AND "+spent, func(r *sql.Rows) error {
+				var id []byte
+				if err := r.Scan(&id); err != nil {
+					return err
+				}
+				if !seen[string(id)] {
+					seen[string(id)] = true
+					keys = append(keys, mergedRow{mergeKey: mergeKey{id: id}})
+				}
+				return nil
+			}, args...)
+			if err != nil {
+				return err
+			}
+		}
+		for start := 0; start < len(keys); start += readInList {
+			us, err := listedUTXOs(ctx, tx, q.Chain, keys[start:min(len(keys), start+readInList)], !q.NoOwners)
+			if err != nil {
+				return err
+			}
+			for _, u := range us {
+				if err := f(u); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }

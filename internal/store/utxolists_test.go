@@ -383,6 +383,19 @@ func TestUTXOListThreshold(t *testing.T) {
 						t.Errorf("%v, NoOwners, pages of %d: %d items, want %d", tc.addrs, n, len(bare), len(got))
 					}
 				}
+				// EachUTXO: AnyOwner's UTXOs, each once, in no order.
+				if anyOwner {
+					var each []uint64
+					err := s.EachUTXO(context.Background(), UTXOQuery{Chain: internal.PChain, Addresses: tc.addrs, AnyOwner: true}, func(u *ListedUTXO) error {
+						each = append(each, u.Amount)
+						return nil
+					})
+					slices.Sort(each)
+					slices.Reverse(each)
+					if err != nil || !slices.Equal(each, want) {
+						t.Errorf("%v, EachUTXO: amounts %v (%v), want %v", tc.addrs, each, err, want)
+					}
+				}
 			}
 		}
 	})
