@@ -137,9 +137,15 @@ func TestPrimaryNetworkBalancesMatchNode(t *testing.T) {
 				t.Errorf("%s at time 1 = %s, want nothing", chain, s)
 			}
 		}
+		// One address over api.MaxBalanceAddresses.
+		many := make([]ids.ShortID, api.MaxBalanceAddresses+1)
+		for i := range many {
+			many[i] = ids.ShortID{byte(i), byte(i >> 8), 0x5a}
+		}
 		for _, tc := range []struct{ query, param string }{
 			{"", "addresses"},
 			{"addresses=nope", "addresses"},
+			{"addresses=" + strings.Join(bech32Of(t, n, many...), ","), "addresses"},
 			{both + "&blockTimestamp=-5", "blockTimestamp"},
 			{both + "&pageSize=5", "pageSize"},
 		} {

@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ava-labs/avalanchego/api/info"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
@@ -253,10 +255,39 @@ func checkNetworkDetails(t *testing.T, doc *openapitest.Doc, n *testnet.Network,
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The versions as the node knows them: its peers' and its own.
+		ic := info.NewClient(n.URL)
+		self, _, err := ic.GetNodeID(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := ic.GetNodeVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peers, err := ic.Peers(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions := map[ids.NodeID]string{self: own.Version}
+		for _, p := range peers {
+			versions[p.ID] = p.Version
+		}
+		byVersion := map[string]*api.StakingDistribution{}
 		var vStake, dStake, reward uint64
 		dCount := 0
 		for _, v := range vs {
 			vStake += v.Weight
+			if ver := versions[v.NodeID]; ver != "" {
+				d := byVersion[ver]
+				if d == nil {
+					d = &api.StakingDistribution{Version: ver, AmountStaked: "0"}
+					byVersion[ver] = d
+				}
+				staked, _ := strconv.ParseUint(d.AmountStaked, 10, 64)
+				d.AmountStaked = strconv.FormatUint(staked+v.Weight, 10)
+				d.ValidatorCount++
+			}
 			if v.PotentialReward != nil {
 				reward += *v.PotentialReward
 			}
@@ -278,9 +309,14 @@ func checkNetworkDetails(t *testing.T, doc *openapitest.Doc, n *testnet.Network,
 		scaled.Add(scaled, new(big.Int).SetUint64(supply/2))
 		scaled.Div(scaled, new(big.Int).SetUint64(supply))
 		ratio := fmt.Sprintf("%d.%06d", new(big.Int).Div(scaled, big.NewInt(1_000_000)), new(big.Int).Mod(scaled, big.NewInt(1_000_000)))
+		dist := []api.StakingDistribution{}
+		for _, d := range byVersion {
+			dist = append(dist, *d)
+		}
+		slices.SortFunc(dist, func(x, y api.StakingDistribution) int { return strings.Compare(x.Version, y.Version) })
 		want := api.GetNetworkDetailsResponse{
 			ValidatorDetails: api.ValidatorsDetails{ValidatorCount: len(vs), TotalAmountStaked: fmt.Sprint(vStake),
-				EstimatedAnnualStakingReward: fmt.Sprint(reward), StakingDistributionByVersion: []api.StakingDistribution{}, StakingRatio: ratio},
+				EstimatedAnnualStakingReward: fmt.Sprint(reward), StakingDistributionByVersion: dist, StakingRatio: ratio},
 			DelegatorDetails: api.DelegatorsDetails{DelegatorCount: dCount, TotalAmountStaked: fmt.Sprint(dStake)},
 		}
 		var got api.GetNetworkDetailsResponse

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ava-labs/avalanchego/api"
+	"github.com/ava-labs/avalanchego/api/info"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/units"
@@ -59,7 +60,10 @@ func rewardUTXOSum(t *testing.T, pc *platformvm.Client, txID ids.ID) uint64 {
 // checkValidatorsAgainstNode compares listValidators' active validations
 // of every subnet with platform.getCurrentValidators, and
 // listL1Validators with the L1s' validators and platform.getL1Validator.
-func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.Network, base string) {
+// It returns how many primary-network validators the node knows the
+// version of (itself or a peer): none on the single-node local network,
+// whose node validates nothing.
+func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.Network, base string) (versioned int) {
 	ctx := context.Background()
 	pc := platformvm.NewClient(n.URL)
 	subnets, err := pc.GetSubnets(ctx, nil)
@@ -68,6 +72,26 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 	}
 	maxStake := 3 * units.MegaAvax
 	sawL1 := false
+	// The node's view of each validator as a peer: its version (the
+	// node's own for itself) and the chains it benches it on.
+	ic := info.NewClient(n.URL)
+	self, _, err := ic.GetNodeID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := ic.GetNodeVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peers, err := ic.Peers(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, benched := map[ids.NodeID]string{self: own.Version}, map[ids.NodeID][]string{}
+	for _, p := range peers {
+		versions[p.ID], benched[p.ID] = p.Version, p.Benched
+	}
+
 	for _, s := range subnets {
 		nodeVdrs, err := pc.GetCurrentValidators(ctx, s.ID, nil)
 		if err != nil {
@@ -110,6 +134,22 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 			}
 			if v.UptimePerformance == nil || nv.Uptime == nil || math.Abs(*v.UptimePerformance-float64(*nv.Uptime)) > 1 {
 				t.Errorf("validator %s uptime %v; node %v", nv.TxID, v.UptimePerformance, nv.Uptime)
+			}
+			if v.AvalancheGoVersion != versions[nv.NodeID] {
+				t.Errorf("validator %s avalancheGoVersion %q; node %q", nv.TxID, v.AvalancheGoVersion, versions[nv.NodeID])
+			}
+			if versions[nv.NodeID] != "" {
+				versioned++
+			}
+			pct := func(chain string) float64 {
+				if slices.Contains(benched[nv.NodeID], chain) {
+					return 100
+				}
+				return 0
+			}
+			if h := v.ValidatorHealth; h == nil || h.BenchedPChainRequestsPercent != pct("P") ||
+				h.BenchedXChainRequestsPercent != pct("X") || h.BenchedCChainRequestsPercent != pct("C") {
+				t.Errorf("validator %s validatorHealth %+v; node benches it on %v", nv.TxID, h, benched[nv.NodeID])
 			}
 			// The P-chain's bound on a validator's weight with delegations.
 			bound := min(5*nv.Weight, maxStake)
@@ -184,6 +224,7 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 	if !sawL1 {
 		t.Error("no L1 validator on the network")
 	}
+	return versioned
 }
 
 // TestValidatorsMatchNode compares, on both stores of the local network,
@@ -319,7 +360,11 @@ func TestL1ValidatorsMatchNodeOnCustomNetwork(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
 		waitIndexed(t, base, tip, time.Minute)
-		checkValidatorsAgainstNode(t, doc, n, base+"/v1/networks/testnet")
+		// The custom network's genesis validator is the node: its version
+		// is known.
+		if checkValidatorsAgainstNode(t, doc, n, base+"/v1/networks/testnet") == 0 {
+			t.Error("no primary-network validator whose version the node knows")
+		}
 		// Inactive validators on request only.
 		q := base + "/v1/networks/testnet/l1Validators?subnetId="
 		all := pageAll[avaapi.L1ValidatorDetailsFull](t, doc, l1ValidatorsPath, q+off.SubnetID.String()+"&includeInactiveL1Validators=true", "validators", 3)

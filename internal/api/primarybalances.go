@@ -15,13 +15,20 @@ import (
 	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/utxo"
+	"github.com/avaindex/avaindex/internal/xchain"
 )
 
 // The Primary Network Balances tag: an address set's balances on one
 // primary-network chain, summed from its UTXO list.
 
-// balanceReadPage is how many UTXOs each read of a balance takes.
-const balanceReadPage = 1024
+// balanceReadPage is how many UTXOs each read of eachListedUTXO takes: a
+// wallet's few thousand in one, since each read's merged scan seeks every
+// address again.
+const balanceReadPage = 4096
+
+// MaxBalanceAddresses bounds getBalancesByAddresses' addresses: a wallet
+// asks for all its derived addresses at once (256 fit a URL of 12 KB).
+const MaxBalanceAddresses = 256
 
 // sharedStatus is the status of a P-chain atomic-memory balance: UTXOs
 // another chain exported to the P-chain that no import took yet.
@@ -86,7 +93,7 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	addrs, err := Addresses(r, "addresses", MaxUTXOAddresses, a.network.HRP)
+	addrs, err := Addresses(r, "addresses", MaxBalanceAddresses, a.network.HRP)
 	if err != nil {
 		return err
 	}
@@ -97,7 +104,7 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 	if historic {
 		now = at
 	}
-	q := store.UTXOQuery{Chain: chain, IncludeSpent: historic, AnyOwner: true}
+	q := store.UTXOQuery{Chain: chain, IncludeSpent: historic, AnyOwner: true, NoOwners: true}
 	for _, ad := range addrs {
 		q.Addresses = append(q.Addresses, ad.ID)
 	}
@@ -114,7 +121,7 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 		if u.Origin == chain && u.Exported() {
 			return nil // in another chain's shared memory
 		}
-		info, err := a.listedInfo(u)
+		info, err := a.balanceInfo(u)
 		if err != nil {
 			return err
 		}
@@ -152,7 +159,7 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 		}
 		return nil
 	}
-	if err := a.eachListedUTXO(r.Context(), q, add); err != nil {
+	if err := a.store.EachUTXO(r.Context(), q, add); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -225,6 +232,17 @@ func (a *API) eachListedUTXO(ctx context.Context, q store.UTXOQuery, f func(*sto
 		k := us[len(us)-1].Key(q.ByAmount)
 		after = &k
 	}
+}
+
+// balanceInfo is what a balance reads of a listed UTXO's output: its
+// locktimes, from the stored columns, without decoding the output, but
+// for the X-chain's outputs of other kinds (mint outputs among them),
+// decoded.
+func (a *API) balanceInfo(u *store.ListedUTXO) (*utxo.Info, error) {
+	if u.Origin == internal.XChain && u.Kind == xchain.KindOther {
+		return a.listedInfo(u)
+	}
+	return &utxo.Info{AssetID: u.AssetID, Amount: u.Amount, Locktime: u.Locktime, StakeableLocktime: u.StakeableLocktime}, nil
 }
 
 // listedInfo decodes a listed UTXO's output in its origin chain's

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"math/big"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
@@ -378,8 +380,8 @@ func (a *API) getChainIDs(w http.ResponseWriter, r *http.Request) error {
 //     rewards promised to the current stakers, not a yearly projection);
 //   - stakingRatio: all stake over the current supply, a decimal with six
 //     digits after the point (rounded);
-//   - stakingDistributionByVersion: empty: the validators' versions are
-//     node-local (info.peers), which avaindex does not index.
+//   - stakingDistributionByVersion: the active validators whose version
+//     the indexed node knows (stakingByVersion).
 func (a *API) getNetworkDetails(w http.ResponseWriter, r *http.Request) error {
 	if _, err := a.networks.Network(r); err != nil {
 		return err
@@ -415,6 +417,10 @@ func (a *API) getNetworkDetails(w http.ResponseWriter, r *http.Request) error {
 			rewd.Add(rewd, new(big.Int).SetUint64(*s.PotentialReward))
 		}
 	}
+	dist, err := a.stakingByVersion(r.Context())
+	if err != nil {
+		return err
+	}
 	ratio := "0"
 	if supply != nil && supply.Supply > 0 {
 		staked := new(big.Int).Add(vStake, dStake)
@@ -422,9 +428,48 @@ func (a *API) getNetworkDetails(w http.ResponseWriter, r *http.Request) error {
 	}
 	WriteJSON(w, http.StatusOK, GetNetworkDetailsResponse{
 		ValidatorDetails: ValidatorsDetails{ValidatorCount: vCount, TotalAmountStaked: vStake.String(),
-			EstimatedAnnualStakingReward: rewd.String(), StakingDistributionByVersion: []StakingDistribution{},
+			EstimatedAnnualStakingReward: rewd.String(), StakingDistributionByVersion: dist,
 			StakingRatio: ratio},
 		DelegatorDetails: DelegatorsDetails{DelegatorCount: dCount, TotalAmountStaked: dStake.String()},
 	})
 	return nil
+}
+
+// stakingByVersion groups the active primary-network validators by the
+// version the indexed node knows each to run (Uptime.Version: info.peers,
+// read with the uptimes), with their own stake, by version; a validator
+// that is no peer of the node is left out.
+func (a *API) stakingByVersion(ctx context.Context) ([]StakingDistribution, error) {
+	out := []StakingDistribution{}
+	if a.uptimes == nil {
+		return out, nil
+	}
+	v, err := a.validatorView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type group struct {
+		stake *big.Int
+		n     int
+	}
+	byVersion := map[string]*group{}
+	for i := range v.vals {
+		it := &v.vals[i]
+		if it.status != statusActive || it.row.SubnetID != constants.PrimaryNetworkID || it.row.Kind != internal.StakerValidator ||
+			it.uptime.Version == "" {
+			continue
+		}
+		g := byVersion[it.uptime.Version]
+		if g == nil {
+			g = &group{stake: new(big.Int)}
+			byVersion[it.uptime.Version] = g
+		}
+		g.stake.Add(g.stake, new(big.Int).SetUint64(it.row.Weight))
+		g.n++
+	}
+	for ver, g := range byVersion {
+		out = append(out, StakingDistribution{Version: ver, AmountStaked: g.stake.String(), ValidatorCount: g.n})
+	}
+	slices.SortFunc(out, func(x, y StakingDistribution) int { return strings.Compare(x.Version, y.Version) })
+	return out, nil
 }

@@ -74,6 +74,7 @@ type ValidatorDetails struct {
 	// Active.
 	StakePercentage    *float64                `json:"stakePercentage,omitempty"`
 	UptimePerformance  *float64                `json:"uptimePerformance,omitempty"`
+	AvalancheGoVersion string                  `json:"avalancheGoVersion,omitempty"`
 	DelegationCapacity string                  `json:"delegationCapacity,omitempty"`
 	PotentialRewards   *Rewards                `json:"potentialRewards,omitempty"`
 	ValidatorHealth    *ValidatorHealthDetails `json:"validatorHealth,omitempty"`
@@ -393,6 +394,37 @@ func feePercent(shares uint32) string {
 	return fmt.Sprintf("%d.%04d", shares/10_000, shares%10_000)
 }
 
+// validatorHealth is an active validator's health as the indexed node
+// sees it now, each percentage 100 or 0: reachable when the node is
+// connected to it, benched on a chain while the node benches it there.
+func (a *API) validatorHealth(u Uptime) *ValidatorHealthDetails {
+	pct := func(b bool) float64 {
+		if b {
+			return 100
+		}
+		return 0
+	}
+	benched := func(alias string, id ids.ID) float64 {
+		return pct(slices.ContainsFunc(u.BenchedOn, func(c string) bool { return c == alias || c == id.String() }))
+	}
+	return &ValidatorHealthDetails{ReachabilityPercent: pct(u.Connected),
+		BenchedPChainRequestsPercent: benched("P", a.network.PChainID),
+		BenchedXChainRequestsPercent: benched("X", a.network.XChainID),
+		BenchedCChainRequestsPercent: benched("C", a.network.CChainID)}
+}
+
+// delegationFees is a validation's delegationRewardAmount: the fees its
+// delegators paid it before Cortina, those it accrued from Cortina on (paid
+// at its end), and, while it is active, those its current delegators will
+// pay if rewarded.
+func (it *valItem) delegationFees() uint64 {
+	fees := it.row.DelegateeReward + it.paidFees
+	if it.status == statusActive {
+		fees += it.feeEstimate
+	}
+	return fees
+}
+
 // renderValidators renders a page of view's validators.
 func (a *API) renderValidators(ctx context.Context, view *validatorView, items []*valItem) ([]ValidatorDetails, error) {
 	out := make([]ValidatorDetails, 0, len(items))
@@ -447,25 +479,24 @@ func (a *API) renderValidators(ctx context.Context, view *validatorView, items [
 				vr = *it.row.PotentialReward
 			}
 			d.PotentialRewards = &Rewards{ValidationRewardAmount: strconv.FormatUint(vr, 10),
-				DelegationRewardAmount: strconv.FormatUint(it.row.DelegateeReward+it.feeEstimate, 10), RewardAddresses: rewardAddrs}
-			reach := 0.0
-			if it.uptime.Connected {
-				reach = 100
-			}
-			d.ValidatorHealth = &ValidatorHealthDetails{ReachabilityPercent: reach}
+				DelegationRewardAmount: strconv.FormatUint(it.delegationFees(), 10), RewardAddresses: rewardAddrs}
+			d.AvalancheGoVersion = it.uptime.Version
+			d.ValidatorHealth = a.validatorHealth(it.uptime)
 			d.Geolocation = &json0{}
 		case statusCompleted:
 			n := it.delegatorCount
 			d.DelegatorCount, d.AmountDelegated = &n, strconv.FormatUint(it.delegated, 10)
-			rw := &Rewards{ValidationRewardAmount: "0", DelegationRewardAmount: "0", RewardAddresses: rewardAddrs}
+			// The delegation fees are paid whether the validation's reward
+			// commits or aborts (avalanchego's rewardValidatorTx pays the
+			// accrued fee on both paths; before Cortina each delegator's
+			// reward paid its share).
+			rw := &Rewards{ValidationRewardAmount: "0", RewardAddresses: rewardAddrs,
+				DelegationRewardAmount: strconv.FormatUint(it.delegationFees(), 10)}
 			if it.row.Removed {
 				rw.RewardTxHash = rec.RemovedTxID.String()
 			}
-			if it.row.RewardCommitted {
-				if it.row.PotentialReward != nil {
-					rw.ValidationRewardAmount = strconv.FormatUint(*it.row.PotentialReward, 10)
-				}
-				rw.DelegationRewardAmount = strconv.FormatUint(it.row.DelegateeReward, 10)
+			if it.row.RewardCommitted && it.row.PotentialReward != nil {
+				rw.ValidationRewardAmount = strconv.FormatUint(*it.row.PotentialReward, 10)
 			}
 			d.Rewards = rw
 		case statusRemoved:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ava-labs/avalanchego/genesis"
 	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/upgrade"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/vms/platformvm/reward"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs/executor"
@@ -28,16 +29,26 @@ import (
 
 // UptimeSource tells the primary-network validators' uptimes as the
 // indexed node observes them (platform.getCurrentValidators' uptime and
-// connected): node-local values no chain holds.
+// connected), with what the node knows of each as a peer (info.peers):
+// node-local values no chain holds.
 type UptimeSource interface {
 	Uptimes(ctx context.Context) (map[ids.NodeID]Uptime, error)
 }
 
-// Uptime is one validator's uptime, as the node reports it.
+// Uptime is one validator's uptime and peer state, as the node reports
+// them.
 type Uptime struct {
 	// Percent is the uptime in percent, 0-100.
 	Percent   float64
 	Connected bool
+	// Version is the validator's node version as its handshake told the
+	// indexed node ("avalanchego/1.14.2"; the node's own for itself), ""
+	// when it is no peer of the node.
+	Version string
+	// BenchedOn are the chains on which the node currently benches it
+	// (info.peers' benched: a chain's primary alias, "P", "X" or "C", or
+	// its id): their requests to it fail at once.
+	BenchedOn []string
 }
 
 // uptimeTTL is how long fetched uptimes are served before being asked
@@ -81,8 +92,13 @@ type valItem struct {
 	// feeEstimate is the delegation fee its current delegators will pay
 	// it if rewarded, added to the fee already accrued.
 	feeEstimate uint64
-	uptime      Uptime
-	hasUptime   bool
+	// paidFees is, for a validator that started before Cortina, the
+	// delegation fee its rewarded delegators paid it: the P-chain paid
+	// each at once, as a reward UTXO of the delegator's RewardValidatorTx,
+	// and accrued none (store.StakerRow.DelegateeReward stays 0).
+	paidFees  uint64
+	uptime    Uptime
+	hasUptime bool
 }
 
 // delItem is a delegator in the view, with the validation it delegates to
@@ -209,7 +225,7 @@ func (a *API) validatorView(ctx context.Context) (*validatorView, error) {
 		if err != nil {
 			return nil, err
 		}
-		v = buildView(table, a.maxValidatorStake())
+		v = buildView(table, a.maxValidatorStake(), a.cortinaTime())
 		a.applyUptimes(ctx, v)
 		a.views.view = v
 		return v, nil
@@ -240,6 +256,14 @@ func (a *API) maxValidatorStake() uint64 {
 	return genesis.GetStakingConfig(a.network.ID).MaxValidatorStake
 }
 
+// cortinaTime is when the network activated Cortina (unix seconds): the
+// validators that started before it were paid their delegation fees by
+// each delegator's reward, not at their own end. The replay of the rewards
+// (pchain) reads the same upgrade times.
+func (a *API) cortinaTime() uint64 {
+	return uint64(max(upgrade.GetConfig(a.network.ID).CortinaTime.Unix(), 0))
+}
+
 // applyUptimes sets the active validators' uptimes from the uptime source
 // (left unset when there is none or it fails) and sorts by them.
 func (a *API) applyUptimes(ctx context.Context, v *validatorView) {
@@ -264,8 +288,8 @@ func (a *API) applyUptimes(ctx context.Context, v *validatorView) {
 }
 
 // buildView makes the view of table. maxStake bounds a validator's weight
-// with its delegations.
-func buildView(table *store.StakerTable, maxStake uint64) *validatorView {
+// with its delegations; cortina is when Cortina activated (unix seconds).
+func buildView(table *store.StakerTable, maxStake, cortina uint64) *validatorView {
 	v := &validatorView{height: table.Height, chainTime: table.ChainTime, orders: map[string][]int32{},
 		byNode: map[ids.NodeID][]int32{}, built: time.Now()}
 	ts := uint64(max(table.ChainTime, 0))
@@ -328,6 +352,12 @@ func buildView(table *store.StakerTable, maxStake uint64) *validatorView {
 			case vi.status == statusCompleted:
 				vi.delegatorCount++
 				vi.delegated += r.Weight
+			}
+			// avalanchego's rewardDelegatorTx: before Cortina the fee went
+			// to the validator with the delegator's committed reward.
+			if vi.row.StartTime < cortina && r.Removed && r.RewardCommitted && r.PotentialReward != nil {
+				fee, _ := reward.Split(*r.PotentialReward, vi.row.DelegationShares)
+				vi.paidFees += fee
 			}
 			if vi.status == statusActive && d.status == statusPending {
 				// Pending delegations take capacity too.

@@ -65,7 +65,7 @@ func TestValidatorViewByHand(t *testing.T) {
 		{TxID: ids.GenerateTestID(), Kind: internal.StakerSubnetValidator, SubnetID: subnet, NodeID: node,
 			Weight: 10, StartTime: now - 100, EndTime: now + 100, AddedHeight: 7, Removed: true},
 	}
-	v := buildView(&store.StakerTable{Height: 9, ChainTime: now, Rows: rows}, 3*units.MegaAvax)
+	v := buildView(&store.StakerTable{Height: 9, ChainTime: now, Rows: rows}, 3*units.MegaAvax, 0)
 	byTx := map[ids.ID]*valItem{}
 	for i := range v.vals {
 		byTx[v.vals[i].row.TxID] = &v.vals[i]
@@ -113,5 +113,110 @@ func TestValidatorViewByHand(t *testing.T) {
 	}
 	if f := feePercent(20_500); f != "2.0500" {
 		t.Errorf("feePercent(20500) = %s", f)
+	}
+}
+
+// TestPreCortinaDelegationFeesByHand checks delegationRewardAmount against
+// avalanchego's rule (v1.14.2, rewardDelegatorTx and rewardValidatorTx):
+// a validator that started before Cortina was paid each delegator's fee
+// when that delegator's reward committed, and accrued nothing; one that
+// started from Cortina on accrues the fees (the store's DelegateeReward)
+// and is paid them at its end, whether its own reward commits or aborts.
+// The fees are reward.Split's, worked out by hand: the delegator keeps
+// floor((1,000,000 − shares) × reward / 1,000,000), the validator the rest.
+func TestPreCortinaDelegationFeesByHand(t *testing.T) {
+	p := func(v uint64) *uint64 { return &v }
+	const (
+		now     = 10_000_000
+		cortina = now - 3000
+	)
+	node, node2, node3 := ids.GenerateTestNodeID(), ids.GenerateTestNodeID(), ids.GenerateTestNodeID()
+	primary := constants.PrimaryNetworkID
+	val := func(n ids.NodeID, start, end uint64, shares uint32) store.StakerRow {
+		return store.StakerRow{TxID: ids.GenerateTestID(), Kind: internal.StakerValidator, SubnetID: primary, NodeID: n,
+			Weight: 2_000 * units.Avax, StartTime: start, EndTime: end, DelegationShares: shares}
+	}
+	del := func(n ids.NodeID, start, end uint64, reward *uint64, removed, committed bool) store.StakerRow {
+		return store.StakerRow{TxID: ids.GenerateTestID(), Kind: internal.StakerDelegator, SubnetID: primary, NodeID: n,
+			Weight: 25 * units.Avax, StartTime: start, EndTime: end, PotentialReward: reward, Removed: removed, RewardCommitted: committed}
+	}
+	// A pre-Cortina validation, 2% fee, completed, its own reward aborted.
+	pre := val(node, now-10_000, now-100, 20_000)
+	pre.Removed = true
+	// A pre-Cortina validation, 10% fee, still active.
+	preActive := val(node2, now-5000, now+1000, 100_000)
+	// A validation from Cortina on, 2% fee, completed and committed, with
+	// 7 nAVAX accrued.
+	post := val(node3, cortina, now-10, 20_000)
+	post.Removed, post.RewardCommitted, post.PotentialReward, post.DelegateeReward = true, true, p(40), 7
+	rows := []store.StakerRow{pre, preActive, post,
+		// pre: 2% of 1,000,003: the delegator keeps floor(980,000 ×
+		// 1,000,003 / 10^6) = floor(980,002.94) = 980,002; the fee is 20,001.
+		del(node, now-9000, now-8000, p(1_000_003), true, true),
+		// 2% of 50: keeps floor(49) = 49, fee 1.
+		del(node, now-8000, now-7000, p(50), true, true),
+		// Aborted: no fee.
+		del(node, now-7000, now-6000, p(999_999), true, false),
+		// preActive: 10% of 1001 committed: keeps floor(900.9) = 900, fee 101.
+		del(node2, now-4000, now-3500, p(1001), true, true),
+		// Current: 10% of 20 if rewarded: keeps 18, fee 2.
+		del(node2, now-100, now+500, p(20), false, false),
+		// post: committed, but from Cortina on the fee is in DelegateeReward.
+		del(node3, cortina+10, now-20, p(1_000_003), true, true),
+	}
+	v := buildView(&store.StakerTable{Height: 9, ChainTime: now, Rows: rows}, 3*units.MegaAvax, cortina)
+	byTx := map[ids.ID]*valItem{}
+	for i := range v.vals {
+		byTx[v.vals[i].row.TxID] = &v.vals[i]
+	}
+	for _, c := range []struct {
+		name   string
+		tx     ids.ID
+		status string
+		want   uint64
+	}{
+		{"pre-Cortina, completed, aborted", pre.TxID, statusCompleted, 20_001 + 1},
+		{"pre-Cortina, active", preActive.TxID, statusActive, 101 + 2},
+		{"from Cortina, completed", post.TxID, statusCompleted, 7},
+	} {
+		it := byTx[c.tx]
+		if it == nil {
+			t.Fatalf("%s: not in the view", c.name)
+		}
+		if it.status != c.status || it.delegationFees() != c.want {
+			t.Errorf("%s: %s, delegation fees %d (paid %d, accrued %d, estimated %d); want %s, %d", c.name, it.status,
+				it.delegationFees(), it.paidFees, it.row.DelegateeReward, it.feeEstimate, c.status, c.want)
+		}
+	}
+	// With Cortina at the genesis (every local network), no fee is paid
+	// before it: the pre-Cortina validations read only what they accrued.
+	v = buildView(&store.StakerTable{Height: 9, ChainTime: now, Rows: rows}, 3*units.MegaAvax, 0)
+	for i := range v.vals {
+		if it := &v.vals[i]; it.paidFees != 0 {
+			t.Errorf("Cortina at 0: validator %s paid %d", it.row.TxID, it.paidFees)
+		}
+	}
+}
+
+// TestValidatorHealthFromPeers checks validatorHealth against info.peers'
+// naming of benched chains (a primary alias or a chain id): each chain's
+// percentage is 100 while the node benches the validator there.
+func TestValidatorHealthFromPeers(t *testing.T) {
+	n := &internal.Network{PChainID: constants.PlatformChainID, XChainID: ids.GenerateTestID(), CChainID: ids.GenerateTestID()}
+	a := &API{network: n}
+	for _, c := range []struct {
+		up                 Uptime
+		reach, bp, bx, bcc float64
+	}{
+		{Uptime{}, 0, 0, 0, 0},
+		{Uptime{Connected: true}, 100, 0, 0, 0},
+		{Uptime{Connected: true, BenchedOn: []string{"X", n.CChainID.String()}}, 100, 0, 100, 100},
+		{Uptime{BenchedOn: []string{n.PChainID.String(), "some-subnet-chain"}}, 0, 100, 0, 0},
+	} {
+		h := a.validatorHealth(c.up)
+		if h.ReachabilityPercent != c.reach || h.BenchedPChainRequestsPercent != c.bp ||
+			h.BenchedXChainRequestsPercent != c.bx || h.BenchedCChainRequestsPercent != c.bcc {
+			t.Errorf("validatorHealth(%+v) = %+v", c.up, h)
+		}
 	}
 }

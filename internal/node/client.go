@@ -191,3 +191,13 @@ func (c *Client) NetworkID(ctx context.Context) (uint32, error) {
 	}
 	return uint32(reply.NetworkID), nil
 }
+
+// NodeVersion returns the version the node runs, as its peers see it in
+// the handshake ("avalanchego/1.14.2", info.getNodeVersion).
+func (c *Client) NodeVersion(ctx context.Context) (string, error) {
+	var reply info.GetNodeVersionReply
+	if err := c.call(ctx, "/ext/info", "info.getNodeVersion", struct{}{}, &reply); err != nil {
+		return "", err
+	}
+	return reply.Version, nil
+}

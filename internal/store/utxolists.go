@@ -24,6 +24,9 @@ type UTXOListStore interface {
 	// starting after the UTXO whose key is after (nil: at the first). The
 	// queries of one call see one snapshot.
 	ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, limit int) ([]*ListedUTXO, error)
+	// EachUTXO calls f with each UTXO any of q.Addresses owns, in no
+	// order (see sqlStore.EachUTXO).
+	EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO) error) error
 }
 
 // UTXOQuery selects and orders a UTXO list.
@@ -49,6 +52,9 @@ type UTXOQuery struct {
 	// id, in the same direction.
 	ByAmount bool
 	Desc     bool
+	// NoOwners leaves ListedUTXO.Owners empty, sparing a read of each
+	// UTXO's owner rows for a reader that does not show them (balances).
+	NoOwners bool
 }
 
 // UTXOKey is a UTXO's position in a list: its creation time (unix
@@ -326,7 +332,7 @@ func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, l
 		if err != nil || len(keys) == 0 {
 			return err
 		}
-		out, err = listedUTXOs(ctx, tx, q.Chain, keys)
+		out, err = listedUTXOs(ctx, tx, q.Chain, keys, !q.NoOwners)
 		return err
 	})
 	return out, err
@@ -412,8 +418,9 @@ func sortedAddresses(addrs []ids.ShortID) []ids.ShortID {
 	return slices.Compact(out)
 }
 
-// listedUTXOs reads the UTXOs of keys, on list chain, in keys' order.
-func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, keys []mergedRow) ([]*ListedUTXO, error) {
+// listedUTXOs reads the UTXOs of keys, on list chain, in keys' order,
+// with their owners when owners is set.
+func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, keys []mergedRow, owners bool) ([]*ListedUTXO, error) {
 	byID := make(map[ids.ID]*ListedUTXO, len(keys))
 	want := make([]ids.ID, len(keys))
 	for i, k := range keys {
@@ -464,13 +471,15 @@ func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, key
 	if err := stakePeriods(ctx, tx, byID); err != nil {
 		return nil, err
 	}
-	err := listedOwners(ctx, tx, chain, want, func(id ids.ID, a ids.ShortID) {
-		if u := byID[id]; u != nil {
-			u.Owners = append(u.Owners, a)
+	if owners {
+		err := listedOwners(ctx, tx, chain, want, func(id ids.ID, a ids.ShortID) {
+			if u := byID[id]; u != nil {
+				u.Owners = append(u.Owners, a)
+			}
+		})
+		if err != nil {
+			return nil, err
 		}
-	})
-	if err != nil {
-		return nil, err
 	}
 	out := make([]*ListedUTXO, len(want))
 	for i, id := range want {
@@ -573,4 +582,63 @@ func scanListedUTXO(r *sql.Rows) (*ListedUTXO, error) {
 	u.CreatedHeight, u.CreatedTime = uint64(height), createdAt
 	u.Bytes = nonNil(u.Bytes)
 	return &u, nil
+}
+
+// EachUTXO calls f with every UTXO of q's list that any of q.Addresses
+// owns (AnyOwner's rule, which it requires; AssetID and MinAmount are not
+// supported), each once, in no order, all read in one snapshot. A sum
+// (a balance) needs no order: one statement per maxInList addresses
+// reads their index ranges, with no merge, and the UTXOs are then read by
+// id, readInList at a time.
+func (s *sqlStore) EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO) error) (err error) {
+	defer derrors.Wrap(&err, "store.EachUTXO(%s, %d addresses)", q.Chain, len(q.Addresses))
+	if _, ok := utxoTables[q.Chain]; !ok {
+		return derrors.Invalid("no UTXO list of chain %q", q.Chain)
+	}
+	if len(q.Addresses) == 0 || !q.AnyOwner || q.AssetID != nil || q.MinAmount != 0 {
+		return derrors.Invalid("EachUTXO reads the UTXOs any of some addresses owns, unfiltered")
+	}
+	addrs := sortedAddresses(q.Addresses)
+	spent := "spent = 0"
+	if q.IncludeSpent {
+		spent = "spent IN (0, 1)"
+	}
+	return s.db.ReadTx(ctx, func(tx *database.DB) error {
+		seen := map[string]bool{}
+		var keys []mergedRow
+		for start := 0; start < len(addrs); start += maxInList {
+			chunk := addrs[start:min(len(addrs), start+maxInList)]
+			args := []any{string(q.Chain)}
+			for _, a := range chunk {
+				args = append(args, a[:])
+			}
+			err := tx.RunPrepared(ctx, "SELECT utxo_id FROM address_utxos WHERE chain = ? AND address IN (?"+
+				strings.Repeat(", ?", len(chunk)-1)+") AND "+spent, func(r *sql.Rows) error {
+				var id []byte
+				if err := r.Scan(&id); err != nil {
+					return err
+				}
+				if !seen[string(id)] {
+					seen[string(id)] = true
+					keys = append(keys, mergedRow{mergeKey: mergeKey{id: id}})
+				}
+				return nil
+			}, args...)
+			if err != nil {
+				return err
+			}
+		}
+		for start := 0; start < len(keys); start += readInList {
+			us, err := listedUTXOs(ctx, tx, q.Chain, keys[start:min(len(keys), start+readInList)], !q.NoOwners)
+			if err != nil {
+				return err
+			}
+			for _, u := range us {
+				if err := f(u); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }

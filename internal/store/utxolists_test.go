@@ -372,6 +372,29 @@ func TestUTXOListThreshold(t *testing.T) {
 					if !slices.Equal(amounts, want) {
 						t.Errorf("%v, anyOwner %v, pages of %d: amounts %v, want %v", tc.addrs, anyOwner, n, amounts, want)
 					}
+					// NoOwners: the same UTXOs, without their owners.
+					bare := listAll(t, s, UTXOQuery{Chain: internal.PChain, Addresses: tc.addrs, AnyOwner: anyOwner, ByAmount: true, Desc: true, NoOwners: true}, n)
+					for i, u := range bare {
+						if i >= len(got) || u.ID != got[i].ID || u.Amount != got[i].Amount || len(u.Owners) != 0 || len(got[i].Owners) == 0 {
+							t.Errorf("%v, NoOwners, pages of %d: item %d = %s with %d owners", tc.addrs, n, i, u.ID, len(u.Owners))
+						}
+					}
+					if len(bare) != len(got) {
+						t.Errorf("%v, NoOwners, pages of %d: %d items, want %d", tc.addrs, n, len(bare), len(got))
+					}
+				}
+				// EachUTXO: AnyOwner's UTXOs, each once, in no order.
+				if anyOwner {
+					var each []uint64
+					err := s.EachUTXO(context.Background(), UTXOQuery{Chain: internal.PChain, Addresses: tc.addrs, AnyOwner: true}, func(u *ListedUTXO) error {
+						each = append(each, u.Amount)
+						return nil
+					})
+					slices.Sort(each)
+					slices.Reverse(each)
+					if err != nil || !slices.Equal(each, want) {
+						t.Errorf("%v, EachUTXO: amounts %v (%v), want %v", tc.addrs, each, err, want)
+					}
 				}
 			}
 		}
