@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ava-labs/avalanchego/api/info"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
@@ -256,23 +255,7 @@ func checkNetworkDetails(t *testing.T, doc *openapitest.Doc, n *testnet.Network,
 			t.Fatal(err)
 		}
 		// The versions as the node knows them: its peers' and its own.
-		ic := info.NewClient(n.URL)
-		self, _, err := ic.GetNodeID(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		own, err := ic.GetNodeVersion(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		peers, err := ic.Peers(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		versions := map[ids.NodeID]string{self: own.Version}
-		for _, p := range peers {
-			versions[p.ID] = p.Version
-		}
+		versions, _ := nodePeerView(t, ctx, n.URL)
 		byVersion := map[string]*api.StakingDistribution{}
 		var vStake, dStake, reward uint64
 		dCount := 0

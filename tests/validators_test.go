@@ -72,25 +72,7 @@ func checkValidatorsAgainstNode(t *testing.T, doc *openapitest.Doc, n *testnet.N
 	}
 	maxStake := 3 * units.MegaAvax
 	sawL1 := false
-	// The node's view of each validator as a peer: its version (the
-	// node's own for itself) and the chains it benches it on.
-	ic := info.NewClient(n.URL)
-	self, _, err := ic.GetNodeID(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := ic.GetNodeVersion(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	peers, err := ic.Peers(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	versions, benched := map[ids.NodeID]string{self: own.Version}, map[ids.NodeID][]string{}
-	for _, p := range peers {
-		versions[p.ID], benched[p.ID] = p.Version, p.Benched
-	}
+	versions, benched := nodePeerView(t, ctx, n.URL)
 
 	for _, s := range subnets {
 		nodeVdrs, err := pc.GetCurrentValidators(ctx, s.ID, nil)
@@ -458,4 +440,28 @@ func TestEVML1Validators(t *testing.T) {
 		}
 		doc.ValidateSchema(t, "EvmGenesisDto", chain.GenesisData)
 	})
+}
+
+// nodePeerView is the node's view of each validator as a peer: its
+// version (the node's own for itself) and the chains it benches it on.
+func nodePeerView(t *testing.T, ctx context.Context, nodeURL string) (versions map[ids.NodeID]string, benched map[ids.NodeID][]string) {
+	t.Helper()
+	ic := info.NewClient(nodeURL)
+	self, _, err := ic.GetNodeID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := ic.GetNodeVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peers, err := ic.Peers(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, benched = map[ids.NodeID]string{self: own.Version}, map[ids.NodeID][]string{}
+	for _, p := range peers {
+		versions[p.ID], benched[p.ID] = p.Version, p.Benched
+	}
+	return versions, benched
 }

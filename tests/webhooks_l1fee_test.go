@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,9 +13,6 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm"
 	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
 
-	"github.com/avaindex/avaindex/internal/apikeys"
-	"github.com/avaindex/avaindex/internal/store"
-	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
@@ -55,55 +49,16 @@ func TestL1FeeWebhooksDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	type instance struct {
-		name, base, key, hook string
-		rcv                   *hookReceiver
-	}
-	var insts []*instance
-	for _, b := range dbtest.Backends() {
-		dsn := b.DSN(t)
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, err := apikeys.Create(ctx, st, "l1hooks", "standard", func(string) bool { return true }, time.Now())
-		st.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := &instance{name: b.Name, key: key, rcv: newHookReceiver(t)}
-		in.rcv.platform = true
-		in.base = childService(t, n.URL, dsn, "--webhook-allow-private-network", "127.0.0.1/32", "--webhook-timeout", "2s",
-			"--webhook-max-backoff", "200ms").base
-		insts = append(insts, in)
-	}
-	api := func(in *instance, method, path, body string, v any) {
-		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, method, in.base+path, strings.NewReader(body))
-		req.Header.Set("x-data-api-key", in.key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("%s: %s %s: %d %s", in.name, method, path, resp.StatusCode, b)
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	insts := startPlatformHookInstances(t, ctx, n.URL, "l1hooks")
 	for _, in := range insts {
 		var h struct{ ID string }
-		api(in, "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"`+in.rcv.srv.URL+`/v","network":"local",
+		in.call(t, ctx, "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"`+in.rcv.srv.URL+`/v","network":"local",
 			"metadata":{"keyType":"nodeId","keys":["`+node.String()+`"],
 			"subEvents":{"validatorActivitySubEvents":["l1_validator_disabled","l1_validator_balance_threshold"]},
 			"l1ValidatorFeeBalanceThreshold":"`+fmt.Sprint(threshold)+`"}}`, &h)
-		in.hook = h.ID
+		in.hooks["v"] = h.ID
 		var secret struct{ Secret string }
-		api(in, "GET", "/v1/webhooks:getSharedSecret", "", &secret)
+		in.call(t, ctx, "GET", "/v1/webhooks:getSharedSecret", "", &secret)
 		in.rcv.secret.Store(secret.Secret)
 	}
 
@@ -167,12 +122,12 @@ func TestL1FeeWebhooksDelivery(t *testing.T) {
 			BlockHeight                                       uint64
 		}
 	}
-	find := func(in *instance, sub string) *l1Event {
+	find := func(in *platformHookInstance, sub string) *l1Event {
 		in.rcv.mu.Lock()
 		defer in.rcv.mu.Unlock()
 		for _, raw := range in.rcv.raw {
 			var e l1Event
-			if json.Unmarshal(raw, &e) == nil && e.WebhookID == in.hook && e.Event.EventType == sub {
+			if json.Unmarshal(raw, &e) == nil && e.WebhookID == in.hooks["v"] && e.Event.EventType == sub {
 				return &e
 			}
 		}
@@ -230,7 +185,7 @@ func TestL1FeeWebhooksDelivery(t *testing.T) {
 		seen := map[string]bool{}
 		for _, raw := range in.rcv.raw {
 			var e l1Event
-			if err := json.Unmarshal(raw, &e); err != nil || e.WebhookID != in.hook || e.Event.NodeID != node.String() {
+			if err := json.Unmarshal(raw, &e); err != nil || e.WebhookID != in.hooks["v"] || e.Event.NodeID != node.String() {
 				check(false, "unexpected event %s", raw)
 			}
 			seen[e.MessageID] = true

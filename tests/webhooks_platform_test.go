@@ -74,65 +74,23 @@ func TestPlatformWebhooksDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	type instance struct {
-		name  string
-		base  string
-		key   string
-		rcv   *hookReceiver
-		hooks map[string]string // role: p, x, v → webhook id
-	}
-	var insts []*instance
-	for _, b := range dbtest.Backends() {
-		dsn := b.DSN(t)
-		st, err := store.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, err := apikeys.Create(ctx, st, "hooks", "standard", func(string) bool { return true }, time.Now())
-		st.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := &instance{name: b.Name, key: key, rcv: newHookReceiver(t), hooks: map[string]string{}}
-		in.rcv.platform = true
-		in.base = childService(t, n.URL, dsn, "--webhook-allow-private-network", "127.0.0.1/32", "--webhook-timeout", "2s",
-			"--webhook-max-backoff", "200ms").base
-		insts = append(insts, in)
-	}
-	api := func(in *instance, method, path, body string, v any) {
-		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, method, in.base+path, strings.NewReader(body))
-		req.Header.Set("x-data-api-key", in.key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("%s: %s %s: %d %s", in.name, method, path, resp.StatusCode, b)
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	insts := startPlatformHookInstances(t, ctx, n.URL, "hooks")
 	for _, in := range insts {
 		var h struct{ ID string }
-		api(in, "POST", "/v1/webhooks", `{"eventType":"primary_network_address_activity","url":"`+in.rcv.srv.URL+`/p","chainId":"p-chain",
+		in.call(t, ctx, "POST", "/v1/webhooks", `{"eventType":"primary_network_address_activity","url":"`+in.rcv.srv.URL+`/p","chainId":"p-chain",
 			"network":"local","metadata":{"keyType":"addresses","keys":["P-`+bech(pAddr)+`"],
 			"subEvents":{"addressActivitySubEvents":["balance_change","reward_distribution"]}}}`, &h)
 		in.hooks["p"] = h.ID
-		api(in, "POST", "/v1/webhooks", `{"eventType":"primary_network_address_activity","url":"`+in.rcv.srv.URL+`/x","chainId":"x-chain",
+		in.call(t, ctx, "POST", "/v1/webhooks", `{"eventType":"primary_network_address_activity","url":"`+in.rcv.srv.URL+`/x","chainId":"x-chain",
 			"network":"local","metadata":{"keyType":"addresses","keys":["X-`+bech(xAddr)+`"],
 			"subEvents":{"addressActivitySubEvents":["balance_change"]}}}`, &h)
 		in.hooks["x"] = h.ID
-		api(in, "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"`+in.rcv.srv.URL+`/v","network":"local",
+		in.call(t, ctx, "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"`+in.rcv.srv.URL+`/v","network":"local",
 			"metadata":{"keyType":"nodeId","keys":["`+vdrNode.String()+`"],
 			"subEvents":{"validatorActivitySubEvents":["validator_stake","delegator_stake","reward_distribution"]}}}`, &h)
 		in.hooks["v"] = h.ID
 		var secret struct{ Secret string }
-		api(in, "GET", "/v1/webhooks:getSharedSecret", "", &secret)
+		in.call(t, ctx, "GET", "/v1/webhooks:getSharedSecret", "", &secret)
 		in.rcv.secret.Store(secret.Secret)
 	}
 
@@ -198,7 +156,7 @@ func TestPlatformWebhooksDelivery(t *testing.T) {
 	wants := []want{{"p", "balance_change", pTx.String()}, {"x", "balance_change", xTx.String()},
 		{"v", "validator_stake", vdr.TxID.String()}, {"v", "delegator_stake", del.TxID.String()},
 		{"v", "reward_distribution", del.TxID.String()}}
-	find := func(in *instance, w want) *platformHookEvent {
+	find := func(in *platformHookInstance, w want) *platformHookEvent {
 		in.rcv.mu.Lock()
 		defer in.rcv.mu.Unlock()
 		for _, raw := range in.rcv.raw {
@@ -306,5 +264,59 @@ func TestPlatformWebhooksDelivery(t *testing.T) {
 		}
 		in.rcv.mu.Unlock()
 		t.Logf("%s: %d events, %d deliveries", in.name, len(seen), len(in.rcv.raw))
+	}
+}
+
+// platformHookInstance is avaindex as a child process on one store, with
+// an API key of its own and a receiver of its webhooks on loopback.
+type platformHookInstance struct {
+	name, base, key string
+	rcv             *hookReceiver
+	hooks           map[string]string // the test's name for a webhook → its id
+}
+
+// startPlatformHookInstances starts an instance on each store, loopback
+// receivers allowed and retries quick, with a standard key named keyName.
+func startPlatformHookInstances(t *testing.T, ctx context.Context, nodeURL, keyName string) []*platformHookInstance {
+	t.Helper()
+	var insts []*platformHookInstance
+	for _, b := range dbtest.Backends() {
+		dsn := b.DSN(t)
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := apikeys.Create(ctx, st, keyName, "standard", func(string) bool { return true }, time.Now())
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &platformHookInstance{name: b.Name, key: key, rcv: newHookReceiver(t), hooks: map[string]string{}}
+		in.rcv.platform = true
+		in.base = childService(t, nodeURL, dsn, "--webhook-allow-private-network", "127.0.0.1/32", "--webhook-timeout", "2s",
+			"--webhook-max-backoff", "200ms").base
+		insts = append(insts, in)
+	}
+	return insts
+}
+
+// call sends a Data API request with the instance's key and decodes its
+// 2xx answer into v; any other answer fails the test.
+func (in *platformHookInstance) call(t *testing.T, ctx context.Context, method, path, body string, v any) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, method, in.base+path, strings.NewReader(body))
+	req.Header.Set("x-data-api-key", in.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("%s: %s %s: %d %s", in.name, method, path, resp.StatusCode, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
 	}
 }
