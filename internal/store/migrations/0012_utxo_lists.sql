@@ -30,7 +30,8 @@ CREATE TABLE address_utxos (
 CREATE INDEX address_utxos_time ON address_utxos (chain, address, spent, created_time, utxo_id, amount_key, threshold);
 CREATE INDEX address_utxos_amount ON address_utxos (chain, address, spent, amount_key, utxo_id, created_time, threshold);
 
--- The rows of UTXOs stored before this table existed are written when the
--- store opens (store.Open, backfill.go): an exported UTXO's destination
--- list needs the network's chain ids, which only the service knows.
+-- The rows of UTXOs stored before this table existed are written by the
+-- backfill this row asks for (internal/derive, store/backfill.go), before
+-- the indexer starts: an exported UTXO's destination list needs the
+-- network's chain ids, which only the service knows.
 INSERT INTO settings (key, value) VALUES ('backfill:address_utxos', '');

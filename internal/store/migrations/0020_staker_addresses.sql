@@ -24,7 +24,7 @@ CREATE TABLE p_staker_addresses (
 -- index alone.
 CREATE INDEX p_staker_addresses_list ON p_staker_addresses (address, removed, start_time, tx_id, tx_type);
 
--- The rows of stakers stored before this table existed are written when
--- the store opens (store.Open, backfill.go): p_staker_owners keeps each
--- owner's addresses concatenated.
+-- The rows of stakers stored before this table existed are written by the
+-- backfill this row asks for (internal/derive, store/backfill.go):
+-- p_staker_owners keeps each owner's addresses concatenated.
 INSERT INTO settings (key, value) VALUES ('backfill:p_staker_addresses', '');

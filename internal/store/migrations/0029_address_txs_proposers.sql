@@ -28,8 +28,8 @@ CREATE TABLE address_txs (
 -- index alone.
 CREATE INDEX address_txs_list ON address_txs (chain, address, tx_time, tx_key, tx_type);
 
--- The rows of txs stored before this table existed are written when the
--- store opens (store.Open, backfill.go) from the stored UTXOs; the EVM
+-- The rows of txs stored before this table existed are written by the
+-- backfill (internal/derive, store/backfill.go) from the stored UTXOs; the EVM
 -- addresses of the C-chain's atomic txs, which only the decoded txs name,
 -- by a rederive of the C-chain the backfill asks for.
 INSERT INTO settings (key, value) VALUES ('backfill:address_txs', '');
