@@ -1,6 +1,11 @@
 package api
 
-import "context"
+import (
+	"context"
+	"net/http"
+
+	"github.com/avaindex/avaindex/internal/derrors"
+)
 
 // Caller is who a request comes from, as internal/server's access check
 // recognized it: the usage operations show a key its own requests, and an
@@ -25,4 +30,20 @@ func WithCaller(ctx context.Context, c *Caller) context.Context {
 func CallerOf(ctx context.Context) *Caller {
 	c, _ := ctx.Value(callerKey{}).(*Caller)
 	return c
+}
+
+// keyed returns the request's caller and src, the store of a resource
+// that belongs to API keys (what: "webhooks", "operations"): a request
+// without a key is refused (401), and so is one to an instance that does
+// not serve them (src is nil: 503).
+func keyed[S comparable](r *http.Request, what string, src S) (Caller, S, error) {
+	var none S
+	c := CallerOf(r.Context())
+	if c == nil || c.KeyID == "" {
+		return Caller{}, none, derrors.Client(derrors.Unauthenticated, "%s belong to an API key: send one in the %s header", what, HeaderDataAPIKey)
+	}
+	if src == none {
+		return Caller{}, none, derrors.Client(derrors.Unavailable, "%s are not served by this instance", what)
+	}
+	return *c, src, nil
 }

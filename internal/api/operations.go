@@ -94,15 +94,6 @@ func (a *API) operationStore() (OperationSource, error) {
 	return a.operations, nil
 }
 
-// operationCaller is the request's API key: operations belong to one.
-func operationCaller(r *http.Request) (Caller, error) {
-	c := CallerOf(r.Context())
-	if c == nil || c.KeyID == "" {
-		return Caller{}, derrors.Client(derrors.Unauthenticated, "operations belong to an API key: send one in the %s header", HeaderDataAPIKey)
-	}
-	return *c, nil
-}
-
 // exportDate parses a YYYY-MM-DD day of field name.
 func exportDate(name, v string) (time.Time, error) {
 	t, err := time.Parse(time.DateOnly, v)
@@ -278,11 +269,7 @@ func exportEVMAddresses(name string, in []string) ([]string, error) {
 
 // postTransactionExportJob serves postTransactionExportJob.
 func (a *API) postTransactionExportJob(w http.ResponseWriter, r *http.Request) error {
-	c, err := operationCaller(r)
-	if err != nil {
-		return err
-	}
-	src, err := a.operationStore()
+	c, src, err := keyed(r, "operations", a.operations)
 	if err != nil {
 		return err
 	}
@@ -305,11 +292,7 @@ func (a *API) postTransactionExportJob(w http.ResponseWriter, r *http.Request) e
 
 // getOperationResult serves getOperationResult.
 func (a *API) getOperationResult(w http.ResponseWriter, r *http.Request) error {
-	c, err := operationCaller(r)
-	if err != nil {
-		return err
-	}
-	src, err := a.operationStore()
+	c, src, err := keyed(r, "operations", a.operations)
 	if err != nil {
 		return err
 	}

@@ -39,15 +39,6 @@ type WebhookSource interface {
 	SetWebhookSecret(ctx context.Context, owner, secret string) error
 }
 
-// caller is the request's API key: webhooks need one.
-func caller(r *http.Request) (Caller, error) {
-	c := CallerOf(r.Context())
-	if c == nil || c.KeyID == "" {
-		return Caller{}, derrors.Client(derrors.Unauthenticated, "webhooks belong to an API key: send one in the %s header", HeaderDataAPIKey)
-	}
-	return *c, nil
-}
-
 // Bounds of a webhook's fields.
 const (
 	maxWebhookURL         = 2048
@@ -58,13 +49,6 @@ const (
 	// limit bounds a webhook's.
 	maxAddressesPerCall = 10_000
 )
-
-func (a *API) webhookStore() (WebhookSource, error) {
-	if a.webhooks == nil {
-		return nil, derrors.Client(derrors.Unavailable, "webhooks are not served by this instance")
-	}
-	return a.webhooks, nil
-}
 
 func (a *API) webhookLimits(tier string) store.WebhookLimits {
 	if a.webhookLimitsOf == nil {
@@ -217,11 +201,7 @@ func ensureSecret(ctx context.Context, src WebhookSource, owner string) (string,
 }
 
 func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r)
-	if err != nil {
-		return err
-	}
-	src, err := a.webhookStore()
+	c, src, err := keyed(r, "webhooks", a.webhooks)
 	if err != nil {
 		return err
 	}
@@ -324,11 +304,7 @@ func (a *API) writeWebhookStatus(w http.ResponseWriter, r *http.Request, src Web
 
 // webhookCall is the caller, the store and the {id} of a request.
 func (a *API) webhookCall(r *http.Request) (Caller, WebhookSource, string, error) {
-	c, err := caller(r)
-	if err != nil {
-		return c, nil, "", err
-	}
-	src, err := a.webhookStore()
+	c, src, err := keyed(r, "webhooks", a.webhooks)
 	if err != nil {
 		return c, nil, "", err
 	}
@@ -348,11 +324,7 @@ func (a *API) getWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r)
-	if err != nil {
-		return err
-	}
-	src, err := a.webhookStore()
+	c, src, err := keyed(r, "webhooks", a.webhooks)
 	if err != nil {
 		return err
 	}
@@ -506,11 +478,7 @@ func (a *API) getAddressesFromWebhook(w http.ResponseWriter, r *http.Request) er
 }
 
 func (a *API) generateOrRotateSharedSecret(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r)
-	if err != nil {
-		return err
-	}
-	src, err := a.webhookStore()
+	c, src, err := keyed(r, "webhooks", a.webhooks)
 	if err != nil {
 		return err
 	}
@@ -523,11 +491,7 @@ func (a *API) generateOrRotateSharedSecret(w http.ResponseWriter, r *http.Reques
 }
 
 func (a *API) getSharedSecret(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r)
-	if err != nil {
-		return err
-	}
-	src, err := a.webhookStore()
+	c, src, err := keyed(r, "webhooks", a.webhooks)
 	if err != nil {
 		return err
 	}
