@@ -259,13 +259,15 @@ func TestNodeRestartAndReplacement(t *testing.T) {
 		if err := own.Stop(); err != nil {
 			t.Fatal(err)
 		}
+		// Every loop that reads the node fails, and says so. The height is
+		// read after that: a block fetched before the node stopped may
+		// still be committed until the P-chain loop has failed.
+		shown := w.waitError("P-chain: ", "X-chain: ", "C-chain: ", "EVM chain 43112: ",
+			"index P/block: ", "index C/block: ", "index X/block: ", "index X/tx: ")
 		at := readyz(t, base).Indexer.Heights["P"]
 		if at >= pTip {
 			t.Fatalf("avaindex had indexed the whole P-chain (%d) before the node stopped: not a restart mid-ingestion", pTip)
 		}
-		// Every loop that reads the node fails, and says so.
-		shown := w.waitError("P-chain: ", "X-chain: ", "C-chain: ", "EVM chain 43112: ",
-			"index P/block: ", "index C/block: ", "index X/block: ", "index X/tx: ")
 		t.Logf("the node down at P-chain height %d of %d: /readyz says %.300s", at, pTip, shown)
 		if h := readyz(t, base).Indexer.Heights["P"]; h != at {
 			t.Errorf("avaindex moved from P-chain height %d to %d while the node was down", at, h)
