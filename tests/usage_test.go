@@ -148,6 +148,22 @@ func TestUsage(t *testing.T) {
 	if want := []string{"usage-one:400", "usage-one:200", "usage-one:200", "usage-one:200"}; !equalStrings(one, want) {
 		t.Errorf("k1's logs (newest first) %v, want %v", one, want)
 	}
+	// A page token from before the clock's second turned still reads the
+	// next page: a default endTimestamp is "now" on every page.
+	{
+		q := url.Values{"requestPath": {blocksRoute}, "startTimestamp": {strconv.FormatInt(start, 10)}, "pageSize": {"2"}}
+		var p logsPage
+		usage("/v1/apiLogs", q, k1, http.StatusOK, &p)
+		if p.NextPageToken == "" {
+			t.Fatalf("k1's first page of 2 has no next page: %+v", p)
+		}
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+		q.Set("pageToken", p.NextPageToken)
+		usage("/v1/apiLogs", q, k1, http.StatusOK, &p)
+		if len(p.Logs) != 2 {
+			t.Errorf("k1's second page after a second: %d logs, want 2", len(p.Logs))
+		}
+	}
 	two, ids2 := logs(k2, nil)
 	if want := []string{"usage-two:200", "usage-two:200"}; !equalStrings(two, want) {
 		t.Errorf("k2's logs %v, want %v", two, want)

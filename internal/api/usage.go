@@ -440,8 +440,11 @@ func (a *API) getAPILogs(w http.ResponseWriter, r *http.Request) error {
 	if err := a.usageReady(); err != nil {
 		return err
 	}
-	spec := listSpec{Op: "getApiLogs", Filters: []string{f.KeyID, strconv.FormatBool(f.OnlyKey), strconv.FormatInt(f.From.Unix(), 10),
-		strconv.FormatInt(f.To.Unix(), 10), f.ChainID, strconv.Itoa(f.Status), f.Type, f.Route}}
+	// The token binds the time range as asked, not as resolved: a default
+	// range ends at the current second, which moves between pages.
+	q := r.URL.Query()
+	spec := listSpec{Op: "getApiLogs", Filters: []string{f.KeyID, strconv.FormatBool(f.OnlyKey), q.Get("startTimestamp"),
+		q.Get("endTimestamp"), f.ChainID, strconv.Itoa(f.Status), f.Type, f.Route}}
 	items, next, err := listPage(a, r, spec, func(ctx context.Context, after *apiLogsCursor, limit int) ([]internal.APIRequest, error) {
 		return a.usage.APIRequests(ctx, f, after, limit)
 	}, func(req internal.APIRequest) apiLogsCursor {
