@@ -222,13 +222,6 @@ func applyCAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.C
 	return err
 }
 
-// The history appliers run last: they read what the others stored.
-func init() {
-	pAppliers = append(pAppliers, onBlocks(applyPAddressTxs))
-	xAppliers = append(xAppliers, applyXAddressTxs)
-	cAppliers = append(cAppliers, applyCAddressTxs)
-}
-
 // addressTxParts are the parts of the address_txs backfill: the history
 // rows of every stored tx from the stored UTXOs, chain by chain, and last
 // a rederive of the C-chain (cheap: only its atomic txs are stored) asked

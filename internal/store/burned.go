@@ -295,13 +295,6 @@ func applyEVMBurned(ctx context.Context, tx *database.DB, cid int64, blocks []*i
 	})
 }
 
-func init() {
-	pAppliers = append(pAppliers, onBlocks(applyPBurned))
-	xAppliers = append(xAppliers, applyXBurned)
-	cAppliers = append(cAppliers, applyCBurned)
-	evmAppliers = append(evmAppliers, applyEVMBurned)
-}
-
 // burnedParts are the parts of the burned backfill, which gives a store
 // that held blocks before migration 0033 its burned sums: first the P-,
 // X- and C-chains' by a rederive of each chain that holds blocks (their

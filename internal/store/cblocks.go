@@ -27,10 +27,6 @@ type CStore interface {
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
 
-// cAppliers write the state derived from a batch of C-chain blocks: their
-// atomic txs' effects on shared memory.
-var cAppliers = []applier[*internal.CBlockData]{applyCAtomic}
-
 func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) (err error) {
 	if len(blocks) == 0 {
 		return nil

@@ -167,15 +167,6 @@ func setCumulativeTxs(ctx context.Context, tx *database.DB, cid int64, first uin
 	return nil
 }
 
-// evmAppliers write what an EVM chain's batch of blocks holds and what is
-// derived from it, in this order, inside ApplyEVMBlocks's transaction (cid
-// is the stored chain id), the metrics last as on every chain. Each is
-// idempotent: a batch may be applied again.
-var evmAppliers = []func(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error{
-	applyEVMTxs, applyEVMLogs, applyEVMInternalTxs, applyEVMTransfers, applyEVMAddressTxs, applyEVMContracts, applyNFTs,
-	applyEVMBalances, applyTeleporter, applyICM, applyERC20Balances, applyEVMMetrics, applyWebhookEvents,
-}
-
 func untrustBalances(ctx context.Context, tx *database.DB, cid int64) error {
 	_, err := tx.Exec(ctx, "UPDATE evm_chains SET balances = 0 WHERE chain_id = ?", cid)
 	return err

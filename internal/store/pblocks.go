@@ -43,40 +43,6 @@ type PBlockStore interface {
 	PBlockTime(ctx context.Context, height uint64) (time.Time, error)
 }
 
-// applier writes state derived from a batch of a chain's blocks inside
-// the batch's transaction. Appliers must be idempotent: a batch may be
-// applied again after a crash.
-type applier[B any] func(ctx context.Context, tx *database.DB, blocks []B) error
-
-// runAppliers runs appliers over blocks, in order.
-func runAppliers[B any](ctx context.Context, tx *database.DB, appliers []applier[B], blocks []B) error {
-	for _, apply := range appliers {
-		if err := apply(ctx, tx, blocks); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pApplier writes state derived from a P-chain batch inside the batch's
-// transaction; like an applier, it must be idempotent.
-type pApplier func(ctx context.Context, tx *database.DB, batch *internal.PBatch) error
-
-// pAppliers run in order for every batch: applyPStaking writes L1 refund
-// UTXOs that applyPUTXOs may see spent, and the stakers that
-// applyPRewardHistory reads; applyPAtomic needs the exports and imports
-// applyPUTXOs stores; applyPMetrics reads the owners of the UTXOs spent;
-// applyPWebhookEvents, last, reads the UTXOs and stakers the others wrote.
-var pAppliers = []pApplier{applyPStaking, onBlocks(applyPUTXOs), onBlocks(applyPRewardHistory), onBlocks(applyPAtomic),
-	applyPState, onBlocks(applyPMetrics), applyPWebhookEvents}
-
-// onBlocks is apply, which reads the batch's blocks alone, as a pApplier.
-func onBlocks(apply applier[*internal.PBlockData]) pApplier {
-	return func(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
-		return apply(ctx, tx, batch.Blocks)
-	}
-}
-
 func scanPBlock(r scanner) (*internal.PBlock, error) {
 	var (
 		h, ts      int64
@@ -249,19 +215,6 @@ func (s *sqlStore) attachTxs(ctx context.Context, blocks []*internal.PBlock) err
 			}
 			return nil
 		}, int64(lo), int64(hi))
-}
-
-// runPAppliers runs pAppliers over batch, in order, with the context
-// they share (the spent UTXOs' owners, the fee replay's history): an
-// apply and a rederive write the same.
-func runPAppliers(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
-	ctx = withL1FeeReplay(withSpentOwners(ctx))
-	for _, apply := range pAppliers {
-		if err := apply(ctx, tx, batch); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // batchLabel names a batch for errors: its first and last heights.

@@ -4,8 +4,7 @@
 //
 // It keeps the tables, the reads, the cursors and the transaction shell in
 // which a batch of blocks is written with the state derived from it (each
-// chain's appliers, one ordered list per chain: pAppliers, xAppliers,
-// evmAppliers). The values it writes are the domain types of package
+// chain's appliers, one ordered list per chain in appliers.go). The values it writes are the domain types of package
 // internal (PBatch, XBlockData, CBlockData, EVMBlockData, UTXOOutput,
 // ...), which the chain packages decode and derive; it imports no decoder.
 // The P-chain's replays over what is stored (L1 fees, staking rewards)

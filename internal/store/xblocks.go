@@ -46,11 +46,6 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockDa
 	})
 }
 
-// xAppliers write the state derived from a batch of X-chain blocks, in
-// order: applyXMetrics reads the owners of the UTXOs applyXUTXOs marks
-// spent.
-var xAppliers = []applier[*internal.XBlockData]{applyXUTXOs, applyXMetrics, applyXWebhookEvents}
-
 func (s *sqlStore) XBlockByHeight(ctx context.Context, height uint64) (_ *internal.XBlock, err error) {
 	defer derrors.Wrap(&err, "store.XBlockByHeight(%d)", height)
 	if height > math.MaxInt64 {
