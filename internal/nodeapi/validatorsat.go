@@ -145,7 +145,7 @@ func allValidatorsAtLocal(ctx context.Context, src ValidatorsAtSource, height pl
 		return false, err
 	}
 	for _, sn := range subnets {
-		if sn.Conversion != nil && sn.Conversion.At.Height <= uint64(height) {
+		if converted(sn, uint64(height)) {
 			return l1HistoryReady(ctx, src)
 		}
 	}
@@ -167,7 +167,7 @@ func validatorsAtLocal(ctx context.Context, src ValidatorsAtSource, args *platfo
 	case err != nil:
 		return false, err
 	}
-	if sn.Conversion == nil || sn.Conversion.At.Height > uint64(args.Height) {
+	if !converted(sn, uint64(args.Height)) {
 		return true, nil
 	}
 	return l1HistoryReady(ctx, src)
