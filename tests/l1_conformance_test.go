@@ -41,6 +41,10 @@ func TestL1LifecycleMatchesNode(t *testing.T) {
 
 		for h := uint64(0); h <= tip; h++ {
 			same("platform.getBlockByHeight", map[string]any{"height": h, "encoding": "json"})
+			// The L1's set through its lifecycle (a registration, a weight
+			// change, a top-up, a disable), and every set at once.
+			same("platform.getValidatorsAt", map[string]any{"height": h, "subnetID": subnet})
+			same("platform.getAllValidatorsAt", map[string]any{"height": h})
 		}
 		same("platform.getBlockchains", map[string]any{})
 		// The local key owns the refund of the disabled L1 validator, whose

@@ -235,13 +235,13 @@ func TestGetCurrentValidatorsMatchesNode(t *testing.T) {
 		}
 		_ = del1
 
-		// platform.getValidatorsAt at every height: the primary network and
-		// the PoA subnet from the store, the L1 and heights past the tip
-		// from the node; bad arguments in the node's words.
+		// platform.getValidatorsAt at every height: the primary network, the
+		// PoA subnet and the L1 from the store, heights past the tip from
+		// the node; bad arguments in the node's words.
 		same := sameAsNode(t, nodeP, ourP, t.Errorf)
 		unknown := ids.GenerateTestID()
 		for h := uint64(0); h <= tip; h++ {
-			for _, subnet := range []ids.ID{constants.PrimaryNetworkID, poa, unknown} {
+			for _, subnet := range []ids.ID{constants.PrimaryNetworkID, poa, l1.SubnetID, unknown} {
 				same("platform.getValidatorsAt", map[string]any{"height": h, "subnetID": subnet})
 			}
 		}
@@ -256,10 +256,8 @@ func TestGetCurrentValidatorsMatchesNode(t *testing.T) {
 		if v, ok := set[vdr.NodeID.String()]; !ok || v.PublicKey == nil || v.Weight == "" {
 			t.Errorf("the node's getValidatorsAt(%d) lacks %s with a key and its delegations' weight: %s", tip, vdr.NodeID, res)
 		}
-		same("platform.getValidatorsAt", map[string]any{"height": tip, "subnetID": l1.SubnetID})
 
-		// platform.getAllValidatorsAt at every height: from the store
-		// before the first conversion to an L1, the node's after; bad
+		// platform.getAllValidatorsAt at every height, from the store; bad
 		// arguments in the node's words.
 		sets := 0
 		for h := uint64(0); h <= tip; h++ {

@@ -60,6 +60,9 @@ func TestWalletReadsWhenNodeIsDown(t *testing.T) {
 		{"/ext/bc/P", "platform.getValidatorsAt", map[string]any{"height": tip}},
 		{"/ext/bc/P", "platform.getValidatorsAt", map[string]any{"height": 1, "subnetID": constants.PrimaryNetworkID}},
 		{"/ext/bc/P", "platform.getAllValidatorsAt", map[string]any{"height": 1}},
+		// After the conversion to an L1: its set, and every set at once.
+		{"/ext/bc/P", "platform.getValidatorsAt", map[string]any{"height": tip, "subnetID": issued.SubnetID}},
+		{"/ext/bc/P", "platform.getAllValidatorsAt", map[string]any{"height": tip}},
 		{"/ext/bc/X", "avm.getHeight", map[string]any{}},
 		{"/ext/bc/X", "avm.getBlockByHeight", map[string]any{"height": 1}},
 		{"/ext/bc/X", "avm.getTx", map[string]any{"txID": issued.XImportFromP, "encoding": "hexnc"}},

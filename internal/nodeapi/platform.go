@@ -63,6 +63,8 @@ type PlatformSource interface {
 	PRewardUTXOs(ctx context.Context, stakerTxID ids.ID) ([][]byte, error)
 	CurrentStakers(ctx context.Context, subnetID ids.ID) (*store.CurrentStakers, error)
 	StakersAt(ctx context.Context, subnetID ids.ID, height uint64) ([]*store.StakerRecord, error)
+	L1ValidatorsAt(ctx context.Context, subnetID ids.ID, height uint64) ([]*store.L1ValidatorAt, bool, error)
+	PendingBackfills(ctx context.Context) ([]store.Backfill, error)
 	PBlockTime(ctx context.Context, height uint64) (time.Time, error)
 	L1Balances(ctx context.Context, vids []ids.ID) (map[ids.ID]uint64, error)
 	L1Validator(ctx context.Context, validationID ids.ID) (*pchain.L1Validator, error)

@@ -21,19 +21,23 @@ import (
 	"github.com/avaindex/avaindex/internal/store"
 )
 
-// platform.getValidatorsAt is served from the staking records for the
-// primary network and subnets that are not L1s, at heights avaindex has
-// indexed. The rest is the node's (ValidatorsAtForwarded): the "proposed"
-// height (the node's proposervm window), heights past the indexed tip,
-// heights before Banff (whose chain time no block carries), and L1s,
-// whose validators leave and rejoin the set as their balance
-// runs out and is topped up, which the store keeps for the tip only.
+// platform.getValidatorsAt is served from the staking records at heights
+// avaindex has indexed. The rest is the node's (ValidatorsAtForwarded):
+// the "proposed" height (the node's proposervm window), heights past the
+// indexed tip and heights before Banff (whose chain time no block
+// carries).
+//
+// An L1's set, from its conversion on, is as the node's validator manager
+// keeps it (platformvm/state, v1.14.2): its legacy validators while they
+// last, each active L1 validator with its own BLS key, and the weight of
+// the inactive ones (disabled, or whose balance the continuous fee ran
+// out) summed under ids.EmptyNodeID with no key. Which are active comes
+// from the fee replay's history (p_l1_balance_changes); while a store
+// still lacks it (its backfill pending) L1 sets go to the node.
 //
 // platform.getAllValidatorsAt is every subnet's set at once, in warp's
-// form (validators.FlattenValidatorSet, as the node builds it). It is
-// served here at the heights getValidatorsAt is, but for those at or past
-// the first conversion to an L1: from there on one of the sets is an L1's,
-// and those go to the node.
+// form (validators.FlattenValidatorSet, as the node builds it), served
+// here at the heights getValidatorsAt is.
 
 // validatorsAtCheckTimeout bounds the store reads that decide whether a
 // call is answered here.
@@ -46,6 +50,22 @@ type ValidatorsAtSource interface {
 	Subnet(ctx context.Context, id ids.ID) (*pchain.Subnet, error)
 	PBlockTime(ctx context.Context, height uint64) (time.Time, error)
 	Subnets(ctx context.Context) ([]*pchain.Subnet, error)
+	PendingBackfills(ctx context.Context) ([]store.Backfill, error)
+}
+
+// l1HistoryReady reports whether the store holds the L1 fee history that
+// tells which L1 validators were active at a height.
+func l1HistoryReady(ctx context.Context, src ValidatorsAtSource) (bool, error) {
+	pending, err := src.PendingBackfills(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, b := range pending {
+		if b.Name == "l1_fee_history" {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // ValidatorsAtForwarded returns the calls of platform.getValidatorsAt and
@@ -114,8 +134,8 @@ func heightLocal(ctx context.Context, src ValidatorsAtSource, height platformapi
 }
 
 // allValidatorsAtLocal reports whether the store answers
-// getAllValidatorsAt(height): at a height it answers getValidatorsAt,
-// before any subnet was converted to an L1.
+// getAllValidatorsAt(height): at a height it answers getValidatorsAt for
+// every subnet.
 func allValidatorsAtLocal(ctx context.Context, src ValidatorsAtSource, height platformapi.Height) (bool, error) {
 	if ok, err := heightLocal(ctx, src, height); err != nil || !ok {
 		return false, err
@@ -125,8 +145,8 @@ func allValidatorsAtLocal(ctx context.Context, src ValidatorsAtSource, height pl
 		return false, err
 	}
 	for _, sn := range subnets {
-		if sn.Conversion != nil && sn.Conversion.At.Height <= uint64(height) {
-			return false, nil
+		if converted(sn, uint64(height)) {
+			return l1HistoryReady(ctx, src)
 		}
 	}
 	return true, nil
@@ -147,7 +167,10 @@ func validatorsAtLocal(ctx context.Context, src ValidatorsAtSource, args *platfo
 	case err != nil:
 		return false, err
 	}
-	return sn.Conversion == nil, nil
+	if !converted(sn, uint64(args.Height)) {
+		return true, nil
+	}
+	return l1HistoryReady(ctx, src)
 }
 
 // GetValidatorsAt answers the validator set of a subnet at a P-chain
@@ -168,8 +191,23 @@ func (p *Platform) GetValidatorsAt(r *http.Request, args *platformvm.GetValidato
 	if err != nil {
 		return err
 	}
-	reply.Validators, err = p.validatorSet(ctx, args.SubnetID, height, keys)
+	l1 := false
+	if args.SubnetID != constants.PrimaryNetworkID {
+		sn, err := p.store.Subnet(ctx, args.SubnetID)
+		switch {
+		case err == nil:
+			l1 = converted(sn, height)
+		case !errors.Is(err, derrors.NotFound):
+			return storeError("failed to get validator set", err)
+		}
+	}
+	reply.Validators, err = p.validatorSet(ctx, args.SubnetID, height, keys, l1)
 	return err
+}
+
+// converted reports whether sn was an L1 at height.
+func converted(sn *pchain.Subnet, height uint64) bool {
+	return sn.Conversion != nil && sn.Conversion.At.Height <= height
 }
 
 // primaryKeys returns the BLS keys of the primary network's validators at
@@ -190,8 +228,9 @@ func (p *Platform) primaryKeys(ctx context.Context, height uint64) (map[ids.Node
 
 // validatorSet returns the validator set of subnetID at height, as the
 // node's validators.State: each node's weight (its validator's and its
-// delegators') and BLS key (keys are the primary network's, primaryKeys).
-func (p *Platform) validatorSet(ctx context.Context, subnetID ids.ID, height uint64, keys map[ids.NodeID][]byte) (map[ids.NodeID]*validators.GetValidatorOutput, error) {
+// delegators') and BLS key (keys are the primary network's, primaryKeys);
+// for an L1 (l1: converted by height), its L1 validators too (l1Set).
+func (p *Platform) validatorSet(ctx context.Context, subnetID ids.ID, height uint64, keys map[ids.NodeID][]byte, l1 bool) (map[ids.NodeID]*validators.GetValidatorOutput, error) {
 	stakers, err := p.store.StakersAt(ctx, subnetID, height)
 	if err != nil {
 		return nil, storeError(fmt.Sprintf("failed to get validator set at %d", height), err)
@@ -211,7 +250,46 @@ func (p *Platform) validatorSet(ctx context.Context, subnetID ids.ID, height uin
 			return nil, fmt.Errorf("failed to get validator set at %d: BLS key of %s: %w", height, s.NodeID, err)
 		}
 	}
+	if l1 {
+		if err := p.l1Set(ctx, subnetID, height, out); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// l1Set adds the L1 validators of subnetID at height to set, as the
+// node's validator manager holds them: the active ones under their node
+// ids with their own keys, the inactive ones' weight summed under
+// ids.EmptyNodeID with no key. The legacy validators in set stay, as on
+// the node, until their end time.
+func (p *Platform) l1Set(ctx context.Context, subnetID ids.ID, height uint64, set map[ids.NodeID]*validators.GetValidatorOutput) error {
+	vdrs, complete, err := p.store.L1ValidatorsAt(ctx, subnetID, height)
+	if err != nil {
+		return storeError(fmt.Sprintf("failed to get validator set at %d", height), err)
+	}
+	if !complete {
+		return fmt.Errorf("the validator set of %s at height %d is the node's: the index's L1 fee history is not complete yet", subnetID, height)
+	}
+	for _, l := range vdrs {
+		nodeID := ids.EmptyNodeID
+		if l.Active {
+			nodeID = l.NodeID
+		}
+		v := set[nodeID]
+		if v == nil {
+			v = &validators.GetValidatorOutput{NodeID: nodeID}
+			set[nodeID] = v
+		}
+		v.Weight += l.Weight
+		if !l.Active || v.PublicKey != nil {
+			continue
+		}
+		if v.PublicKey, err = bls.PublicKeyFromCompressedBytes(l.PublicKey); err != nil {
+			return fmt.Errorf("failed to get validator set at %d: BLS key of L1 validator %s: %w", height, l.ValidationID, err)
+		}
+	}
+	return nil
 }
 
 // GetAllValidatorsAt answers every subnet's validator set at a P-chain
@@ -238,13 +316,15 @@ func (p *Platform) GetAllValidatorsAt(r *http.Request, args *platformvm.GetAllVa
 	}
 	reply.ValidatorSets = map[ids.ID]validators.WarpSet{}
 	subnetIDs := []ids.ID{constants.PrimaryNetworkID}
+	l1s := map[ids.ID]bool{}
 	for _, sn := range subnets {
 		if sn.ID != constants.PrimaryNetworkID && sn.Created.Height <= height {
 			subnetIDs = append(subnetIDs, sn.ID)
+			l1s[sn.ID] = converted(sn, height)
 		}
 	}
 	for _, id := range subnetIDs {
-		set, err := p.validatorSet(ctx, id, height, keys)
+		set, err := p.validatorSet(ctx, id, height, keys, l1s[id])
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,11 @@ type fakeValidatorsAtSource struct {
 	tip     uint64
 	subnets map[ids.ID]*pchain.Subnet
 	banff   uint64 // the first block with a timestamp
+	pending []store.Backfill
+}
+
+func (f fakeValidatorsAtSource) PendingBackfills(context.Context) ([]store.Backfill, error) {
+	return f.pending, nil
 }
 
 func (f fakeValidatorsAtSource) PBlockTime(_ context.Context, height uint64) (time.Time, error) {
@@ -47,13 +52,15 @@ func (f fakeValidatorsAtSource) Subnets(context.Context) ([]*pchain.Subnet, erro
 }
 
 // TestValidatorsAtForwarded: what the store holds is answered here; the
-// proposed height, heights past the indexed tip and L1s go to the node.
+// proposed height, heights past the indexed tip and pre-Banff heights go
+// to the node, and L1 sets while the L1 fee history is not backfilled.
 func TestValidatorsAtForwarded(t *testing.T) {
 	poa, l1 := ids.GenerateTestID(), ids.GenerateTestID()
-	fwd := ValidatorsAtForwarded(fakeValidatorsAtSource{tip: 100, banff: 3, subnets: map[ids.ID]*pchain.Subnet{
+	src := fakeValidatorsAtSource{tip: 100, banff: 3, subnets: map[ids.ID]*pchain.Subnet{
 		poa: {ID: poa},
 		l1:  {ID: l1, Conversion: &internal.SubnetConversion{At: internal.PPos{Height: 50}}},
-	}})
+	}}
+	fwd := ValidatorsAtForwarded(src)
 	for _, tc := range []struct {
 		method, params string
 		want           bool
@@ -67,16 +74,19 @@ func TestValidatorsAtForwarded(t *testing.T) {
 		{"platform.getValidatorsAt", `{"height":"proposed"}`, true},
 		{"platform.getValidatorsAt", `{"height":"5","subnetID":"` + poa.String() + `"}`, false},
 		{"platform.getValidatorsAt", `{"height":"5","subnetID":"` + ids.GenerateTestID().String() + `"}`, false},
-		{"platform.getValidatorsAt", `{"height":"5","subnetID":"` + l1.String() + `"}`, true},
+		{"platform.getValidatorsAt", `{"height":"49","subnetID":"` + l1.String() + `"}`, false},
+		{"platform.getValidatorsAt", `{"height":"50","subnetID":"` + l1.String() + `"}`, false},
+		{"platform.getValidatorsAt", `{"height":"100","subnetID":"` + l1.String() + `"}`, false},
+		{"platform.getValidatorsAt", `{"height":"101","subnetID":"` + l1.String() + `"}`, true},
 		// Arguments that do not decode: the store's service answers as the node.
 		{"platform.getValidatorsAt", `{"height":"nope"}`, false},
 		{"platform.getValidatorsAt", `{"height":"5","subnetID":"nope"}`, false},
 		{"platform.getHeight", `{"height":"proposed"}`, false},
-		// All sets: before the first conversion to an L1.
+		// All sets, the L1's included.
 		{"platform.getAllValidatorsAt", `{"height":"49"}`, false},
 		{"platform.getAllValidatorsAt", `[{"height":0}]`, false},
-		{"platform.getAllValidatorsAt", `{"height":"50"}`, true},
-		{"platform.getAllValidatorsAt", `{"height":"100"}`, true},
+		{"platform.getAllValidatorsAt", `{"height":"50"}`, false},
+		{"platform.getAllValidatorsAt", `{"height":"100"}`, false},
 		{"platform.getAllValidatorsAt", `{"height":"2"}`, true}, // pre-Banff
 		{"platform.getAllValidatorsAt", `{"height":"proposed"}`, true},
 		{"platform.getAllValidatorsAt", `{"height":"101"}`, true},
@@ -84,6 +94,25 @@ func TestValidatorsAtForwarded(t *testing.T) {
 	} {
 		if got := fwd(tc.method, json.RawMessage(tc.params)); got != tc.want {
 			t.Errorf("%s %s: forwarded %v, want %v", tc.method, tc.params, got, tc.want)
+		}
+	}
+
+	// A store whose L1 fee history is still to be backfilled: the L1's
+	// sets from its conversion on are the node's.
+	src.pending = []store.Backfill{{Name: "l1_fee_history"}}
+	fwd = ValidatorsAtForwarded(src)
+	for _, tc := range []struct {
+		method, params string
+		want           bool
+	}{
+		{"platform.getValidatorsAt", `{"height":"49","subnetID":"` + l1.String() + `"}`, false},
+		{"platform.getValidatorsAt", `{"height":"50","subnetID":"` + l1.String() + `"}`, true},
+		{"platform.getValidatorsAt", `{"height":"50","subnetID":"` + poa.String() + `"}`, false},
+		{"platform.getAllValidatorsAt", `{"height":"49"}`, false},
+		{"platform.getAllValidatorsAt", `{"height":"50"}`, true},
+	} {
+		if got := fwd(tc.method, json.RawMessage(tc.params)); got != tc.want {
+			t.Errorf("pending backfill: %s %s: forwarded %v, want %v", tc.method, tc.params, got, tc.want)
 		}
 	}
 }

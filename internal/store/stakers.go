@@ -33,6 +33,23 @@ type StakerStore interface {
 	// were current after the block at height was accepted (not L1
 	// validators), in no particular order.
 	StakersAt(ctx context.Context, subnetID ids.ID, height uint64) ([]*StakerRecord, error)
+	// L1ValidatorsAt returns the L1 validators of subnetID after the block
+	// at height was accepted, those removed left out, by validation id.
+	// complete is false when the L1 fee history (which tells when a
+	// balance ran out) lacks one of them: the store cannot tell which are
+	// active.
+	L1ValidatorsAt(ctx context.Context, subnetID ids.ID, height uint64) (vdrs []*L1ValidatorAt, complete bool, err error)
+}
+
+// L1ValidatorAt is an L1 validator as a validator set at a height holds
+// it.
+type L1ValidatorAt struct {
+	ValidationID ids.ID
+	NodeID       ids.NodeID
+	PublicKey    []byte // compressed
+	Weight       uint64
+	// Active is false while it is disabled or its balance has run out.
+	Active bool
 }
 
 // StakerRecord is a staker and how it ended.
@@ -351,6 +368,83 @@ func (s *sqlStore) StakersAt(ctx context.Context, subnetID ids.ID, height uint64
 		args = append(args, ts, string(internal.StakerSubnetValidator), ts)
 	}
 	return s.queryStakers(ctx, q, args...)
+}
+
+func (s *sqlStore) L1ValidatorsAt(ctx context.Context, subnetID ids.ID, height uint64) (_ []*L1ValidatorAt, _ bool, err error) {
+	defer derrors.Wrap(&err, "store.L1ValidatorsAt(%s, %d)", subnetID, height)
+	// The events give each validator's node, key and weight; the balance
+	// changes, which the fee replay writes with the deactivations no tx
+	// makes, whether it is active (a non-zero end point).
+	var out []*L1ValidatorAt
+	byID := map[ids.ID]*L1ValidatorAt{}
+	err = s.db.RunQuery(ctx, `SELECT e.validation_id, e.kind, e.node_id, e.public_key, e.weight
+		FROM p_l1_validator_events e JOIN p_l1_validators v ON v.validation_id = e.validation_id
+		WHERE v.subnet_id = ? AND e.height <= ? ORDER BY e.validation_id, e.height, e.idx`, func(rows *sql.Rows) error {
+		var (
+			vidB, node, pk []byte
+			kind           string
+			w              int64
+		)
+		if err := rows.Scan(&vidB, &kind, &node, &pk, &w); err != nil {
+			return err
+		}
+		vid, err := ids.ToID(vidB)
+		if err != nil {
+			return err
+		}
+		v := byID[vid]
+		switch internal.L1EventKind(kind) {
+		case internal.L1Convert, internal.L1Register:
+			v = &L1ValidatorAt{ValidationID: vid, PublicKey: pk, Weight: uint64(w)}
+			if v.NodeID, err = ids.ToNodeID(node); err != nil {
+				return err
+			}
+			byID[vid] = v
+			out = append(out, v)
+		case internal.L1SetWeight:
+			if v != nil {
+				v.Weight = uint64(w)
+			}
+		}
+		return nil
+	}, subnetID[:], u64(height))
+	if err != nil {
+		return nil, false, err
+	}
+	seen := map[ids.ID]bool{}
+	err = s.db.RunQuery(ctx, `SELECT c.validation_id, c.end_fee
+		FROM p_l1_balance_changes c JOIN p_l1_validators v ON v.validation_id = c.validation_id
+		WHERE v.subnet_id = ? AND c.height <= ? ORDER BY c.validation_id, c.height, c.idx`, func(rows *sql.Rows) error {
+		var (
+			vidB []byte
+			end  int64
+		)
+		if err := rows.Scan(&vidB, &end); err != nil {
+			return err
+		}
+		vid, err := ids.ToID(vidB)
+		if err != nil {
+			return err
+		}
+		if v := byID[vid]; v != nil {
+			v.Active, seen[vid] = end != 0, true
+		}
+		return nil
+	}, subnetID[:], u64(height))
+	if err != nil {
+		return nil, false, err
+	}
+	complete := true
+	kept := out[:0]
+	for _, v := range out {
+		if !seen[v.ValidationID] {
+			complete = false
+		}
+		if v.Weight != 0 {
+			kept = append(kept, v)
+		}
+	}
+	return kept, complete, nil
 }
 
 func (s *sqlStore) Staker(ctx context.Context, txID ids.ID) (_ *StakerRecord, err error) {

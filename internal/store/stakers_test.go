@@ -1,8 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/warp/payload"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -238,6 +242,57 @@ func TestStakers(t *testing.T) {
 			if !sameIDSet(gotIDs, tc.want) {
 				t.Errorf("StakersAt(%s, %d) = %v, want %v", tc.subnet, tc.height, gotIDs, tc.want)
 			}
+		}
+		// The L1 validators at each height. A store without the fee history
+		// (these tests hold no network, so no replay) cannot tell which are
+		// active.
+		if _, complete, err := s.L1ValidatorsAt(ctx, l1, 4); err != nil || complete {
+			t.Errorf("L1ValidatorsAt(4) without the fee history: complete %t, %v; want false", complete, err)
+		}
+		// The history as a replay writes it: both registered at 4 (validator
+		// 1 with no balance), validator 0's balance run out by block 6's
+		// time advance and topped up by the increase at 8.
+		v0, v1 := l1.Append(0), l1.Append(1)
+		if err := saveL1FeeHistory(ctx, s.db, &internal.L1FeeHistory{Changes: []internal.L1BalanceChange{
+			{ValidationID: v0, Height: 4, Index: 2, Kind: internal.L1BalanceRegister, End: 1000, Amount: 1000},
+			{ValidationID: v1, Height: 4, Index: 2, Kind: internal.L1BalanceRegister},
+			{ValidationID: v0, Height: 6, Index: -1, Kind: internal.L1BalanceDeactivate, Accrued: 1000},
+			{ValidationID: v1, Height: 8, Index: 0, Kind: internal.L1BalanceRemove},
+			{ValidationID: v0, Height: 8, Index: 1, Kind: internal.L1BalanceIncrease, End: 1100, Amount: 50},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			height uint64
+			want   []L1ValidatorAt
+		}{
+			{3, nil},
+			{4, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
+			{5, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
+			{6, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
+			{7, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
+			{8, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}}},
+			{11, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}}},
+		} {
+			got, complete, err := s.L1ValidatorsAt(ctx, l1, tc.height)
+			if err != nil || !complete {
+				t.Fatalf("L1ValidatorsAt(%d): complete %t, %v", tc.height, complete, err)
+			}
+			var gotV []L1ValidatorAt
+			for _, v := range got {
+				if !bytes.Equal(v.PublicKey, pop.PublicKey[:]) {
+					t.Errorf("L1ValidatorsAt(%d): %s's key %x", tc.height, v.ValidationID, v.PublicKey)
+				}
+				v.PublicKey = nil
+				gotV = append(gotV, *v)
+			}
+			slices.SortFunc(gotV, func(a, b L1ValidatorAt) int { return a.ValidationID.Compare(b.ValidationID) })
+			if !reflect.DeepEqual(gotV, tc.want) {
+				t.Errorf("L1ValidatorsAt(%d) = %+v, want %+v", tc.height, gotV, tc.want)
+			}
+		}
+		if got, _, err := s.L1ValidatorsAt(ctx, subnet, 11); err != nil || len(got) != 0 {
+			t.Errorf("L1ValidatorsAt of a PoA subnet: %+v, %v", got, err)
 		}
 		if ts, err := s.PBlockTime(ctx, 3); err != nil || !ts.Equal(blocks[3].Timestamp) {
 			t.Errorf("PBlockTime(3) = %v, %v; want %v", ts, err, blocks[3].Timestamp)
