@@ -31,6 +31,11 @@ import (
 // one signed BaseTx that spends the previous tx's output: real platformvm
 // bytes, made with avalanchego's own constructors and codec.
 func pChain(tb testing.TB, n int) [][]byte {
+	return pChainFrom(tb, ids.GenerateTestID(), n)
+}
+
+// pChainFrom is pChain with the first block's parent given.
+func pChainFrom(tb testing.TB, parent ids.ID, n int) [][]byte {
 	tb.Helper()
 	key, err := secp256k1.NewPrivateKey()
 	if err != nil {
@@ -40,7 +45,6 @@ func pChain(tb testing.TB, n int) [][]byte {
 	avaxID := ids.GenerateTestID()
 	prevOut := avax.UTXOID{TxID: ids.GenerateTestID()}
 	amount := uint64(1_000_000 * units.Avax)
-	parent := ids.GenerateTestID()
 	start := time.Unix(1_700_000_000, 0)
 	out := make([][]byte, n)
 	for i := range n {
@@ -156,19 +160,25 @@ func openLocalStore(tb testing.TB, dsn string) store.Store {
 // that what follows runs with every replay on: genesis UTXOs, validators,
 // and the reward and fee replays, which need the genesis.
 func applyLocalGenesis(ctx context.Context, st store.Store) error {
-	gb, _, err := genesis.FromConfig(genesis.GetConfig(constants.LocalID))
-	if err != nil {
-		return err
-	}
-	blk, err := block.NewApricotCommitBlock(hashing.ComputeHash256Array(gb), 0)
-	if err != nil {
-		return err
-	}
-	pb, err := pchain.Decode(0, blk.Bytes())
+	pb, err := localGenesisBlock()
 	if err != nil {
 		return err
 	}
 	return applyP(ctx, st, []*pchain.Block{pb})
+}
+
+// localGenesisBlock is the local network's P-chain block at height 0, as
+// the node serves it.
+func localGenesisBlock() (*pchain.Block, error) {
+	gb, _, err := genesis.FromConfig(genesis.GetConfig(constants.LocalID))
+	if err != nil {
+		return nil, err
+	}
+	blk, err := block.NewApricotCommitBlock(hashing.ComputeHash256Array(gb), 0)
+	if err != nil {
+		return nil, err
+	}
+	return pchain.Decode(0, blk.Bytes())
 }
 
 func BenchmarkIngestX(b *testing.B) {
