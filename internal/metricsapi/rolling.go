@@ -79,8 +79,7 @@ func (a *API) windows(ctx context.Context, chains []store.MetricChain, m chainme
 }
 
 // chainWindows adds chain c's periods of each window to sums: the hours
-// at each window's ends and the days (and months) between (all time: the
-// months),
+// at each window's ends and the days between (all time: the months),
 // summed by the store in one round trip, and the distinct counts in
 // another.
 func (a *API) chainWindows(ctx context.Context, c store.MetricChain, m chainmetrics.Metric, windows []chainmetrics.Window,
@@ -94,7 +93,7 @@ func (a *API) chainWindows(ctx context.Context, c store.MetricChain, m chainmetr
 		h, d, t := chainmetrics.Spans(from[i], now)
 		ranges[i] = []store.RollupRange{{Period: chainmetrics.Hour, From: h[0], To: h[1] - 1}}
 		if d[1] > d[0] {
-			ranges[i] = append(ranges[i], dayRanges(d)...)
+			ranges[i] = append(ranges[i], store.RollupRange{Period: chainmetrics.Day, From: d[0], To: d[1] - 1})
 		}
 		if t[1] > t[0] {
 			ranges[i] = append(ranges[i], store.RollupRange{Period: chainmetrics.Hour, From: t[0], To: t[1] - 1})
@@ -132,20 +131,4 @@ func (a *API) chainWindows(ctx context.Context, c store.MetricChain, m chainmetr
 		}
 	}
 	return nil
-}
-
-// dayRanges are the rollups of the days [d[0], d[1]): the whole months
-// among them as months, so that a year is about 12 months and 60 days,
-// not 365 days.
-func dayRanges(d [2]int64) []store.RollupRange {
-	m0 := chainmetrics.Month.Start(d[0])
-	if m0 < d[0] {
-		m0 = chainmetrics.Month.Start(m0 + 32*86400) // the next month's
-	}
-	m1 := chainmetrics.Month.Start(d[1])
-	if m0 >= m1 {
-		return []store.RollupRange{{Period: chainmetrics.Day, From: d[0], To: d[1] - 1}}
-	}
-	return []store.RollupRange{{Period: chainmetrics.Day, From: d[0], To: m0 - 1}, {Period: chainmetrics.Month, From: m0, To: m1 - 1},
-		{Period: chainmetrics.Day, From: m1, To: d[1] - 1}}
 }

@@ -412,34 +412,6 @@ func batchRollups(ctx context.Context, tx *database.DB, key string, first, last 
 	return out, err
 }
 
-// rollupSumsQuery is MetricRollupSums' statement: an arm a range, each a
-// range of metric_rollups' primary key, summed by window; "" when no
-// range has a period.
-func rollupSumsQuery(key string, windows [][]RollupRange) (string, []any) {
-	var (
-		arms []string
-		args []any
-	)
-	for w, ranges := range windows {
-		for _, r := range ranges {
-			if r.From > r.To {
-				continue
-			}
-			arms = append(arms, fmt.Sprintf("SELECT %d AS w, blocks, txs, gas_used, gas_price_sum, gas_price_max, fees, max_tps, max_gps, contracts, cum_deployers"+
-				" FROM metric_rollups WHERE chain_key = ? AND period = ? AND start BETWEEN ? AND ?", w))
-			args = append(args, key, string(r.Period), r.From, r.To)
-		}
-	}
-	if len(arms) == 0 {
-		return "", nil
-	}
-	// The sums are cast back: on PostgreSQL a BIGINT's SUM is NUMERIC. A
-	// few texts (one per number of arms a window has): prepared once each.
-	return `SELECT w, CAST(SUM(blocks) AS BIGINT), CAST(SUM(txs) AS BIGINT), CAST(SUM(gas_used) AS BIGINT),
-		SUM(gas_price_sum), MAX(gas_price_max), SUM(fees), MAX(max_tps), MAX(max_gps), CAST(SUM(contracts) AS BIGINT),
-		MAX(cum_deployers) FROM (` + strings.Join(arms, " UNION ALL ") + `) AS a GROUP BY w`, args
-}
-
 const (
 	rollupFields = `start, blocks, txs, gas_used, gas_price_sum, gas_price_max, fees, max_tps, max_gps,
 	first_ts, last_ts, prev_ts, addresses, senders, contracts, deployers, cum_txs, cum_addresses, cum_contracts, cum_deployers`
@@ -800,10 +772,29 @@ func (s *sqlStore) MetricActiveCounts(ctx context.Context, key string, since []i
 func (s *sqlStore) MetricRollupSums(ctx context.Context, key string, windows [][]RollupRange) (_ []chainmetrics.Rollup, err error) {
 	defer derrors.Wrap(&err, "store.MetricRollupSums(%s, %d windows)", key, len(windows))
 	out := make([]chainmetrics.Rollup, len(windows))
-	q, args := rollupSumsQuery(key, windows)
-	if q == "" {
+	var (
+		arms []string
+		args []any
+	)
+	for w, ranges := range windows {
+		for _, r := range ranges {
+			if r.From > r.To {
+				continue
+			}
+			arms = append(arms, fmt.Sprintf("SELECT %d AS w, blocks, txs, gas_used, gas_price_sum, gas_price_max, fees, max_tps, max_gps, contracts, cum_deployers"+
+				" FROM metric_rollups WHERE chain_key = ? AND period = ? AND start BETWEEN ? AND ?", w))
+			args = append(args, key, string(r.Period), r.From, r.To)
+		}
+	}
+	if len(arms) == 0 {
 		return out, nil
 	}
+	// Each arm is a range of the primary key. The sums are cast back: on
+	// PostgreSQL a BIGINT's SUM is NUMERIC. A few texts (one per number of
+	// arms a window has): prepared once each.
+	q := `SELECT w, CAST(SUM(blocks) AS BIGINT), CAST(SUM(txs) AS BIGINT), CAST(SUM(gas_used) AS BIGINT),
+		SUM(gas_price_sum), MAX(gas_price_max), SUM(fees), MAX(max_tps), MAX(max_gps), CAST(SUM(contracts) AS BIGINT),
+		MAX(cum_deployers) FROM (` + strings.Join(arms, " UNION ALL ") + `) AS a GROUP BY w`
 	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
 		var (
 			w int
