@@ -29,7 +29,7 @@ type Source interface {
 	MetricRollups(ctx context.Context, key string, p chainmetrics.Period, from, to int64) ([]chainmetrics.Rollup, error)
 	MetricRollupBefore(ctx context.Context, key string, p chainmetrics.Period, ts int64) (chainmetrics.Rollup, bool, error)
 	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]store.ActiveCounts, error)
-	MetricRollupRanges(ctx context.Context, key string, ranges []store.RollupRange) ([][]chainmetrics.Rollup, error)
+	MetricRollupSums(ctx context.Context, key string, windows [][]store.RollupRange) ([]chainmetrics.Rollup, error)
 	StakingIntervals(ctx context.Context, subnetID ids.ID, from, to int64) ([]store.StakingInterval, int64, error)
 	ValidatorRewardOwners(ctx context.Context, subnetID ids.ID, from, to int64, offset, limit int) ([]store.ValidatorRewardAddresses, error)
 	ICMHourlySends(ctx context.Context, src, dest *ids.ID, from, to int64) ([]store.ICMHourCount, error)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
@@ -149,10 +150,15 @@ func BenchmarkLookingGlass(b *testing.B) {
 			}
 			mux, a := newMux()
 			holders := "/v2/chains/43114/contracts/" + lgBenchNFT.Hex() + "/nfts:listHolders?pageSize=100"
-			// A deep page: the token of the 500th page.
+			// A deep page: the token of the 501st page, after the
+			// 50,000th holder.
 			deep := holders
 			{
-				tok := a.tokens.encode(param.Scope("v2/nfts:listHolders", "43114", lgBenchNFT.Hex()), 50_000, a.now())
+				hs, err := st.NFTHolders(ctx, lgChain, lgBenchNFT, internal.ERC721, nil, 50_000)
+				if err != nil || len(hs) != 50_000 {
+					b.Fatalf("the first 50,000 holders: %d, %v", len(hs), err)
+				}
+				tok := a.tokens.encodeKey(param.Scope("v2/nfts:listHolders/after", "43114", lgBenchNFT.Hex()), hs[len(hs)-1].Address[:], a.now())
 				deep += "&pageToken=" + tok
 			}
 			nft := fmt.Sprintf(`{"id":"nft","type":"AnyTimeNftHolders","params":{"evmChainId":"43114","contractAddress":%q,"startTs":1700005000,"endTs":1700008000}}`, lgBenchNFT.Hex())

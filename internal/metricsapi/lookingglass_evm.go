@@ -118,10 +118,25 @@ func (a *API) nftHolders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	scope := param.Scope("v2/nfts:listHolders", strconv.FormatUint(chain, 10), contract.Hex())
-	size, offset, err := a.offsetPage(r, scope)
+	// The token carries the page's last holder (a keyset cursor, not an
+	// offset): a deep page costs as much as the first.
+	scope := param.Scope("v2/nfts:listHolders/after", strconv.FormatUint(chain, 10), contract.Hex())
+	size, err := param.PageSize(r, defaultLookingGlassPage, maxLookingGlassPage)
 	if err != nil {
 		return err
+	}
+	var after *common.Address
+	token, err := param.PageToken(r)
+	if err != nil {
+		return err
+	}
+	if token != "" {
+		key, err := a.tokens.decodeKey(token, scope, common.AddressLength, a.now())
+		if err != nil {
+			return err
+		}
+		after = new(common.Address)
+		copy(after[:], key)
 	}
 	ctx := r.Context()
 	// The store keeps the holders and their totals (nft_holders): a page
@@ -130,14 +145,14 @@ func (a *API) nftHolders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	hs, err := a.store.NFTHolders(ctx, chain, contract, c.Type, int(offset), size+1)
+	hs, err := a.store.NFTHolders(ctx, chain, contract, c.Type, after, size+1)
 	if err != nil {
 		return err
 	}
 	res := NftHoldersResponse{Addresses: []AddressDetails{}, TotalHolders: c.Holders, TotalTokens: c.Tokens}
 	if len(hs) > size {
-		res.NextPageToken = a.tokens.encode(scope, offset+int64(size), a.now())
 		hs = hs[:size]
+		res.NextPageToken = a.tokens.encodeKey(scope, hs[size-1].Address[:], a.now())
 	}
 	for _, h := range hs {
 		res.Addresses = append(res.Addresses, AddressDetails{Address: h.Address.Hex(), SortKey: strconv.FormatInt(h.Count, 10)})

@@ -79,62 +79,40 @@ func (a *API) windows(ctx context.Context, chains []store.MetricChain, m chainme
 }
 
 // chainWindows adds chain c's periods of each window to sums: the hours
-// at each window's ends and the days between (all time: the months), read
-// in one round trip, and the distinct counts in another.
+// at each window's ends and the days between (all time: the months),
+// summed by the store in one round trip, and the distinct counts in
+// another.
 func (a *API) chainWindows(ctx context.Context, c store.MetricChain, m chainmetrics.Metric, windows []chainmetrics.Window,
 	from []int64, sums []chainmetrics.Rollup, now int64) error {
-	today := chainmetrics.Day.Start(now)
-	// Ranges 0 and 1: the days of the longest window, which hold those of
-	// every other, and today's hours, which every window ends with.
-	ranges := []store.RollupRange{{Period: chainmetrics.Day, From: today, To: today - 1}, {Period: chainmetrics.Hour, From: today, To: now}}
-	head := make([]int, len(windows))
-	months := -1
+	ranges := make([][]store.RollupRange, len(windows))
 	for i, w := range windows {
 		if w.Span == 0 {
-			months = len(ranges)
-			ranges = append(ranges, store.RollupRange{Period: chainmetrics.Month, From: 0, To: now})
+			ranges[i] = []store.RollupRange{{Period: chainmetrics.Month, From: 0, To: now}}
 			continue
 		}
-		h, d, _ := chainmetrics.Spans(from[i], now)
+		h, d, t := chainmetrics.Spans(from[i], now)
+		ranges[i] = []store.RollupRange{{Period: chainmetrics.Hour, From: h[0], To: h[1] - 1}}
 		if d[1] > d[0] {
-			ranges[0].From = min(ranges[0].From, d[0])
+			ranges[i] = append(ranges[i], store.RollupRange{Period: chainmetrics.Day, From: d[0], To: d[1] - 1})
 		}
-		head[i] = len(ranges)
-		ranges = append(ranges, store.RollupRange{Period: chainmetrics.Hour, From: h[0], To: h[1] - 1})
+		if t[1] > t[0] {
+			ranges[i] = append(ranges[i], store.RollupRange{Period: chainmetrics.Hour, From: t[0], To: t[1] - 1})
+		}
 	}
-	got, err := a.store.MetricRollupRanges(ctx, c.Key, ranges)
+	got, err := a.store.MetricRollupSums(ctx, c.Key, ranges)
 	if err != nil {
 		return err
 	}
-	days, tail := got[0], got[1]
 	var (
 		distinctT []int64
 		distinctI []int
 	)
 	for i, w := range windows {
+		sums[i].Merge(&got[i])
 		if w.Span == 0 {
-			ms := got[months]
-			for j := range ms {
-				sums[i].Merge(&ms[j])
-			}
-			if n := len(ms); n > 0 {
-				// The last month's cumulative count is the chain's.
-				sums[i].Deployers += ms[n-1].CumDeployers
-			}
+			// The last month's cumulative count is the chain's.
+			sums[i].Deployers += got[i].CumDeployers
 			continue
-		}
-		_, d, t := chainmetrics.Spans(from[i], now)
-		hours := got[head[i]]
-		if t[1] > t[0] {
-			hours = append(hours[:len(hours):len(hours)], tail...)
-		}
-		for j := range hours {
-			sums[i].Merge(&hours[j])
-		}
-		for j := range days {
-			if days[j].Start >= d[0] && days[j].Start < d[1] {
-				sums[i].Merge(&days[j])
-			}
 		}
 		if m.Distinct() {
 			distinctT = append(distinctT, from[i])

@@ -18,8 +18,9 @@ import (
 // on a UUID and valid for 24 hours. A token is base64url (no padding) of
 //
 //	UUID (16 bytes, random, version 4) || issued (8, unix seconds) ||
-//	next (8, the start of the next page's first period) ||
-//	HMAC-SHA256(key, "metrics" || scope || the 32 bytes before)
+//	next (8, the start of the next page's first period; or a keyset
+//	cursor, the last item's key, of the length its endpoint's keys have) ||
+//	HMAC-SHA256(key, "metrics" || scope || the bytes before)
 //
 // signed so that it needs no state on the server and cannot be altered or
 // replayed against another query (the scope names the endpoint, chain,
@@ -28,12 +29,13 @@ import (
 // tokenTTL is how long a page token is valid.
 const tokenTTL = 24 * time.Hour
 
-const tokenPayload = 16 + 8 + 8
-
 var (
 	errInvalidToken = derrors.Invalid("invalid page token: it was not issued for this query; request the first page without it")
 	errExpiredToken = derrors.Invalid("the page token has expired (page tokens are valid for 24 hours); request the first page again without it")
 )
+
+// tokenPayload is the length of an offset token's bytes before its MAC.
+const tokenPayload = 16 + 8 + 8
 
 type tokens struct{ key []byte }
 
@@ -56,12 +58,24 @@ func (t *tokens) mac(scope string, payload []byte) []byte {
 
 // encode returns a token for the page starting at next, issued at now.
 func (t *tokens) encode(scope string, next int64, now time.Time) string {
-	raw := make([]byte, tokenPayload, tokenPayload+sha256.Size)
+	return t.seal(scope, binary.BigEndian.AppendUint64(nil, uint64(next)), now)
+}
+
+// encodeKey returns a token for the page after key, the last item's sort
+// key (a keyset cursor), issued at now. It is longer than encode's and
+// should have a scope of its own.
+func (t *tokens) encodeKey(scope string, key []byte, now time.Time) string {
+	return t.seal(scope, key, now)
+}
+
+// seal returns the token of next, issued at now.
+func (t *tokens) seal(scope string, next []byte, now time.Time) string {
+	raw := make([]byte, 24, 24+len(next)+sha256.Size)
 	_, _ = rand.Read(raw[:16])  // never fails (crypto/rand)
 	raw[6] = raw[6]&0x0f | 0x40 // UUID version 4
 	raw[8] = raw[8]&0x3f | 0x80 // RFC 4122 variant
 	binary.BigEndian.PutUint64(raw[16:], uint64(now.Unix()))
-	binary.BigEndian.PutUint64(raw[24:], uint64(next))
+	raw = append(raw, next...)
 	raw = append(raw, t.mac(scope, raw)...)
 	return base64.RawURLEncoding.EncodeToString(raw)
 }
@@ -70,16 +84,32 @@ func (t *tokens) encode(scope string, next int64, now time.Time) string {
 // errors (400) for a token not issued for scope with this key, or issued
 // more than 24 hours before now.
 func (t *tokens) decode(token, scope string, now time.Time) (int64, error) {
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
-	if err != nil || len(raw) != tokenPayload+sha256.Size {
-		return 0, errInvalidToken
+	next, err := t.open(token, scope, 8, now)
+	if err != nil {
+		return 0, err
 	}
-	if !hmac.Equal(raw[tokenPayload:], t.mac(scope, raw[:tokenPayload])) {
-		return 0, errInvalidToken
+	return int64(binary.BigEndian.Uint64(next)), nil
+}
+
+// decodeKey returns the key of size bytes an encodeKey token of scope
+// carries, with decode's errors.
+func (t *tokens) decodeKey(token, scope string, size int, now time.Time) ([]byte, error) {
+	return t.open(token, scope, size, now)
+}
+
+// open returns the size bytes after the issue time of a token of scope.
+func (t *tokens) open(token, scope string, size int, now time.Time) ([]byte, error) {
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
+	if err != nil || len(raw) != 24+size+sha256.Size {
+		return nil, errInvalidToken
+	}
+	payload := raw[:24+size]
+	if !hmac.Equal(raw[len(payload):], t.mac(scope, payload)) {
+		return nil, errInvalidToken
 	}
 	issued := time.Unix(int64(binary.BigEndian.Uint64(raw[16:])), 0)
 	if now.Sub(issued) > tokenTTL {
-		return 0, errExpiredToken
+		return nil, errExpiredToken
 	}
-	return int64(binary.BigEndian.Uint64(raw[24:])), nil
+	return payload[24:], nil
 }

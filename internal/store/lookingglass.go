@@ -25,9 +25,10 @@ type LookingGlassReader interface {
 	// when the chain has no ERC-721 or ERC-1155 token of it.
 	NFTCollection(ctx context.Context, chainID uint64, contract common.Address) (NFTCollection, error)
 	// NFTHolders returns a page of the contract's current holders by
-	// address ascending, from the offset-th on, with how many of its
-	// tokens each holds (ERC-1155: how many of its token ids).
-	NFTHolders(ctx context.Context, chainID uint64, contract common.Address, typ internal.ERCType, offset, limit int) ([]NFTHolder, error)
+	// address ascending, those after after (nil: from the first), with
+	// how many of its tokens each holds (ERC-1155: how many of its token
+	// ids). A page is a seek in the key, whatever its depth.
+	NFTHolders(ctx context.Context, chainID uint64, contract common.Address, typ internal.ERCType, after *common.Address, limit int) ([]NFTHolder, error)
 	// BalanceHolders returns the addresses whose native or ERC-20 balance
 	// met q, by address ascending, each with its balance at q.To;
 	// InvalidArgument when more than q.Max do.
@@ -130,15 +131,20 @@ func (s *sqlStore) NFTCollection(ctx context.Context, chainID uint64, contract c
 	return c, err
 }
 
-func (s *sqlStore) NFTHolders(ctx context.Context, chainID uint64, contract common.Address, typ internal.ERCType, offset, limit int) (_ []NFTHolder, err error) {
+func (s *sqlStore) NFTHolders(ctx context.Context, chainID uint64, contract common.Address, typ internal.ERCType, after *common.Address, limit int) (_ []NFTHolder, err error) {
 	defer derrors.Wrap(&err, "store.NFTHolders(%d, %s)", chainID, contract)
 	cid, err := evmChainID(chainID)
 	if err != nil {
 		return nil, err
 	}
-	// A range of nft_holders' key (the applier keeps it): by holder.
+	// A range of nft_holders' key (the applier keeps it): by holder, the
+	// key's last column, so that a page after a holder starts with a seek.
 	q, args := `SELECT holder, tokens FROM nft_holders WHERE chain_id = ? AND address = ? AND erc_type = ?
-		ORDER BY holder LIMIT ? OFFSET ?`, []any{cid, contract[:], ercTypeCode(typ), limit, offset}
+		ORDER BY holder LIMIT ?`, []any{cid, contract[:], ercTypeCode(typ), limit}
+	if after != nil {
+		q, args = `SELECT holder, tokens FROM nft_holders WHERE chain_id = ? AND address = ? AND erc_type = ? AND holder > ?
+		ORDER BY holder LIMIT ?`, []any{cid, contract[:], ercTypeCode(typ), after[:], limit}
+	}
 	var out []NFTHolder
 	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
 		var (

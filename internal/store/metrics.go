@@ -39,10 +39,12 @@ type MetricStore interface {
 	// in any role, as senders and as deployers. It reads the chain's
 	// addresses seen since the earliest of since once, whatever len(since).
 	MetricActiveCounts(ctx context.Context, key string, since []int64) ([]ActiveCounts, error)
-	// MetricRollupRanges returns, for each range, key's rollups of its
-	// period that start in [From, To], ascending by start, in one round
-	// trip.
-	MetricRollupRanges(ctx context.Context, key string, ranges []RollupRange) ([][]chainmetrics.Rollup, error)
+	// MetricRollupSums returns, for each window (a list of ranges), the
+	// sum of key's rollups of its ranges as chainmetrics.Rollup.Merge adds
+	// them, with CumDeployers the greatest of theirs (the last period's),
+	// in one round trip. The store sums, so that a year of days costs a
+	// row a window, not a row a day.
+	MetricRollupSums(ctx context.Context, key string, windows [][]RollupRange) ([]chainmetrics.Rollup, error)
 	// StakingIntervals returns the subnet's stakers on its set at some
 	// time of [from, to], and the first start of any of its stakers (0
 	// when none): the staking metrics (stakingmetrics.go).
@@ -767,29 +769,45 @@ func (s *sqlStore) MetricActiveCounts(ctx context.Context, key string, since []i
 	return out, err
 }
 
-func (s *sqlStore) MetricRollupRanges(ctx context.Context, key string, ranges []RollupRange) (_ [][]chainmetrics.Rollup, err error) {
-	defer derrors.Wrap(&err, "store.MetricRollupRanges(%s, %d ranges)", key, len(ranges))
-	out := make([][]chainmetrics.Rollup, len(ranges))
-	if len(ranges) == 0 {
+func (s *sqlStore) MetricRollupSums(ctx context.Context, key string, windows [][]RollupRange) (_ []chainmetrics.Rollup, err error) {
+	defer derrors.Wrap(&err, "store.MetricRollupSums(%s, %d windows)", key, len(windows))
+	out := make([]chainmetrics.Rollup, len(windows))
+	var (
+		arms []string
+		args []any
+	)
+	for w, ranges := range windows {
+		for _, r := range ranges {
+			if r.From > r.To {
+				continue
+			}
+			arms = append(arms, fmt.Sprintf("SELECT %d AS w, blocks, txs, gas_used, gas_price_sum, gas_price_max, fees, max_tps, max_gps, contracts, cum_deployers"+
+				" FROM metric_rollups WHERE chain_key = ? AND period = ? AND start BETWEEN ? AND ?", w))
+			args = append(args, key, string(r.Period), r.From, r.To)
+		}
+	}
+	if len(arms) == 0 {
 		return out, nil
 	}
-	arms := make([]string, len(ranges))
-	args := make([]any, 0, 4*len(ranges))
-	for i, r := range ranges {
-		arms[i] = fmt.Sprintf("SELECT %d AS r, %s FROM metric_rollups WHERE chain_key = ? AND period = ? AND start BETWEEN ? AND ?", i, rollupFields)
-		args = append(args, key, string(r.Period), r.From, r.To)
-	}
-	// A few texts (one per number of ranges): prepared once each.
-	err = s.db.RunPrepared(ctx, strings.Join(arms, " UNION ALL ")+" ORDER BY r, start", func(rows *sql.Rows) error {
-		var i int
-		x, err := scanRollup(rows, &i)
-		if err != nil {
+	// Each arm is a range of the primary key. The sums are cast back: on
+	// PostgreSQL a BIGINT's SUM is NUMERIC. A few texts (one per number of
+	// arms a window has): prepared once each.
+	q := `SELECT w, CAST(SUM(blocks) AS BIGINT), CAST(SUM(txs) AS BIGINT), CAST(SUM(gas_used) AS BIGINT),
+		SUM(gas_price_sum), MAX(gas_price_max), SUM(fees), MAX(max_tps), MAX(max_gps), CAST(SUM(contracts) AS BIGINT),
+		MAX(cum_deployers) FROM (` + strings.Join(arms, " UNION ALL ") + `) AS a GROUP BY w`
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
+		var (
+			w int
+			x chainmetrics.Rollup
+		)
+		if err := rows.Scan(&w, &x.Blocks, &x.Txs, &x.GasUsed, &x.GasPriceSum, &x.GasPrice, &x.Fees, &x.MaxTPS, &x.MaxGPS,
+			&x.Contracts, &x.CumDeployers); err != nil {
 			return err
 		}
-		if i < 0 || i >= len(out) {
-			return fmt.Errorf("rollup of range %d", i)
+		if w < 0 || w >= len(out) {
+			return fmt.Errorf("sum of window %d", w)
 		}
-		out[i] = append(out[i], x)
+		out[w] = x
 		return nil
 	}, args...)
 	return out, err
