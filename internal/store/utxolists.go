@@ -687,13 +687,12 @@ func (s *sqlStore) EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO
 				"threshold, created_time, spent FROM address_utxos WHERE chain = ? AND address IN (?"+
 				strings.Repeat(", ?", len(chunk)-1)+") AND "+spent, func(r *sql.Rows) error {
 				var (
-					id, asset                                           []byte
-					origin                                              string
-					kind                                                sql.NullString
-					amount, locktime, stakeable, threshold, created, sp int64
+					id, asset                      []byte
+					origin                         string
+					kind                           sql.NullString
+					amount, threshold, created, sp int64
+					lt, st                         sql.NullInt64 // NULL only with kind
 				)
-				// locktime and stakeable_locktime are NULL only with kind.
-				var lt, st sql.NullInt64
 				if err := r.Scan(&id, &origin, &kind, &asset, &amount, &lt, &st, &threshold, &created, &sp); err != nil {
 					return err
 				}
@@ -707,9 +706,8 @@ func (s *sqlStore) EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO
 					keys = append(keys, mergedRow{mergeKey: mergeKey{id: id}})
 					return nil
 				}
-				locktime, stakeable = lt.Int64, st.Int64
-				u := &ListedUTXO{Origin: o, Kind: kind.String, Amount: uint64(amount) ^ (1 << 63), Locktime: uint64(locktime),
-					StakeableLocktime: uint64(stakeable), Threshold: uint32(threshold), CreatedTime: created}
+				u := &ListedUTXO{Origin: o, Kind: kind.String, Amount: uint64(amount) ^ (1 << 63), Locktime: uint64(lt.Int64),
+					StakeableLocktime: uint64(st.Int64), Threshold: uint32(threshold), CreatedTime: created}
 				var err error
 				if u.ID, err = ids.ToID(id); err != nil {
 					return err
