@@ -28,7 +28,7 @@ import (
 //
 // Backfills are the names, in the order they must run: the history's P
 // part reads p_staker_addresses.
-var Backfills = []string{"address_utxos", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "burned",
+var Backfills = []string{"address_utxos", "address_utxo_balances", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "burned",
 	"l1_fee_history", "nft_holders", "utxo_page_keys"}
 
 // BackfillKey is the settings key of the backfill name.
@@ -61,12 +61,13 @@ type BackfillPart struct {
 
 // backfillParts are the parts of each backfill, read from the store.
 var backfillParts = map[string]func(ctx context.Context, db *database.DB) ([]BackfillPart, error){
-	"address_utxos":      addressUTXOParts,
-	"p_staker_addresses": stakerAddressParts,
-	"address_txs":        addressTxParts,
-	"block_proposers":    proposerParts,
-	"evm_erc20_balances": erc20BalanceParts,
-	"burned":             burnedParts,
+	"address_utxos":         addressUTXOParts,
+	"address_utxo_balances": balanceColumnParts,
+	"p_staker_addresses":    stakerAddressParts,
+	"address_txs":           addressTxParts,
+	"block_proposers":       proposerParts,
+	"evm_erc20_balances":    erc20BalanceParts,
+	"burned":                burnedParts,
 	"l1_fee_history": func(context.Context, *database.DB) ([]BackfillPart, error) {
 		return []BackfillPart{stepPart("the P-chain rederive", backfillL1FeeHistory)}, nil
 	},

@@ -117,6 +117,10 @@ func (u *ListedUTXO) Key(byAmount bool) UTXOKey {
 // exportedKind is the kind of exported UTXOs in every chain's table.
 const exportedKind = "exported"
 
+// xchainKindOther is xchain.KindOther (the store imports no chain package): the kind
+// of the X-chain outputs a balance decodes.
+const xchainKindOther = "other"
+
 // amountKey is the address_utxos.amount_key of an amount: its top bit
 // flipped, so that BIGINT order is unsigned amount order.
 func amountKey(a uint64) int64 { return int64(a ^ (1 << 63)) }
@@ -128,7 +132,24 @@ func amountKeySQL(col string) string {
 }
 
 var addressUTXOColumns = []string{"utxo_id", "chain", "address", "origin", "created_time", "amount_key",
-	"asset_id", "threshold", "spent"}
+	"asset_id", "threshold", "spent", "kind", "locktime", "stakeable_locktime"}
+
+// listedKind is the address_utxos.kind of an output of origin: its kind
+// in origin's table (the C-chain stores only exports, with no kind).
+func listedKind(kind string, origin internal.Chain) string {
+	if origin == internal.CChain {
+		return exportedKind
+	}
+	return kind
+}
+
+// balanceColumnsSQL selects, from the table u of origin's UTXOs, the
+// address_utxos columns of migration 0046: kind, locktime and stakeable
+// locktime, as listedOutputs.write writes them.
+func balanceColumnsSQL(origin internal.Chain) string {
+	t := utxoTables[origin]
+	return t.kind + ", u.locktime, COALESCE(" + t.stakeable + ", 0)"
+}
 
 // listedOutputs accumulates the outputs a batch adds to the lists.
 type listedOutputs struct {
@@ -184,7 +205,8 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
 		for _, c := range lists {
 			for _, a := range o.Owners.Addrs {
 				rows = append(rows, []any{id[:], string(c), a[:], string(lo.origin), lo.time, amountKey(o.Amount),
-					o.AssetID[:], int64(o.Owners.Threshold), 0})
+					o.AssetID[:], int64(o.Owners.Threshold), 0, listedKind(o.Kind, lo.origin), int64(o.Owners.Locktime),
+					int64(o.StakeableLocktime)})
 			}
 		}
 	}
@@ -268,7 +290,7 @@ func addressUTXOParts(ctx context.Context, db *database.DB) ([]BackfillPart, err
 		sel := func(list string) string {
 			return `INSERT INTO address_utxos (` + cols + `)
 				SELECT u.id, ` + list + `, a.address, '` + string(t.chain) + `', u.created_time, ` + amountKeySQL("u.amount") + `,
-					u.asset_id, u.threshold, CASE WHEN u.consumed_tx_id IS NULL THEN 0 ELSE 1 END
+					u.asset_id, u.threshold, CASE WHEN u.consumed_tx_id IS NULL THEN 0 ELSE 1 END, ` + balanceColumnsSQL(t.chain) + `
 				FROM ` + t.table + ` u JOIN ` + t.address + ` a ON a.utxo_id = u.id
 				WHERE u.created_height >= ? AND u.created_height < ?`
 		}
@@ -300,6 +322,49 @@ func addressUTXOParts(ctx context.Context, db *database.DB) ([]BackfillPart, err
 			}
 			parts = append(parts, p)
 		}
+	}
+	return parts, nil
+}
+
+// balanceColumnParts are the parts of the address_utxo_balances backfill
+// (migration 0046): the kind and locktimes of the list rows of each table
+// of UTXOs, by created height, and the X-chain's DAG UTXOs (all at height
+// 0) by their DAG tx's index, so that no chunk holds the whole DAG
+// history. Positions are heights, and created_idx + 1 at X height 0.
+func balanceColumnParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
+	fill := func(origin internal.Chain, cond string, shift int64) func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+		t := utxoTables[origin]
+		// Correlated subqueries rather than UPDATE ... FROM: SQLite and
+		// PostgreSQL both walk the range's UTXOs then their rows by the
+		// primary key (utxo_id first).
+		q := `UPDATE address_utxos SET (kind, locktime, stakeable_locktime) =
+				(SELECT ` + balanceColumnsSQL(origin) + ` FROM ` + t.table + ` u WHERE u.id = address_utxos.utxo_id)
+			WHERE origin = '` + string(origin) + `' AND utxo_id IN (SELECT u.id FROM ` + t.table + ` u WHERE ` + cond + `)`
+		return func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+			_, err := tx.Exec(ctx, q, lo-shift, hi-shift)
+			return hi, err
+		}
+	}
+	const byHeight = "u.created_height >= ? AND u.created_height < ?"
+	var parts []BackfillPart
+	for _, p := range []struct {
+		name, bounds string
+		origin       internal.Chain
+		cond         string
+		shift        int64
+	}{
+		{"the P-chain's UTXOs", "SELECT MIN(created_height), MAX(created_height) FROM p_utxos", internal.PChain, byHeight, 0},
+		{"the X-chain's UTXOs of height 0", "SELECT MIN(created_idx) + 1, MAX(created_idx) + 1 FROM x_utxos WHERE created_height = 0",
+			internal.XChain, "u.created_height = 0 AND u.created_idx >= ? AND u.created_idx < ?", 1},
+		{"the X-chain's UTXOs above height 0", "SELECT MIN(created_height), MAX(created_height) FROM x_utxos WHERE created_height > 0",
+			internal.XChain, "u.created_height > 0 AND " + byHeight, 0},
+		{"the C-chain's exports", "SELECT MIN(created_height), MAX(created_height) FROM c_atomic_utxos", internal.CChain, byHeight, 0},
+	} {
+		part, err := rangePart(ctx, db, p.name, p.bounds, nil, fill(p.origin, p.cond, p.shift))
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, part)
 	}
 	return parts, nil
 }
@@ -588,8 +653,14 @@ func scanListedUTXO(r *sql.Rows) (*ListedUTXO, error) {
 // owns (AnyOwner's rule, which it requires; AssetID and MinAmount are not
 // supported), each once, in no order, all read in one snapshot. A sum
 // (a balance) needs no order: one statement per maxInList addresses
-// reads their index ranges, with no merge, and the UTXOs are then read by
-// id, readInList at a time.
+// reads their ranges of address_utxos_amount, with no merge, and no more
+// for most UTXOs: an unspent one's row carries what a balance reads
+// (migration 0046), and f gets a ListedUTXO with ID, Origin, Kind,
+// AssetID, Amount, Locktime, StakeableLocktime, Threshold and CreatedTime
+// set. The others (P-chain stake outputs, whose staking period is their
+// staker's, the X-chain's outputs of kind other, to decode, consumed
+// ones, and rows not backfilled yet) are read by id, readInList at a
+// time, whole.
 func (s *sqlStore) EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO) error) (err error) {
 	defer derrors.Wrap(&err, "store.EachUTXO(%s, %d addresses)", q.Chain, len(q.Addresses))
 	if _, ok := utxoTables[q.Chain]; !ok {
@@ -612,17 +683,39 @@ func (s *sqlStore) EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO
 			for _, a := range chunk {
 				args = append(args, a[:])
 			}
-			err := tx.RunPrepared(ctx, "SELECT utxo_id FROM address_utxos WHERE chain = ? AND address IN (?"+
+			err := tx.RunPrepared(ctx, "SELECT utxo_id, origin, kind, asset_id, amount_key, locktime, stakeable_locktime, "+
+				"threshold, created_time, spent FROM address_utxos WHERE chain = ? AND address IN (?"+
 				strings.Repeat(", ?", len(chunk)-1)+") AND "+spent, func(r *sql.Rows) error {
-				var id []byte
-				if err := r.Scan(&id); err != nil {
+				var (
+					id, asset                      []byte
+					origin                         string
+					kind                           sql.NullString
+					amount, threshold, created, sp int64
+					lt, st                         sql.NullInt64 // NULL only with kind
+				)
+				if err := r.Scan(&id, &origin, &kind, &asset, &amount, &lt, &st, &threshold, &created, &sp); err != nil {
 					return err
 				}
-				if !seen[string(id)] {
-					seen[string(id)] = true
-					keys = append(keys, mergedRow{mergeKey: mergeKey{id: id}})
+				if seen[string(id)] {
+					return nil
 				}
-				return nil
+				seen[string(id)] = true
+				o := internal.Chain(origin)
+				if sp != 0 || !kind.Valid || (o == internal.PChain && kind.String == internal.PKindStake) ||
+					(o == internal.XChain && kind.String == xchainKindOther) {
+					keys = append(keys, mergedRow{mergeKey: mergeKey{id: id}})
+					return nil
+				}
+				u := &ListedUTXO{Origin: o, Kind: kind.String, Amount: uint64(amount) ^ (1 << 63), Locktime: uint64(lt.Int64),
+					StakeableLocktime: uint64(st.Int64), Threshold: uint32(threshold), CreatedTime: created}
+				var err error
+				if u.ID, err = ids.ToID(id); err != nil {
+					return err
+				}
+				if u.AssetID, err = ids.ToID(asset); err != nil {
+					return err
+				}
+				return f(u)
 			}, args...)
 			if err != nil {
 				return err

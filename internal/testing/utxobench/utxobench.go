@@ -128,7 +128,7 @@ var tables = []struct {
 		"consumed_time"}},
 	{"p_utxo_addresses", []string{"address", "utxo_id", "page_key"}},
 	{"address_utxos", []string{"utxo_id", "chain", "address", "origin", "created_time", "amount_key", "asset_id",
-		"threshold", "spent"}},
+		"threshold", "spent", "kind", "locktime", "stakeable_locktime"}},
 	{"p_stakers", []string{"tx_id", "tx_type", "kind", "priority", "subnet_id", "node_id", "weight", "start_time",
 		"tx_start_time", "end_time", "delegation_shares", "bls_public_key", "bls_pop", "added_height", "added_idx",
 		"removed_tx_id", "removed_height", "reward_committed", "potential_reward"}},
@@ -293,7 +293,8 @@ func (d *Dataset) utxo(rng *rand.Rand, rows rowSet, i int, avaxID ids.ID) error 
 	}
 	for _, a := range owners {
 		rows.add(tUTXOAddresses, a[:], id[:], pageKey)
-		rows.add(tAddressUTXOs, id[:], "P", a[:], "P", created, int64(amount^1<<63), avaxID[:], int64(threshold), spent)
+		rows.add(tAddressUTXOs, id[:], "P", a[:], "P", created, int64(amount^1<<63), avaxID[:], int64(threshold), spent,
+			kind, int64(0), int64(0))
 	}
 	if !reward {
 		return nil
