@@ -25,7 +25,7 @@ func (c *idTexts) text(id ids.ID) string {
 	if ok {
 		return s
 	}
-	s = id.String()
+	s = cb58ID(id)
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxIDTexts {
 		c.m = make(map[ids.ID]string, 1024)

@@ -162,11 +162,11 @@ func (a *API) renderP(ctx context.Context, rec *store.TxRecord, d *pchain.TxDesc
 		return nil, err
 	}
 	out := &PChainTransaction{
-		TxHash:         rec.ID.String(),
+		TxHash:         cb58ID(rec.ID),
 		TxType:         enumOr(d.Type, pChainTxTypes),
 		BlockTimestamp: unixOrZero(rec.Timestamp),
 		BlockNumber:    strconv.FormatUint(rec.Height, 10),
-		BlockHash:      rec.BlockID.String(),
+		BlockHash:      cb58ID(rec.BlockID),
 		ConsumedUtxos:  []PChainUtxo{},
 		EmittedUtxos:   []PChainUtxo{},
 	}
@@ -243,10 +243,10 @@ func (a *API) renderP(ctx context.Context, rec *store.TxRecord, d *pchain.TxDesc
 		}
 	}
 	if d.SourceChain != ids.Empty || d.DestinationChain != ids.Empty {
-		out.SourceChain, out.DestinationChain = d.SourceChain.String(), d.DestinationChain.String()
+		out.SourceChain, out.DestinationChain = cb58ID(d.SourceChain), cb58ID(d.DestinationChain)
 	}
 	if d.SubnetID != ids.Empty {
-		out.SubnetID = d.SubnetID.String()
+		out.SubnetID = cb58ID(d.SubnetID)
 	}
 	if d.NodeID != ids.EmptyNodeID {
 		out.NodeID = d.NodeID.String()
@@ -259,20 +259,20 @@ func (a *API) renderP(ctx context.Context, rec *store.TxRecord, d *pchain.TxDesc
 		a.stakingFields(out, d.Staker, s)
 	}
 	if d.RewardedStaker != ids.Empty {
-		out.StakingTxHash = d.RewardedStaker.String()
+		out.StakingTxHash = cb58ID(d.RewardedStaker)
 	}
 	if o := d.SubnetOwner; o != nil {
 		out.SubnetOwnershipInfo = &SubnetOwnershipInfo{Locktime: o.Locktime, Threshold: o.Threshold, Addresses: a.bech32(o.Addresses)}
 	}
 	if c := d.Chain; c != nil {
-		out.BlockchainInfo = &BlockchainInfo{ChainName: c.Name, VMID: c.VMID.String(), GenesisData: genesisData(c.Genesis)}
+		out.BlockchainInfo = &BlockchainInfo{ChainName: c.Name, VMID: cb58ID(c.VMID), GenesisData: genesisData(c.Genesis)}
 	}
 	if d.Type == "ConvertSubnetToL1Tx" {
 		addr := hex0x(d.ManagerAddress)
 		if len(d.ManagerAddress) == common.AddressLength {
 			addr = common.BytesToAddress(d.ManagerAddress).Hex()
 		}
-		out.L1ValidatorManagerDetails = &L1ValidatorManagerDetails{BlockchainID: d.ManagerChainID.String(), ContractAddress: addr}
+		out.L1ValidatorManagerDetails = &L1ValidatorManagerDetails{BlockchainID: cb58ID(d.ManagerChainID), ContractAddress: addr}
 	}
 	if out.L1ValidatorDetails, err = a.l1Details(ctx, rec, d, us); err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func (a *API) stakingFields(out *PChainTransaction, s *pchain.Staker, r *store.S
 		start = r.StartTime
 	}
 	out.StartTimestamp, out.EndTimestamp = &start, &end
-	out.NodeID, out.SubnetID = s.NodeID.String(), s.SubnetID.String()
+	out.NodeID, out.SubnetID = s.NodeID.String(), cb58ID(s.SubnetID)
 	switch s.Kind {
 	case pchain.KindValidator:
 		out.DelegationFeePercent = strconv.FormatFloat(float64(s.DelegationShares)/10_000, 'f', 4, 64)
@@ -312,7 +312,7 @@ func (a *API) stakingFields(out *PChainTransaction, s *pchain.Staker, r *store.S
 		out.EstimatedReward = strconv.FormatUint(*r.PotentialReward, 10)
 	}
 	if r.RemovedTxID != ids.Empty {
-		out.RewardTxHash = r.RemovedTxID.String()
+		out.RewardTxHash = cb58ID(r.RemovedTxID)
 	}
 }
 
@@ -354,14 +354,14 @@ func (a *API) l1Details(ctx context.Context, rec *store.TxRecord, d *pchain.TxDe
 	}
 	var out []L1ValidatorDetails
 	for _, vid := range order {
-		det := L1ValidatorDetails{ValidationID: vid.String(), ValidationIDHex: hex0x(vid[:])}
+		det := L1ValidatorDetails{ValidationID: cb58ID(vid), ValidationIDHex: hex0x(vid[:])}
 		evs := events[vid]
 		v, ok := pchain.FoldL1(evs)
 		add, isAdd := added[vid]
 		switch {
 		case ok:
 			last := evs[len(evs)-1]
-			det.NodeID, det.SubnetID, det.Weight, det.RemainingBalance = v.NodeID.String(), v.SubnetID.String(), v.Weight, v.DepositedBalance
+			det.NodeID, det.SubnetID, det.Weight, det.RemainingBalance = v.NodeID.String(), cb58ID(v.SubnetID), v.Weight, v.DepositedBalance
 			switch {
 			case last.Kind == pchain.L1Convert || last.Kind == pchain.L1Register || last.Kind == pchain.L1IncreaseBalance:
 				det.BalanceChange = ptr(int64(last.Balance))
@@ -370,7 +370,7 @@ func (a *API) l1Details(ctx context.Context, rec *store.TxRecord, d *pchain.TxDe
 			}
 		case isAdd:
 			// Its events are not indexed: what the tx says.
-			det.NodeID, det.SubnetID, det.Weight, det.RemainingBalance = add.NodeID.String(), add.SubnetID.String(), add.Weight, add.Balance
+			det.NodeID, det.SubnetID, det.Weight, det.RemainingBalance = add.NodeID.String(), cb58ID(add.SubnetID), add.Weight, add.Balance
 			det.BalanceChange = ptr(int64(add.Balance))
 		default:
 			continue
@@ -396,13 +396,13 @@ func (a *API) pUTXO(ctx context.Context, u *store.UTXORow, spent bool, st *stake
 	p := PChainUtxo{
 		Addresses:         a.bech32(info.Addresses),
 		Asset:             asset,
-		CreatedOnChainID:  a.createdOn(u).String(),
-		ConsumedOnChainID: a.consumedOn(u, a.network.PChainID, spent).String(),
-		UtxoID:            u.ID.String(),
+		CreatedOnChainID:  cb58ID(a.createdOn(u)),
+		ConsumedOnChainID: cb58ID(a.consumedOn(u, a.network.PChainID, spent)),
+		UtxoID:            cb58ID(u.ID),
 		Amount:            asset.Amount,
 		AssetID:           asset.AssetID,
 		OutputIndex:       u.OutputIndex,
-		TxHash:            creatorOf(u).String(),
+		TxHash:            cb58ID(creatorOf(u)),
 		UtxoType:          "TRANSFER",
 	}
 	if u.CreatedKnown {
@@ -413,7 +413,7 @@ func (a *API) pUTXO(ctx context.Context, u *store.UTXORow, spent bool, st *stake
 		p.PlatformLocktime, p.Threshold = ptr(info.Locktime), ptr(info.Threshold)
 	}
 	if u.ConsumedTxID != ids.Empty {
-		p.ConsumingTxHash = u.ConsumedTxID.String()
+		p.ConsumingTxHash = cb58ID(u.ConsumedTxID)
 		p.ConsumingBlockNumber, p.ConsumingBlockTimestamp = strconv.FormatUint(u.ConsumedHeight, 10), ptr(u.ConsumedTime)
 	}
 	if info.StakeableLocktime != 0 {
@@ -450,10 +450,10 @@ func (a *API) xUTXO(ctx context.Context, u *store.UTXORow, here ids.ID, spent bo
 	x := Utxo{
 		Addresses:         a.bech32(info.Addresses),
 		Asset:             asset,
-		ConsumedOnChainID: a.consumedOn(u, here, spent).String(),
-		CreatedOnChainID:  a.createdOn(u).String(),
-		UtxoID:            u.ID.String(),
-		CreationTxHash:    creatorOf(u).String(),
+		ConsumedOnChainID: cb58ID(a.consumedOn(u, here, spent)),
+		CreatedOnChainID:  cb58ID(a.createdOn(u)),
+		UtxoID:            cb58ID(u.ID),
+		CreationTxHash:    cb58ID(creatorOf(u)),
 		GroupID:           info.GroupID,
 		Locktime:          info.Locktime,
 		OutputIndex:       strconv.FormatUint(uint64(u.OutputIndex), 10),
@@ -471,7 +471,7 @@ func (a *API) xUTXO(ctx context.Context, u *store.UTXORow, here ids.ID, spent bo
 		x.Payload = hex0x(info.Payload)
 	}
 	if u.ConsumedTxID != ids.Empty {
-		x.ConsumingTxHash, x.ConsumingTxTimestamp = u.ConsumedTxID.String(), ptr(u.ConsumedTime)
+		x.ConsumingTxHash, x.ConsumingTxTimestamp = cb58ID(u.ConsumedTxID), ptr(u.ConsumedTime)
 	}
 	x.Credentials = wireCredentials(creds)
 	return x, nil
@@ -590,7 +590,7 @@ func (a *API) renderX(ctx context.Context, rec *store.TxRecord, vertices map[ids
 		return nil, err
 	}
 	out := &XChainTransaction{
-		TxHash:        rec.ID.String(),
+		TxHash:        cb58ID(rec.ID),
 		ChainFormat:   "linear",
 		Timestamp:     unixOrZero(rec.Timestamp),
 		TxType:        enumOr(d.Type, xChainTxTypes),
@@ -603,11 +603,11 @@ func (a *API) renderX(ctx context.Context, rec *store.TxRecord, vertices map[ids
 	if rec.DAG {
 		vs := []TransactionVertex{}
 		for _, v := range vertices[rec.ID] {
-			vs = append(vs, TransactionVertex{Hash: v.ID.String(), Height: v.Height, Timestamp: v.Timestamp.Unix()})
+			vs = append(vs, TransactionVertex{Hash: cb58ID(v.ID), Height: v.Height, Timestamp: v.Timestamp.Unix()})
 		}
 		out.ChainFormat, out.Vertices = "non-linear", &vs
 	} else {
-		out.BlockHeight, out.BlockHash = ptr(rec.Height), rec.BlockID.String()
+		out.BlockHeight, out.BlockHash = ptr(rec.Height), cb58ID(rec.BlockID)
 	}
 	x := a.network.XChainID
 	for _, u := range us.Emitted {
@@ -631,11 +631,11 @@ func (a *API) renderX(ctx context.Context, rec *store.TxRecord, vertices map[ids
 		return nil, err
 	}
 	if d.SourceChain != ids.Empty || d.DestinationChain != ids.Empty {
-		out.SourceChain, out.DestinationChain = d.SourceChain.String(), d.DestinationChain.String()
+		out.SourceChain, out.DestinationChain = cb58ID(d.SourceChain), cb58ID(d.DestinationChain)
 	}
 	if d.Asset != nil {
 		info := describedAsset(d.Asset, unixOrZero(rec.Timestamp))
-		out.AssetCreated = &XChainAssetDetails{AssetID: rec.ID.String(), Name: info.Name, Symbol: info.Symbol,
+		out.AssetCreated = &XChainAssetDetails{AssetID: cb58ID(rec.ID), Name: info.Name, Symbol: info.Symbol,
 			Denomination: info.Denomination, Type: info.Type, CreatedAtTimestamp: info.CreatedAt, Cap: info.Cap}
 	}
 	return out, nil
@@ -681,9 +681,9 @@ func (a *API) renderC(ctx context.Context, rec *store.TxRecord) (any, error) {
 	hash, ts := hex0x(rec.BlockID[:]), unixOrZero(rec.Timestamp)
 	c := a.network.CChainID
 	if d.Type == "ExportTx" {
-		out := &CChainExportTransaction{TxHash: rec.ID.String(), BlockHeight: rec.Height, BlockHash: hash, Timestamp: ts,
-			AmountUnlocked: unlocked, AmountCreated: created, SourceChain: d.SourceChain.String(),
-			DestinationChain: d.DestinationChain.String(), TxType: d.Type, EVMInputs: []EVMInput{}, EmittedUtxos: []Utxo{}}
+		out := &CChainExportTransaction{TxHash: cb58ID(rec.ID), BlockHeight: rec.Height, BlockHash: hash, Timestamp: ts,
+			AmountUnlocked: unlocked, AmountCreated: created, SourceChain: cb58ID(d.SourceChain),
+			DestinationChain: cb58ID(d.DestinationChain), TxType: d.Type, EVMInputs: []EVMInput{}, EmittedUtxos: []Utxo{}}
 		for _, in := range d.EVMInputs {
 			am, err := a.assetAmount(ctx, in.AssetID, in.Amount)
 			if err != nil {
@@ -700,9 +700,9 @@ func (a *API) renderC(ctx context.Context, rec *store.TxRecord) (any, error) {
 		}
 		return out, nil
 	}
-	out := &CChainImportTransaction{TxHash: rec.ID.String(), BlockHeight: rec.Height, BlockHash: hash, Timestamp: ts,
-		AmountUnlocked: unlocked, AmountCreated: created, SourceChain: d.SourceChain.String(),
-		DestinationChain: d.DestinationChain.String(), TxType: d.Type, EVMOutputs: []EVMOutput{}, ConsumedUtxos: []Utxo{}}
+	out := &CChainImportTransaction{TxHash: cb58ID(rec.ID), BlockHeight: rec.Height, BlockHash: hash, Timestamp: ts,
+		AmountUnlocked: unlocked, AmountCreated: created, SourceChain: cb58ID(d.SourceChain),
+		DestinationChain: cb58ID(d.DestinationChain), TxType: d.Type, EVMOutputs: []EVMOutput{}, ConsumedUtxos: []Utxo{}}
 	for _, o := range d.EVMOutputs {
 		am, err := a.assetAmount(ctx, o.AssetID, o.Amount)
 		if err != nil {

@@ -221,7 +221,7 @@ func (a *API) listedConsumedOn(u *store.ListedUTXO) string {
 				return a.chainIDs[i]
 			}
 		}
-		return u.PeerChain.String()
+		return cb58ID(u.PeerChain)
 	}
 	return a.listedChainID(u.Origin)
 }
@@ -255,7 +255,7 @@ func (a *API) listedPUTXO(ctx context.Context, u *store.ListedUTXO) (PChainUtxo,
 		Asset:             asset,
 		ConsumedOnChainID: a.listedConsumedOn(u),
 		CreatedOnChainID:  a.listedChainID(u.Origin),
-		UtxoID:            u.ID.String(),
+		UtxoID:            cb58ID(u.ID),
 		UtxoBytes:         hex0x(u.Bytes),
 		Amount:            asset.Amount,
 		AssetID:           asset.AssetID,
@@ -265,7 +265,7 @@ func (a *API) listedPUTXO(ctx context.Context, u *store.ListedUTXO) (PChainUtxo,
 		OutputIndex:       u.OutputIndex,
 		Staked:            &staked,
 		Threshold:         &threshold,
-		TxHash:            u.TxID.String(),
+		TxHash:            cb58ID(u.TxID),
 		UtxoType:          "TRANSFER",
 	}
 	stake := u.Origin == internal.PChain && u.Kind == pchain.KindStake
@@ -282,7 +282,7 @@ func (a *API) listedPUTXO(ctx context.Context, u *store.ListedUTXO) (PChainUtxo,
 	}
 	if u.Spent() {
 		t := u.ConsumedTime
-		item.ConsumingTxHash = u.ConsumedTxID.String()
+		item.ConsumingTxHash = cb58ID(u.ConsumedTxID)
 		item.ConsumingBlockNumber = strconv.FormatUint(u.ConsumedHeight, 10)
 		item.ConsumingBlockTimestamp = &t
 	}
@@ -304,9 +304,9 @@ func (a *API) listedXCUTXO(ctx context.Context, u *store.ListedUTXO) (Utxo, erro
 		Asset:             asset,
 		ConsumedOnChainID: a.listedConsumedOn(u),
 		CreatedOnChainID:  a.listedChainID(u.Origin),
-		UtxoID:            u.ID.String(),
+		UtxoID:            cb58ID(u.ID),
 		UtxoBytes:         hex0x(u.Bytes),
-		CreationTxHash:    u.CreatedTxID.String(),
+		CreationTxHash:    cb58ID(u.CreatedTxID),
 		Locktime:          u.Locktime,
 		OutputIndex:       strconv.FormatUint(uint64(u.OutputIndex), 10),
 		Threshold:         u.Threshold,
@@ -328,7 +328,7 @@ func (a *API) listedXCUTXO(ctx context.Context, u *store.ListedUTXO) (Utxo, erro
 	}
 	if u.Spent() {
 		t := u.ConsumedTime
-		item.ConsumingTxHash = u.ConsumedTxID.String()
+		item.ConsumingTxHash = cb58ID(u.ConsumedTxID)
 		item.ConsumingTxTimestamp = &t
 	}
 	return item, nil
@@ -410,6 +410,6 @@ func (a *API) serveLastActivity(w http.ResponseWriter, r *http.Request, chain in
 		network = "mainnet"
 	}
 	WriteJSON(w, http.StatusOK, LastActivityTimestamp{Timestamp: last.time, BlockNumber: strconv.FormatInt(last.height, 10),
-		TxHash: last.tx.String(), UtxoID: last.utxo.String(), IsConsumed: last.consumed, ChainName: chainNames[chain], Network: network})
+		TxHash: cb58ID(last.tx), UtxoID: cb58ID(last.utxo), IsConsumed: last.consumed, ChainName: chainNames[chain], Network: network})
 	return nil
 }
