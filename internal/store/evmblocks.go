@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
@@ -278,7 +277,7 @@ func evmBlocksBefore(ctx context.Context, db *database.DB, cid int64, before *ui
 		bound = blockBound(*before)
 	}
 	var out []internal.EVMBlock
-	err := db.RunQuery(ctx, evmBlockSelect+" WHERE chain_id = ? AND number < ? ORDER BY number DESC LIMIT ?",
+	err := db.RunPrepared(ctx, evmBlockSelect+" WHERE chain_id = ? AND number < ? ORDER BY number DESC LIMIT ?",
 		func(rows *sql.Rows) error {
 			b, err := scanEVMBlock(rows)
 			if err != nil {
@@ -329,72 +328,30 @@ func (k EVMTimeKey) before(o EVMTimeKey) bool {
 
 func (s *sqlStore) EVMLatestBlocks(ctx context.Context, chainIDs []uint64, after *EVMTimeKey, limit int) (_ []EVMChainBlock, err error) {
 	defer derrors.Wrap(&err, "store.EVMLatestBlocks(%v)", chainIDs)
+	arms, err := latestArms(chainIDs, after, false)
+	if err != nil || len(arms) == 0 {
+		return nil, err
+	}
+	q, args := latestBlocksQuery(arms, limit)
 	var out []EVMChainBlock
-	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
-		for _, id := range chainIDs {
-			cid, err := evmChainID(id)
-			if err != nil {
-				return err
-			}
-			before, err := chainBound(ctx, tx, cid, id, after)
-			if err != nil {
-				return err
-			}
-			bs, err := evmBlocksBefore(ctx, tx, cid, before, limit)
-			if err != nil {
-				return err
-			}
-			for _, b := range bs {
-				out = append(out, EVMChainBlock{ChainID: id, EVMBlock: b})
-			}
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
+		var id int64
+		b, err := scanEVMBlock(leadScanner{rows, []any{&id}})
+		if err != nil {
+			return err
 		}
+		out = append(out, EVMChainBlock{ChainID: uint64(id), EVMBlock: *b})
 		return nil
-	})
+	}, args...)
 	if err != nil {
 		return nil, err
 	}
-	key := func(b EVMChainBlock) EVMTimeKey {
-		return EVMTimeKey{Timestamp: unixSeconds(b.Timestamp), ChainID: b.ChainID, Number: b.Number}
-	}
-	slices.SortFunc(out, func(a, b EVMChainBlock) int {
-		if key(a).before(key(b)) {
-			return -1
+	for i := range out {
+		if err := fillFeesSpent(ctx, s.db, int64(out[i].ChainID), &out[i].EVMBlock); err != nil {
+			return nil, err
 		}
-		return 1
-	})
-	return out[:min(len(out), limit)], nil
-}
-
-// chainBound is the block number below which chain id's blocks (and their
-// txs) come after the key in the lists of several chains: nil for all.
-// With the key's chain, its number (a tx list reads the key's block on
-// with the tx's index); a chain ordered before it, the blocks up to the
-// key's second; one ordered after, those before it.
-func chainBound(ctx context.Context, db *database.DB, cid int64, id uint64, after *EVMTimeKey) (*uint64, error) {
-	if after == nil {
-		return nil, nil
 	}
-	if id == after.ChainID {
-		n := after.Number
-		return &n, nil
-	}
-	op := "<="
-	if id > after.ChainID {
-		op = "<"
-	}
-	// A chain's timestamps do not decrease with its numbers: the last
-	// block up to the second is the last of the time index's range.
-	var last int64
-	err := db.QueryRow(ctx, "SELECT number FROM evm_blocks WHERE chain_id = ? AND timestamp "+op+
-		" ? ORDER BY timestamp DESC, number DESC LIMIT 1", cid, after.Timestamp).Scan(&last)
-	var n uint64
-	switch {
-	case err == nil:
-		n = uint64(last) + 1
-	case !errors.Is(err, sql.ErrNoRows):
-		return nil, fmt.Errorf("the blocks of chain %d up to second %d: %w", id, after.Timestamp, err)
-	}
-	return &n, nil
+	return out, nil
 }
 
 func scanEVMBlock(row scanner) (*internal.EVMBlock, error) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/ava-labs/libevm/common"
 
@@ -161,17 +160,26 @@ const evmTxListColumns = `SELECT t.hash, t.block_number, b.hash, b.timestamp, b.
 	t.gas_used, t.status, substr(t.input, 1, 4), t.contract_address`
 
 func scanListedEVMTx(rows *sql.Rows) (internal.EVMTx, error) {
+	return scanListedEVMTxOf(rows)
+}
+
+// scanListedEVMTxOf scans a listed tx after the leading destinations lead.
+// The byte columns but the input are read as sql.RawBytes: each is copied
+// once into its fixed-size or big.Int field, not first into a slice of its
+// own (a page of 100 txs: 800 allocations fewer).
+func scanListedEVMTxOf(rows *sql.Rows, lead ...any) (internal.EVMTx, error) {
 	var (
-		t                                      internal.EVMTx
-		number, idx, nonce, gasLimit, gasUsed  int64
-		typ, status                            int
-		ts                                     int64
-		timeMS, delay                          sql.NullInt64
-		hash, blockHash, from, to, value       []byte
-		gasPrice, maxFee, maxPrio, input, made []byte
+		t                                     internal.EVMTx
+		number, idx, nonce, gasLimit, gasUsed int64
+		typ, status                           int
+		ts                                    int64
+		timeMS, delay                         sql.NullInt64
+		hash, blockHash, from, to, value      sql.RawBytes
+		gasPrice, maxFee, maxPrio, made       sql.RawBytes
+		input                                 []byte
 	)
-	if err := rows.Scan(&hash, &number, &blockHash, &ts, &timeMS, &delay, &idx, &from, &to, &value, &nonce, &typ,
-		&gasLimit, &gasPrice, &maxFee, &maxPrio, &gasUsed, &status, &input, &made); err != nil {
+	if err := rows.Scan(append(lead, &hash, &number, &blockHash, &ts, &timeMS, &delay, &idx, &from, &to, &value, &nonce, &typ,
+		&gasLimit, &gasPrice, &maxFee, &maxPrio, &gasUsed, &status, &input, &made)...); err != nil {
 		return t, err
 	}
 	t = internal.EVMTx{Hash: common.BytesToHash(hash), BlockNumber: uint64(number), BlockHash: common.BytesToHash(blockHash),
@@ -215,75 +223,40 @@ func statusFilter(status *uint8) string {
 	return " AND t.status = 1"
 }
 
-// evmTxsBefore reads up to limit txs of the chain before the key (nil:
-// from the last), most recent first.
-func evmTxsBefore(ctx context.Context, db *database.DB, cid int64, status *uint8, before *EVMTxKey, limit int) ([]internal.EVMTx, error) {
-	where, args := "", []any{cid}
-	if before != nil {
-		// The plain bound is the index range both engines seek; the row
-		// value refines it within the block.
-		where = " AND t.block_number <= ? AND (t.block_number, t.idx) < (?, ?)"
-		b := blockBound(before.BlockNumber)
-		args = append(args, b, b, int64(before.Index))
-	}
-	var out []internal.EVMTx
-	err := db.RunQuery(ctx, evmTxListSelect+" WHERE t.chain_id = ?"+where+statusFilter(status)+
-		" ORDER BY t.block_number DESC, t.idx DESC LIMIT ?",
-		func(rows *sql.Rows) error {
-			t, err := scanListedEVMTx(rows)
-			out = append(out, t)
-			return err
-		}, append(args, limit)...)
-	return out, err
-}
-
 func (s *sqlStore) EVMLatestTxs(ctx context.Context, chainID uint64, status *uint8, after *EVMTxKey, limit int) (_ []internal.EVMTx, err error) {
 	defer derrors.Wrap(&err, "store.EVMLatestTxs(%d)", chainID)
 	cid, err := evmChainID(chainID)
 	if err != nil {
 		return nil, err
 	}
-	return evmTxsBefore(ctx, s.db, cid, status, after, limit)
+	arm := latestArm{cid: cid}
+	if after != nil {
+		arm.txBefore(*after)
+	}
+	q, args := latestTxsQuery(s.db.Dialect(), []latestArm{arm}, status, limit, false)
+	var out []internal.EVMTx
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
+		var id int64
+		t, err := scanListedEVMTxOf(rows, &id)
+		out = append(out, t)
+		return err
+	}, args...)
+	return out, err
 }
 
 func (s *sqlStore) EVMLatestTxsAllChains(ctx context.Context, chainIDs []uint64, status *uint8, after *EVMTimeKey, limit int) (_ []EVMChainTx, err error) {
 	defer derrors.Wrap(&err, "store.EVMLatestTxsAllChains(%v)", chainIDs)
-	var out []EVMChainTx
-	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
-		for _, id := range chainIDs {
-			cid, err := evmChainID(id)
-			if err != nil {
-				return err
-			}
-			var before *EVMTxKey
-			if after != nil && after.ChainID == id {
-				before = &EVMTxKey{BlockNumber: after.Number, Index: after.Index}
-			} else if n, err := chainBound(ctx, tx, cid, id, after); err != nil {
-				return err
-			} else if n != nil {
-				before = &EVMTxKey{BlockNumber: *n}
-			}
-			txs, err := evmTxsBefore(ctx, tx, cid, status, before, limit)
-			if err != nil {
-				return err
-			}
-			for _, t := range txs {
-				out = append(out, EVMChainTx{ChainID: id, EVMTx: t})
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	arms, err := latestArms(chainIDs, after, true)
+	if err != nil || len(arms) == 0 {
 		return nil, err
 	}
-	key := func(t EVMChainTx) EVMTimeKey {
-		return EVMTimeKey{Timestamp: unixSeconds(t.Timestamp), ChainID: t.ChainID, Number: t.BlockNumber, Index: t.Index}
-	}
-	slices.SortFunc(out, func(a, b EVMChainTx) int {
-		if key(a).before(key(b)) {
-			return -1
-		}
-		return 1
-	})
-	return out[:min(len(out), limit)], nil
+	q, args := latestTxsQuery(s.db.Dialect(), arms, status, limit, true)
+	var out []EVMChainTx
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
+		var id int64
+		t, err := scanListedEVMTxOf(rows, &id)
+		out = append(out, EVMChainTx{ChainID: uint64(id), EVMTx: t})
+		return err
+	}, args...)
+	return out, err
 }
