@@ -86,7 +86,7 @@ func latestArms(chainIDs []uint64, after *EVMTimeKey, txs bool) ([]latestArm, er
 }
 
 // latestTxsQuery reads the txs of the arms with the status filter, in
-// the columns scanListedEVMTxOf scans after the chain id: by position
+// the columns of a listedTxScanner with the chain id: by position
 // (one chain), or byTime for several.
 func latestTxsQuery(d database.Dialect, arms []latestArm, status *uint8, limit int, byTime bool) (string, []any) {
 	var (
@@ -140,11 +140,3 @@ func latestBlocksQuery(arms []latestArm, limit int) (string, []any) {
 	b.WriteString(" ORDER BY timestamp DESC, chain_id DESC, number DESC LIMIT ?")
 	return b.String(), append(args, limit)
 }
-
-// leadScanner scans its leading destinations before the caller's.
-type leadScanner struct {
-	s    scanner
-	lead []any
-}
-
-func (l leadScanner) Scan(dest ...any) error { return l.s.Scan(append(l.lead, dest...)...) }

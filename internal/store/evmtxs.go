@@ -147,7 +147,7 @@ type EVMChainTx struct {
 	internal.EVMTx
 }
 
-// evmTxListSelect reads the columns scanListedEVMTx scans: a tx with its
+// evmTxListSelect reads the columns a listedTxScanner scans: a tx with its
 // block's header fields, its input cut to the method selector (what the
 // lists show of it).
 const evmTxListSelect = evmTxListColumns + `
@@ -159,36 +159,40 @@ const evmTxListColumns = `SELECT t.hash, t.block_number, b.hash, b.timestamp, b.
 	t.from_address, t.to_address, t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee, t.max_priority_fee,
 	t.gas_used, t.status, substr(t.input, 1, 4), t.contract_address`
 
-func scanListedEVMTx(rows *sql.Rows) (internal.EVMTx, error) {
-	return scanListedEVMTxOf(rows)
+// listedTxScanner scans the rows of a tx list into destinations made once
+// per query, not once per row (20 a row otherwise escape to the heap). Its
+// byte columns but the input are sql.RawBytes: each is copied once, into
+// its fixed-size or big.Int field, not first into a slice of its own.
+type listedTxScanner struct {
+	chainID, number, ts, idx, nonce, typ, gasLimit, gasUsed, status int64
+	timeMS, delay                                                   sql.NullInt64
+	hash, blockHash, from, to, value                                sql.RawBytes
+	gasPrice, maxFee, maxPrio, made                                 sql.RawBytes
+	input                                                           []byte
+	dest                                                            []any
 }
 
-// scanListedEVMTxOf scans a listed tx after the leading destinations lead.
-// The byte columns but the input are read as sql.RawBytes: each is copied
-// once into its fixed-size or big.Int field, not first into a slice of its
-// own (a page of 100 txs: 800 allocations fewer).
-func scanListedEVMTxOf(rows *sql.Rows, lead ...any) (internal.EVMTx, error) {
-	var (
-		t                                     internal.EVMTx
-		number, idx, nonce, gasLimit, gasUsed int64
-		typ, status                           int
-		ts                                    int64
-		timeMS, delay                         sql.NullInt64
-		hash, blockHash, from, to, value      sql.RawBytes
-		gasPrice, maxFee, maxPrio, made       sql.RawBytes
-		input                                 []byte
-	)
-	if err := rows.Scan(append(lead, &hash, &number, &blockHash, &ts, &timeMS, &delay, &idx, &from, &to, &value, &nonce, &typ,
-		&gasLimit, &gasPrice, &maxFee, &maxPrio, &gasUsed, &status, &input, &made)...); err != nil {
-		return t, err
+// newListedTxScanner scans evmTxListColumns, after the chain id withChain.
+func newListedTxScanner(withChain bool) *listedTxScanner {
+	s := &listedTxScanner{}
+	if withChain {
+		s.dest = append(s.dest, &s.chainID)
 	}
-	t = internal.EVMTx{Hash: common.BytesToHash(hash), BlockNumber: uint64(number), BlockHash: common.BytesToHash(blockHash),
-		Timestamp: fromUnixSeconds(ts), BlockTimeMilliseconds: optUint64From(timeMS), BlockMinDelayExcess: optUint64From(delay),
-		Index: uint32(idx), From: common.BytesToAddress(from), To: optAddrFrom(to), Value: bigFrom(value), Nonce: uint64(nonce),
-		Type: uint8(typ), GasLimit: uint64(gasLimit), GasPrice: bigFrom(gasPrice), MaxFeePerGas: optBigFrom(maxFee),
-		MaxPriorityFeePerGas: optBigFrom(maxPrio), GasUsed: uint64(gasUsed), Status: uint8(status), Input: nonNil(input),
-		ContractAddress: optAddrFrom(made)}
-	return t, nil
+	s.dest = append(s.dest, &s.hash, &s.number, &s.blockHash, &s.ts, &s.timeMS, &s.delay, &s.idx, &s.from, &s.to, &s.value,
+		&s.nonce, &s.typ, &s.gasLimit, &s.gasPrice, &s.maxFee, &s.maxPrio, &s.gasUsed, &s.status, &s.input, &s.made)
+	return s
+}
+
+func (s *listedTxScanner) scan(rows *sql.Rows) (internal.EVMTx, error) {
+	if err := rows.Scan(s.dest...); err != nil {
+		return internal.EVMTx{}, err
+	}
+	return internal.EVMTx{Hash: common.BytesToHash(s.hash), BlockNumber: uint64(s.number), BlockHash: common.BytesToHash(s.blockHash),
+		Timestamp: fromUnixSeconds(s.ts), BlockTimeMilliseconds: optUint64From(s.timeMS), BlockMinDelayExcess: optUint64From(s.delay),
+		Index: uint32(s.idx), From: common.BytesToAddress(s.from), To: optAddrFrom(s.to), Value: bigFrom(s.value), Nonce: uint64(s.nonce),
+		Type: uint8(s.typ), GasLimit: uint64(s.gasLimit), GasPrice: bigFrom(s.gasPrice), MaxFeePerGas: optBigFrom(s.maxFee),
+		MaxPriorityFeePerGas: optBigFrom(s.maxPrio), GasUsed: uint64(s.gasUsed), Status: uint8(s.status), Input: nonNil(s.input),
+		ContractAddress: optAddrFrom(s.made)}, nil
 }
 
 func (s *sqlStore) EVMBlockTxs(ctx context.Context, chainID, number uint64, after *uint32, limit int) (_ []internal.EVMTx, err error) {
@@ -202,9 +206,10 @@ func (s *sqlStore) EVMBlockTxs(ctx context.Context, chainID, number uint64, afte
 		from = int64(*after)
 	}
 	var out []internal.EVMTx
+	sc := newListedTxScanner(false)
 	err = s.db.RunQuery(ctx, evmTxListSelect+" WHERE t.chain_id = ? AND t.block_number = ? AND t.idx > ? ORDER BY t.idx LIMIT ?",
 		func(rows *sql.Rows) error {
-			t, err := scanListedEVMTx(rows)
+			t, err := sc.scan(rows)
 			out = append(out, t)
 			return err
 		}, cid, blockBound(number), from, limit)
@@ -234,10 +239,10 @@ func (s *sqlStore) EVMLatestTxs(ctx context.Context, chainID uint64, status *uin
 		arm.txBefore(*after)
 	}
 	q, args := latestTxsQuery(s.db.Dialect(), []latestArm{arm}, status, limit, false)
-	var out []internal.EVMTx
+	out := make([]internal.EVMTx, 0, limit)
+	sc := newListedTxScanner(true)
 	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
-		var id int64
-		t, err := scanListedEVMTxOf(rows, &id)
+		t, err := sc.scan(rows)
 		out = append(out, t)
 		return err
 	}, args...)
@@ -251,11 +256,11 @@ func (s *sqlStore) EVMLatestTxsAllChains(ctx context.Context, chainIDs []uint64,
 		return nil, err
 	}
 	q, args := latestTxsQuery(s.db.Dialect(), arms, status, limit, true)
-	var out []EVMChainTx
+	out := make([]EVMChainTx, 0, limit)
+	sc := newListedTxScanner(true)
 	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
-		var id int64
-		t, err := scanListedEVMTxOf(rows, &id)
-		out = append(out, EVMChainTx{ChainID: uint64(id), EVMTx: t})
+		t, err := sc.scan(rows)
+		out = append(out, EVMChainTx{ChainID: uint64(sc.chainID), EVMTx: t})
 		return err
 	}, args...)
 	return out, err
