@@ -223,8 +223,9 @@ func (s *sqlStore) addressTxs(ctx context.Context, chainID uint64, addr common.A
 		JOIN evm_blocks b ON b.chain_id = t.chain_id AND b.number = t.block_number
 		ORDER BY k.block_number` + dir + `, k.tx_index` + dir
 	var out []internal.EVMTx
+	sc := newListedTxScanner(false)
 	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
-		t, err := scanListedEVMTx(rows)
+		t, err := sc.scan(rows)
 		out = append(out, t)
 		return err
 	}, append(args, cid)...)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
@@ -268,10 +267,11 @@ func evmBlocksBefore(ctx context.Context, db *database.DB, cid int64, before *ui
 	if before != nil {
 		bound = blockBound(*before)
 	}
-	var out []internal.EVMBlock
-	err := db.RunQuery(ctx, evmBlockSelect+" WHERE chain_id = ? AND number < ? ORDER BY number DESC LIMIT ?",
+	out := make([]internal.EVMBlock, 0, limit)
+	sc := newBlockScanner(false, true)
+	err := db.RunPrepared(ctx, evmBlockSelect+" WHERE chain_id = ? AND number < ? ORDER BY number DESC LIMIT ?",
 		func(rows *sql.Rows) error {
-			b, err := scanEVMBlock(rows)
+			b, err := sc.scan(rows)
 			if err != nil {
 				return err
 			}
@@ -320,97 +320,79 @@ func (k EVMTimeKey) before(o EVMTimeKey) bool {
 
 func (s *sqlStore) EVMLatestBlocks(ctx context.Context, chainIDs []uint64, after *EVMTimeKey, limit int) (_ []EVMChainBlock, err error) {
 	defer derrors.Wrap(&err, "store.EVMLatestBlocks(%v)", chainIDs)
-	var out []EVMChainBlock
-	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
-		for _, id := range chainIDs {
-			cid, err := evmChainID(id)
-			if err != nil {
-				return err
-			}
-			before, err := chainBound(ctx, tx, cid, id, after)
-			if err != nil {
-				return err
-			}
-			bs, err := evmBlocksBefore(ctx, tx, cid, before, limit)
-			if err != nil {
-				return err
-			}
-			for _, b := range bs {
-				out = append(out, EVMChainBlock{ChainID: id, EVMBlock: b})
-			}
+	arms, err := latestArms(chainIDs, after, false)
+	if err != nil || len(arms) == 0 {
+		return nil, err
+	}
+	q, args := latestBlocksQuery(arms, limit)
+	out := make([]EVMChainBlock, 0, limit)
+	sc := newBlockScanner(true, true)
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
+		b, err := sc.scan(rows)
+		if err != nil {
+			return err
 		}
+		out = append(out, EVMChainBlock{ChainID: uint64(sc.chainID), EVMBlock: *b})
 		return nil
-	})
+	}, args...)
 	if err != nil {
 		return nil, err
 	}
-	key := func(b EVMChainBlock) EVMTimeKey {
-		return EVMTimeKey{Timestamp: unixSeconds(b.Timestamp), ChainID: b.ChainID, Number: b.Number}
-	}
-	slices.SortFunc(out, func(a, b EVMChainBlock) int {
-		if key(a).before(key(b)) {
-			return -1
+	for i := range out {
+		if err := fillFeesSpent(ctx, s.db, int64(out[i].ChainID), &out[i].EVMBlock); err != nil {
+			return nil, err
 		}
-		return 1
-	})
-	return out[:min(len(out), limit)], nil
-}
-
-// chainBound is the block number below which chain id's blocks (and their
-// txs) come after the key in the lists of several chains: nil for all.
-// With the key's chain, its number (a tx list reads the key's block on
-// with the tx's index); a chain ordered before it, the blocks up to the
-// key's second; one ordered after, those before it.
-func chainBound(ctx context.Context, db *database.DB, cid int64, id uint64, after *EVMTimeKey) (*uint64, error) {
-	if after == nil {
-		return nil, nil
 	}
-	if id == after.ChainID {
-		n := after.Number
-		return &n, nil
-	}
-	op := "<="
-	if id > after.ChainID {
-		op = "<"
-	}
-	// A chain's timestamps do not decrease with its numbers: the last
-	// block up to the second is the last of the time index's range.
-	var last int64
-	err := db.QueryRow(ctx, "SELECT number FROM evm_blocks WHERE chain_id = ? AND timestamp "+op+
-		" ? ORDER BY timestamp DESC, number DESC LIMIT 1", cid, after.Timestamp).Scan(&last)
-	var n uint64
-	switch {
-	case err == nil:
-		n = uint64(last) + 1
-	case !errors.Is(err, sql.ErrNoRows):
-		return nil, fmt.Errorf("the blocks of chain %d up to second %d: %w", id, after.Timestamp, err)
-	}
-	return &n, nil
+	return out, nil
 }
 
 func scanEVMBlock(row scanner) (*internal.EVMBlock, error) {
-	var (
-		b                               internal.EVMBlock
-		number, ts, gasLimit, gasUsed   int64
-		size                            int64
-		hash, parent, miner, baseFeeRaw []byte
-		timeMS, delay, cumulative       sql.NullInt64
-		gasCost, fees                   []byte
-	)
-	err := row.Scan(&number, &hash, &parent, &ts, &miner, &gasLimit, &gasUsed, &baseFeeRaw, &size, &b.TxCount,
-		&timeMS, &delay, &gasCost, &fees, &cumulative)
+	return newBlockScanner(false, false).scan(row)
+}
+
+// blockScanner scans evmBlockSelect's columns (after the chain id
+// withChain) into destinations made once, for the rows of a list; raw
+// scans the byte columns as sql.RawBytes, which only *sql.Rows allows.
+type blockScanner struct {
+	chainID, number, ts, gasLimit, gasUsed, size int64
+	txCount                                      int
+	timeMS, delay, cumulative                    sql.NullInt64
+	// hash, parent hash, miner, base fee, block gas cost, fees spent
+	b    [6]sql.RawBytes
+	dest []any
+}
+
+func newBlockScanner(withChain, raw bool) *blockScanner {
+	s := &blockScanner{}
+	var b [6]any
+	for i := range s.b {
+		if raw {
+			b[i] = &s.b[i]
+		} else {
+			b[i] = (*[]byte)(&s.b[i])
+		}
+	}
+	if withChain {
+		s.dest = append(s.dest, &s.chainID)
+	}
+	s.dest = append(s.dest, &s.number, b[0], b[1], &s.ts, b[2], &s.gasLimit, &s.gasUsed, b[3], &s.size, &s.txCount,
+		&s.timeMS, &s.delay, b[4], b[5], &s.cumulative)
+	return s
+}
+
+func (s *blockScanner) scan(row scanner) (*internal.EVMBlock, error) {
+	err := row.Scan(s.dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, derrors.NotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	b.Number, b.Timestamp = uint64(number), fromUnixSeconds(ts)
-	b.Hash, b.ParentHash, b.Miner = common.BytesToHash(hash), common.BytesToHash(parent), common.BytesToAddress(miner)
-	b.GasLimit, b.GasUsed, b.Size = uint64(gasLimit), uint64(gasUsed), uint64(size)
-	b.BaseFee, b.BlockGasCost, b.FeesSpent = optBigFrom(baseFeeRaw), optBigFrom(gasCost), optBigFrom(fees)
-	b.TimeMilliseconds, b.MinDelayExcess, b.CumulativeTxs = optUint64From(timeMS), optUint64From(delay), optUint64From(cumulative)
-	return &b, nil
+	return &internal.EVMBlock{Number: uint64(s.number), Timestamp: fromUnixSeconds(s.ts),
+		Hash: common.BytesToHash(s.b[0]), ParentHash: common.BytesToHash(s.b[1]), Miner: common.BytesToAddress(s.b[2]),
+		GasLimit: uint64(s.gasLimit), GasUsed: uint64(s.gasUsed), Size: uint64(s.size), TxCount: s.txCount,
+		BaseFee: optBigFrom(s.b[3]), BlockGasCost: optBigFrom(s.b[4]), FeesSpent: optBigFrom(s.b[5]),
+		TimeMilliseconds: optUint64From(s.timeMS), MinDelayExcess: optUint64From(s.delay), CumulativeTxs: optUint64From(s.cumulative)}, nil
 }
 
 // fillFeesSpent sums the fees of a block stored before fees_spent was.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/ava-labs/libevm/common"
 
@@ -148,7 +147,7 @@ type EVMChainTx struct {
 	internal.EVMTx
 }
 
-// evmTxListSelect reads the columns scanListedEVMTx scans: a tx with its
+// evmTxListSelect reads the columns a listedTxScanner scans: a tx with its
 // block's header fields, its input cut to the method selector (what the
 // lists show of it).
 const evmTxListSelect = evmTxListColumns + `
@@ -160,27 +159,40 @@ const evmTxListColumns = `SELECT t.hash, t.block_number, b.hash, b.timestamp, b.
 	t.from_address, t.to_address, t.value, t.nonce, t.type, t.gas_limit, t.gas_price, t.max_fee, t.max_priority_fee,
 	t.gas_used, t.status, substr(t.input, 1, 4), t.contract_address`
 
-func scanListedEVMTx(rows *sql.Rows) (internal.EVMTx, error) {
-	var (
-		t                                      internal.EVMTx
-		number, idx, nonce, gasLimit, gasUsed  int64
-		typ, status                            int
-		ts                                     int64
-		timeMS, delay                          sql.NullInt64
-		hash, blockHash, from, to, value       []byte
-		gasPrice, maxFee, maxPrio, input, made []byte
-	)
-	if err := rows.Scan(&hash, &number, &blockHash, &ts, &timeMS, &delay, &idx, &from, &to, &value, &nonce, &typ,
-		&gasLimit, &gasPrice, &maxFee, &maxPrio, &gasUsed, &status, &input, &made); err != nil {
-		return t, err
+// listedTxScanner scans the rows of a tx list into destinations made once
+// per query, not once per row (20 a row otherwise escape to the heap). Its
+// byte columns but the input are sql.RawBytes: each is copied once, into
+// its fixed-size or big.Int field, not first into a slice of its own.
+type listedTxScanner struct {
+	chainID, number, ts, idx, nonce, typ, gasLimit, gasUsed, status int64
+	timeMS, delay                                                   sql.NullInt64
+	hash, blockHash, from, to, value                                sql.RawBytes
+	gasPrice, maxFee, maxPrio, made                                 sql.RawBytes
+	input                                                           []byte
+	dest                                                            []any
+}
+
+// newListedTxScanner scans evmTxListColumns, after the chain id withChain.
+func newListedTxScanner(withChain bool) *listedTxScanner {
+	s := &listedTxScanner{}
+	if withChain {
+		s.dest = append(s.dest, &s.chainID)
 	}
-	t = internal.EVMTx{Hash: common.BytesToHash(hash), BlockNumber: uint64(number), BlockHash: common.BytesToHash(blockHash),
-		Timestamp: fromUnixSeconds(ts), BlockTimeMilliseconds: optUint64From(timeMS), BlockMinDelayExcess: optUint64From(delay),
-		Index: uint32(idx), From: common.BytesToAddress(from), To: optAddrFrom(to), Value: bigFrom(value), Nonce: uint64(nonce),
-		Type: uint8(typ), GasLimit: uint64(gasLimit), GasPrice: bigFrom(gasPrice), MaxFeePerGas: optBigFrom(maxFee),
-		MaxPriorityFeePerGas: optBigFrom(maxPrio), GasUsed: uint64(gasUsed), Status: uint8(status), Input: nonNil(input),
-		ContractAddress: optAddrFrom(made)}
-	return t, nil
+	s.dest = append(s.dest, &s.hash, &s.number, &s.blockHash, &s.ts, &s.timeMS, &s.delay, &s.idx, &s.from, &s.to, &s.value,
+		&s.nonce, &s.typ, &s.gasLimit, &s.gasPrice, &s.maxFee, &s.maxPrio, &s.gasUsed, &s.status, &s.input, &s.made)
+	return s
+}
+
+func (s *listedTxScanner) scan(rows *sql.Rows) (internal.EVMTx, error) {
+	if err := rows.Scan(s.dest...); err != nil {
+		return internal.EVMTx{}, err
+	}
+	return internal.EVMTx{Hash: common.BytesToHash(s.hash), BlockNumber: uint64(s.number), BlockHash: common.BytesToHash(s.blockHash),
+		Timestamp: fromUnixSeconds(s.ts), BlockTimeMilliseconds: optUint64From(s.timeMS), BlockMinDelayExcess: optUint64From(s.delay),
+		Index: uint32(s.idx), From: common.BytesToAddress(s.from), To: optAddrFrom(s.to), Value: bigFrom(s.value), Nonce: uint64(s.nonce),
+		Type: uint8(s.typ), GasLimit: uint64(s.gasLimit), GasPrice: bigFrom(s.gasPrice), MaxFeePerGas: optBigFrom(s.maxFee),
+		MaxPriorityFeePerGas: optBigFrom(s.maxPrio), GasUsed: uint64(s.gasUsed), Status: uint8(s.status), Input: nonNil(s.input),
+		ContractAddress: optAddrFrom(s.made)}, nil
 }
 
 func (s *sqlStore) EVMBlockTxs(ctx context.Context, chainID, number uint64, after *uint32, limit int) (_ []internal.EVMTx, err error) {
@@ -194,9 +206,10 @@ func (s *sqlStore) EVMBlockTxs(ctx context.Context, chainID, number uint64, afte
 		from = int64(*after)
 	}
 	var out []internal.EVMTx
+	sc := newListedTxScanner(false)
 	err = s.db.RunQuery(ctx, evmTxListSelect+" WHERE t.chain_id = ? AND t.block_number = ? AND t.idx > ? ORDER BY t.idx LIMIT ?",
 		func(rows *sql.Rows) error {
-			t, err := scanListedEVMTx(rows)
+			t, err := sc.scan(rows)
 			out = append(out, t)
 			return err
 		}, cid, blockBound(number), from, limit)
@@ -215,75 +228,40 @@ func statusFilter(status *uint8) string {
 	return " AND t.status = 1"
 }
 
-// evmTxsBefore reads up to limit txs of the chain before the key (nil:
-// from the last), most recent first.
-func evmTxsBefore(ctx context.Context, db *database.DB, cid int64, status *uint8, before *EVMTxKey, limit int) ([]internal.EVMTx, error) {
-	where, args := "", []any{cid}
-	if before != nil {
-		// The plain bound is the index range both engines seek; the row
-		// value refines it within the block.
-		where = " AND t.block_number <= ? AND (t.block_number, t.idx) < (?, ?)"
-		b := blockBound(before.BlockNumber)
-		args = append(args, b, b, int64(before.Index))
-	}
-	var out []internal.EVMTx
-	err := db.RunQuery(ctx, evmTxListSelect+" WHERE t.chain_id = ?"+where+statusFilter(status)+
-		" ORDER BY t.block_number DESC, t.idx DESC LIMIT ?",
-		func(rows *sql.Rows) error {
-			t, err := scanListedEVMTx(rows)
-			out = append(out, t)
-			return err
-		}, append(args, limit)...)
-	return out, err
-}
-
 func (s *sqlStore) EVMLatestTxs(ctx context.Context, chainID uint64, status *uint8, after *EVMTxKey, limit int) (_ []internal.EVMTx, err error) {
 	defer derrors.Wrap(&err, "store.EVMLatestTxs(%d)", chainID)
 	cid, err := evmChainID(chainID)
 	if err != nil {
 		return nil, err
 	}
-	return evmTxsBefore(ctx, s.db, cid, status, after, limit)
+	arm := latestArm{cid: cid}
+	if after != nil {
+		arm.txBefore(*after)
+	}
+	q, args := latestTxsQuery(s.db.Dialect(), []latestArm{arm}, status, limit, false)
+	out := make([]internal.EVMTx, 0, limit)
+	sc := newListedTxScanner(true)
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
+		t, err := sc.scan(rows)
+		out = append(out, t)
+		return err
+	}, args...)
+	return out, err
 }
 
 func (s *sqlStore) EVMLatestTxsAllChains(ctx context.Context, chainIDs []uint64, status *uint8, after *EVMTimeKey, limit int) (_ []EVMChainTx, err error) {
 	defer derrors.Wrap(&err, "store.EVMLatestTxsAllChains(%v)", chainIDs)
-	var out []EVMChainTx
-	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
-		for _, id := range chainIDs {
-			cid, err := evmChainID(id)
-			if err != nil {
-				return err
-			}
-			var before *EVMTxKey
-			if after != nil && after.ChainID == id {
-				before = &EVMTxKey{BlockNumber: after.Number, Index: after.Index}
-			} else if n, err := chainBound(ctx, tx, cid, id, after); err != nil {
-				return err
-			} else if n != nil {
-				before = &EVMTxKey{BlockNumber: *n}
-			}
-			txs, err := evmTxsBefore(ctx, tx, cid, status, before, limit)
-			if err != nil {
-				return err
-			}
-			for _, t := range txs {
-				out = append(out, EVMChainTx{ChainID: id, EVMTx: t})
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	arms, err := latestArms(chainIDs, after, true)
+	if err != nil || len(arms) == 0 {
 		return nil, err
 	}
-	key := func(t EVMChainTx) EVMTimeKey {
-		return EVMTimeKey{Timestamp: unixSeconds(t.Timestamp), ChainID: t.ChainID, Number: t.BlockNumber, Index: t.Index}
-	}
-	slices.SortFunc(out, func(a, b EVMChainTx) int {
-		if key(a).before(key(b)) {
-			return -1
-		}
-		return 1
-	})
-	return out[:min(len(out), limit)], nil
+	q, args := latestTxsQuery(s.db.Dialect(), arms, status, limit, true)
+	out := make([]EVMChainTx, 0, limit)
+	sc := newListedTxScanner(true)
+	err = s.db.RunPrepared(ctx, q, func(rows *sql.Rows) error {
+		t, err := sc.scan(rows)
+		out = append(out, EVMChainTx{ChainID: uint64(sc.chainID), EVMTx: t})
+		return err
+	}, args...)
+	return out, err
 }
