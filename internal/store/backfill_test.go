@@ -178,3 +178,34 @@ func TestPendingBackfills(t *testing.T) {
 		}
 	})
 }
+
+// resumeBackfillEverywhere runs the backfill name on s after reset, in
+// chunks of 1 and 2, stopped after every chunk in turn and resumed, and
+// requires dump to give want (what the appliers wrote) each time.
+func resumeBackfillEverywhere(t *testing.T, s *sqlStore, name string, reset func(), dump func() string, want string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, chunk := range []int64{1, 2} {
+		for stopAfter := 0; ; stopAfter++ {
+			reset()
+			if err := s.PutSettingIfAbsent(ctx, BackfillKey(name), nil); err != nil {
+				t.Fatal(err)
+			}
+			if stopAfter > 0 {
+				err := runBackfillsChunked(ctx, s, chunk, stopAfter)
+				if err == nil {
+					break // fewer chunks than stopAfter: every stop was tried
+				}
+				if !errors.Is(err, errStopped) {
+					t.Fatal(err)
+				}
+			}
+			if err := runBackfillsChunked(ctx, s, chunk, 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := dump(); got != want {
+				t.Fatalf("%s in chunks of %d, stopped after %d: the backfill wrote\n%s\nthe appliers\n%s", name, chunk, stopAfter, got, want)
+			}
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -85,29 +84,7 @@ func TestBalanceColumnsBackfill(t *testing.T) {
 				t.Fatalf("store %d: too few UTXOs to test:\n%s", i, fast)
 			}
 
-			for _, chunk := range []int64{1, 2} {
-				for stopAfter := 0; ; stopAfter++ {
-					clear(s)
-					if err := s.PutSettingIfAbsent(ctx, BackfillKey("address_utxo_balances"), nil); err != nil {
-						t.Fatal(err)
-					}
-					if stopAfter > 0 {
-						err := runBackfillsChunked(ctx, s, chunk, stopAfter)
-						if err == nil {
-							break // fewer chunks than stopAfter: every stop was tried
-						}
-						if !errors.Is(err, errStopped) {
-							t.Fatal(err)
-						}
-					}
-					if err := runBackfillsChunked(ctx, s, chunk, 0); err != nil {
-						t.Fatal(err)
-					}
-					if got := dump(); got != want {
-						t.Fatalf("store %d, chunks of %d, stopped after %d: the backfill wrote\n%s\nthe appliers\n%s", i, chunk, stopAfter, got, want)
-					}
-				}
-			}
+			resumeBackfillEverywhere(t, s, "address_utxo_balances", func() { clear(s) }, dump, want)
 		}
 	})
 }

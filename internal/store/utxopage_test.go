@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -272,33 +271,13 @@ func TestUTXOPageKeysBackfill(t *testing.T) {
 			if keyed < 5 {
 				t.Fatalf("%d owner rows with a key, too few to test:\n%s", keyed, want)
 			}
-			for _, chunk := range []int64{1, 2} {
-				for stopAfter := 0; ; stopAfter++ {
-					for _, pg := range []utxoPage{pUTXOPage, xUTXOPage} {
-						if _, err := s.db.Exec(ctx, "UPDATE "+pg.addresses+" SET page_key = NULL"); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if err := s.PutSettingIfAbsent(ctx, BackfillKey("utxo_page_keys"), nil); err != nil {
+			resumeBackfillEverywhere(t, s, "utxo_page_keys", func() {
+				for _, pg := range []utxoPage{pUTXOPage, xUTXOPage} {
+					if _, err := s.db.Exec(ctx, "UPDATE "+pg.addresses+" SET page_key = NULL"); err != nil {
 						t.Fatal(err)
-					}
-					if stopAfter > 0 {
-						err := runBackfillsChunked(ctx, s, chunk, stopAfter)
-						if err == nil {
-							break // fewer chunks than stopAfter: every stop was tried
-						}
-						if !errors.Is(err, errStopped) {
-							t.Fatal(err)
-						}
-					}
-					if err := runBackfillsChunked(ctx, s, chunk, 0); err != nil {
-						t.Fatal(err)
-					}
-					if got := dump(); got != want {
-						t.Fatalf("chunks of %d, stopped after %d: the backfill wrote\n%s\nthe appliers\n%s", chunk, stopAfter, got, want)
 					}
 				}
-			}
+			}, dump, want)
 		}
 		checkPages(t, sp, pUTXOPage, uAddrA, uAddrB, uAddrC)
 		checkPages(t, sx, xUTXOPage, uAddrA, uAddrB, uAddrC)
