@@ -78,6 +78,12 @@ func (a *API) nativeBalance(ctx context.Context, chain evmchains.Chain, addr com
 		}
 		n = *number
 	}
+	return a.nativeBalanceAt(ctx, chain, addr, n)
+}
+
+// nativeBalanceAt is addr's balance after block n, an indexed block: for
+// a caller that has looked up the head already.
+func (a *API) nativeBalanceAt(ctx context.Context, chain evmchains.Chain, addr common.Address, n uint64) (*big.Int, error) {
 	bal, ok, err := a.evm.EVMNativeBalance(ctx, chain.ChainID, addr, n)
 	if err != nil {
 		return nil, err
@@ -296,10 +302,12 @@ func (a *API) listErc20Balances(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	native, err := a.nativeTokenBalance(ctx, q.chain, q.addr, &q.number)
+	// erc20Query checked q.number against the head: no second look-up.
+	bal, err := a.nativeBalanceAt(ctx, q.chain, q.addr, q.number)
 	if err != nil {
 		return err
 	}
+	native := nativeToken(q.chain, bal)
 	price, ok, err := c.priced.TokenPrice(ctx, q.chain.ChainID, common.Address{}, time.Time{}, q.currency)
 	if err != nil {
 		return err

@@ -373,9 +373,14 @@ func (a *API) nativeTokenBalance(ctx context.Context, chain evmchains.Chain, add
 	if err != nil {
 		return NativeTokenBalance{}, err
 	}
+	return nativeToken(chain, bal), nil
+}
+
+// nativeToken is a balance of chain's network token.
+func nativeToken(chain evmchains.Chain, bal *big.Int) NativeTokenBalance {
 	tok := chain.NetworkToken
 	return NativeTokenBalance{Name: tok.Name, Symbol: tok.Symbol, Decimals: int(tok.Decimals), LogoURI: tok.LogoURI,
-		ChainID: strconv.FormatUint(chain.ChainID, 10), Balance: bal.String()}, nil
+		ChainID: strconv.FormatUint(chain.ChainID, 10), Balance: bal.String()}
 }
 
 func (c *contracts) erc721Balance(ctx context.Context, h *holding) (Erc721TokenBalance, error) {

@@ -67,6 +67,11 @@ func (p *boundedPrices) HistoricalPrice(ctx context.Context, assetID ids.ID, at 
 
 // TokenPrice is PriceSource.TokenPrice by the deadline.
 func (p *boundedPrices) TokenPrice(ctx context.Context, chainID uint64, token common.Address, at time.Time, currency string) (float64, bool, error) {
+	// Without a feed there is nothing to wait for: no timer a token (a
+	// page of 500 balances asks 500 times).
+	if _, none := p.src.(NoPrices); none {
+		return 0, false, nil
+	}
 	ctx, cancel := context.WithDeadline(ctx, p.deadline)
 	defer cancel()
 	return p.src.TokenPrice(ctx, chainID, token, at, currency)

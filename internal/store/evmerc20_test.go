@@ -332,3 +332,58 @@ func TestERC20HoldingsLayoutMigration(t *testing.T) {
 		}
 	})
 }
+
+// TestERC20BalancesSkipZeros checks that zero balances, at the last block
+// and at a past one (read from the history), are left out of a page
+// without shortening it: a page of one is the first non-zero balance after
+// the zeros.
+func TestERC20BalancesSkipZeros(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		erin, sink := evmAddr("erin"), evmAddr("sink")
+		toks := []common.Address{tokA, tokB, tokC}
+		slices.SortFunc(toks, func(a, b common.Address) int { return a.Cmp(b) })
+		first, second, last := toks[0], toks[1], toks[2]
+		// Block 1: 10, 20, 30 in token order; block 2: the first two
+		// sent away (zero); block 3: 5 of the first back.
+		moves := [][5]any{
+			{1, first, zero, erin, 10}, {1, second, zero, erin, 20}, {1, last, zero, erin, 30},
+			{2, first, erin, sink, 10}, {2, second, erin, sink, 20},
+			{3, first, sink, erin, 5},
+		}
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("zeros", moves)); err != nil {
+			t.Fatal(err)
+		}
+		page := func(n uint64, after *common.Address, limit int) []string {
+			t.Helper()
+			hs, err := s.EVMERC20Balances(ctx, testEVMChain, erin, n, nil, after, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, h := range hs {
+				out = append(out, fmt.Sprintf("%s:%s", h.Token.Hex()[:8], h.Balance))
+			}
+			return out
+		}
+		bal := func(tok common.Address, v string) string { return tok.Hex()[:8] + ":" + v }
+		for _, c := range []struct {
+			n     uint64
+			after *common.Address
+			limit int
+			want  []string
+		}{
+			{1, nil, 10, []string{bal(first, "10"), bal(second, "20"), bal(last, "30")}},
+			{2, nil, 1, []string{bal(last, "30")}},
+			{2, nil, 10, []string{bal(last, "30")}},
+			{4, nil, 1, []string{bal(first, "5")}},
+			{4, &first, 1, []string{bal(last, "30")}},
+			{4, &last, 1, nil},
+		} {
+			if got := page(c.n, c.after, c.limit); !slices.Equal(got, c.want) {
+				t.Errorf("block %d after %v, limit %d: %v, want %v", c.n, c.after, c.limit, got, c.want)
+			}
+		}
+	})
+}
