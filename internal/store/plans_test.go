@@ -152,8 +152,12 @@ func TestSQLitePlans(t *testing.T) {
 	if _, err := s.EVMLatestTxs(ctx, testEVMChain, nil, nil, 5); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.BlockSummaries(ctx, BlockQuery{Chain: internal.PChain, Desc: true}, nil, 10); err != nil {
-		t.Fatal(err)
+	start, end := int64(1_700_000_001), int64(1_700_000_002)
+	for _, q := range []BlockQuery{{Chain: internal.PChain, Desc: true}, {Chain: internal.PChain, Start: &start, End: &end},
+		{Chain: internal.XChain, Start: &start, End: &end}, {Chain: internal.CChain, EVMChainID: testEVMChain, Start: &start, End: &end}} {
+		if _, err := s.BlockSummaries(ctx, q, nil, 10); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// The backfills, as runBackfills runs them: their parts' bounds are
