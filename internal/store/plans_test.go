@@ -203,8 +203,17 @@ func TestSQLitePlans(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// UTXOs spent batches after they were made, staking and rewards, on a
+	// third P-chain.
+	s3 := openStore(t, dbtest.SQLite(t))
+	trace(s3)
+	usc := newUTXOScenario(t)
+	mustApply(t, s3, usc.blocks[:3])
+	mustApply(t, s3, usc.blocks[3:])
+
 	s.db.Trace(nil)
 	s2.db.Trace(nil)
+	s3.db.Trace(nil)
 	tables := map[string]bool{}
 	if err := s.db.RunQuery(ctx, "SELECT name FROM sqlite_master WHERE type = 'table'", func(r *sql.Rows) error {
 		var n string
