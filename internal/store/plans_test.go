@@ -160,6 +160,31 @@ func TestSQLitePlans(t *testing.T) {
 	if _, err := s.EVMLatestTxs(ctx, testEVMChain, nil, nil, 5); err != nil {
 		t.Fatal(err)
 	}
+	for _, c := range []internal.Chain{internal.PChain, internal.XChain} {
+		if _, err := s.ListUTXOs(ctx, UTXOQuery{Chain: c, Addresses: []ids.ShortID{uAddrA, uAddrB}}, nil, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range []common.Address{alice, bob} {
+		if _, err := s.EVMERC20Balances(ctx, testEVMChain, a, 9, nil, nil, 5); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.NFTsOwned(ctx, testEVMChain, a, nil, nil, 5); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.NFTHoldings(ctx, testEVMChain, a, nil, nil, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.NFTTokens(ctx, testEVMChain, nft721, nil, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ICMMessages(ctx, internal.ICMFilter{}, nil, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimNFTWork(ctx, time.Unix(1_700_000_100, 0), time.Minute, 5); err != nil {
+		t.Fatal(err)
+	}
 	start, end := int64(1_700_000_001), int64(1_700_000_002)
 	for _, q := range []BlockQuery{{Chain: internal.PChain, Desc: true}, {Chain: internal.PChain, Start: &start, End: &end},
 		{Chain: internal.XChain, Start: &start, End: &end}, {Chain: internal.CChain, EVMChainID: testEVMChain, Start: &start, End: &end}} {
