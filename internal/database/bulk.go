@@ -104,6 +104,7 @@ func (db *DB) BulkInsert(ctx context.Context, table string, columns []string, ro
 		}
 		rows = rows[k:]
 		q := db.bulkSQL(bulkKey{table: table, columns: cols, conflict: conflict, rows: k}, len(columns))
+		db.traced(q, args)
 		res, err := db.tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return total, fmt.Errorf("database.BulkInsert(%s, %d rows): %w", table, k, err)

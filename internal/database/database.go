@@ -127,6 +127,29 @@ type shared struct {
 
 	// gen counts the changes seen (changes.go).
 	gen atomic.Uint64
+
+	// trace is Trace's function, when set.
+	trace atomic.Pointer[func(query string, args []any)]
+}
+
+// Trace makes db, and every transaction made from it, call f with the text
+// (with ? placeholders) and arguments of each statement before running it;
+// nil stops. It is for tests that check what the statements of a piece of
+// code do, such as how SQLite plans them (a plan is chosen per text, and
+// without statistics one can scan a whole table per batch).
+func (db *DB) Trace(f func(query string, args []any)) {
+	if f == nil {
+		db.shared.trace.Store(nil)
+		return
+	}
+	db.shared.trace.Store(&f)
+}
+
+// traced calls Trace's function, if any, on query.
+func (db *DB) traced(query string, args []any) {
+	if f := db.shared.trace.Load(); f != nil {
+		(*f)(query, args)
+	}
 }
 
 // Value returns the value kept under key for this database (and every
@@ -328,6 +351,7 @@ func (db *DB) Rebind(query string) string { return Rebind(db.dialect, query) }
 
 // Exec runs a statement and returns the number of rows it affected.
 func (db *DB) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	db.traced(query, args)
 	res, err := db.execRaw(ctx, db.Rebind(query), args...)
 	if err != nil {
 		return 0, queryError(err, query)
@@ -352,6 +376,7 @@ func (db *DB) execRaw(ctx context.Context, query string, args ...any) (sql.Resul
 // SELECT runs on a read-only connection; anything else (INSERT ...
 // RETURNING, say) runs on the writer.
 func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	db.traced(query, args)
 	rows, err := db.queryPool(query).QueryContext(ctx, db.Rebind(query), args...)
 	if err != nil {
 		return nil, queryError(err, query)
@@ -362,6 +387,7 @@ func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 // QueryRow runs a query that returns at most one row. Its errors, including
 // sql.ErrNoRows, are returned by the Row's Scan.
 func (db *DB) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	db.traced(query, args)
 	return db.queryPool(query).QueryRowContext(ctx, db.Rebind(query), args...)
 }
 
@@ -389,6 +415,7 @@ func (db *DB) RunPrepared(ctx context.Context, query string, f func(*sql.Rows) e
 	if db.dialect != SQLite || db.r == db.w || !isSelect(query) || (db.tx != nil && !db.readTx) {
 		return db.RunQuery(ctx, query, f, args...)
 	}
+	db.traced(query, args)
 	st, err := db.shared.prepared(ctx, db.r, query)
 	if err != nil {
 		return queryError(err, query)

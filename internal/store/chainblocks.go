@@ -148,8 +148,11 @@ func (s *sqlStore) lastHeightAtOrBefore(ctx context.Context, q BlockQuery, ts in
 	if where != "" {
 		whole = " WHERE " + strings.TrimSuffix(where, " AND ")
 	}
+	// One subquery per bound: SQLite reads MIN or MAX alone as one seek
+	// of the index, but both in one SELECT as a scan of the whole index.
 	var lo, hi sql.NullInt64
-	err := s.db.QueryRow(ctx, "SELECT MIN("+height+"), MAX("+height+") FROM "+table+whole, args...).Scan(&lo, &hi)
+	err := s.db.QueryRow(ctx, "SELECT (SELECT MIN("+height+") FROM "+table+whole+"), (SELECT MAX("+height+") FROM "+table+whole+")",
+		append(slices.Clone(args), args...)...).Scan(&lo, &hi)
 	if err != nil || !lo.Valid {
 		return 0, false, err
 	}
