@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/avaindex/avaindex/internal/derrors"
@@ -99,6 +100,10 @@ func (t *tokens) decodeKey(token, scope string, size int, now time.Time) ([]byte
 
 // open returns the size bytes after the issue time of a token of scope.
 func (t *tokens) open(token, scope string, size int, now time.Time) ([]byte, error) {
+	// The decoder skips \r and \n even in strict mode; a token has neither.
+	if len(token) > param.MaxTokenLen || strings.ContainsAny(token, "\r\n") {
+		return nil, errInvalidToken
+	}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
 	if err != nil || len(raw) != 24+size+sha256.Size {
 		return nil, errInvalidToken

@@ -28,7 +28,8 @@ func FuzzDecodeToken(f *testing.F) {
 	old := tk.encode(scope, 5, now.Add(-25*time.Hour))
 	other := tk.encode("other", 5, now)
 	for _, s := range []string{good, old, other, good[:len(good)-1], good + "A", "", "A", "not-a-token", "====",
-		strings.Repeat("A", 86), strings.Repeat("/", 86), "\x00\xff"} {
+		strings.Repeat("A", 86), strings.Repeat("/", 86), "\x00\xff",
+		good[:5] + "\n" + good[5:], good + "\r\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -40,7 +41,7 @@ func FuzzDecodeToken(f *testing.F) {
 			return
 		}
 		raw, err := base64.RawURLEncoding.Strict().DecodeString(s)
-		if err != nil || len(raw) != tokenPayload+sha256.Size {
+		if err != nil || len(raw) != tokenPayload+sha256.Size || base64.RawURLEncoding.EncodeToString(raw) != s {
 			t.Fatalf("decode accepted %q, which is not a token's shape", s)
 		}
 		// What was signed is what the token says; signing it again gives

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -98,7 +99,8 @@ func (t *Tokens) Encode(scope string, cursor any) (string, error) {
 // whose cursor does not decode into cursor exactly, is a
 // derrors.InvalidArgument error "invalid pageToken".
 func (t *Tokens) Decode(token, scope string, cursor any) error {
-	if len(token) == 0 || len(token) > MaxTokenLen {
+	// The decoder skips \r and \n even in strict mode; a token has neither.
+	if len(token) == 0 || len(token) > MaxTokenLen || strings.ContainsAny(token, "\r\n") {
 		return errInvalidToken
 	}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)

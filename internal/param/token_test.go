@@ -160,7 +160,8 @@ func FuzzDecodeToken(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, s := range []string{good, good[:len(good)-1], good + "A", "", "A", "AQ", "AAAA", "!!", "====",
-		strings.Repeat("A", MaxTokenLen), strings.Repeat("A", MaxTokenLen+1), "\x00\xff"} {
+		strings.Repeat("A", MaxTokenLen), strings.Repeat("A", MaxTokenLen+1), "\x00\xff",
+		good[:5] + "\n" + good[5:], good[:5] + "\r\n" + good[5:], good + "\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
