@@ -23,7 +23,10 @@ var evmBalanceColumns = []string{"chain_id", "address", "block_number", "balance
 // see: the balance is kept at zero and the chain's balances are no longer
 // trusted (the node answers them).
 func applyEVMBalances(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
-	var rows [][]any
+	var (
+		rows [][]any
+		lbs  []latestBalance
+	)
 	latest := map[common.Address]*big.Int{}
 	for _, b := range blocks {
 		for _, c := range b.Balances {
@@ -46,10 +49,13 @@ func applyEVMBalances(ctx context.Context, tx *database.DB, cid int64, blocks []
 			}
 			latest[c.Address] = bal
 			rows = append(rows, []any{cid, c.Address[:], int64(b.Number), bigBytes(bal)})
+			lbs = append(lbs, latestBalance{addr: c.Address, native: true, block: int64(b.Number), bal: bal})
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "evm_balances", evmBalanceColumns, rows, onConflictDoNothing)
-	return err
+	if _, err := tx.BulkInsert(ctx, "evm_balances", evmBalanceColumns, rows, onConflictDoNothing); err != nil {
+		return err
+	}
+	return writeLatestBalances(ctx, tx, cid, lbs)
 }
 
 // balanceBefore is addr's stored balance after the last block before

@@ -205,10 +205,14 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
 		return err
 	}
-	var added, moved, trows [][]any
+	var (
+		added, moved, trows [][]any
+		lbs                 []latestBalance
+	)
 	for _, p := range pairs {
 		if h := holdings[p]; h.changed {
 			row := []any{cid, p.addr[:], p.token[:], int64(h.first), int64(h.block), bigBytes(h.bal)}
+			lbs = append(lbs, latestBalance{token: p.token, addr: p.addr, block: int64(h.block), bal: h.bal})
 			if h.stored {
 				moved = append(moved, row)
 			} else {
@@ -228,6 +232,9 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 		return err
 	}
 	if err := updateERC20Holdings(ctx, tx, moved); err != nil {
+		return err
+	}
+	if err := writeLatestBalances(ctx, tx, cid, lbs); err != nil {
 		return err
 	}
 	_, err = tx.BulkInsert(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)

@@ -249,50 +249,131 @@ func (s *sqlStore) BalanceHolders(ctx context.Context, q BalanceQuery) (_ []Addr
 		if err != nil || to < 0 {
 			return err
 		}
+		if q.Mode != AnyTime {
+			list, ok, err := latestHolders(ctx, tx, cid, q, from, to)
+			if err != nil || ok {
+				out = list
+				return err
+			}
+		}
 		query, args := `SELECT address, block_number, balance FROM evm_balances WHERE chain_id = ? AND block_number <= ?
 			ORDER BY address, block_number`, []any{cid, to}
 		if q.Token != nil {
 			query, args = `SELECT address, block_number, balance FROM evm_erc20_balances WHERE chain_id = ? AND token = ? AND block_number <= ?
 				ORDER BY address, block_number`, []any{cid, q.Token[:], to}
 		}
-		var (
-			h       *holderState
-			addr    []byte
-			block   int64
-			balance []byte
-		)
-		err = tx.RunQuery(ctx, query, func(rows *sql.Rows) error {
-			if err := rows.Scan(&addr, &block, &balance); err != nil {
-				return err
-			}
-			if h == nil || !bytes.Equal(h.addr[:], addr) {
-				var err error
-				if out, err = collect(out, h, q); err != nil {
-					return err
-				}
-				h = &holderState{addr: common.BytesToAddress(addr), start: new(big.Int), all: true}
-				h.last = h.start
-			}
-			bal := bigFrom(balance)
-			h.last = bal
-			if block <= from {
-				h.start = bal
-				return nil
-			}
-			if bal.Cmp(q.Min) >= 0 {
-				h.any = true
-			} else {
-				h.all = false
-			}
-			return nil
-		}, args...)
-		if err != nil {
-			return err
-		}
-		out, err = collect(out, h, q)
+		out, err = replayBalances(ctx, tx, q, from, query, args)
 		return err
 	})
 	return out, err
+}
+
+// replayBalances follows the balance rows query returns (address, block
+// number, balance; by address, then block) and returns the addresses
+// that met q, the block from being the range's start's.
+func replayBalances(ctx context.Context, tx *database.DB, q BalanceQuery, from int64, query string, args []any) ([]AddressAmount, error) {
+	var (
+		out     []AddressAmount
+		h       *holderState
+		addr    []byte
+		block   int64
+		balance []byte
+	)
+	err := tx.RunQuery(ctx, query, func(rows *sql.Rows) error {
+		if err := rows.Scan(&addr, &block, &balance); err != nil {
+			return err
+		}
+		if h == nil || !bytes.Equal(h.addr[:], addr) {
+			var err error
+			if out, err = collect(out, h, q); err != nil {
+				return err
+			}
+			h = &holderState{addr: common.BytesToAddress(addr), start: new(big.Int), all: true}
+			h.last = h.start
+		}
+		bal := bigFrom(balance)
+		h.last = bal
+		if block <= from {
+			h.start = bal
+			return nil
+		}
+		if bal.Cmp(q.Min) >= 0 {
+			h.any = true
+		} else {
+			h.all = false
+		}
+		return nil
+	}, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(out, h, q)
+}
+
+// latestHolders answers a Latest or AllTime q from the latest balances
+// (evm_latest_balances) when the range ends at the chain's last block
+// (to, the block of q.To, is it): then an address's latest balance is its
+// balance at the range's end. Latest is the addresses whose latest
+// balance is at least q.Min, a range of the balances' index. AllTime is a
+// subset of them (the end is a time of the range): their history alone
+// is replayed. ok is false when the table cannot answer: its backfill is
+// pending, the range ends before the last block, or q.Min is negative
+// (the encoding is of non-negative amounts); AnyTime is not answered here
+// (an address may have met the minimum inside the range and fallen below
+// it since).
+func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQuery, from, to int64) (_ []AddressAmount, ok bool, err error) {
+	if q.Mode == AnyTime || q.Min.Sign() < 0 {
+		return nil, false, nil
+	}
+	if ready, err := latestBalancesReady(ctx, tx); err != nil || !ready {
+		return nil, false, err
+	}
+	var head int64
+	if err := tx.QueryRow(ctx, "SELECT MAX(number) FROM evm_blocks WHERE chain_id = ?", cid).Scan(&head); err != nil {
+		return nil, false, err
+	}
+	if to < head {
+		return nil, false, nil
+	}
+	tok := nativeToken
+	if q.Token != nil {
+		tok = q.Token[:]
+	}
+	min := sortableAmount(q.Min)
+	if q.Mode == AllTime {
+		query := `SELECT b.address, b.block_number, b.balance FROM evm_latest_balances l
+			JOIN evm_balances b ON b.chain_id = l.chain_id AND b.address = l.address
+			WHERE l.chain_id = ? AND l.token = ? AND l.balance >= ? AND b.block_number <= ?
+			ORDER BY b.address, b.block_number`
+		if q.Token != nil {
+			query = `SELECT b.address, b.block_number, b.balance FROM evm_latest_balances l
+			JOIN evm_erc20_balances b ON b.chain_id = l.chain_id AND b.address = l.address AND b.token = l.token
+			WHERE l.chain_id = ? AND l.token = ? AND l.balance >= ? AND b.block_number <= ?
+			ORDER BY b.address, b.block_number`
+		}
+		out, err := replayBalances(ctx, tx, q, from, query, []any{cid, tok, min, to})
+		return out, true, err
+	}
+	var (
+		out       []AddressAmount
+		addr, bal []byte
+	)
+	err = tx.RunQuery(ctx, "SELECT address, balance FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ?",
+		func(rows *sql.Rows) error {
+			if err := rows.Scan(&addr, &bal); err != nil {
+				return err
+			}
+			if len(out) >= q.Max {
+				return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+			}
+			out = append(out, AddressAmount{Address: common.BytesToAddress(addr), Amount: amountFromSortable(bal)})
+			return nil
+		}, cid, tok, min)
+	if err != nil {
+		return nil, false, err
+	}
+	slices.SortFunc(out, func(a, b AddressAmount) int { return bytes.Compare(a.Address[:], b.Address[:]) })
+	return out, true, nil
 }
 
 func (s *sqlStore) NFTHoldersOver(ctx context.Context, q BalanceQuery) (_ []AddressAmount, err error) {

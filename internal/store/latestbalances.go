@@ -1,0 +1,193 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ava-labs/libevm/common"
+
+	"github.com/avaindex/avaindex/internal/database"
+)
+
+// The latest balance of each address per chain and token
+// (evm_latest_balances, migration 0047), kept by the balance appliers so
+// that the Looking Glass can select addresses by their balance at the
+// chain's last block with one range of an index, instead of replaying the
+// history of every address (lookingglass.go).
+
+var latestBalanceColumns = []string{"chain_id", "token", "address", "block_number", "balance"}
+
+// latestBalanceUpsert keeps the row of the later block: a batch applied
+// again after a crash (appliers are idempotent) writes the same rows, and
+// never one older than what is stored.
+const latestBalanceUpsert = `ON CONFLICT (chain_id, token, address) DO UPDATE SET block_number = excluded.block_number,
+	balance = excluded.balance WHERE excluded.block_number >= evm_latest_balances.block_number`
+
+// nativeToken is evm_latest_balances' token of the native coin.
+var nativeToken = []byte{}
+
+// sortableAmount encodes a non-negative amount so that comparing
+// encodings as bytes (memcmp on SQLite and PostgreSQL alike) compares the
+// amounts: the magnitude's length in one byte, then the magnitude
+// big-endian without leading zeros. Balances are 256-bit at most.
+func sortableAmount(v *big.Int) []byte {
+	b := bigBytes(v)
+	out := make([]byte, 1+len(b))
+	out[0] = byte(len(b))
+	copy(out[1:], b)
+	return out
+}
+
+// amountFromSortable decodes sortableAmount's encoding.
+func amountFromSortable(b []byte) *big.Int {
+	if len(b) == 0 {
+		return new(big.Int)
+	}
+	return bigFrom(b[1:])
+}
+
+// latestBalance is an address's balance after block, of a token (nil:
+// the native coin).
+type latestBalance struct {
+	token, addr common.Address
+	native      bool
+	block       int64
+	bal         *big.Int
+}
+
+// writeLatestBalances upserts the latest balances of a batch: one per
+// (token, address), the batch's last (PostgreSQL refuses a statement that
+// updates a row twice).
+func writeLatestBalances(ctx context.Context, tx *database.DB, cid int64, bals []latestBalance) error {
+	type key struct {
+		token, addr common.Address
+		native      bool
+	}
+	at := map[key]int{}
+	var rows [][]any
+	for _, b := range bals {
+		tok := nativeToken
+		if !b.native {
+			tok = b.token.Bytes()
+		}
+		row := []any{cid, tok, b.addr.Bytes(), b.block, sortableAmount(b.bal)}
+		k := key{b.token, b.addr, b.native}
+		if i, ok := at[k]; ok {
+			if b.block >= rows[i][3].(int64) {
+				rows[i] = row
+			}
+			continue
+		}
+		at[k] = len(rows)
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := tx.BulkInsert(ctx, "evm_latest_balances", latestBalanceColumns, rows, latestBalanceUpsert); err != nil {
+		return fmt.Errorf("writing the latest balances: %w", err)
+	}
+	return nil
+}
+
+// latestBalancesReady reports whether evm_latest_balances holds every
+// address's latest balance: not while its backfill is pending.
+func latestBalancesReady(ctx context.Context, db *database.DB) (bool, error) {
+	var v []byte
+	err := db.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", BackfillKey("evm_latest_balances")).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	return false, err
+}
+
+// latestBalanceParts is the evm_latest_balances backfill, for what was
+// stored before migration 0047: per EVM chain, its native balances (the
+// last evm_balances row of each address) then its ERC-20 balances
+// (evm_erc20_holdings, which the evm_erc20_balances backfill, run
+// before, completed). A part's positions are the high nibble of the
+// addresses' first byte, 0 to 15, so that a chunk is a range of the
+// source's key (a sixteenth of the chain's addresses).
+func latestBalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
+	var cids []int64
+	err := db.RunQuery(ctx, "SELECT chain_id FROM evm_chains ORDER BY chain_id", func(rows *sql.Rows) error {
+		var c int64
+		if err := rows.Scan(&c); err != nil {
+			return err
+		}
+		cids = append(cids, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var parts []BackfillPart
+	for _, cid := range cids {
+		parts = append(parts,
+			BackfillPart{Name: fmt.Sprintf("the native latest balances of chain %d", cid), Lo: 0, Hi: 16, fill: fillNativeLatest(cid)},
+			BackfillPart{Name: fmt.Sprintf("the ERC-20 latest balances of chain %d", cid), Lo: 0, Hi: 16, fill: fillERC20Latest(cid)})
+	}
+	return parts, nil
+}
+
+// prefixRange is the condition on address of the high nibbles [lo, hi)
+// of its first byte.
+func prefixRange(lo, hi int64) (string, []any) {
+	if hi >= 16 {
+		return "address >= ?", []any{[]byte{byte(lo << 4)}}
+	}
+	return "address >= ? AND address < ?", []any{[]byte{byte(lo << 4)}, []byte{byte(hi << 4)}}
+}
+
+func fillNativeLatest(cid int64) func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+	return func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+		cond, args := prefixRange(lo, hi)
+		var (
+			bals      []latestBalance
+			addr, bal []byte
+			block     int64
+		)
+		err := tx.RunQuery(ctx, `SELECT address, block_number, balance FROM evm_balances WHERE chain_id = ? AND `+cond+`
+			ORDER BY address, block_number`, func(rows *sql.Rows) error {
+			if err := rows.Scan(&addr, &block, &bal); err != nil {
+				return err
+			}
+			if n := len(bals); n == 0 || !bytes.Equal(bals[n-1].addr[:], addr) {
+				bals = append(bals, latestBalance{addr: common.BytesToAddress(addr), native: true})
+			}
+			bals[len(bals)-1].block, bals[len(bals)-1].bal = block, bigFrom(bal)
+			return nil
+		}, append([]any{cid}, args...)...)
+		if err != nil {
+			return 0, err
+		}
+		return hi, writeLatestBalances(ctx, tx, cid, bals)
+	}
+}
+
+func fillERC20Latest(cid int64) func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+	return func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
+		cond, args := prefixRange(lo, hi)
+		var (
+			bals             []latestBalance
+			addr, token, bal []byte
+			block            int64
+		)
+		err := tx.RunQuery(ctx, `SELECT address, token, block_number, balance FROM evm_erc20_holdings WHERE chain_id = ? AND `+cond,
+			func(rows *sql.Rows) error {
+				if err := rows.Scan(&addr, &token, &block, &bal); err != nil {
+					return err
+				}
+				bals = append(bals, latestBalance{addr: common.BytesToAddress(addr), token: common.BytesToAddress(token), block: block, bal: bigFrom(bal)})
+				return nil
+			}, append([]any{cid}, args...)...)
+		if err != nil {
+			return 0, err
+		}
+		return hi, writeLatestBalances(ctx, tx, cid, bals)
+	}
+}
