@@ -49,13 +49,18 @@ var (
 	benchCode  = "0x" + strings.Repeat("6080604052", benchCodeSize/5)
 )
 
-// genEVMBlock returns block number n's answers: the block with its txs,
-// the receipts, the traces.
+// genEVMBlock returns block number n's answers: the block with its
+// benchTxsPerBlock txs, the receipts, the traces.
 func genEVMBlock(n int, parent common.Hash) (hash common.Hash, block, receipts, traces []byte) {
+	return genEVMBlockTxs(n, parent, benchTxsPerBlock)
+}
+
+// genEVMBlockTxs is genEVMBlock with txs txs (0 for a genesis).
+func genEVMBlockTxs(n int, parent common.Hash, txCount int) (hash common.Hash, block, receipts, traces []byte) {
 	hash = benchHash("block", n, 0)
 	coinbase := lower(common.HexToAddress("0x0100000000000000000000000000000000000000"))
 	var txs, rcs, trs []string
-	for j := range benchTxsPerBlock {
+	for j := range txCount {
 		k := n*benchTxsPerBlock + j
 		from := benchAddr("sender", k%benchSenders)
 		to := benchAddr("recipient", k*7%benchSenders)
@@ -99,8 +104,8 @@ func genEVMBlock(n int, parent common.Hash) (hash common.Hash, block, receipts, 
 		`"logsBloom":"%s","miner":"0x0100000000000000000000000000000000000000","mixHash":"0x%064x","nonce":"0x0000000000000000",`+
 		`"number":"%s","parentBeaconBlockRoot":"0x%064x","parentHash":"%s","receiptsRoot":"%s","sha3Uncles":"%s","size":"0x%x",`+
 		`"stateRoot":"%s","timestamp":"%s","totalDifficulty":"%s","transactions":[%s],"transactionsRoot":"%s","uncles":[]}`,
-		hexq(52059*benchTxsPerBlock), hash.Hex(), benchBloom, 0, hexq(uint64(n)), 0, parent.Hex(), hash.Hex(), hash.Hex(),
-		200*benchTxsPerBlock, hash.Hex(), hexq(1_700_000_000+uint64(n)*2), hexq(uint64(n)), strings.Join(txs, ","), hash.Hex())
+		hexq(52059*uint64(txCount)), hash.Hex(), benchBloom, 0, hexq(uint64(n)), 0, parent.Hex(), hash.Hex(), hash.Hex(),
+		200*txCount, hash.Hex(), hexq(1_700_000_000+uint64(n)*2), hexq(uint64(n)), strings.Join(txs, ","), hash.Hex())
 	return hash, block, []byte("[" + strings.Join(rcs, ",") + "]"), []byte("[" + strings.Join(trs, ",") + "]")
 }
 

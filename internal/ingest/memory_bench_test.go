@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -52,27 +52,7 @@ func BenchmarkCatchUpMemory(b *testing.B) {
 		b.Cleanup(srv.Close)
 		ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 
-		runtime.GC()
-		base := residentBytes(b)
-		var peak atomic.Int64
-		peak.Store(base)
-		stop := make(chan struct{})
-		sampled := make(chan struct{})
-		go func() {
-			defer close(sampled)
-			t := time.NewTicker(20 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					if r := residentBytes(b); r > peak.Load() {
-						peak.Store(r)
-					}
-				}
-			}
-		}()
+		base, peakRSS := sampleRSS(b)
 		b.ResetTimer()
 		for caughtUp := false; !caughtUp; {
 			if caughtUp, err = follow(ctx, ix, ix.pFollower()); err != nil {
@@ -80,12 +60,11 @@ func BenchmarkCatchUpMemory(b *testing.B) {
 			}
 		}
 		b.StopTimer()
-		close(stop)
-		<-sampled
+		peak := peakRSS()
 		if h, _, err := st.Cursor(ctx, store.ChainCursor(internal.PChain)); err != nil || h != uint64(b.N) {
 			b.Fatalf("the P-chain cursor is at %d (%v), want %d", h, err, b.N)
 		}
-		b.ReportMetric(float64(peak.Load())/(1<<20), "peak-RSS-MiB")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 		b.ReportMetric(float64(base)/(1<<20), "base-RSS-MiB")
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "blocks/s")
 	})
@@ -129,6 +108,41 @@ func pBlockServer(raw [][]byte) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 	})
+}
+
+// sampleRSS collects garbage, hands freed memory back to the OS, and
+// returns the resident set then (the baseline) and a function that stops
+// sampling it every 20 ms and returns the peak seen.
+func sampleRSS(b *testing.B) (base int64, peak func() int64) {
+	debug.FreeOSMemory()
+	base = residentBytes(b)
+	var max atomic.Int64
+	max.Store(base)
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if r := residentBytes(b); r > max.Load() {
+					max.Store(r)
+				}
+			}
+		}
+	}()
+	return base, func() int64 {
+		close(stop)
+		<-sampled
+		if r := residentBytes(b); r > max.Load() {
+			max.Store(r)
+		}
+		return max.Load()
+	}
 }
 
 // residentBytes is the process's resident set size now.
