@@ -218,7 +218,10 @@ func (h *forwardHandler) forwarded(req rpcRequest) bool {
 	if !ok || service != h.f.Service || name == "" {
 		return false
 	}
-	method := service + "." + lowerFirst(name)
+	method := req.Method
+	if lower := lowerFirst(name); lower != name {
+		method = service + "." + lower
+	}
 	return !h.served[method] || h.f.Also != nil && h.f.Also(method, req.Params)
 }
 
@@ -340,6 +343,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func lowerFirst(s string) string {
+	if s != "" && s[0] < utf8.RuneSelf && (s[0] < 'A' || s[0] > 'Z') {
+		return s // as the clients send it: no copy per request
+	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
 }

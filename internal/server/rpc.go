@@ -52,6 +52,9 @@ func RPCMethods(service string, receiver any) []string {
 }
 
 func lowerFirst(s string) string {
+	if s != "" && s[0] < utf8.RuneSelf && (s[0] < 'A' || s[0] > 'Z') {
+		return s // as the clients send it: no copy per request
+	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
 }
@@ -196,7 +199,10 @@ func canonicalMethod(m string) string {
 	if !ok || method == "" || strings.Contains(method, ".") {
 		return ""
 	}
-	return service + "." + lowerFirst(method)
+	if lower := lowerFirst(method); lower != method {
+		return service + "." + lower
+	}
+	return m
 }
 
 // dataAPIUnavailable answers with the Data API's 503 error body.
