@@ -26,6 +26,7 @@ var allowedImports = map[string][]string{
 	"internal":              nil,
 	"internal/derrors":      nil,
 	"internal/instrument":   nil,
+	"internal/jsonrpc":      nil,
 	"internal/ratelimit":    nil,
 	"internal/database":     {"internal/derrors"},
 	"internal/chainmetrics": nil,
@@ -72,11 +73,11 @@ var allowedImports = map[string][]string{
 	"internal/api": {"internal", "internal/cchain", "internal/derrors", "internal/evmchains", "internal/param",
 		"internal/pchain", "internal/store", "internal/utxo", "internal/warpagg", "internal/xchain"},
 	"internal/metricsapi": {"internal", "internal/chainmetrics", "internal/derrors", "internal/param", "internal/store"},
-	"internal/nodeapi":    {"internal", "internal/derrors", "internal/node", "internal/pchain", "internal/store", "internal/xchain"},
+	"internal/nodeapi":    {"internal", "internal/derrors", "internal/jsonrpc", "internal/node", "internal/pchain", "internal/store", "internal/xchain"},
 	"internal/apidoc":     {"internal/api", "internal/derrors"},
 	"internal/apidoc/gen": {"internal/api", "internal/apidoc", "internal/metricsapi", "internal/testing/openapitest"},
 	"internal/server": {"internal", "internal/api", "internal/apidoc", "internal/apikeys", "internal/derrors",
-		"internal/instrument", "internal/metricsapi", "internal/progress", "internal/ratelimit"},
+		"internal/instrument", "internal/jsonrpc", "internal/metricsapi", "internal/progress", "internal/ratelimit"},
 
 	// Wiring.
 	"internal/service": {"internal", "internal/api", "internal/apikeys", "internal/config", "internal/database", "internal/derive",

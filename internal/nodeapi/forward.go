@@ -15,6 +15,7 @@ import (
 	"github.com/ava-labs/avalanchego/cache/lru"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/jsonrpc"
 	"github.com/avaindex/avaindex/internal/node"
 )
 
@@ -80,7 +81,7 @@ func (h *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusMethodNotAllowed, nil, "method not allowed: use POST")
 		return
 	}
-	body, err := readBody(w, r)
+	body, reqs, batch, err := requestBody(w, r)
 	if err != nil {
 		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, fmt.Sprintf("request body larger than %d bytes", MaxRequestBytes))
 		return
@@ -93,7 +94,6 @@ func (h *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, body)
 		return
 	}
-	reqs, batch := parseRequests(body)
 	if h.f.Local != nil && (batch || len(reqs) != 1 || !h.forwarded(reqs[0])) {
 		r.Body = readCloser{bytes.NewReader(body)}
 		h.serveLocal(w, r, reqs, batch)
@@ -218,7 +218,10 @@ func (h *forwardHandler) forwarded(req rpcRequest) bool {
 	if !ok || service != h.f.Service || name == "" {
 		return false
 	}
-	method := service + "." + lowerFirst(name)
+	method := req.Method
+	if lower := lowerFirst(name); lower != name {
+		method = service + "." + lower
+	}
 	return !h.served[method] || h.f.Also != nil && h.f.Also(method, req.Params)
 }
 
@@ -262,33 +265,20 @@ func (h *forwardHandler) unreachable(w http.ResponseWriter, reqs []rpcRequest, b
 }
 
 // rpcRequest is what the forwarder reads of a JSON-RPC request.
-type rpcRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
+type rpcRequest = jsonrpc.Request
 
-// parseRequests reads body as one request or a batch of them; a body that
-// is neither yields no request (the node answers it).
-func parseRequests(body []byte) (reqs []rpcRequest, batch bool) {
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var many []json.RawMessage
-		if json.Unmarshal(trimmed, &many) != nil {
-			return nil, true
-		}
-		reqs = make([]rpcRequest, len(many))
-		for i, m := range many {
-			_ = json.Unmarshal(m, &reqs[i]) // an element that is no object keeps no id
-		}
-		return reqs, true
+// requestBody returns r's body and its requests: as the server's
+// instrumentation read and parsed it (jsonrpc.BodyOf), or else read here,
+// bounded by MaxRequestBytes.
+func requestBody(w http.ResponseWriter, r *http.Request) (body []byte, reqs []rpcRequest, batch bool, err error) {
+	if p := jsonrpc.BodyOf(r.Context()); p != nil {
+		return p.Raw, p.Reqs, p.Batch, nil
 	}
-	var one rpcRequest
-	if json.Unmarshal(trimmed, &one) != nil {
-		return nil, false
+	if body, err = readBody(w, r); err != nil {
+		return nil, nil, false, err
 	}
-	return []rpcRequest{one}, false
+	reqs, batch = jsonrpc.Parse(body)
+	return body, reqs, batch, nil
 }
 
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
@@ -353,6 +343,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func lowerFirst(s string) string {
+	if s != "" && s[0] < utf8.RuneSelf && (s[0] < 'A' || s[0] > 'Z') {
+		return s // as the clients send it: no copy per request
+	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
 }

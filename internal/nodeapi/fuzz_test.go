@@ -3,6 +3,7 @@ package nodeapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,8 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/block"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/jsonrpc"
+	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -55,6 +58,17 @@ func fuzzStore(f *testing.F) (store.Store, ids.ID, ids.ID) {
 		f.Fatal(err)
 	}
 	return st, b0.ID, c.ID
+}
+
+// refusingPass is a node that never answers.
+type refusingPass struct{}
+
+func (refusingPass) Forward(context.Context, string, string, []byte) (*node.Forwarded, error) {
+	return nil, errors.New("refused")
+}
+
+func (refusingPass) ForwardURL(context.Context, string, string, []byte) (*node.Forwarded, error) {
+	return nil, errors.New("refused")
 }
 
 // wantRPCAnswer requires the answer to a JSON-RPC request to be what the
@@ -156,6 +170,10 @@ func FuzzRequest(f *testing.F) {
 		envelope("index.getContainerRange", `{"startIndex":"18446744073709551615","numToFetch":1}`), strings.Repeat("[", 5000)} {
 		f.Add(s)
 	}
+	// The forward handler in front of platform, as the service mounts it
+	// (without a reply cache, whose answers TestLocalReplyCache checks).
+	fwd := NewForwardHandler(refusingPass{}, nil, Forward{Path: "/ext/bc/P", Local: platform, Service: "platform",
+		Served: []string{"platform.getHeight", "platform.getBlock", "platform.getBlockByHeight", "platform.getBalance"}})
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, h := range []http.Handler{platform, index, pblock} {
 			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
@@ -163,6 +181,24 @@ func FuzzRequest(f *testing.F) {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			wantRPCAnswer(t, body, rec)
+		}
+		// The body read by the forward handler, or parsed by the server's
+		// instrumentation and handed down: the same answer.
+		var answers [2]*httptest.ResponseRecorder
+		for i := range answers {
+			req := httptest.NewRequest(http.MethodPost, "/ext/bc/P", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			if i == 1 {
+				reqs, batch := jsonrpc.Parse([]byte(body))
+				req = req.WithContext(jsonrpc.WithBody(req.Context(), &jsonrpc.Body{Raw: []byte(body), Reqs: reqs, Batch: batch}))
+			}
+			answers[i] = httptest.NewRecorder()
+			fwd.ServeHTTP(answers[i], req)
+			wantRPCAnswer(t, body, answers[i])
+		}
+		if answers[0].Code != answers[1].Code || answers[0].Body.String() != answers[1].Body.String() {
+			t.Fatalf("%q: read, HTTP %d %s; handed down, HTTP %d %s", body,
+				answers[0].Code, answers[0].Body, answers[1].Code, answers[1].Body)
 		}
 	})
 }

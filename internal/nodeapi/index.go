@@ -21,6 +21,7 @@ import (
 	avajson "github.com/ava-labs/avalanchego/utils/json"
 
 	"github.com/avaindex/avaindex/internal/derrors"
+	"github.com/avaindex/avaindex/internal/jsonrpc"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -99,7 +100,7 @@ func (h *indexHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.rpc.ServeHTTP(w, r)
 		return
 	}
-	reqs, batch := parseRequests(body)
+	reqs, batch := jsonrpc.Parse(body)
 	if batch || len(reqs) != 1 || !slices.Contains(indexCachedMethods, reqs[0].Method) {
 		h.rpc.ServeHTTP(w, r)
 		return

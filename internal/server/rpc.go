@@ -14,6 +14,7 @@ import (
 	"github.com/avaindex/avaindex/internal/api"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/instrument"
+	"github.com/avaindex/avaindex/internal/jsonrpc"
 	"github.com/avaindex/avaindex/internal/metricsapi"
 )
 
@@ -51,6 +52,9 @@ func RPCMethods(service string, receiver any) []string {
 }
 
 func lowerFirst(s string) string {
+	if s != "" && s[0] < utf8.RuneSelf && (s[0] < 'A' || s[0] > 'Z') {
+		return s // as the clients send it: no copy per request
+	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
 }
@@ -66,14 +70,35 @@ func instrumentedRPC(pattern string, methods []string, h http.Handler, rec Usage
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		label, method := unknown, ""
+		ctx := r.Context()
 		if r.Method == http.MethodPost && r.Body != nil {
-			peek, err := io.ReadAll(io.LimitReader(r.Body, rpcPeekBytes))
-			// The handler reads the whole body again, as sent.
-			r.Body = struct {
-				io.Reader
-				io.Closer
-			}{io.MultiReader(bytes.NewReader(peek), errReader{err}, r.Body), r.Body}
-			m := canonicalMethod(rpcMethod(peek))
+			var m string
+			peek, err := io.ReadAll(io.LimitReader(r.Body, rpcPeekBytes+1))
+			if err == nil && len(peek) <= rpcPeekBytes {
+				// The whole body: parsed once here, and handed down with
+				// the request for the handler to route by (jsonrpc.BodyOf).
+				reqs, batch := jsonrpc.Parse(peek)
+				ctx = jsonrpc.WithBody(ctx, &jsonrpc.Body{Raw: peek, Reqs: reqs, Batch: batch})
+				r.Body = struct {
+					io.Reader
+					io.Closer
+				}{bytes.NewReader(peek), r.Body}
+				switch {
+				case len(reqs) == 1 && !batch:
+					m = reqs[0].Method
+				case !batch:
+					m = rpcMethod(peek) // malformed past its method
+				}
+			} else {
+				// A large body (or a failed read): the handler reads it
+				// all, as sent, and bounds it.
+				r.Body = struct {
+					io.Reader
+					io.Closer
+				}{io.MultiReader(bytes.NewReader(peek), errReader{err}, r.Body), r.Body}
+				m = rpcMethod(peek)
+			}
+			m = canonicalMethod(m)
 			if l, ok := labels[m]; ok {
 				label, method = l, m
 			}
@@ -81,7 +106,15 @@ func instrumentedRPC(pattern string, methods []string, h http.Handler, rec Usage
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		var c *api.Caller
 		if rec != nil {
-			r, c = withCaller(r)
+			// An empty Caller, which the access check fills in and the
+			// recorder reads once the request is served.
+			if c = api.CallerOf(ctx); c == nil {
+				c = &api.Caller{}
+				ctx = api.WithCaller(ctx, c)
+			}
+		}
+		if ctx != r.Context() {
+			r = r.WithContext(ctx) // one copy of the request for both values
 		}
 		h.ServeHTTP(sw, r)
 		instrument.ObserveRequest(label, sw.status, start)
@@ -166,7 +199,10 @@ func canonicalMethod(m string) string {
 	if !ok || method == "" || strings.Contains(method, ".") {
 		return ""
 	}
-	return service + "." + lowerFirst(method)
+	if lower := lowerFirst(method); lower != method {
+		return service + "." + lower
+	}
+	return m
 }
 
 // dataAPIUnavailable answers with the Data API's 503 error body.

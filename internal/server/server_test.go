@@ -13,6 +13,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/apidoc"
+	"github.com/avaindex/avaindex/internal/jsonrpc"
 	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
 )
@@ -228,4 +229,40 @@ func TestUnknownPaths(t *testing.T) {
 // pendingWork is a Deps.Pending that names work.
 func pendingWork(work ...string) func(context.Context) ([]string, error) {
 	return func(context.Context) ([]string, error) { return work, nil }
+}
+
+// TestRPCBodyHandedDown: the instrumentation hands the body it parsed to
+// the handler (jsonrpc.BodyOf), so that the node API does not read and
+// parse it again; a body past the peek is left to the handler to read.
+func TestRPCBodyHandedDown(t *testing.T) {
+	var got *jsonrpc.Body
+	h := New(Deps{Store: pinger{}, Progress: status{Running: true}, Routes: []Route{
+		{Pattern: "/ext/test", RPCMethods: []string{"thing.getThing"}, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got = jsonrpc.BodyOf(r.Context())
+		})},
+	}})
+	small := `{"jsonrpc":"2.0","id":7,"method":"thing.getThing","params":{"a":1}}`
+	big := `{"params":{"pad":"` + strings.Repeat("x", rpcPeekBytes) + `"},"method":"thing.getThing"}`
+	for _, tc := range []struct {
+		body   string
+		parsed bool
+	}{{small, true}, {`[` + small + `]`, true}, {`{"method":`, true}, {big, false}} {
+		got = nil
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/ext/test", strings.NewReader(tc.body)))
+		if (got != nil) != tc.parsed {
+			t.Errorf("%.40q: handed down %v, want %v", tc.body, got != nil, tc.parsed)
+			continue
+		}
+		if got == nil {
+			continue
+		}
+		reqs, batch := jsonrpc.Parse([]byte(tc.body))
+		if string(got.Raw) != tc.body || got.Batch != batch || len(got.Reqs) != len(reqs) {
+			t.Errorf("%.40q: handed down %q (batch %v, %d requests), want the body sent, batch %v, %d requests",
+				tc.body, got.Raw, got.Batch, len(got.Reqs), batch, len(reqs))
+		}
+	}
+	if got := sample(t, h, "/ext/test thing.getThing", "200"); got == "" {
+		t.Error("the calls were not counted")
+	}
 }

@@ -135,6 +135,11 @@ type WebhookStore interface {
 	// ClaimWebhook leases for lease one active webhook with events due at
 	// now, not leased by another; ok false when none is.
 	ClaimWebhook(ctx context.Context, now time.Time, lease time.Duration, claim string) (_ *WebhookClaim, ok bool, err error)
+	// WebhookDue reports whether ClaimWebhook at now would find a webhook
+	// to lease, by a read: an idle deliverer asks it instead of running
+	// the claim's write every poll. The answer may be stale by the time
+	// it is acted on; ClaimWebhook decides.
+	WebhookDue(ctx context.Context, now time.Time) (bool, error)
 	// RenewWebhookClaim extends the lease; ErrWebhookClaimLost when lapsed.
 	RenewWebhookClaim(ctx context.Context, id, claim string, until time.Time) error
 	// WebhookEvents returns the webhook's oldest events, in order.
@@ -438,6 +443,20 @@ func (s *sqlStore) ClaimWebhook(ctx context.Context, now time.Time, lease time.D
 		return nil, false, err
 	}
 	return &WebhookClaim{Webhook: *w, Secret: secret, Claim: claim}, true, nil
+}
+
+func (s *sqlStore) WebhookDue(ctx context.Context, now time.Time) (_ bool, err error) {
+	defer derrors.Wrap(&err, "store.WebhookDue")
+	ms := now.UnixMilli()
+	// ClaimWebhook's inner SELECT, without its ORDER BY: any webhook due
+	// will do, and the outbox's partial index of pending events answers
+	// the EXISTS without a scan.
+	var due int
+	err = s.db.QueryRow(ctx, `SELECT CASE WHEN EXISTS (
+		SELECT 1 FROM webhooks w WHERE w.status = 'active' AND w.claimed_until <= ? AND w.next_attempt <= ?
+			AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.webhook_id = w.id AND o.delivered_at IS NULL)
+		) THEN 1 ELSE 0 END`, ms, ms).Scan(&due)
+	return due == 1, err
 }
 
 func (s *sqlStore) RenewWebhookClaim(ctx context.Context, id, claim string, until time.Time) (err error) {

@@ -258,21 +258,32 @@ func TestWebhookClaims(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Now()
+		// WebhookDue, a read, says whether the claim after it succeeds.
+		due := func(at time.Time, want bool) {
+			t.Helper()
+			if got, err := s.WebhookDue(ctx, at); err != nil || got != want {
+				t.Errorf("due at %v: %v %v, want %v", at.Sub(now), got, err, want)
+			}
+		}
+		due(now, false)
 		if _, ok, err := s.ClaimWebhook(ctx, now, time.Minute, "c0"); err != nil || ok {
 			t.Fatalf("claim without events: %v %v", ok, err)
 		}
 		if err := s.ApplyEVMBlocks(ctx, testEVMChain, makeEVMBlocks("claims", 4)); err != nil {
 			t.Fatal(err)
 		}
+		due(now, true)
 		c, ok, err := s.ClaimWebhook(ctx, now, time.Minute, "c1")
 		if err != nil || !ok || c.ID != "w" {
 			t.Fatalf("claim: %v %v %v", c, ok, err)
 		}
+		due(now, false)
 		if _, ok, err := s.ClaimWebhook(ctx, now, time.Minute, "c2"); err != nil || ok {
 			t.Fatalf("a second claim while leased: %v %v", ok, err)
 		}
 		// The lease lapsed: another holder claims it, the first's writes
 		// fail.
+		due(now.Add(2*time.Minute), true)
 		c3, ok, err := s.ClaimWebhook(ctx, now.Add(2*time.Minute), time.Minute, "c3")
 		if err != nil || !ok || c3.Claim != "c3" {
 			t.Fatalf("claim after the lease: %v %v", ok, err)
@@ -291,9 +302,11 @@ func TestWebhookClaims(t *testing.T) {
 		if err := s.FailWebhook(ctx, "w", "c3", 1, now.Add(time.Hour), ""); err != nil {
 			t.Fatal(err)
 		}
+		due(now.Add(time.Minute), false)
 		if _, ok, _ := s.ClaimWebhook(ctx, now.Add(time.Minute), time.Minute, "c4"); ok {
 			t.Error("claimed during its backoff")
 		}
+		due(now.Add(2*time.Hour), true)
 		c5, ok, err := s.ClaimWebhook(ctx, now.Add(2*time.Hour), time.Minute, "c5")
 		if err != nil || !ok || c5.Attempts != 1 {
 			t.Fatalf("claim after the backoff: %+v %v %v", c5, ok, err)
@@ -305,6 +318,7 @@ func TestWebhookClaims(t *testing.T) {
 		if err != nil || w.Status != WebhookInactive || w.StatusReason != "gave up" {
 			t.Errorf("after giving up: %+v %v", w, err)
 		}
+		due(now.Add(3*time.Hour), false)
 		if _, ok, _ := s.ClaimWebhook(ctx, now.Add(3*time.Hour), time.Minute, "c6"); ok {
 			t.Error("an inactive webhook was claimed")
 		}

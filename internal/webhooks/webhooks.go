@@ -43,6 +43,7 @@ import (
 // webhooks' delivery state.
 type Store interface {
 	ClaimWebhook(ctx context.Context, now time.Time, lease time.Duration, claim string) (*store.WebhookClaim, bool, error)
+	WebhookDue(ctx context.Context, now time.Time) (bool, error)
 	RenewWebhookClaim(ctx context.Context, id, claim string, until time.Time) error
 	WebhookEvents(ctx context.Context, id string, limit int) ([]store.WebhookEvent, error)
 	AckWebhookEvents(ctx context.Context, id, claim string, delivered []store.WebhookEvent) error
@@ -73,7 +74,8 @@ type Config struct {
 	BaseBackoff, MaxBackoff time.Duration
 	// Concurrency is how many webhooks are delivered to at once.
 	Concurrency int
-	// PollInterval is how often an idle worker looks for events.
+	// PollInterval is how often an idle worker looks for events (by a
+	// read; the claim's write runs only when one is due).
 	PollInterval time.Duration
 	// Lease is how long a claimed webhook is the worker's without a
 	// renewal: an instance that dies holding one delays its events by
@@ -126,6 +128,10 @@ type Worker struct {
 	queue  progress.Queues
 
 	delivered atomic.Int64
+	// idle counts the delivery loops waiting on wake, which the scout
+	// (Run) fills when the store has a webhook due.
+	idle atomic.Int32
+	wake chan struct{}
 }
 
 var (
@@ -161,7 +167,7 @@ func NewWorker(st Store, cfg Config, log *slog.Logger) *Worker {
 		// A webhook answers; it does not send the event elsewhere.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &Worker{st: st, cfg: cfg, log: log, client: client}
+	return &Worker{st: st, cfg: cfg, log: log, client: client, wake: make(chan struct{}, cfg.Concurrency)}
 }
 
 // Report adds the outbox's length, as last read (progress.Reporter).
@@ -175,6 +181,14 @@ func (w *Worker) Delivered() int64 { return w.delivered.Load() }
 func (w *Worker) lease() time.Duration { return w.cfg.Lease }
 
 // Run delivers until ctx ends.
+//
+// Idle delivery loops do not poll the store themselves: each would run
+// the claim, a write, every PollInterval (eight loops, 32 writes a
+// second with nothing to send). One scout asks the store, by a read,
+// whether a webhook is due, and wakes one idle loop when it is; a loop
+// that claims one wakes the next, so that a backlog over many webhooks
+// still fans out to every loop. The outbox stays the only record of
+// what is to be sent: a crash loses nothing.
 func (w *Worker) Run(ctx context.Context) error {
 	done := make(chan struct{})
 	for range w.cfg.Concurrency {
@@ -183,10 +197,14 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.loop(ctx)
 		}()
 	}
+	go func() {
+		defer func() { done <- struct{}{} }()
+		w.scout(ctx)
+	}()
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	var ticks int
-	for running := w.cfg.Concurrency; running > 0; {
+	for running := w.cfg.Concurrency + 1; running > 0; {
 		select {
 		case <-done:
 			running--
@@ -205,15 +223,61 @@ func (w *Worker) Run(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// loop claims and delivers until a claim finds nothing, then waits for
+// the scout (or a loop that claimed) to wake it.
 func (w *Worker) loop(ctx context.Context) {
 	for ctx.Err() == nil {
 		claimed, err := w.Once(ctx)
 		if err != nil && ctx.Err() == nil {
 			w.log.Warn("webhooks: delivering failed", "err", err)
 		}
-		if !claimed || err != nil {
-			sleep(ctx, w.cfg.PollInterval)
+		if claimed && err == nil {
+			continue
 		}
+		w.idle.Add(1)
+		select {
+		case <-ctx.Done():
+		case <-w.wake:
+		}
+		w.idle.Add(-1)
+	}
+}
+
+// scout wakes an idle loop every PollInterval while a webhook is due. It
+// reads nothing while every loop is busy: they claim again on their own.
+func (w *Worker) scout(ctx context.Context) {
+	tick := time.NewTicker(w.cfg.PollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if w.idle.Load() == 0 {
+			continue
+		}
+		due, err := w.st.WebhookDue(ctx, time.Now())
+		if err != nil {
+			if ctx.Err() == nil {
+				w.log.Warn("webhooks: looking for due events failed", "err", err)
+			}
+			continue
+		}
+		if due {
+			w.wakeOne()
+		}
+	}
+}
+
+// wakeOne wakes an idle loop, if any waits and none is being woken.
+func (w *Worker) wakeOne() {
+	if w.idle.Load() == 0 {
+		return
+	}
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -224,6 +288,9 @@ func (w *Worker) Once(ctx context.Context) (claimed bool, err error) {
 	if err != nil || !ok {
 		return false, err
 	}
+	// Another webhook may be due too: an idle loop looks while this one
+	// delivers.
+	w.wakeOne()
 	// The claim's writes outlive a stop: what was delivered is recorded.
 	wctx := context.WithoutCancel(ctx)
 	released := false
@@ -353,13 +420,4 @@ func newClaim() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

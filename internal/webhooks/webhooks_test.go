@@ -473,3 +473,33 @@ func TestPrivateURLRefused(t *testing.T) {
 		}
 	})
 }
+
+// claimCounter counts the claims, the store's writes of an idle worker.
+type claimCounter struct {
+	webhooks.Store
+	claims atomic.Int64
+}
+
+func (c *claimCounter) ClaimWebhook(ctx context.Context, now time.Time, lease time.Duration, claim string) (*store.WebhookClaim, bool, error) {
+	c.claims.Add(1)
+	return c.Store.ClaimWebhook(ctx, now, lease, claim)
+}
+
+// TestIdleWorkerDoesNotWrite: with nothing to deliver, a worker runs no
+// claim (an UPDATE) past its loops' first, however often it polls; once
+// events arrive, it delivers them within a few polls.
+func TestIdleWorkerDoesNotWrite(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		e, rcv, _ := setup(t, dsn, 3)
+		st := &claimCounter{Store: e.st}
+		cfg := fastConfig()
+		_, _ = start(t, st, cfg)
+		time.Sleep(60 * cfg.PollInterval)
+		if n := st.claims.Load(); n > int64(cfg.Concurrency) {
+			t.Errorf("%d claims in %d idle polls of %d loops", n, 60, cfg.Concurrency)
+		}
+		want := map[string][]string{}
+		traffic(t, e.st, 0, 5, 3, want)
+		waitDelivered(t, e.st, rcv, want)
+	})
+}
