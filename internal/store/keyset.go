@@ -37,6 +37,8 @@ type mergeScan struct {
 	armCols, armTypes []string
 	arms              [][]any
 	desc              bool
+	// fold, when set, reads each item whole in the scan's statement.
+	fold *mergeFold
 }
 
 // mergeKey is a position in the order.
@@ -51,6 +53,8 @@ type mergedRow struct {
 	mergeKey
 	extra int64
 	count int
+	// item is what fold read of it, nil without one.
+	item any
 }
 
 // before reports whether a comes before b in the scan's order.
@@ -82,62 +86,99 @@ func (m *mergeScan) run(ctx context.Context, db *database.DB, after *mergeKey, l
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		want := limit - len(out)
-		var (
-			rows    []mergedRow
-			horizon *mergeKey
-			chunks  int
-		)
-		per := db.MaxMergeArms()
-		for start := 0; start < len(m.arms); start += per {
-			arms := m.arms[start:min(len(m.arms), start+per)]
-			n := want + len(arms)
-			got, err := m.query(ctx, db, arms, cur, n)
-			if err != nil {
-				return nil, err
-			}
-			if len(got) == n {
-				last := got[n-1].mergeKey
-				if horizon == nil || m.before(last, *horizon) {
-					horizon = &last
-				}
-			}
-			rows = append(rows, got...)
-			chunks++
+		r, err := m.round(ctx, db, cur, out, limit, accept)
+		if err != nil {
+			return nil, err
 		}
-		if chunks > 1 {
-			slices.SortStableFunc(rows, func(a, b mergedRow) int {
-				switch {
-				case m.before(a.mergeKey, b.mergeKey):
-					return -1
-				case m.before(b.mergeKey, a.mergeKey):
-					return 1
-				}
-				return 0
-			})
-		}
-		for i := 0; i < len(rows) && len(out) < limit; {
-			g := rows[i]
-			j := i + 1
-			for j < len(rows) && rows[j].key == g.key && bytes.Equal(rows[j].id, g.id) {
-				j++
-			}
-			g.count = j - i
-			i = j
-			if horizon != nil && !m.before(g.mergeKey, *horizon) {
-				break // its copies may go on past a chunk's limit
-			}
-			k := g.mergeKey
-			cur = &k
-			if accept(g) {
-				out = append(out, g)
-			}
-		}
-		if horizon == nil {
+		out, cur = r.out, r.cur
+		if r.done {
 			break // every arm was read to its end
 		}
 	}
 	return out, nil
+}
+
+// roundResult is what one round of a scan found.
+type roundResult struct {
+	// out is the items accepted so far; cur the position after the last
+	// item the round read completely.
+	out []mergedRow
+	cur *mergeKey
+	// done is set when every arm was read to its end.
+	done bool
+	// statements is how many statements the round ran.
+	statements int
+}
+
+// round runs one round of run from cur, adding to out the items accept
+// takes, up to limit in all.
+func (m *mergeScan) round(ctx context.Context, db *database.DB, cur *mergeKey, out []mergedRow, limit int,
+	accept func(mergedRow) bool) (roundResult, error) {
+	want := limit - len(out)
+	var (
+		rows    []mergedRow
+		horizon *mergeKey
+		chunks  int
+	)
+	per := db.MaxMergeArms()
+	for start := 0; start < len(m.arms); start += per {
+		arms := m.arms[start:min(len(m.arms), start+per)]
+		n := want + len(arms)
+		got, err := m.query(ctx, db, arms, cur, n)
+		if err != nil {
+			return roundResult{}, err
+		}
+		if len(got) == n {
+			last := got[n-1].mergeKey
+			if horizon == nil || m.before(last, *horizon) {
+				horizon = &last
+			}
+		}
+		rows = append(rows, got...)
+		chunks++
+	}
+	if chunks > 1 {
+		slices.SortStableFunc(rows, func(a, b mergedRow) int {
+			switch {
+			case m.before(a.mergeKey, b.mergeKey):
+				return -1
+			case m.before(b.mergeKey, a.mergeKey):
+				return 1
+			}
+			return 0
+		})
+	}
+	for i := 0; i < len(rows) && len(out) < limit; {
+		g := rows[i]
+		j := i + 1
+		for j < len(rows) && rows[j].key == g.key && bytes.Equal(rows[j].id, g.id) {
+			j++
+		}
+		g.count = j - i
+		i = j
+		if horizon != nil && !m.before(g.mergeKey, *horizon) {
+			break // its copies may go on past a chunk's limit
+		}
+		k := g.mergeKey
+		cur = &k
+		if accept(g) {
+			out = append(out, g)
+		}
+	}
+	return roundResult{out: out, cur: cur, done: horizon == nil, statements: chunks}, nil
+}
+
+// mergeFold reads, in the statement of a scan, more of each item than its
+// position, saving a round trip per page: the scan's statement becomes the
+// subquery m (columns k, i, x and the carried ones) of wrap's statement,
+// which keeps the scan's order and adds no placeholder, and scan reads one
+// of its rows, setting the row's position, extra and item.
+type mergeFold struct {
+	// carry selects, from the scan's table, more columns for wrap to
+	// join on, each with an alias (", origin AS o").
+	carry string
+	wrap  func(merge string) string
+	scan  func(r *sql.Rows, row *mergedRow) error
 }
 
 // query runs one statement over arms: up to n rows after cur, in order,
@@ -155,9 +196,13 @@ func (m *mergeScan) query(ctx context.Context, db *database.DB, arms [][]any, cu
 		where = append(where, m.key+" "+cmp+"= ?", "("+m.key+" "+cmp+" ? OR "+m.id+" "+cmp+" ?)")
 		args = append(args, cur.key, cur.key, cur.id)
 	}
+	carry := ""
+	if m.fold != nil {
+		carry = m.fold.carry
+	}
 	q, qargs, err := db.MergeQuery(database.MergeSpec{
 		From:     m.table,
-		Select:   m.key + " AS k, " + m.id + " AS i, " + m.extra + " AS x",
+		Select:   m.key + " AS k, " + m.id + " AS i, " + m.extra + " AS x" + carry,
 		ArmCols:  m.armCols,
 		ArmTypes: m.armTypes,
 		Where:    strings.Join(where, " AND "),
@@ -167,10 +212,14 @@ func (m *mergeScan) query(ctx context.Context, db *database.DB, arms [][]any, cu
 	if err != nil {
 		return nil, err
 	}
+	scan := func(r *sql.Rows, row *mergedRow) error { return r.Scan(&row.key, &row.id, &row.extra) }
+	if m.fold != nil {
+		q, scan = m.fold.wrap(q), m.fold.scan
+	}
 	out := make([]mergedRow, 0, min(n, 1024))
 	err = db.RunPrepared(ctx, q, func(r *sql.Rows) error {
 		var row mergedRow
-		if err := r.Scan(&row.key, &row.id, &row.extra); err != nil {
+		if err := scan(r, &row); err != nil {
 			return err
 		}
 		out = append(out, row)

@@ -372,10 +372,28 @@ func balanceColumnParts(ctx context.Context, db *database.DB) ([]BackfillPart, e
 // listedSelect selects, from the table u of origin's UTXOs, the columns
 // scanListedUTXO reads.
 func listedSelect(origin internal.Chain) string {
+	return "SELECT " + strings.Join(listedExprs(origin, "u"), ", ") + " FROM " + utxoTables[origin].table + " u"
+}
+
+// listedExprs are the columns scanListedUTXO reads, from the row alias of
+// origin's UTXO table.
+func listedExprs(origin internal.Chain, alias string) []string {
 	t := utxoTables[origin]
-	return `SELECT u.id, u.tx_id, u.output_index, ` + t.kind + `, u.peer_chain_id, u.asset_id, u.amount, u.locktime,
-		u.threshold, ` + t.stakeable + `, u.bytes, u.created_tx_id, u.created_height, u.created_time, ` + t.staked + `,
-		u.consumed_tx_id, u.consumed_height, u.consumed_time FROM ` + t.table + ` u`
+	col := func(c string) string {
+		// The chains' columns that are constants (NULL, FALSE, a kind)
+		// are no column of the row.
+		if strings.Trim(c, "abcdefghijklmnopqrstuvwxyz_") != "" {
+			return c
+		}
+		return alias + "." + c
+	}
+	cols := []string{"id", "tx_id", "output_index", t.kind, "peer_chain_id", "asset_id", "amount", "locktime",
+		"threshold", t.stakeable, "bytes", "created_tx_id", "created_height", "created_time", t.staked,
+		"consumed_tx_id", "consumed_height", "consumed_time"}
+	for i, c := range cols {
+		cols[i] = col(c)
+	}
+	return cols
 }
 
 func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, limit int) (_ []*ListedUTXO, err error) {
@@ -391,6 +409,26 @@ func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, l
 	if err != nil {
 		return nil, err
 	}
+	// The usual page is one statement of the merged scan with each UTXO's
+	// row, owners and staking period folded in: one round trip, and one
+	// snapshot on either engine. A page that needs more (several rounds,
+	// when thresholds turn items away, or arms beyond one statement's)
+	// is read again below in a read transaction.
+	if len(scan.arms) <= s.db.MaxMergeArms() {
+		folded := *scan
+		folded.fold = q.fold(s.db.Dialect())
+		r, err := folded.round(ctx, s.db, from, nil, limit, q.accept())
+		if err != nil {
+			return nil, err
+		}
+		if r.statements == 1 && (r.done || len(r.out) == limit) {
+			out := make([]*ListedUTXO, len(r.out))
+			for i, row := range r.out {
+				out[i] = row.item.(*ListedUTXO)
+			}
+			return out, nil
+		}
+	}
 	var out []*ListedUTXO
 	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
 		keys, err := scan.run(ctx, tx, from, limit, q.accept())
@@ -401,6 +439,101 @@ func (s *sqlStore) ListUTXOs(ctx context.Context, q UTXOQuery, after *UTXOKey, l
 		return err
 	})
 	return out, err
+}
+
+// listOrigins are the chains whose UTXO tables a list's items come from.
+var listOrigins = []internal.Chain{internal.PChain, internal.XChain, internal.CChain}
+
+// fold reads each item of q's merged scan whole in the scan's statement,
+// as listedUTXOs does: its row from its origin's table (one lookup by id,
+// in the table the list row's origin names), its owners on q's list and,
+// for a P-chain stake output, its staker's staking period.
+//
+// The owners come as one value, their addresses concatenated, since
+// neither engine's driver here reads an array of BYTEA. PostgreSQL reads
+// each table by a LATERAL subquery, which OFFSET 0 keeps from being
+// flattened into a join it might hash over the whole table (as in
+// latestTxsQuery); SQLite's nested loop looks each row up by id anyway.
+func (q UTXOQuery) fold(d database.Dialect) *mergeFold {
+	dir := "ASC"
+	if q.Desc {
+		dir = "DESC"
+	}
+	var b strings.Builder
+	b.WriteString("SELECT m.k, m.i, m.x, m.o")
+	cols := len(listedExprs(internal.PChain, "u"))
+	exprs := make([][]string, len(listOrigins))
+	for j, o := range listOrigins {
+		exprs[j] = listedExprs(o, "o"+strings.ToLower(string(o)))
+	}
+	for c := 0; c < cols; c++ {
+		b.WriteString(", CASE m.o")
+		for j, o := range listOrigins {
+			fmt.Fprintf(&b, " WHEN '%s' THEN %s", o, exprs[j][c])
+		}
+		b.WriteString(" END")
+	}
+	for _, col := range []string{"start_time", "end_time"} {
+		b.WriteString(", CASE WHEN m.o = 'P' AND op.kind = '" + internal.PKindStake + "' THEN (SELECT s." + col +
+			" FROM p_stakers s WHERE s.tx_id = op.tx_id) END")
+	}
+	switch {
+	case q.NoOwners:
+		b.WriteString(", NULL")
+	case d == database.Postgres:
+		b.WriteString(", (SELECT string_agg(a.address, ''::bytea) FROM address_utxos a WHERE a.utxo_id = m.i AND a.chain = '" +
+			string(q.Chain) + "')")
+	default:
+		b.WriteString(", (SELECT group_concat(a.address, '') FROM address_utxos a WHERE a.utxo_id = m.i AND a.chain = '" +
+			string(q.Chain) + "')")
+	}
+	head := b.String()
+	b.Reset()
+	for _, o := range listOrigins {
+		alias, table := "o"+strings.ToLower(string(o)), utxoTables[o].table
+		if d == database.Postgres {
+			fmt.Fprintf(&b, " LEFT JOIN LATERAL (SELECT * FROM %s WHERE id = m.i AND m.o = '%s' OFFSET 0) %s ON TRUE", table, o, alias)
+		} else {
+			fmt.Fprintf(&b, " LEFT JOIN %s %s ON %s.id = m.i AND m.o = '%s'", table, alias, alias, o)
+		}
+	}
+	joins := b.String()
+	return &mergeFold{
+		carry: ", origin AS o",
+		wrap: func(merge string) string {
+			return head + " FROM (" + merge + ") m" + joins + " ORDER BY m.k " + dir + ", m.i " + dir
+		},
+		scan: func(r *sql.Rows, row *mergedRow) error {
+			var (
+				ls         listedScan
+				origin     string
+				start, end sql.NullInt64
+				owners     []byte
+			)
+			dest := append([]any{&row.key, &row.id, &row.extra, &origin}, ls.dest()...)
+			if err := r.Scan(append(dest, &start, &end, &owners)...); err != nil {
+				return err
+			}
+			if ls.id == nil {
+				return fmt.Errorf("listed UTXO %x (origin %q) is in no UTXO table", row.id, origin)
+			}
+			u, err := ls.utxo()
+			if err != nil {
+				return err
+			}
+			u.Origin = internal.Chain(origin)
+			u.StakeStart, u.StakeEnd = uint64(start.Int64), uint64(end.Int64)
+			if len(owners)%ids.ShortIDLen != 0 {
+				return fmt.Errorf("UTXO %s: owners of %d bytes", u.ID, len(owners))
+			}
+			for k := 0; k < len(owners); k += ids.ShortIDLen {
+				u.Owners = append(u.Owners, ids.ShortID(owners[k:k+ids.ShortIDLen]))
+			}
+			slices.SortFunc(u.Owners, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
+			row.item = u
+			return nil
+		},
+	}
 }
 
 // meetsThreshold accepts a UTXO that as many of the queried addresses own
@@ -612,39 +745,53 @@ func stakePeriods(ctx context.Context, tx *database.DB, us map[ids.ID]*ListedUTX
 }
 
 func scanListedUTXO(r *sql.Rows) (*ListedUTXO, error) {
-	var (
-		id, txID, peer, asset, created, consumed           []byte
-		oi, amount, locktime, threshold, height, createdAt int64
-		stakeable, consumedHeight, consumedTime            sql.NullInt64
-		u                                                  ListedUTXO
-	)
-	if err := r.Scan(&id, &txID, &oi, &u.Kind, &peer, &asset, &amount, &locktime, &threshold, &stakeable, &u.Bytes,
-		&created, &height, &createdAt, &u.Staked, &consumed, &consumedHeight, &consumedTime); err != nil {
+	var ls listedScan
+	if err := r.Scan(ls.dest()...); err != nil {
 		return nil, err
 	}
+	return ls.utxo()
+}
+
+// listedScan holds the columns of listedExprs as scanned.
+type listedScan struct {
+	id, txID, peer, asset, created, consumed           []byte
+	oi, amount, locktime, threshold, height, createdAt int64
+	stakeable, consumedHeight, consumedTime            sql.NullInt64
+	u                                                  ListedUTXO
+}
+
+// dest is the scan destinations of listedExprs' columns, in order.
+func (s *listedScan) dest() []any {
+	return []any{&s.id, &s.txID, &s.oi, &s.u.Kind, &s.peer, &s.asset, &s.amount, &s.locktime, &s.threshold, &s.stakeable,
+		&s.u.Bytes, &s.created, &s.height, &s.createdAt, &s.u.Staked, &s.consumed, &s.consumedHeight, &s.consumedTime}
+}
+
+// utxo is the UTXO scanned, but for its origin, staking period and owners.
+func (s *listedScan) utxo() (*ListedUTXO, error) {
+	u := s.u
 	var err error
 	for _, f := range []struct {
 		dst *ids.ID
 		src []byte
-	}{{&u.ID, id}, {&u.TxID, txID}, {&u.AssetID, asset}, {&u.CreatedTxID, created}} {
+	}{{&u.ID, s.id}, {&u.TxID, s.txID}, {&u.AssetID, s.asset}, {&u.CreatedTxID, s.created}} {
 		if *f.dst, err = ids.ToID(f.src); err != nil {
 			return nil, err
 		}
 	}
-	if peer != nil {
-		if u.PeerChain, err = ids.ToID(peer); err != nil {
+	if s.peer != nil {
+		if u.PeerChain, err = ids.ToID(s.peer); err != nil {
 			return nil, err
 		}
 	}
-	if consumed != nil {
-		if u.ConsumedTxID, err = ids.ToID(consumed); err != nil {
+	if s.consumed != nil {
+		if u.ConsumedTxID, err = ids.ToID(s.consumed); err != nil {
 			return nil, err
 		}
-		u.ConsumedHeight, u.ConsumedTime = uint64(consumedHeight.Int64), consumedTime.Int64
+		u.ConsumedHeight, u.ConsumedTime = uint64(s.consumedHeight.Int64), s.consumedTime.Int64
 	}
-	u.OutputIndex, u.Amount, u.Locktime, u.Threshold = uint32(oi), uint64(amount), uint64(locktime), uint32(threshold)
-	u.StakeableLocktime = uint64(stakeable.Int64)
-	u.CreatedHeight, u.CreatedTime = uint64(height), createdAt
+	u.OutputIndex, u.Amount, u.Locktime, u.Threshold = uint32(s.oi), uint64(s.amount), uint64(s.locktime), uint32(s.threshold)
+	u.StakeableLocktime = uint64(s.stakeable.Int64)
+	u.CreatedHeight, u.CreatedTime = uint64(s.height), s.createdAt
 	u.Bytes = nonNil(u.Bytes)
 	return &u, nil
 }

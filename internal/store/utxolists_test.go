@@ -541,3 +541,78 @@ func firstDiff[T comparable](a, b []T) int {
 	}
 	return min(len(a), len(b))
 }
+
+// TestUTXOListOwners lists UTXOs of one to five owners each, owner sets
+// that differ from one UTXO to the next, over several pages, by the rule
+// of thresholds (some pages read in more than one round, as a threshold
+// turns items away) and by AnyOwner's (one statement a page), and checks
+// that each UTXO comes with its own owners: a page that attached owners to
+// the wrong UTXO, or lost or repeated some, fails here. One address has
+// zero bytes, which a concatenation of addresses must keep.
+func TestUTXOListOwners(t *testing.T) {
+	addrs := []ids.ShortID{uAddrA, uAddrB, uAddrC, {0, 0, 0, 7}, {0xff, 0, 0xfe}}
+	const n = 40
+	owners := make([][]ids.ShortID, n)
+	var (
+		outs []*avax.TransferableOutput
+		ones int // UTXOs of threshold 1
+	)
+	for i := range n {
+		// addrs[0] and a subset of the others, by the bits of i.
+		set := []ids.ShortID{addrs[0]}
+		for j := 1; j < len(addrs); j++ {
+			if (i*7+3)>>(j-1)&1 == 1 {
+				set = append(set, addrs[j])
+			}
+		}
+		slices.SortFunc(set, func(a, b ids.ShortID) int { return bytes.Compare(a[:], b[:]) })
+		owners[i] = set
+		threshold := uint32(1)
+		if i%3 == 0 && len(set) > 1 {
+			threshold = 2
+		} else {
+			ones++
+		}
+		outs = append(outs, &avax.TransferableOutput{Asset: avax.Asset{ID: uAsset}, Out: &secp256k1fx.TransferOutput{
+			Amt: uint64(i + 1), OutputOwners: secp256k1fx.OutputOwners{Threshold: threshold, Addrs: set}}})
+	}
+	tx := uTx(t, &txs.BaseTx{BaseTx: avax.BaseTx{NetworkID: 12345, Outs: outs}})
+	blocks := pChain(t, 0, testID("owners"),
+		pSpec{typ: "BanffStandardBlock", time: time.Unix(1_700_000_000, 0)},
+		pSpec{typ: "BanffStandardBlock", time: time.Unix(1_700_000_001, 0), txs: []*txs.Tx{tx}})
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		mustApply(t, s, blocks)
+		for _, tc := range []struct {
+			name string
+			q    UTXOQuery
+			want int // items
+		}{
+			// addrs[0] alone meets the threshold of 1 only.
+			{"one address", UTXOQuery{Addresses: addrs[:1]}, ones},
+			{"one address, any owner", UTXOQuery{Addresses: addrs[:1], AnyOwner: true}, n},
+			{"all addresses", UTXOQuery{Addresses: addrs}, n},
+			{"all addresses by time", UTXOQuery{Addresses: addrs}, n},
+		} {
+			for _, size := range []int{1, 3, 7, 100} {
+				q := tc.q
+				q.Chain, q.ByAmount, q.Desc = internal.PChain, tc.name != "all addresses by time", size%2 == 1
+				got := listAll(t, s, q, size)
+				if len(got) != tc.want {
+					t.Errorf("%s, pages of %d: %d items, want %d", tc.name, size, len(got), tc.want)
+				}
+				seen := map[uint32]bool{}
+				for _, u := range got {
+					i := u.OutputIndex
+					if u.TxID != tx.ID() || int(i) >= n || seen[i] {
+						t.Fatalf("%s, pages of %d: unexpected or repeated UTXO %s:%d", tc.name, size, u.TxID, i)
+					}
+					seen[i] = true
+					if !slices.Equal(u.Owners, owners[i]) || u.Amount != uint64(i+1) {
+						t.Errorf("%s, pages of %d: UTXO %d (amount %d) owned by %v, want %v", tc.name, size, i, u.Amount, u.Owners, owners[i])
+					}
+				}
+			}
+		}
+	})
+}
