@@ -115,7 +115,8 @@ const (
 // imported, and, for the UTXOs they exported that another chain already
 // imported, the importing tx's row on that chain's list (the import's
 // own applier writes it when the export is indexed first). Idempotent.
-func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, txSel string, lo, hi int64) error {
+// has says which of the import and export parts the range can need.
+func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, txSel string, lo, hi int64, has atxParts) error {
 	s := atxChains[c]
 	// The range's txs are materialized once, and each part reads from
 	// them: T CROSS JOIN ... keeps that order on SQLite, whose planner
@@ -130,7 +131,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 		parts = append(parts, sel+s.utxos+" u CROSS JOIN "+s.addrs+" a WHERE u.consumed_tx_id = T.id AND "+s.spends+" AND a.utxo_id = u.id")
 	}
 	for _, from := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
-		if from != c {
+		if from != c && has.imports {
 			parts = append(parts, sel+s.imported+" i CROSS JOIN "+atxChains[from].addrs+" a WHERE i.consumed_tx_id = T.id AND a.utxo_id = i.id")
 		}
 	}
@@ -162,7 +163,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 	}
 	// The imports of what the range exported, on the importing chains.
 	for _, to := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
-		if to == c {
+		if to == c || !has.exports {
 			continue
 		}
 		q := with + "SELECT i.consumed_tx_id, i.consumed_height, i.consumed_idx, 'ImportTx', i.consumed_time, a.address " +
@@ -176,24 +177,66 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 	return err
 }
 
+// atxParts are the parts of deriveAddressTxs a range can need beyond its
+// own UTXOs: imports (the other chains' UTXOs its ImportTxs spend) and
+// exports (the importing txs of what it exported). Most batches have
+// neither, and each part is a join per other chain; the backfill and the
+// DAG writer, which hold no decoded effects, ask for all.
+type atxParts struct{ imports, exports bool }
+
+var allATXParts = atxParts{imports: true, exports: true}
+
+// add records what one tx's effects need; a tx whose effects are
+// unknown may need anything.
+func (h *atxParts) add(known bool, imported []internal.UTXOInput, produced []*internal.UTXOOutput) {
+	if !known {
+		*h = allATXParts
+		return
+	}
+	h.imports = h.imports || len(imported) > 0
+	for _, o := range produced {
+		h.exports = h.exports || o.Kind == exportedKind
+	}
+}
+
 func applyPAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	return deriveAddressTxs(ctx, tx, internal.PChain, pTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height))
+	var has atxParts
+	for _, b := range blocks {
+		for _, t := range b.Txs {
+			if u := t.UTXOs; u != nil {
+				has.add(true, u.Imported, u.Produced)
+			} else {
+				has.add(false, nil, nil)
+			}
+		}
+	}
+	return deriveAddressTxs(ctx, tx, internal.PChain, pTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), has)
 }
 
 func applyXAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	return deriveAddressTxs(ctx, tx, internal.XChain, xTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height))
+	var has atxParts
+	for _, b := range blocks {
+		for _, t := range b.Txs {
+			if u := t.UTXOs; u != nil {
+				has.add(true, u.Imported, u.Produced)
+			} else {
+				has.add(false, nil, nil)
+			}
+		}
+	}
+	return deriveAddressTxs(ctx, tx, internal.XChain, xTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), has)
 }
 
 // writeDAGAddressTxs writes the history rows of the DAG txs first..last,
 // after xDAGWriter stored them.
 func writeDAGAddressTxs(ctx context.Context, tx *database.DB, first, last uint64) error {
-	return deriveAddressTxs(ctx, tx, internal.XChain, xDAGRange, u64(first), u64(last))
+	return deriveAddressTxs(ctx, tx, internal.XChain, xDAGRange, u64(first), u64(last), allATXParts)
 }
 
 // applyCAddressTxs writes the rows of the batch's atomic txs: their
@@ -203,7 +246,7 @@ func applyCAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.C
 	if len(blocks) == 0 {
 		return nil
 	}
-	if err := deriveAddressTxs(ctx, tx, internal.CChain, cAtomRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height)); err != nil {
+	if err := deriveAddressTxs(ctx, tx, internal.CChain, cAtomRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), allATXParts); err != nil {
 		return err
 	}
 	var rows [][]any
@@ -243,7 +286,7 @@ func addressTxParts(ctx context.Context, db *database.DB) ([]BackfillPart, error
 	var parts []BackfillPart
 	for _, r := range ranges {
 		p, err := rangePart(ctx, db, r.name, r.bounds, nil, inclusive(func(ctx context.Context, tx *database.DB, lo, hi int64) error {
-			return deriveAddressTxs(ctx, tx, r.chain, r.sel, lo, hi)
+			return deriveAddressTxs(ctx, tx, r.chain, r.sel, lo, hi, allATXParts)
 		}))
 		if err != nil {
 			return nil, err

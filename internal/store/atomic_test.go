@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -53,6 +55,8 @@ type atomicScenario struct {
 	}
 	// pending is an export nobody imports.
 	pending ids.ID
+	// The imports whose exported UTXOs' owners appear nowhere else in them.
+	cFromP, cFromX, xFromC ids.ID
 }
 
 func newAtomicScenario(t testing.TB) *atomicScenario {
@@ -118,23 +122,35 @@ func newAtomicScenario(t testing.TB) *atomicScenario {
 	imp(utxoKey(cToPID, 0), pFromC.ID(), 3)
 	imp(utxoKey(cToXID, 0), xFromC.ID, 3)
 	sc.pending = utxoKey(xToC.ID, 1)
+	sc.cFromP, sc.cFromX, sc.xFromC = cFromPID, cFromXID, xFromC.ID
 	return sc
 }
 
-func (sc *atomicScenario) apply(t *testing.T, s Store, chain byte) {
+// apply applies one chain's blocks in one batch or, when oneByOne, in
+// batches of one block, so that a batch holds exports without imports or
+// the reverse.
+func (sc *atomicScenario) apply(t *testing.T, s Store, chain byte, oneByOne bool) {
 	t.Helper()
 	ctx := context.Background()
-	var err error
-	switch chain {
-	case 'P':
-		err = applyPBlocks(ctx, s, sc.p)
-	case 'X':
-		err = s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x))
-	case 'C':
-		err = s.ApplyCBlocks(ctx, sc.c)
+	n := map[byte]int{'P': len(sc.p), 'X': len(sc.x), 'C': len(sc.c)}[chain]
+	step := n
+	if oneByOne {
+		step = 1
 	}
-	if err != nil {
-		t.Fatal(err)
+	for lo := 0; lo < n; lo += step {
+		hi := lo + step
+		var err error
+		switch chain {
+		case 'P':
+			err = applyPBlocks(ctx, s, sc.p[lo:hi])
+		case 'X':
+			err = s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x[lo:hi]))
+		case 'C':
+			err = s.ApplyCBlocks(ctx, sc.c[lo:hi])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -144,18 +160,20 @@ func TestAtomicMovement(t *testing.T) {
 	sc := newAtomicScenario(t)
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		for _, order := range []string{"PXC", "PCX", "XPC", "XCP", "CPX", "CXP"} {
-			t.Run(order, func(t *testing.T) {
-				s := openStore(t, dbtestFresh(t, dsn))
-				for _, chain := range order {
-					sc.apply(t, s, byte(chain))
-				}
-				sc.check(t, s)
-				// Re-applying, in the order, changes nothing.
-				for _, chain := range order {
-					sc.apply(t, s, byte(chain))
-				}
-				sc.check(t, s)
-			})
+			for _, oneByOne := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/oneByOne=%v", order, oneByOne), func(t *testing.T) {
+					s := openStore(t, dbtestFresh(t, dsn))
+					for _, chain := range order {
+						sc.apply(t, s, byte(chain), oneByOne)
+					}
+					sc.check(t, s)
+					// Re-applying, in the order, changes nothing.
+					for _, chain := range order {
+						sc.apply(t, s, byte(chain), oneByOne)
+					}
+					sc.check(t, s)
+				})
+			}
 		}
 	})
 }
@@ -195,6 +213,26 @@ func (sc *atomicScenario) check(t *testing.T, s *sqlStore) {
 	}
 	if _, err := s.ExportedUTXO(ctx, ids.ID{7}); err == nil {
 		t.Error("ExportedUTXO of an unknown id succeeded")
+	}
+	// An import is in the history of the exported UTXO's owners on the
+	// importing chain, whichever chain was indexed first: these owners
+	// own nothing else the import touches.
+	for _, w := range []struct {
+		chain internal.Chain
+		owner ids.ShortID
+		tx    ids.ID
+	}{
+		{internal.CChain, uAddrB, sc.cFromP},
+		{internal.CChain, uAddrC, sc.cFromX},
+		{internal.XChain, uAddrC, sc.xFromC},
+	} {
+		txs, err := s.AddressTxs(ctx, AddressTxQuery{Chain: w.chain, Addresses: []ids.ShortID{w.owner}, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(txs, func(a *AddressTx) bool { return a.ID == w.tx }) {
+			t.Errorf("the %s-chain history of %s lacks import %s: %d txs", w.chain, w.owner, w.tx, len(txs))
+		}
 	}
 }
 

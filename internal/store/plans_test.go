@@ -88,7 +88,7 @@ func TestSQLitePlans(t *testing.T) {
 	trace(s)
 	sc := newAtomicScenario(t)
 	for _, c := range []byte{'P', 'X', 'C'} {
-		sc.apply(t, s, c)
+		sc.apply(t, s, c, false)
 	}
 	// A webhook, so that the EVM webhook applier matches the batch's
 	// addresses.

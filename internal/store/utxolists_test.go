@@ -117,7 +117,7 @@ func TestUTXOListsAtomic(t *testing.T) {
 			s := openStore(t, dbtestFresh(t, dsn))
 			storeNetwork(t, s)
 			for _, chain := range order {
-				sc.apply(t, s, byte(chain))
+				sc.apply(t, s, byte(chain), false)
 			}
 			for chain, byAddr := range want {
 				for addr, items := range byAddr {
