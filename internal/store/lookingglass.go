@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -385,7 +386,7 @@ func (s *sqlStore) NFTHoldersOver(ctx context.Context, q BalanceQuery) (_ []Addr
 	if q.Token == nil {
 		return nil, errors.New("an NFT contract is needed")
 	}
-	states := map[common.Address]*holderState{}
+	var states map[common.Address]*holderState
 	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
 		from, err := blockAt(ctx, tx, cid, q.From)
 		if err != nil {
@@ -395,68 +396,18 @@ func (s *sqlStore) NFTHoldersOver(ctx context.Context, q BalanceQuery) (_ []Addr
 		if err != nil || to < 0 {
 			return err
 		}
-		// The contract's transfers in block order: each holder's count of
-		// tokens (ERC-1155: of units), judged at each block's end.
-		var (
-			touched  []*holderState
-			curBlock int64 = -1
-		)
-		judge := func() {
-			for _, h := range touched {
-				if curBlock <= from {
-					h.start = new(big.Int).Set(h.last)
-					continue
-				}
-				if h.last.Cmp(q.Min) >= 0 {
-					h.any = true
-				} else {
-					h.all = false
-				}
-			}
-			touched = touched[:0]
+		// The spans express the counts that are not zero: a minimum of
+		// zero or less is met by every address the contract's transfers
+		// touched, which the replay alone knows.
+		ready, err := nftSpansReady(ctx, tx)
+		if err != nil {
+			return err
 		}
-		move := func(a common.Address, d *big.Int) {
-			if a == (common.Address{}) {
-				return
-			}
-			h := states[a]
-			if h == nil {
-				h = &holderState{addr: a, start: new(big.Int), last: new(big.Int), all: true}
-				states[a] = h
-			}
-			h.last = new(big.Int).Add(h.last, d)
-			touched = append(touched, h)
+		if ready && q.Min.Sign() > 0 {
+			states, err = nftSpanStates(ctx, tx, cid, q, min(from, to), to)
+		} else {
+			states, err = nftReplayStates(ctx, tx, cid, q, from, to)
 		}
-		one, minusOne := big.NewInt(1), big.NewInt(-1)
-		var (
-			block    int64
-			code     int
-			src, dst []byte
-			value    []byte
-		)
-		err = tx.RunQuery(ctx, `SELECT block_number, erc_type, from_address, to_address, value FROM evm_transfers
-			WHERE chain_id = ? AND token = ? AND block_number <= ? AND erc_type IN (721, 1155)
-			ORDER BY block_number, log_index, batch_index`, func(rows *sql.Rows) error {
-			if err := rows.Scan(&block, &code, &src, &dst, &value); err != nil {
-				return err
-			}
-			if block != curBlock {
-				judge()
-				curBlock = block
-			}
-			if len(states) > 4*q.Max {
-				return derrors.Invalid("the query's contract has more than %d holders over its history; narrow it", 4*q.Max)
-			}
-			plus, minus := one, minusOne
-			if code == 1155 {
-				plus = bigFrom(value)
-				minus = new(big.Int).Neg(plus)
-			}
-			move(common.BytesToAddress(src), minus)
-			move(common.BytesToAddress(dst), plus)
-			return nil
-		}, cid, q.Token[:], to)
-		judge()
 		return err
 	})
 	if err != nil {
@@ -474,6 +425,149 @@ func (s *sqlStore) NFTHoldersOver(ctx context.Context, q BalanceQuery) (_ []Addr
 		}
 	}
 	return out, nil
+}
+
+// nftSpanState is a holder's spans that overlap a range.
+type nftSpanState struct {
+	from, to []int64
+	amounts  [][]byte
+}
+
+// nftSpanStates follows each holder of contract q.Token over the blocks
+// [from, to] (from <= to) through its spans that overlap them (nft_spans),
+// as nftReplayStates does through the transfers, for a positive q.Min: a
+// holder's count is judged where a span opens within (from, to], and is
+// zero where one closes there with no span after it.
+func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQuery, from, to int64) (map[common.Address]*holderState, error) {
+	spans := map[common.Address]*nftSpanState{}
+	var (
+		holder, amount []byte
+		sFrom, sTo     int64
+	)
+	err := tx.RunQuery(ctx, `SELECT holder, from_block, to_block, amount FROM nft_spans
+		WHERE chain_id = ? AND address = ? AND to_block > ? AND from_block <= ?`, func(rows *sql.Rows) error {
+		if err := rows.Scan(&holder, &sFrom, &sTo, &amount); err != nil {
+			return err
+		}
+		a := common.BytesToAddress(holder)
+		sp := spans[a]
+		if sp == nil {
+			if len(spans) >= 4*q.Max {
+				return derrors.Invalid("the query's contract has more than %d holders over the range; narrow it", 4*q.Max)
+			}
+			sp = &nftSpanState{}
+			spans[a] = sp
+		}
+		sp.from, sp.to, sp.amounts = append(sp.from, sFrom), append(sp.to, sTo), append(sp.amounts, slices.Clone(amount))
+		return nil
+	}, cid, q.Token[:], from, to)
+	if err != nil {
+		return nil, err
+	}
+	states := make(map[common.Address]*holderState, len(spans))
+	var order []int
+	for a, sp := range spans {
+		h := &holderState{addr: a, start: new(big.Int), last: new(big.Int), all: true}
+		states[a] = h
+		// A holder's spans do not overlap: by from_block, each one that
+		// closes within the range is followed by the next, or by zero.
+		order = order[:0]
+		for i := range sp.from {
+			order = append(order, i)
+		}
+		if len(order) > 1 {
+			slices.SortFunc(order, func(i, j int) int { return cmp.Compare(sp.from[i], sp.from[j]) })
+		}
+		for n, i := range order {
+			amt := spanAmountFrom(sp.amounts[i])
+			if sp.from[i] <= from && from < sp.to[i] {
+				h.start = amt
+			}
+			if sp.from[i] <= to && to < sp.to[i] {
+				h.last = amt
+			}
+			if sp.from[i] > from {
+				if amt.Cmp(q.Min) >= 0 {
+					h.any = true
+				} else {
+					h.all = false
+				}
+			}
+			if sp.to[i] <= to && (n+1 == len(order) || sp.from[order[n+1]] != sp.to[i]) {
+				h.all = false // zero from sp.to[i], below the positive minimum
+			}
+		}
+	}
+	return states, nil
+}
+
+// nftReplayStates follows each holder of contract q.Token up to block to
+// through the contract's transfers in block order.
+func nftReplayStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQuery, from, to int64) (map[common.Address]*holderState, error) {
+	states := map[common.Address]*holderState{}
+	// The contract's transfers in block order: each holder's count of
+	// tokens (ERC-1155: of units), judged at each block's end.
+	var (
+		touched  []*holderState
+		curBlock int64 = -1
+	)
+	judge := func() {
+		for _, h := range touched {
+			if curBlock <= from {
+				h.start = new(big.Int).Set(h.last)
+				continue
+			}
+			if h.last.Cmp(q.Min) >= 0 {
+				h.any = true
+			} else {
+				h.all = false
+			}
+		}
+		touched = touched[:0]
+	}
+	move := func(a common.Address, d *big.Int) {
+		if a == (common.Address{}) {
+			return
+		}
+		h := states[a]
+		if h == nil {
+			h = &holderState{addr: a, start: new(big.Int), last: new(big.Int), all: true}
+			states[a] = h
+		}
+		h.last = new(big.Int).Add(h.last, d)
+		touched = append(touched, h)
+	}
+	one, minusOne := big.NewInt(1), big.NewInt(-1)
+	var (
+		block    int64
+		code     int
+		src, dst []byte
+		value    []byte
+	)
+	err := tx.RunQuery(ctx, `SELECT block_number, erc_type, from_address, to_address, value FROM evm_transfers
+		WHERE chain_id = ? AND token = ? AND block_number <= ? AND erc_type IN (721, 1155)
+		ORDER BY block_number, log_index, batch_index`, func(rows *sql.Rows) error {
+		if err := rows.Scan(&block, &code, &src, &dst, &value); err != nil {
+			return err
+		}
+		if block != curBlock {
+			judge()
+			curBlock = block
+		}
+		if len(states) > 4*q.Max {
+			return derrors.Invalid("the query's contract has more than %d holders over its history; narrow it", 4*q.Max)
+		}
+		plus, minus := one, minusOne
+		if code == 1155 {
+			plus = bigFrom(value)
+			minus = new(big.Int).Neg(plus)
+		}
+		move(common.BytesToAddress(src), minus)
+		move(common.BytesToAddress(dst), plus)
+		return nil
+	}, cid, q.Token[:], to)
+	judge()
+	return states, err
 }
 
 func (s *sqlStore) BridgedAmounts(ctx context.Context, chainID uint64, token common.Address, min *big.Int, max int) (_ []AddressAmount, err error) {
