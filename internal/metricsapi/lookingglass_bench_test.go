@@ -141,6 +141,11 @@ func BenchmarkLookingGlass(b *testing.B) {
 			if err := runBackfill(ctx, st, "evm_latest_balances"); err != nil {
 				b.Fatal(err)
 			}
+			// The NFT holding spans (nft_spans), likewise: as a store
+			// indexed before migration 0048 has them.
+			if err := runBackfill(ctx, st, "nft_spans"); err != nil {
+				b.Fatal(err)
+			}
 			// newMux is the API's handler, with an empty cache.
 			newMux := func() (*http.ServeMux, *API) {
 				a, err := New(Deps{Store: st, Network: testNetwork, TokenKey: make([]byte, 32),

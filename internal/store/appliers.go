@@ -75,6 +75,7 @@ var evmAppliers = []evmApplier{
 	applyEVMAddressTxs,
 	applyEVMContracts,
 	applyNFTs,
+	applyNFTSpans,
 	applyEVMBalances,
 	applyTeleporter,
 	applyICM,

@@ -29,7 +29,7 @@ import (
 // Backfills are the names, in the order they must run: the history's P
 // part reads p_staker_addresses.
 var Backfills = []string{"address_utxos", "address_utxo_balances", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "burned",
-	"l1_fee_history", "nft_holders", "utxo_page_keys", "evm_latest_balances"}
+	"l1_fee_history", "nft_holders", "utxo_page_keys", "evm_latest_balances", "nft_spans"}
 
 // BackfillKey is the settings key of the backfill name.
 func BackfillKey(name string) string { return backfillPrefix + name }
@@ -74,6 +74,7 @@ var backfillParts = map[string]func(ctx context.Context, db *database.DB) ([]Bac
 	"nft_holders":         nftHolderParts,
 	"utxo_page_keys":      utxoPageKeyParts,
 	"evm_latest_balances": latestBalanceParts,
+	"nft_spans":           nftSpanParts,
 }
 
 // BackfillStore is the store's side of the backfills: what is asked for,

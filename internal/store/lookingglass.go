@@ -385,8 +385,15 @@ func (s *sqlStore) NFTHoldersOver(ctx context.Context, q BalanceQuery) (_ []Addr
 	if q.Token == nil {
 		return nil, errors.New("an NFT contract is needed")
 	}
-	states := map[common.Address]*holderState{}
+	var out []AddressAmount
+	// emit takes the holders by address ascending.
+	emit := func(h *holderState) error {
+		var err error
+		out, err = collect(out, h, q)
+		return err
+	}
 	err = s.db.ReadTx(ctx, func(tx *database.DB) error {
+		out = nil
 		from, err := blockAt(ctx, tx, cid, q.From)
 		if err != nil {
 			return err
@@ -395,85 +402,217 @@ func (s *sqlStore) NFTHoldersOver(ctx context.Context, q BalanceQuery) (_ []Addr
 		if err != nil || to < 0 {
 			return err
 		}
-		// The contract's transfers in block order: each holder's count of
-		// tokens (ERC-1155: of units), judged at each block's end.
-		var (
-			touched  []*holderState
-			curBlock int64 = -1
-		)
-		judge := func() {
-			for _, h := range touched {
-				if curBlock <= from {
-					h.start = new(big.Int).Set(h.last)
-					continue
-				}
-				if h.last.Cmp(q.Min) >= 0 {
-					h.any = true
-				} else {
-					h.all = false
-				}
-			}
-			touched = touched[:0]
+		// The spans express the counts that are not zero: a minimum of
+		// zero or less is met by every address the contract's transfers
+		// touched, which the replay alone knows.
+		ready, err := nftSpansReady(ctx, tx)
+		if err != nil {
+			return err
 		}
-		move := func(a common.Address, d *big.Int) {
-			if a == (common.Address{}) {
-				return
-			}
-			h := states[a]
-			if h == nil {
-				h = &holderState{addr: a, start: new(big.Int), last: new(big.Int), all: true}
-				states[a] = h
-			}
-			h.last = new(big.Int).Add(h.last, d)
-			touched = append(touched, h)
+		if ready && q.Min.Sign() > 0 {
+			return nftSpanStates(ctx, tx, cid, q, min(from, to), to, emit)
 		}
-		one, minusOne := big.NewInt(1), big.NewInt(-1)
-		var (
-			block    int64
-			code     int
-			src, dst []byte
-			value    []byte
-		)
-		err = tx.RunQuery(ctx, `SELECT block_number, erc_type, from_address, to_address, value FROM evm_transfers
-			WHERE chain_id = ? AND token = ? AND block_number <= ? AND erc_type IN (721, 1155)
-			ORDER BY block_number, log_index, batch_index`, func(rows *sql.Rows) error {
-			if err := rows.Scan(&block, &code, &src, &dst, &value); err != nil {
-				return err
-			}
-			if block != curBlock {
-				judge()
-				curBlock = block
-			}
-			if len(states) > 4*q.Max {
-				return derrors.Invalid("the query's contract has more than %d holders over its history; narrow it", 4*q.Max)
-			}
-			plus, minus := one, minusOne
-			if code == 1155 {
-				plus = bigFrom(value)
-				minus = new(big.Int).Neg(plus)
-			}
-			move(common.BytesToAddress(src), minus)
-			move(common.BytesToAddress(dst), plus)
-			return nil
-		}, cid, q.Token[:], to)
-		judge()
-		return err
+		return nftReplayStates(ctx, tx, cid, q, from, to, emit)
 	})
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// spanState is a holder's state over a range as its spans tell it.
+type spanState struct {
+	holderState
+	// covered is how many blocks of the range the spans cover: all of
+	// them unless the count was zero at some block.
+	covered int64
+}
+
+// nftSpanStates follows each holder of contract q.Token over the blocks
+// [from, to] (from <= to) through its spans that overlap them (nft_spans),
+// as nftReplayStates does through the transfers, for a positive q.Min,
+// and passes them to emit by address. A count is judged where a span
+// opens within (from, to], the one at from being the start; a block no
+// span covers has a zero count, below the minimum. The open spans are
+// read by holder, in their key's order: only the closed ones (the
+// holders' changes since from, few for a recent range) are sorted here.
+func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQuery, from, to int64, emit func(*holderState) error) error {
+	judge := func(st *spanState, sFrom, sTo int64, amount []byte) {
+		amt := spanAmountFrom(amount)
+		if sFrom <= from {
+			st.start = amt
+		}
+		if sTo > to {
+			st.last = amt
+		}
+		if sFrom > from {
+			if amt.Cmp(q.Min) >= 0 {
+				st.any = true
+			} else {
+				st.all = false
+			}
+		}
+		st.covered += min(sTo, to+1) - max(sFrom, from)
+	}
+	zero := new(big.Int)
+	holders := 0
+	done := func(st *spanState) error {
+		if holders++; holders > 4*q.Max {
+			return derrors.Invalid("the query's contract has more than %d holders over the range; narrow it", 4*q.Max)
+		}
+		st.all = st.all && st.covered == to-from+1
+		if st.start == nil {
+			st.start = zero
+		}
+		if st.last == nil {
+			st.last = new(big.Int)
+		}
+		return emit(&st.holderState)
+	}
+	closed := map[common.Address]*spanState{}
+	var (
+		holder, amount []byte
+		sFrom, sTo     int64
+	)
+	err := tx.RunQuery(ctx, `SELECT holder, from_block, to_block, amount FROM nft_spans
+		WHERE chain_id = ? AND address = ? AND to_block > ? AND to_block < ? AND from_block <= ?`, func(rows *sql.Rows) error {
+		if err := rows.Scan(&holder, &sFrom, &sTo, &amount); err != nil {
+			return err
+		}
+		a := common.BytesToAddress(holder)
+		st := closed[a]
+		if st == nil {
+			if len(closed) >= 4*q.Max {
+				return derrors.Invalid("the query's contract has more than %d holders over the range; narrow it", 4*q.Max)
+			}
+			st = &spanState{holderState: holderState{addr: a, all: true}}
+			closed[a] = st
+		}
+		judge(st, sFrom, sTo, amount)
+		return nil
+	}, cid, q.Token[:], from, int64(openSpan), to)
+	if err != nil {
+		return err
+	}
+	rest := make([]common.Address, 0, len(closed))
+	for a := range closed {
+		rest = append(rest, a)
+	}
+	sortAddresses(rest)
+	var open spanState
+	err = tx.RunQuery(ctx, `SELECT holder, from_block, amount FROM nft_spans
+		WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder`, func(rows *sql.Rows) error {
+		if err := rows.Scan(&holder, &sFrom, &amount); err != nil {
+			return err
+		}
+		a := common.BytesToAddress(holder)
+		for len(rest) > 0 && bytes.Compare(rest[0][:], a[:]) < 0 {
+			if err := done(closed[rest[0]]); err != nil {
+				return err
+			}
+			rest = rest[1:]
+		}
+		st := &open
+		if len(rest) > 0 && rest[0] == a {
+			st, rest = closed[a], rest[1:]
+		} else {
+			open = spanState{holderState: holderState{addr: a, all: true}}
+		}
+		judge(st, sFrom, openSpan, amount)
+		return done(st)
+	}, cid, q.Token[:], int64(openSpan), to)
+	if err != nil {
+		return err
+	}
+	for _, a := range rest {
+		if err := done(closed[a]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nftReplayStates follows each holder of contract q.Token up to block to
+// through the contract's transfers in block order, and passes them to
+// emit by address.
+func nftReplayStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQuery, from, to int64, emit func(*holderState) error) error {
+	states := map[common.Address]*holderState{}
+	// The contract's transfers in block order: each holder's count of
+	// tokens (ERC-1155: of units), judged at each block's end.
+	var (
+		touched  []*holderState
+		curBlock int64 = -1
+	)
+	judge := func() {
+		for _, h := range touched {
+			if curBlock <= from {
+				h.start = new(big.Int).Set(h.last)
+				continue
+			}
+			if h.last.Cmp(q.Min) >= 0 {
+				h.any = true
+			} else {
+				h.all = false
+			}
+		}
+		touched = touched[:0]
+	}
+	move := func(a common.Address, d *big.Int) {
+		if a == (common.Address{}) {
+			return
+		}
+		h := states[a]
+		if h == nil {
+			h = &holderState{addr: a, start: new(big.Int), last: new(big.Int), all: true}
+			states[a] = h
+		}
+		h.last = new(big.Int).Add(h.last, d)
+		touched = append(touched, h)
+	}
+	one, minusOne := big.NewInt(1), big.NewInt(-1)
+	var (
+		block    int64
+		code     int
+		src, dst []byte
+		value    []byte
+	)
+	err := tx.RunQuery(ctx, `SELECT block_number, erc_type, from_address, to_address, value FROM evm_transfers
+		WHERE chain_id = ? AND token = ? AND block_number <= ? AND erc_type IN (721, 1155)
+		ORDER BY block_number, log_index, batch_index`, func(rows *sql.Rows) error {
+		if err := rows.Scan(&block, &code, &src, &dst, &value); err != nil {
+			return err
+		}
+		if block != curBlock {
+			judge()
+			curBlock = block
+		}
+		if len(states) > 4*q.Max {
+			return derrors.Invalid("the query's contract has more than %d holders over its history; narrow it", 4*q.Max)
+		}
+		plus, minus := one, minusOne
+		if code == 1155 {
+			plus = bigFrom(value)
+			minus = new(big.Int).Neg(plus)
+		}
+		move(common.BytesToAddress(src), minus)
+		move(common.BytesToAddress(dst), plus)
+		return nil
+	}, cid, q.Token[:], to)
+	if err != nil {
+		return err
+	}
+	judge()
 	addrs := make([]common.Address, 0, len(states))
 	for a := range states {
 		addrs = append(addrs, a)
 	}
 	sortAddresses(addrs)
-	var out []AddressAmount
 	for _, a := range addrs {
-		if out, err = collect(out, states[a], q); err != nil {
-			return nil, err
+		if err := emit(states[a]); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func (s *sqlStore) BridgedAmounts(ctx context.Context, chainID uint64, token common.Address, min *big.Int, max int) (_ []AddressAmount, err error) {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"math/big"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -227,6 +228,15 @@ func TestSQLitePlans(t *testing.T) {
 		}
 	}
 	setOnce(false)
+	// The Looking Glass's NFT holders over a range: the spans that
+	// overlap it (their backfill is done).
+	if _, err := s.NFTHoldersOver(ctx, BalanceQuery{ChainID: testEVMChain, Token: &nft721, From: 1_700_000_000, To: 1 << 40,
+		Min: big.NewInt(1), Mode: AnyTime, Max: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(order, func(q string) bool { return strings.Contains(q, "FROM nft_spans") && strings.Contains(q, "to_block >") }) {
+		t.Error("NFTHoldersOver read no spans")
+	}
 
 	// Staking txs, on a P-chain of their own.
 	s2 := openStore(t, dbtest.SQLite(t))
