@@ -179,6 +179,10 @@ func (e *evmFollower) follower() follower[*evm.Block] {
 			return ids.ID(h), err
 		},
 		apply: e.apply,
+		records: func(b *evm.Block) int {
+			return len(b.Txs) + len(b.Logs) + len(b.InternalTxs)
+		},
+		maxRecords: e.ix.opts.EVMBatchRecords,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -28,6 +29,11 @@ type follower[B any] struct {
 	storedID func(ctx context.Context, height uint64) (ids.ID, error)
 	// apply stores a batch with the chain's cursor.
 	apply func(ctx context.Context, blocks []B) error
+	// records, when set, counts a block's records: a batch also ends once
+	// it holds maxRecords of them, so that heavy blocks do not make a
+	// batch of BatchSize blocks too big to hold.
+	records    func(b B) int
+	maxRecords int
 }
 
 // idleError is a step's answer that there is nothing to do for a while
@@ -111,25 +117,25 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 		blocks []B
 		err    error
 	}
-	prefetch := func(from, to uint64) <-chan fetched {
+	prefetch := func(from uint64) <-chan fetched {
 		ch := make(chan fetched, 1)
 		go func() {
-			blocks, err := fetchRange(fctx, ix.opts.Fetchers, from, to, f.fetch)
+			to := min(tip, from+uint64(ix.opts.BatchSize)-1)
+			blocks, err := fetchRange(fctx, ix.opts.Fetchers, from, to, f.fetch, f.records, f.maxRecords)
 			ch <- fetched{blocks, err}
 		}()
 		return ch
 	}
-	batchEnd := func(from uint64) uint64 { return min(tip, from+uint64(ix.opts.BatchSize)-1) }
-	pending := prefetch(next, batchEnd(next))
+	pending := prefetch(next)
 	progressAt, progressFrom := time.Now(), next
 	for next <= tip {
-		end := batchEnd(next)
 		got := <-pending
 		if got.err != nil {
 			return false, got.err
 		}
+		end := next + uint64(len(got.blocks)) - 1
 		if end < tip {
-			pending = prefetch(end+1, batchEnd(end+1))
+			pending = prefetch(end + 1)
 		}
 		blocks := got.blocks
 		for i, b := range blocks {
@@ -156,18 +162,34 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 }
 
 // fetchRange fetches heights from..to (inclusive) with up to n requests in
-// flight, in order.
-func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(context.Context, uint64) (B, error)) ([]B, error) {
+// flight, in order. With records set it asks for no further height once
+// the blocks fetched hold maxRecords records, and returns the blocks of
+// the heights asked (from on, at least one).
+func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(context.Context, uint64) (B, error),
+	records func(B) int, maxRecords int) ([]B, error) {
 	out := make([]B, to-from+1)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(n)
-	for h := from; h <= to; h++ {
+	// A slot is taken before the count is read, so that the blocks in
+	// flight past the bound are at most n-1.
+	slots := make(chan struct{}, n)
+	var held atomic.Int64
+	asked := to - from + 1
+	for i := range asked {
+		slots <- struct{}{}
+		if records != nil && held.Load() >= int64(maxRecords) {
+			asked = i
+			break
+		}
 		g.Go(func() error {
-			b, err := fetch(gctx, h)
+			defer func() { <-slots }()
+			b, err := fetch(gctx, from+i)
 			if err != nil {
 				return err
 			}
-			out[h-from] = b
+			out[i] = b
+			if records != nil {
+				held.Add(int64(records(b)))
+			}
 			return nil
 		})
 	}
@@ -177,5 +199,5 @@ func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(c
 		}
 		return nil, err
 	}
-	return out, nil
+	return out[:asked], nil
 }

@@ -34,6 +34,11 @@ type Options struct {
 	BatchSize int
 	// Fetchers is how many blocks are fetched from the node at once.
 	Fetchers int
+	// EVMBatchRecords also ends an EVM chain's batch once its blocks hold
+	// this many txs, logs and internal txs (default 16,384): a batch of
+	// BatchSize heavy blocks would hold hundreds of MiB, twice over with
+	// the next one fetched while it is applied.
+	EVMBatchRecords int
 	// ProgressEvery is the interval of progress log lines while catching up.
 	ProgressEvery time.Duration
 	// EVMChains are the EVM chains followed besides the primary network's
@@ -67,6 +72,9 @@ func (o *Options) defaults() {
 	}
 	if o.Fetchers == 0 {
 		o.Fetchers = 8
+	}
+	if o.EVMBatchRecords == 0 {
+		o.EVMBatchRecords = 16_384
 	}
 	if o.ProgressEvery == 0 {
 		o.ProgressEvery = 5 * time.Second

@@ -1,16 +1,12 @@
 package ingest
 
 import (
-	"bufio"
 	"context"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,21 +36,34 @@ import (
 // resident set, but do not raise the garbage collector's target as a heap
 // of the same size would, which would let the follower's garbage grow
 // with them. The follower's own share is peak less baseline.
+//
+// AVAINDEX_BENCH_EVM_BATCH_RECORDS sets Options.EVMBatchRecords (a huge
+// one leaves batches bounded by blocks alone, as before it was), so that
+// one binary measures both; AVAINDEX_BENCH_HEAPPROFILE names a file for a
+// heap profile taken once caught up.
 func BenchmarkCatchUpMemoryEVM(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		b.Skip("needs /proc/self/status for the resident set")
+	}
+	batchRecords := 0 // the default
+	if v := os.Getenv("AVAINDEX_BENCH_EVM_BATCH_RECORDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("AVAINDEX_BENCH_EVM_BATCH_RECORDS=%q: want a positive integer", v)
+		}
+		batchRecords = n
 	}
 	const chainID = 43114
 	dbtest.Run(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
 		st := openLocalStore(b, dsn)
 		blocks := (b.N + benchTxsPerBlock - 1) / benchTxsPerBlock
-		chain := newFakeEVMChain(b, chainID, blocks)
+		chain := newFakeEVMChain(b, chainID, blocks, mmapAnon(b))
 		srv := httptest.NewServer(chain)
 		b.Cleanup(srv.Close)
 		c := internal.EVMChain{ChainID: chainID, RPCURL: srv.URL}
 		ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Options{EVMChains: []internal.EVMChain{c}})
+			Options{EVMChains: []internal.EVMChain{c}, EVMBatchRecords: batchRecords})
 		f := ix.newEVMFollower(c)
 
 		base, peakRSS := sampleRSS(b)
@@ -67,6 +76,9 @@ func BenchmarkCatchUpMemoryEVM(b *testing.B) {
 		}
 		b.StopTimer()
 		peak := peakRSS()
+		if path := os.Getenv("AVAINDEX_BENCH_HEAPPROFILE"); path != "" {
+			writeHeapProfile(b, path+"."+strings.ReplaceAll(b.Name(), "/", "_"))
+		}
 		if h, _, err := st.Cursor(ctx, store.EVMCursor(chainID)); err != nil || h != uint64(blocks) {
 			b.Fatalf("the EVM cursor is at %d (%v), want %d", h, err, blocks)
 		}
@@ -83,141 +95,28 @@ func BenchmarkCatchUpMemoryEVM(b *testing.B) {
 	})
 }
 
-// fakeEVMChain serves blocks 0 (a genesis without txs) to tip, each
-// block's answers (JSON) slices of one anonymous mapping.
-type fakeEVMChain struct {
-	chainID                  uint64
-	blocks, receipts, traces [][]byte
-	size                     int
-}
-
-func newFakeEVMChain(b *testing.B, chainID uint64, tip int) *fakeEVMChain {
-	_, block1, receipts1, traces1 := genEVMBlock(1, common.Hash{})
-	// Room for every block at twice the first one's size: pages never
-	// written are not resident.
-	room := (tip + 1) * 2 * (len(block1) + len(receipts1) + len(traces1))
-	mem, err := syscall.Mmap(-1, 0, room, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+// writeHeapProfile writes the heap's profile (allocations by the last
+// collection's live objects, and totals) to path.
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
 	if err != nil {
-		b.Fatalf("mapping %d bytes for the fake chain: %v", room, err)
+		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = syscall.Munmap(mem) })
-	c := &fakeEVMChain{chainID: chainID}
-	keep := func(p []byte) []byte {
-		if c.size+len(p) > len(mem) {
-			b.Fatalf("the fake chain outgrew its %d bytes", len(mem))
-		}
-		s := mem[c.size : c.size+len(p) : c.size+len(p)]
-		copy(s, p)
-		c.size += len(p)
-		return s
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatalf("writing the heap profile %s: %v", path, err)
 	}
-	parent, block, receipts, traces := genEVMBlockTxs(0, common.Hash{}, 0)
-	for n := 0; ; {
-		c.blocks = append(c.blocks, keep(block))
-		c.receipts = append(c.receipts, keep(receipts))
-		c.traces = append(c.traces, keep(traces))
-		if n++; n > tip {
-			break
-		}
-		parent, block, receipts, traces = genEVMBlock(n, parent)
-	}
-	return c
 }
 
-// The eth_call answers: the tokens are ERC-20 contracts named "Bench
-// Token" (BENCH, 18 decimals) that hold nothing; ERC-165 and any other
-// call revert.
-var (
-	fakeTokenName   = abiString("Bench Token")
-	fakeTokenSymbol = abiString("BENCH")
-	fakeWord18      = fmt.Sprintf(`"0x%064x"`, 18)
-	fakeWordZero    = fmt.Sprintf(`"0x%064x"`, 0)
-)
-
-func abiString(s string) string {
-	word := func(v int) string { return fmt.Sprintf("%064x", v) }
-	data := hex.EncodeToString([]byte(s))
-	data += strings.Repeat("0", (64-len(data)%64)%64)
-	return `"0x` + word(32) + word(len(s)) + data + `"`
-}
-
-func (c *fakeEVMChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var reqs []struct {
-		ID     int               `json:"id"`
-		Method string            `json:"method"`
-		Params []json.RawMessage `json:"params"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&reqs); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	height := func(params []json.RawMessage) (int, error) {
-		var s string
-		if len(params) == 0 || json.Unmarshal(params[0], &s) != nil {
-			return 0, fmt.Errorf("no block number in %s", params)
-		}
-		n, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 32)
-		if err != nil || int(n) >= len(c.blocks) {
-			return 0, fmt.Errorf("no block %q", s)
-		}
-		return int(n), nil
-	}
-	// The answers go straight out, not copied into one reply first: the
-	// fake's garbage would count as the follower's.
-	w.Header().Set("Content-Type", "application/json")
-	out := bufio.NewWriter(w)
-	defer out.Flush()
-	out.WriteByte('[')
-	for i, req := range reqs {
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,`, req.ID)
-		var result []byte
-		var err error
-		switch req.Method {
-		case "eth_chainId":
-			result = []byte(`"` + hexq(c.chainID) + `"`)
-		case "eth_blockNumber":
-			result = []byte(`"` + hexq(uint64(len(c.blocks)-1)) + `"`)
-		case "eth_getBlockByNumber", "eth_getBlockReceipts", "debug_traceBlockByNumber":
-			var n int
-			if n, err = height(req.Params); err == nil {
-				result = map[string][][]byte{"eth_getBlockByNumber": c.blocks, "eth_getBlockReceipts": c.receipts,
-					"debug_traceBlockByNumber": c.traces}[req.Method][n]
-			}
-		case "eth_getBalance":
-			result = []byte(`"0x0"`)
-		case "eth_call":
-			var call struct {
-				Data string `json:"data"`
-			}
-			if len(req.Params) > 0 {
-				_ = json.Unmarshal(req.Params[0], &call)
-			}
-			switch sel := strings.TrimPrefix(call.Data, "0x"); {
-			case strings.HasPrefix(sel, "06fdde03"): // name()
-				result = []byte(fakeTokenName)
-			case strings.HasPrefix(sel, "95d89b41"): // symbol()
-				result = []byte(fakeTokenSymbol)
-			case strings.HasPrefix(sel, "313ce567"): // decimals()
-				result = []byte(fakeWord18)
-			case strings.HasPrefix(sel, "18160ddd"), strings.HasPrefix(sel, "70a08231"): // totalSupply(), balanceOf(address)
-				result = []byte(fakeWordZero)
-			default:
-				err = fmt.Errorf("execution reverted")
-			}
-		default:
-			err = fmt.Errorf("the method %s does not exist/is not available", req.Method)
-		}
+// mmapAnon returns an allocator of anonymous mappings, unmapped when b
+// ends: memory outside the Go heap.
+func mmapAnon(b *testing.B) func(size int) []byte {
+	return func(size int) []byte {
+		mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 		if err != nil {
-			msg, _ := json.Marshal(err.Error())
-			fmt.Fprintf(out, `"error":{"code":-32000,"message":%s}}`, msg)
-			continue
+			b.Fatalf("mapping %d bytes for the fake chain: %v", size, err)
 		}
-		out.WriteString(`"result":`)
-		out.Write(result)
-		out.WriteByte('}')
+		b.Cleanup(func() { _ = syscall.Munmap(mem) })
+		return mem
 	}
-	out.WriteByte(']')
 }
