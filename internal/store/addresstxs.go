@@ -186,51 +186,37 @@ type atxParts struct{ imports, exports bool }
 
 var allATXParts = atxParts{imports: true, exports: true}
 
-// add records what one tx's effects need; a tx whose effects are
-// unknown may need anything.
-func (h *atxParts) add(known bool, imported []internal.UTXOInput, produced []*internal.UTXOOutput) {
-	if !known {
-		*h = allATXParts
-		return
+// partsOf returns the parts blocks need, from their txs' UTXO effects;
+// a tx whose effects are unknown may need anything.
+func partsOf[B interface{ UTXOBlock() internal.UTXOBlock }](blocks []B) atxParts {
+	var has atxParts
+	for _, b := range blocks {
+		ub := b.UTXOBlock()
+		if len(ub.Effects) < ub.Txs {
+			return allATXParts
+		}
+		for _, e := range ub.Effects {
+			has.imports = has.imports || len(e.Imported) > 0
+			for _, o := range e.Produced {
+				has.exports = has.exports || o.Kind == exportedKind
+			}
+		}
 	}
-	h.imports = h.imports || len(imported) > 0
-	for _, o := range produced {
-		h.exports = h.exports || o.Kind == exportedKind
-	}
+	return has
 }
 
 func applyPAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	var has atxParts
-	for _, b := range blocks {
-		for _, t := range b.Txs {
-			if u := t.UTXOs; u != nil {
-				has.add(true, u.Imported, u.Produced)
-			} else {
-				has.add(false, nil, nil)
-			}
-		}
-	}
-	return deriveAddressTxs(ctx, tx, internal.PChain, pTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), has)
+	return deriveAddressTxs(ctx, tx, internal.PChain, pTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), partsOf(blocks))
 }
 
 func applyXAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	var has atxParts
-	for _, b := range blocks {
-		for _, t := range b.Txs {
-			if u := t.UTXOs; u != nil {
-				has.add(true, u.Imported, u.Produced)
-			} else {
-				has.add(false, nil, nil)
-			}
-		}
-	}
-	return deriveAddressTxs(ctx, tx, internal.XChain, xTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), has)
+	return deriveAddressTxs(ctx, tx, internal.XChain, xTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), partsOf(blocks))
 }
 
 // writeDAGAddressTxs writes the history rows of the DAG txs first..last,

@@ -231,6 +231,55 @@ func inclusive(fill func(ctx context.Context, tx *database.DB, lo, hi int64) err
 	}
 }
 
+// chainIDs returns the chain ids query lists (one column).
+func chainIDs(ctx context.Context, db *database.DB, query string) ([]int64, error) {
+	var out []int64
+	err := db.RunQuery(ctx, query, func(rows *sql.Rows) error {
+		var c int64
+		if err := rows.Scan(&c); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the chains: %w", err)
+	}
+	return out, nil
+}
+
+// wholeBlocks is a chunk of a backfill that replays stored rows of blocks
+// [lo, hi) in chain order: read returns up to limit of them (0: all),
+// apply applies them. A block's rows are applied together: a full read
+// leaves its last block to the next chunk or, a block alone, reads all of
+// it. It returns the block it stopped before.
+func wholeBlocks[M any](lo, hi int64, perRead int, block func(M) int64,
+	read func(lo, hi int64, limit int) ([]M, error), apply func([]M) error) (int64, error) {
+	rows, err := read(lo, hi, perRead)
+	if err != nil {
+		return 0, err
+	}
+	next := hi // a short read holds every row before hi
+	if len(rows) == perRead {
+		next = block(rows[len(rows)-1])
+		i := len(rows)
+		for i > 0 && block(rows[i-1]) == next {
+			i--
+		}
+		if i > 0 {
+			rows = rows[:i]
+		} else if rows, err = read(next, next+1, 0); err != nil {
+			return 0, err
+		} else {
+			next++
+		}
+	}
+	if len(rows) == 0 {
+		return next, nil
+	}
+	return next, apply(rows)
+}
+
 // stepPart is a part of one position: fill, once.
 func stepPart(name string, fill func(ctx context.Context, tx *database.DB) error) BackfillPart {
 	return BackfillPart{Name: name, Lo: 0, Hi: 1, fill: func(ctx context.Context, tx *database.DB, _, _ int64) (int64, error) {

@@ -302,15 +302,7 @@ func applyEVMBurned(ctx context.Context, tx *database.DB, cid int64, blocks []*i
 // from its stored blocks' fees.
 func burnedParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
 	parts := []BackfillPart{stepPart("the rederives", askBurnedRederives)}
-	var chains []int64
-	err := db.RunQuery(ctx, "SELECT DISTINCT chain_id FROM evm_blocks ORDER BY chain_id", func(rows *sql.Rows) error {
-		var c int64
-		if err := rows.Scan(&c); err != nil {
-			return err
-		}
-		chains = append(chains, c)
-		return nil
-	})
+	chains, err := chainIDs(ctx, db, "SELECT DISTINCT chain_id FROM evm_blocks ORDER BY chain_id")
 	if err != nil {
 		return nil, err
 	}

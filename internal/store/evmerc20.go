@@ -391,15 +391,7 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 // chain at a time, in chain order: what applyERC20Balances would have
 // written.
 func erc20BalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
-	var chains []int64
-	err := db.RunQuery(ctx, "SELECT DISTINCT chain_id FROM evm_transfers WHERE erc_type = 20 ORDER BY chain_id", func(rows *sql.Rows) error {
-		var c int64
-		if err := rows.Scan(&c); err != nil {
-			return err
-		}
-		chains = append(chains, c)
-		return nil
-	})
+	chains, err := chainIDs(ctx, db, "SELECT DISTINCT chain_id FROM evm_transfers WHERE erc_type = 20 ORDER BY chain_id")
 	if err != nil {
 		return nil, err
 	}
@@ -422,37 +414,16 @@ func erc20BalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, er
 // from block lo on, before hi, at most one read's (whole blocks), and
 // returns the block it stopped before.
 func backfillERC20Balances(ctx context.Context, tx *database.DB, cid, lo, hi int64) (int64, error) {
-	const perRead = 10_000
-	moves, err := storedERC20Moves(ctx, tx, cid, lo, hi, perRead)
-	if err != nil {
-		return 0, err
-	}
-	if len(moves) == 0 {
-		return hi, nil
-	}
-	next := int64(moves[len(moves)-1].block) + 1
-	// A block's transfers are applied together: a full read leaves its
-	// last block to the next, or, a block alone, reads all of it.
-	if len(moves) == perRead {
-		next--
-		i := len(moves)
-		for i > 0 && int64(moves[i-1].block) == next {
-			i--
-		}
-		if i > 0 {
-			moves = moves[:i]
-		} else if moves, err = storedERC20Moves(ctx, tx, cid, next, next+1, 0); err != nil {
-			return 0, err
-		} else {
-			next++
-		}
-	} else {
-		next = hi // the read holds every transfer before hi
-	}
-	if err := applyERC20Moves(ctx, tx, cid, moves); err != nil {
-		return 0, fmt.Errorf("chain %d: %w", cid, err)
-	}
-	return next, nil
+	return wholeBlocks(lo, hi, 10_000, func(m erc20Move) int64 { return int64(m.block) },
+		func(lo, hi int64, limit int) ([]erc20Move, error) {
+			return storedERC20Moves(ctx, tx, cid, lo, hi, limit)
+		},
+		func(moves []erc20Move) error {
+			if err := applyERC20Moves(ctx, tx, cid, moves); err != nil {
+				return fmt.Errorf("chain %d: %w", cid, err)
+			}
+			return nil
+		})
 }
 
 // storedERC20Moves reads the stored ERC-20 transfers of blocks lo to hi

@@ -113,15 +113,7 @@ func latestBalancesReady(ctx context.Context, db *database.DB) (bool, error) {
 // addresses' first byte, 0 to 15, so that a chunk is a range of the
 // source's key (a sixteenth of the chain's addresses).
 func latestBalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
-	var cids []int64
-	err := db.RunQuery(ctx, "SELECT chain_id FROM evm_chains ORDER BY chain_id", func(rows *sql.Rows) error {
-		var c int64
-		if err := rows.Scan(&c); err != nil {
-			return err
-		}
-		cids = append(cids, c)
-		return nil
-	})
+	cids, err := chainIDs(ctx, db, "SELECT chain_id FROM evm_chains ORDER BY chain_id")
 	if err != nil {
 		return nil, err
 	}

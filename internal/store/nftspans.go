@@ -244,15 +244,7 @@ func nftSpanParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) 
 		_, err := tx.Exec(ctx, "DELETE FROM nft_spans")
 		return err
 	})}
-	var chains []int64
-	err := db.RunQuery(ctx, "SELECT chain_id FROM evm_chains ORDER BY chain_id", func(rows *sql.Rows) error {
-		var c int64
-		if err := rows.Scan(&c); err != nil {
-			return err
-		}
-		chains = append(chains, c)
-		return nil
-	})
+	chains, err := chainIDs(ctx, db, "SELECT chain_id FROM evm_chains ORDER BY chain_id")
 	if err != nil {
 		return nil, err
 	}
@@ -274,32 +266,14 @@ func nftSpanParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) 
 // block lo on, before hi, at most one read's (whole blocks), and returns
 // the block it stopped before.
 func backfillNFTSpans(ctx context.Context, tx *database.DB, cid, lo, hi int64) (int64, error) {
-	const perRead = 10_000
-	moves, err := storedNFTMoves(ctx, tx, cid, lo, hi, perRead)
-	if err != nil {
-		return 0, err
-	}
-	next := hi // a short read holds every transfer before hi
-	if len(moves) == perRead {
-		// A block's transfers are applied together: a full read leaves
-		// its last block to the next, or, a block alone, reads all of it.
-		next = moves[len(moves)-1].block
-		i := len(moves)
-		for i > 0 && moves[i-1].block == next {
-			i--
-		}
-		if i > 0 {
-			moves = moves[:i]
-		} else if moves, err = storedNFTMoves(ctx, tx, cid, next, next+1, 0); err != nil {
-			return 0, err
-		} else {
-			next++
-		}
-	}
-	if err := writeNFTSpans(ctx, tx, cid, moves); err != nil {
-		return 0, fmt.Errorf("chain %d: %w", cid, err)
-	}
-	return next, nil
+	return wholeBlocks(lo, hi, 10_000, func(m nftMove) int64 { return m.block },
+		func(lo, hi int64, limit int) ([]nftMove, error) { return storedNFTMoves(ctx, tx, cid, lo, hi, limit) },
+		func(moves []nftMove) error {
+			if err := writeNFTSpans(ctx, tx, cid, moves); err != nil {
+				return fmt.Errorf("chain %d: %w", cid, err)
+			}
+			return nil
+		})
 }
 
 // storedNFTMoves reads the stored NFT transfers of blocks [lo, hi) in
