@@ -569,7 +569,6 @@ func nftReplayStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQ
 		h.last = new(big.Int).Add(h.last, d)
 		touched = append(touched, h)
 	}
-	one, minusOne := big.NewInt(1), big.NewInt(-1)
 	var (
 		block    int64
 		code     int
@@ -589,13 +588,9 @@ func nftReplayStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQ
 		if len(states) > 4*q.Max {
 			return derrors.Invalid("the query's contract has more than %d holders over its history; narrow it", 4*q.Max)
 		}
-		plus, minus := one, minusOne
-		if code == 1155 {
-			plus = bigFrom(value)
-			minus = new(big.Int).Neg(plus)
-		}
-		move(common.BytesToAddress(src), minus)
-		move(common.BytesToAddress(dst), plus)
+		m := storedNFTMove(block, *q.Token, code, src, dst, value)
+		move(m.from, new(big.Int).Neg(m.amount))
+		move(m.to, m.amount)
 		return nil
 	}, cid, q.Token[:], to)
 	if err != nil {

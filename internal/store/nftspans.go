@@ -297,16 +297,21 @@ func storedNFTMoves(ctx context.Context, tx *database.DB, cid, lo, hi int64, lim
 		if err := rows.Scan(&block, &token, &code, &from, &to, &value); err != nil {
 			return err
 		}
-		m := nftMove{block: block, contract: common.BytesToAddress(token), from: common.BytesToAddress(from),
-			to: common.BytesToAddress(to), amount: oneToken}
-		if code == 1155 {
-			m.amount = bigFrom(value)
-		}
-		moves = append(moves, m)
+		moves = append(moves, storedNFTMove(block, common.BytesToAddress(token), code, from, to, value))
 		return nil
 	}, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the stored NFT transfers of chain %d: %w", cid, err)
 	}
 	return moves, nil
+}
+
+// storedNFTMove is the move of an evm_transfers row of erc_type code (721
+// or 1155) of contract: one token, or the row's value of units.
+func storedNFTMove(block int64, contract common.Address, code int, from, to, value []byte) nftMove {
+	m := nftMove{block: block, contract: contract, from: common.BytesToAddress(from), to: common.BytesToAddress(to), amount: oneToken}
+	if code == 1155 {
+		m.amount = bigFrom(value)
+	}
+	return m
 }
