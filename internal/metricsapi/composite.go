@@ -2,6 +2,7 @@ package metricsapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,8 +13,10 @@ import (
 	"math"
 	"math/big"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
@@ -448,13 +451,10 @@ func (a *API) compositeQuery(version string) func(w http.ResponseWriter, r *http
 // of their combination.
 func (a *API) runComposite(r *http.Request, c compositeRequest, scope string, offset int64) (CompositeQueryResponse, error) {
 	res := CompositeQueryResponse{SubQueryCounts: map[string]int64{}, Addresses: []string{}}
+	lists, errs := a.subQueryLists(r.Context(), c.queries)
 	var combined []common.Address
 	for i, s := range c.queries {
-		var (
-			list []store.AddressAmount
-			err  error
-		)
-		list, err = a.balanceList(r.Context(), s.q, s.nft)
+		list, err := lists[i], errs[i]
 		if err != nil {
 			if errors.Is(err, derrors.InvalidArgument) || errors.Is(err, derrors.NotFound) || errors.Is(err, derrors.Unavailable) {
 				msg, _ := derrors.ClientMessage(err)
@@ -495,6 +495,37 @@ func (a *API) runComposite(r *http.Request, c compositeRequest, scope string, of
 		}
 	}
 	return res, nil
+}
+
+// subQueryLists answers each of queries, at most GOMAXPROCS at a time: a
+// cold sub-query is a scan of its own (the NFT holders' spans, the
+// balances' index), and the answer waits for all of them.
+func (a *API) subQueryLists(ctx context.Context, queries []subQuery) ([][]store.AddressAmount, []error) {
+	lists, errs := make([][]store.AddressAmount, len(queries)), make([]error, len(queries))
+	if len(queries) == 1 {
+		lists[0], errs[0] = a.balanceList(ctx, queries[0].q, queries[0].nft)
+		return lists, errs
+	}
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, s := range queries {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() {
+				// The handler's recovery does not reach this goroutine:
+				// a panic here would end the process.
+				if p := recover(); p != nil {
+					errs[i] = fmt.Errorf("queries[%d]: panic: %v", i, p)
+				}
+				<-slots
+				wg.Done()
+			}()
+			lists[i], errs[i] = a.balanceList(ctx, s.q, s.nft)
+		}()
+	}
+	wg.Wait()
+	return lists, errs
 }
 
 // intersect returns the addresses of both sorted lists, sorted.

@@ -218,6 +218,10 @@ func TestCompositeQuery(t *testing.T) {
 				"params": map[string]any{"minBalance": "1", "evmChainId": "43114", "tokenType": "ERC20"}}}}, 400, "queries[0].params.contractAddress"},
 			{map[string]any{"operator": "AND", "queries": []any{map[string]any{"id": "l", "type": qLatest,
 				"params": map[string]any{"minBalance": "1", "evmChainId": "43114", "tokenType": "ERC20", "contractAddress": lgERC721.Hex()}}}}, 404, "queries[0]"},
+			// Sub-queries run at once: of two that fail, the first is named.
+			{map[string]any{"operator": "AND", "queries": []any{good, map[string]any{"id": "x1", "type": qLatest,
+				"params": map[string]any{"minBalance": "1", "evmChainId": "43114", "tokenType": "ERC20", "contractAddress": lgERC721.Hex()}},
+				map[string]any{"id": "x2", "type": qLatest, "params": map[string]any{"minBalance": "1", "evmChainId": "43114", "tokenType": "ERC20", "contractAddress": "0x000000000000000000000000000000000000dEaD"}}}}, 404, "queries[1] (id"},
 			{strings.Repeat(" ", maxCompositeBody+1), 400, "exceeds"},
 		} {
 			b, ok := c.body.(string)
