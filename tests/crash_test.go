@@ -236,7 +236,10 @@ func crashCampaign(t *testing.T, n *testnet.Network, dsn string, rng *mrand.Rand
 	// up with the node. Progress is the sum over the cursors of the share
 	// of each done, so that each follower's catch-up (the container
 	// mirrors', the P-, X- and C-chain's, the EVM chain's) gets its share
-	// of the kills however long its chain.
+	// of the kills however long its chain. A share stops at 1: the EVM
+	// sends below grow the C-chain past its final height while the
+	// campaign runs, and counted beyond it they would carry progress past
+	// the kill points while the EVM follower is still catching up.
 	tips := crashTips(t, ctx, n)
 	for !crashReached(t, ctx, ref, tips) {
 		if ctx.Err() != nil {
@@ -256,7 +259,7 @@ func crashCampaign(t *testing.T, n *testnet.Network, dsn string, rng *mrand.Rand
 		}
 		var sum float64
 		for _, k := range slices.Sorted(maps.Keys(cs)) {
-			sum += float64(cs[k]+1) / float64(final[k]+1)
+			sum += min(1, float64(cs[k]+1)/float64(final[k]+1))
 		}
 		return sum
 	}
@@ -322,7 +325,7 @@ func crashCampaign(t *testing.T, n *testnet.Network, dsn string, rng *mrand.Rand
 		proc.kill()
 		proc = nil
 		at := progress(st)
-		if !crashReached(t, ctx, st, tips) {
+		if at < total {
 			midway++
 		}
 		nft, outbox := crashCount(t, ctx, dsn, "nft_tokens WHERE pending = 1"), crashCount(t, ctx, dsn, "webhook_outbox WHERE delivered_at IS NULL")
@@ -331,7 +334,12 @@ func crashCampaign(t *testing.T, n *testnet.Network, dsn string, rng *mrand.Rand
 		}
 		t.Logf("kill %d at %.0f%% (batch %s): %s; nft pending %d, outbox %d", i+1, 100*at/total, batch, crashCursors(t, ctx, st), nft, outbox)
 	}
-	if midway < crashKills/2 {
+	// A catch-up is a few commits (a batch of 16 takes most of an EVM
+	// chain of 30 blocks), and a kill waits for one more commit than the
+	// one before, so how many kills land before its end depends on the
+	// batch sizes drawn (11 to 18 of 20 in the runs seen): half left too
+	// little margin. A quarter still puts kills into the catch-up.
+	if midway < crashKills/4 {
 		t.Errorf("only %d of %d kills landed during the catch-up", midway, crashKills)
 	}
 	campaign := time.Since(campaignBegin)
