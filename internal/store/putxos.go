@@ -44,13 +44,14 @@ type PUTXO struct {
 var (
 	pUTXOColumns = []string{"id", "tx_id", "output_index", "kind", "peer_chain_id", "asset_id", "amount",
 		"locktime", "threshold", "stakeable_locktime", "bytes", "created_tx_id", "created_height",
-		"created_idx", "created_time", "staked", "released_tx_id", "spendable_height"}
+		"created_idx", "created_time", "staked", "released_tx_id", "spendable_height",
+		"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
 	pUTXOTables = chainUTXOTables{utxos: "p_utxos", addresses: "p_utxo_addresses",
 		imported: "p_imported_utxos", columns: pUTXOColumns}
 )
 
 // chainUTXOTables name a chain's UTXO tables (P or X) and the UTXO table's
-// columns.
+// columns, consumedColumns last.
 type chainUTXOTables struct {
 	utxos, addresses, imported string
 	columns                    []string
@@ -63,13 +64,30 @@ type utxoRows struct {
 	utxoRows, addrRows [][]any
 	listed             listedOutputs
 	spends
+	// made locates the rows of each output produced in the batch but the
+	// exported ones, which no tx of the chain spends: one the batch also
+	// spends is inserted spent (writeRows).
+	made map[ids.ID]madeRows
 }
 
-// output adds the row of output p (row, in the chain's UTXO columns),
-// its owners with its page key (pageKey; nil when it is not in the UTXO
-// set) and its list rows, for a tx at time t.
+// madeRows locate an output's rows in utxoRows: its UTXO row, its owner
+// rows addrRows[addrs:addrs+len(owners)] and its list output.
+type madeRows struct {
+	row, addrs, listed int
+}
+
+// output adds the row of output p (row, in the chain's UTXO columns with
+// the consumed ones last, NULL), its owners with its page key (pageKey;
+// nil when it is not in the UTXO set) and its list rows, for a tx at time
+// t.
 func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []any, key []byte, t int64) {
 	id := p.ID()
+	if p.Kind != exportedKind {
+		if u.made == nil {
+			u.made = map[ids.ID]madeRows{}
+		}
+		u.made[id] = madeRows{row: len(u.utxoRows), addrs: len(u.addrRows), listed: len(u.listed.outs)}
+	}
 	u.utxoRows = append(u.utxoRows, row)
 	for _, a := range p.Owners.Addrs {
 		u.addrRows = append(u.addrRows, []any{a[:], id[:], keyOrNil(key)})
@@ -77,14 +95,62 @@ func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []an
 	u.listed.add(p, chain, t)
 }
 
+// spendMade writes into the UTXO rows of the outputs the batch produced
+// the spends of those it also spends (consumed_*), and returns their rows
+// with what the batch spends besides.
+func (u *utxoRows) spendMade() (made []madeRows, others []consumption) {
+	if len(u.made) == 0 {
+		return nil, u.consumed
+	}
+	for _, c := range u.consumed {
+		var left []ids.ID
+		for _, id := range c.ids {
+			m, ok := u.made[id]
+			if !ok {
+				left = append(left, id)
+				continue
+			}
+			delete(u.made, id) // a second spend goes the stored way
+			row := u.utxoRows[m.row]
+			copy(row[len(row)-len(consumedColumns):], []any{c.pos.txID[:], int64(c.pos.height), int64(c.pos.idx), c.pos.time})
+			made = append(made, m)
+		}
+		if len(left) > 0 {
+			others = append(others, consumption{pos: c.pos, ids: left})
+		}
+	}
+	return made, others
+}
+
 // ownerColumns are the columns of p_ and x_utxo_addresses.
 var ownerColumns = []string{"address", "utxo_id", "page_key"}
 
 // writeRows writes the UTXOs, owners, list rows and imports accumulated
 // into the chain's tables t. Rows already stored are skipped.
+//
+// An output the batch both produces and spends is written spent:
+// consumed_* set, no page key, its list rows spent, its owners in ctx's
+// spentOwners, and it leaves u.consumed, which markConsumed would
+// otherwise update just after. That holds only when every UTXO row is
+// new: a batch applied again over rows stored unspent by an earlier
+// batch that ended between an output and its spend would skip them, so
+// then every spend stays in u.consumed, updated as the others (the new
+// rows to the values they hold).
 func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTables) error {
-	if _, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, onConflictDoNothing); err != nil {
+	made, others := u.spendMade()
+	n, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, onConflictDoNothing)
+	if err != nil {
 		return err
+	}
+	if len(made) > 0 && n == int64(len(u.utxoRows)) {
+		for _, m := range made {
+			lo := &u.listed.outs[m.listed]
+			for i := range lo.o.Owners.Addrs {
+				u.addrRows[m.addrs+i][2] = nil
+			}
+			lo.spent = true
+		}
+		u.consumed = others
 	}
 	// A row already stored keeps its key: a re-applied batch must not put
 	// back in the set a UTXO a later batch spent.
@@ -94,7 +160,7 @@ func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTa
 	if err := u.listed.write(ctx, tx); err != nil {
 		return err
 	}
-	_, err := tx.BulkInsert(ctx, t.imported, importedUTXOColumns, u.importRows, onConflictDoNothing)
+	_, err = tx.BulkInsert(ctx, t.imported, importedUTXOColumns, u.importRows, onConflictDoNothing)
 	return err
 }
 
@@ -168,7 +234,7 @@ func (u *utxoBatch) produce(p *internal.UTXOOutput, pos position, staked bool, s
 	u.output(internal.PChain, p, []any{
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), stakeable, p.Bytes, pos.txID[:], int64(pos.height),
-		pos.idx, pos.time, staked, released, spend,
+		pos.idx, pos.time, staked, released, spend, nil, nil, nil, nil,
 	}, key, pos.time)
 }
 

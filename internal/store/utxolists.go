@@ -160,6 +160,8 @@ type listedOutput struct {
 	o      *internal.UTXOOutput
 	origin internal.Chain
 	time   int64
+	// spent: the batch spends it too (utxoRows.spendMade).
+	spent bool
 }
 
 // add lists o, created on origin at time t (unix seconds).
@@ -183,7 +185,9 @@ func listChains(ctx context.Context, tx *database.DB) (map[ids.ID]internal.Chain
 }
 
 // write inserts the list rows of the outputs: one per owner on the
-// origin's list and, for an exported output, on its destination's.
+// origin's list and, for an exported output, on its destination's. The
+// owners of those the batch spends go to ctx's spentOwners, as
+// markListedSpent's would.
 func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
 	if len(l.outs) == 0 {
 		return nil
@@ -192,6 +196,7 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
 	if err != nil {
 		return err
 	}
+	so := spentOwnersOf(ctx)
 	var rows [][]any
 	for _, lo := range l.outs {
 		o := lo.o
@@ -202,11 +207,18 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
 				lists = append(lists, dest)
 			}
 		}
+		spent := 0
+		if lo.spent {
+			spent = 1
+		}
 		for _, c := range lists {
 			for _, a := range o.Owners.Addrs {
 				rows = append(rows, []any{id[:], string(c), a[:], string(lo.origin), lo.time, amountKey(o.Amount),
-					o.AssetID[:], int64(o.Owners.Threshold), 0, listedKind(o.Kind, lo.origin), int64(o.Owners.Locktime),
+					o.AssetID[:], int64(o.Owners.Threshold), spent, listedKind(o.Kind, lo.origin), int64(o.Owners.Locktime),
 					int64(o.StakeableLocktime)})
+				if lo.spent && so != nil {
+					so.add(c, id, a[:])
+				}
 			}
 		}
 	}

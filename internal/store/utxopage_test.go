@@ -383,9 +383,9 @@ func fillPageRows(t *testing.T, s *sqlStore, n int) {
 	for i := range n {
 		id, txID := testID(fmt.Sprint("page utxo ", i)), testID(fmt.Sprint("page tx ", i))
 		pRows = append(pRows, []any{id[:], txID[:], int64(0), "regular", nil, uAsset[:], int64(1), int64(0), int64(1), nil,
-			[]byte{0}, txID[:], int64(i), 0, int64(0), false, nil, int64(i)})
+			[]byte{0}, txID[:], int64(i), 0, int64(0), false, nil, int64(i), nil, nil, nil, nil})
 		xRows = append(xRows, []any{id[:], txID[:], int64(0), "regular", nil, uAsset[:], int64(1), int64(0), int64(1),
-			[]byte{0}, txID[:], int64(i), 0, int64(0)})
+			[]byte{0}, txID[:], int64(i), 0, int64(0), nil, nil, nil, nil})
 		addr := uAddrA
 		if i%2 == 1 {
 			addr = ids.ShortID{1, byte(i), byte(i >> 8)}

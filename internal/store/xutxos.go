@@ -20,7 +20,8 @@ import (
 
 var xUTXOTables = chainUTXOTables{utxos: "x_utxos", addresses: "x_utxo_addresses",
 	imported: "x_imported_utxos", columns: []string{"id", "tx_id", "output_index", "kind", "peer_chain_id", "asset_id",
-		"amount", "locktime", "threshold", "bytes", "created_tx_id", "created_height", "created_idx", "created_time"}}
+		"amount", "locktime", "threshold", "bytes", "created_tx_id", "created_height", "created_idx", "created_time",
+		"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}}
 
 // xUTXOBatch accumulates the X-chain UTXO changes of a batch of blocks or
 // of DAG txs.
@@ -50,6 +51,7 @@ func (u *xUTXOBatch) produce(p *internal.UTXOOutput, pos position) {
 	u.output(internal.XChain, p, []any{
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), p.Bytes, pos.txID[:], int64(pos.height), pos.idx, pos.time,
+		nil, nil, nil, nil,
 	}, key, pos.time)
 }
 

@@ -84,9 +84,19 @@ func utxoKey(txID ids.ID, idx uint32) ids.ID {
 	return (&avax.UTXOID{TxID: txID, OutputIndex: idx}).InputID()
 }
 
-// TestXUTXOLife follows X-chain UTXOs from the local network's genesis
-// through a BaseTx and a CreateAssetTx, with re-application.
-func TestXUTXOLife(t *testing.T) {
+// xLife is a small X-chain from the local network's genesis: a BaseTx
+// spending a genesis UTXO, then a CreateAssetTx spending the BaseTx's
+// change.
+type xLife struct {
+	xChainID     ids.ID
+	gen          *internal.UTXOOutput
+	holder       ids.ShortID
+	base, create *xchain.Tx
+	blocks       []*xchain.Block
+}
+
+func newXLife(t testing.TB) *xLife {
+	t.Helper()
 	gb, avaxID, err := genesis.FromConfig(genesis.GetConfig(constants.LocalID))
 	if err != nil {
 		t.Fatal(err)
@@ -112,15 +122,29 @@ func TestXUTXOLife(t *testing.T) {
 			&secp256k1fx.MintOutput{OutputOwners: uOwners(holder)},
 		}}},
 	})
-	bs := xBlocks(t, "xl", g, nil, []*xchain.Tx{base}, []*xchain.Tx{create})
+	return &xLife{xChainID: xChain.ID(), gen: gen, holder: holder, base: base, create: create,
+		blocks: xBlocks(t, "xl", g, nil, []*xchain.Tx{base}, []*xchain.Tx{create})}
+}
 
+// putXNetwork records the local network with the X-chain id, as the
+// service does.
+func putXNetwork(t testing.TB, s *sqlStore, xChainID ids.ID) {
+	t.Helper()
+	nb, _ := json.Marshal(internal.Network{ID: constants.LocalID, XChainID: xChainID})
+	if err := s.PutSettingIfAbsent(context.Background(), NetworkSetting, nb); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestXUTXOLife follows X-chain UTXOs from the local network's genesis
+// through a BaseTx and a CreateAssetTx, with re-application.
+func TestXUTXOLife(t *testing.T) {
+	sc := newXLife(t)
+	gen, holder, base, create, bs := sc.gen, sc.holder, sc.base, sc.create, sc.blocks
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		nb, _ := json.Marshal(internal.Network{ID: constants.LocalID, XChainID: xChain.ID()})
-		if err := s.PutSettingIfAbsent(ctx, NetworkSetting, nb); err != nil {
-			t.Fatal(err)
-		}
+		putXNetwork(t, s, sc.xChainID)
 		for _, batch := range [][]*xchain.Block{bs[:2], bs[:2], bs[1:], bs} {
 			if err := s.ApplyXBlocks(ctx, xchain.BlocksData(batch)); err != nil {
 				t.Fatal(err)
