@@ -49,20 +49,26 @@ type decoder struct {
 	cfg *Config
 	b   *Block
 	bal balances
+	// slow reads the answers with encoding/json only (the tests compare).
+	slow bool
 }
 
 // Decode decodes one block. Its transfers are decoded from the logs of
 // possible transfers once the types of their contracts are known
 // (Classify); the contracts it deployed are described by the caller.
 func Decode(cfg *Config, in Input) (*Block, error) {
+	return decode(cfg, in, false)
+}
+
+func decode(cfg *Config, in Input, slow bool) (*Block, error) {
 	var rb *rpcBlock
-	if err := json.Unmarshal(in.Block, &rb); err != nil {
+	if err := unmarshalFast(in.Block, &rb, readBlock, slow); err != nil {
 		return nil, fmt.Errorf("decoding the block: %w", err)
 	}
 	if rb == nil {
 		return nil, fmt.Errorf("no block")
 	}
-	d := &decoder{cfg: cfg, b: &Block{}, bal: balances{}}
+	d := &decoder{cfg: cfg, b: &Block{}, bal: balances{}, slow: slow}
 	if err := d.header(rb); err != nil {
 		return nil, fmt.Errorf("block %s: %w", rb.Number, err)
 	}
@@ -131,7 +137,7 @@ func (d *decoder) decode(rb *rpcBlock, in Input) error {
 		return nil
 	}
 	var receipts []rpcReceipt
-	if err := json.Unmarshal(in.Receipts, &receipts); err != nil {
+	if err := unmarshalFast(in.Receipts, &receipts, readReceipts, d.slow); err != nil {
 		return fmt.Errorf("decoding the receipts: %w", err)
 	}
 	if len(receipts) != len(rb.Transactions) {
@@ -165,7 +171,7 @@ func (d *decoder) decode(rb *rpcBlock, in Input) error {
 
 	if in.Traces != nil {
 		var traces []rpcTrace
-		if err := json.Unmarshal(in.Traces, &traces); err != nil {
+		if err := unmarshalFast(in.Traces, &traces, readTraces, d.slow); err != nil {
 			return fmt.Errorf("decoding the traces: %w", err)
 		}
 		if len(traces) != len(b.Txs) {

@@ -1,7 +1,6 @@
 package evm
 
 import (
-	"encoding/hex"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -68,12 +67,14 @@ type rpcLog struct {
 // rpcTrace is one element of debug_traceBlockByNumber's answer with the
 // mux tracer running the call and prestate (diff mode) tracers.
 type rpcTrace struct {
-	TxHash string `json:"txHash"`
-	Result *struct {
-		Call     *callFrame    `json:"callTracer"`
-		Prestate *prestateDiff `json:"prestateTracer"`
-	} `json:"result"`
-	Error string `json:"error"`
+	TxHash string       `json:"txHash"`
+	Result *traceResult `json:"result"`
+	Error  string       `json:"error"`
+}
+
+type traceResult struct {
+	Call     *callFrame    `json:"callTracer"`
+	Prestate *prestateDiff `json:"prestateTracer"`
 }
 
 // callFrame is a call tracer frame.
@@ -190,7 +191,7 @@ func data(field, s string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: bad data %q", field, abbreviate(s))
 	}
 	b := make([]byte, len(d)/2)
-	if _, err := hex.Decode(b, []byte(d)); err != nil {
+	if !unhexTo(b, d) {
 		return nil, fmt.Errorf("%s: bad data %q", field, abbreviate(s))
 	}
 	return b, nil
@@ -202,7 +203,7 @@ func address(field, s string) (common.Address, error) {
 	if !ok || len(d) != 2*common.AddressLength {
 		return a, fmt.Errorf("%s: bad address %q", field, s)
 	}
-	if _, err := hex.Decode(a[:], []byte(d)); err != nil {
+	if !unhexTo(a[:], d) {
 		return a, fmt.Errorf("%s: bad address %q", field, s)
 	}
 	return a, nil
@@ -225,10 +226,43 @@ func hash(field, s string) (common.Hash, error) {
 	if !ok || len(d) != 2*common.HashLength {
 		return h, fmt.Errorf("%s: bad hash %q", field, s)
 	}
-	if _, err := hex.Decode(h[:], []byte(d)); err != nil {
+	if !unhexTo(h[:], d) {
 		return h, fmt.Errorf("%s: bad hash %q", field, s)
 	}
 	return h, nil
+}
+
+// unhex is each byte's value as a hex digit, -1 if it is none.
+var unhex = func() (t [256]int8) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = int8(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = int8(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			t[c] = int8(c - 'A' + 10)
+		default:
+			t[c] = -1
+		}
+	}
+	return t
+}()
+
+// unhexTo decodes the hex digits s, of twice dst's length, into dst, as
+// hex.Decode does but from a string, without copying it to bytes.
+func unhexTo(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	for i := range dst {
+		hi, lo := unhex[s[2*i]], unhex[s[2*i+1]]
+		if hi < 0 || lo < 0 {
+			return false
+		}
+		dst[i] = byte(hi)<<4 | byte(lo)
+	}
+	return true
 }
 
 func abbreviate(s string) string {

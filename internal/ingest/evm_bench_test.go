@@ -191,3 +191,30 @@ func BenchmarkIngestEVM(b *testing.B) {
 		b.ReportMetric(float64(logs)/secs, "logs/s")
 	})
 }
+
+// BenchmarkDecodeEVM measures evm.Decode alone, on one goroutine, on
+// BenchmarkIngestEVM's blocks: b.N blocks of benchTxsPerBlock txs, 64
+// distinct ones decoded in turn.
+func BenchmarkDecodeEVM(b *testing.B) {
+	type raw struct{ block, receipts, traces []byte }
+	blocks := make([]raw, 64)
+	parent := common.Hash{}
+	size := 0
+	for i := range blocks {
+		var r raw
+		parent, r.block, r.receipts, r.traces = genEVMBlock(i+1, parent)
+		blocks[i] = r
+		size += len(r.block) + len(r.receipts) + len(r.traces)
+	}
+	cfg := &evm.Config{IsCChain: false}
+	b.SetBytes(int64(size / len(blocks)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		r := blocks[i%len(blocks)]
+		if _, err := evm.Decode(cfg, evm.Input{Block: r.block, Receipts: r.receipts, Traces: r.traces}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*benchTxsPerBlock)/b.Elapsed().Seconds(), "txs/s")
+}
