@@ -109,6 +109,24 @@ func genEVMBlockTxs(n int, parent common.Hash, txCount int) (hash common.Hash, b
 	return hash, block, []byte("[" + strings.Join(rcs, ",") + "]"), []byte("[" + strings.Join(trs, ",") + "]")
 }
 
+// rawEVMBlock is a block's three answers, as the node sends them.
+type rawEVMBlock struct{ block, receipts, traces []byte }
+
+// genEVMBlocks generates n chained blocks (genEVMBlock) and their size in
+// bytes.
+func genEVMBlocks(n int) ([]rawEVMBlock, int) {
+	blocks := make([]rawEVMBlock, n)
+	parent := common.Hash{}
+	size := 0
+	for i := range blocks {
+		var r rawEVMBlock
+		parent, r.block, r.receipts, r.traces = genEVMBlock(i+1, parent)
+		blocks[i] = r
+		size += len(r.block) + len(r.receipts) + len(r.traces)
+	}
+	return blocks, size
+}
+
 // BenchmarkIngestEVM measures what the EVM follower does with blocks once
 // fetched: decode the block, receipts and traces (in parallel, as the
 // follower's fetchers do, and the next batch while one is applied),
@@ -119,16 +137,7 @@ func BenchmarkIngestEVM(b *testing.B) {
 	dbtest.Run(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
 		const batch = 64
-		type raw struct{ block, receipts, traces []byte }
-		blocks := make([]raw, b.N)
-		parent := common.Hash{}
-		size := 0
-		for i := range blocks {
-			var r raw
-			parent, r.block, r.receipts, r.traces = genEVMBlock(i+1, parent)
-			blocks[i] = r
-			size += len(r.block) + len(r.receipts) + len(r.traces)
-		}
+		blocks, size := genEVMBlocks(b.N)
 		st := openLocalStore(b, dsn)
 		types := map[common.Address]internal.ERCType{}
 		for i := range benchTokens {
@@ -196,16 +205,7 @@ func BenchmarkIngestEVM(b *testing.B) {
 // BenchmarkIngestEVM's blocks: b.N blocks of benchTxsPerBlock txs, 64
 // distinct ones decoded in turn.
 func BenchmarkDecodeEVM(b *testing.B) {
-	type raw struct{ block, receipts, traces []byte }
-	blocks := make([]raw, 64)
-	parent := common.Hash{}
-	size := 0
-	for i := range blocks {
-		var r raw
-		parent, r.block, r.receipts, r.traces = genEVMBlock(i+1, parent)
-		blocks[i] = r
-		size += len(r.block) + len(r.receipts) + len(r.traces)
-	}
+	blocks, size := genEVMBlocks(64)
 	cfg := &evm.Config{IsCChain: false}
 	b.SetBytes(int64(size / len(blocks)))
 	b.ReportAllocs()

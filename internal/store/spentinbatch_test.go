@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"reflect"
 	"slices"
@@ -17,43 +16,13 @@ import (
 	"github.com/avaindex/avaindex/internal/xchain"
 )
 
-// dumpTables renders every row of tables, every column, in primary key
-// order, for comparisons between stores of one backend.
+// dumpTables renders every row of tables, every column (dumpRows), for
+// comparisons between stores of one backend.
 func dumpTables(t *testing.T, s *sqlStore, tables ...string) string {
 	t.Helper()
-	order := map[string]string{
-		"p_utxos": "id", "x_utxos": "id",
-		"p_utxo_addresses": "address, utxo_id", "x_utxo_addresses": "address, utxo_id",
-		"address_utxos": "utxo_id, chain, address",
-	}
 	var b strings.Builder
 	for _, table := range tables {
-		fmt.Fprintf(&b, "%s:\n", table)
-		err := s.db.RunQuery(context.Background(), "SELECT * FROM "+table+" ORDER BY "+order[table], func(r *sql.Rows) error {
-			cols, err := r.Columns()
-			if err != nil {
-				return err
-			}
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := r.Scan(ptrs...); err != nil {
-				return err
-			}
-			for i, v := range vals {
-				if bs, ok := v.([]byte); ok {
-					v = fmt.Sprintf("%x", bs)
-				}
-				fmt.Fprintf(&b, " %s=%v", cols[i], v)
-			}
-			b.WriteString("\n")
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		fmt.Fprintf(&b, "%s:\n%s\n", table, dumpRows(t, s, table))
 	}
 	return b.String()
 }
