@@ -271,7 +271,14 @@ func crashCampaign(t *testing.T, n *testnet.Network, dsn string, rng *mrand.Rand
 	batches := []string{"1", "2", "3", "4", "6", "8", "16"}
 	var restarts time.Duration
 	start := func() (*child, string) {
-		b := batches[rng.IntN(len(batches))]
+		// During the catch-up at most 8: a chain of 20 blocks is then at
+		// least 3 commits, and each kill there needs one (a batch of 16
+		// once left 7 of 20 kills in the catch-up).
+		n := len(batches)
+		if progress(st) < total {
+			n--
+		}
+		b := batches[rng.IntN(n)]
 		began := time.Now()
 		c := childService(t, proxyURL, dsn, append(slices.Clone(flags), "--ingest-batch-size", b)...)
 		restarts += time.Since(began)
