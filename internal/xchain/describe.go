@@ -229,10 +229,14 @@ func DescribeUTXO(b []byte) (*utxo.Info, error) {
 	return utxo.Describe(u), nil
 }
 
-// genesisAssets caches the genesis assets of X-chains by chain id.
+// genesisAssets caches the genesis assets of X-chains by chain id, and
+// which network geneses were read (by hash; builtin: avalanchego's), so
+// that an X-chain no genesis creates costs no parse the next time.
 var genesisAssets struct {
 	mu      sync.Mutex
 	byChain map[ids.ID]map[ids.ID]*Asset
+	read    map[ids.ID]bool
+	builtin bool
 }
 
 // GenesisAssets returns the assets the genesis of the X-chain xChainID
@@ -246,28 +250,35 @@ func GenesisAssets(xChainID ids.ID, networkGeneses ...[]byte) (_ map[ids.ID]*Ass
 	if m, ok := c.byChain[xChainID]; ok {
 		return m, true, nil
 	}
-	sources := byHash(networkGeneses)
-	for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
-		gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
-		if err != nil {
-			return nil, false, fmt.Errorf("building the genesis of network %d: %w", id, err)
-		}
-		sources[hashing.ComputeHash256Array(gb)] = gb
+	if c.byChain == nil {
+		c.byChain, c.read = map[ids.ID]map[ids.ID]*Asset{}, map[ids.ID]bool{}
 	}
-	for _, b := range sources {
+	sources := byHash(networkGeneses)
+	if !c.builtin {
+		for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
+			gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
+			if err != nil {
+				return nil, false, fmt.Errorf("building the genesis of network %d: %w", id, err)
+			}
+			sources[hashing.ComputeHash256Array(gb)] = gb
+		}
+	}
+	for h, b := range sources {
+		if c.read[h] {
+			continue
+		}
 		chainID, assets, err := assetsOfGenesis(b)
 		if err != nil {
 			return nil, false, err
 		}
-		if chainID == xChainID {
-			if c.byChain == nil {
-				c.byChain = map[ids.ID]map[ids.ID]*Asset{}
-			}
-			c.byChain[xChainID] = assets
-			return assets, true, nil
+		if chainID != ids.Empty {
+			c.byChain[chainID] = assets
 		}
+		c.read[h] = true
 	}
-	return nil, false, nil
+	c.builtin = true
+	m, ok := c.byChain[xChainID]
+	return m, ok, nil
 }
 
 // assetsOfGenesis returns the id of the AVM chain a network genesis

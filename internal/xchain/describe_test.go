@@ -91,4 +91,26 @@ func TestGenesisAssets(t *testing.T) {
 	if _, ok, err := GenesisAssets(ids.ID{'n', 'o'}); ok || err != nil {
 		t.Errorf("unknown X-chain: %t, %v", ok, err)
 	}
+
+	// A custom network's X-chain: missed without its genesis (the miss is
+	// remembered, not the answer), found with it.
+	cfg := *genesis.GetConfig(constants.LocalID)
+	cfg.NetworkID = 54322
+	cgb, customAVAX, err := genesis.FromConfig(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cx, err := genesis.VMGenesis(cgb, constants.AVMID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, ok, err := GenesisAssets(cx.ID()); ok || err != nil {
+			t.Fatalf("custom X-chain without its genesis: %t, %v", ok, err)
+		}
+	}
+	assets, ok, err = GenesisAssets(cx.ID(), cgb)
+	if err != nil || !ok || assets[customAVAX] == nil || assets[customAVAX].Symbol != "AVAX" {
+		t.Fatalf("custom X-chain with its genesis: %v, %t, %v", assets, ok, err)
+	}
 }
