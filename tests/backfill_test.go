@@ -42,7 +42,7 @@ func (s *stoppingStore) FillBackfill(ctx context.Context, b store.Backfill, p st
 func TestBackfillsResume(t *testing.T) {
 	n, _ := issuedNetwork(t)
 	backfilled := []string{"address_utxos", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens",
-		"nft_holders", "nft_holder_totals", "nft_spans"}
+		"nft_holders", "nft_holder_totals", "nft_spans", "address_balances"}
 	tables := append([]string(nil), derivedTables...)
 	for _, table := range backfilled {
 		if !slices.Contains(tables, table) {

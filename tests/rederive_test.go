@@ -42,7 +42,7 @@ var derivedTables = []string{
 	"p_historical_rewards", "p_historical_reward_owners", "p_reward_utxos", "p_supply",
 	"x_utxos", "x_utxo_addresses", "x_imported_utxos", "x_dag_txs", "x_early_spends",
 	"c_atomic_txs", "c_atomic_utxos", "c_atomic_utxo_addresses", "c_imported_utxos",
-	"address_utxos", "address_txs", "metric_chains", "metric_rollups", "metric_addresses",
+	"address_utxos", "address_balances", "address_txs", "metric_chains", "metric_rollups", "metric_addresses",
 	"evm_blocks", "evm_txs", "evm_logs", "evm_internal_txs", "evm_transfers", "evm_address_transfers",
 	"evm_contracts", "evm_deployments", "evm_balances", "evm_teleporter_messages", "burned",
 }

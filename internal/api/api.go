@@ -68,6 +68,7 @@ type DataSource interface {
 	// UTXO lists and historical rewards (utxos.go, rewards.go).
 	ListUTXOs(ctx context.Context, q store.UTXOQuery, after *store.UTXOKey, limit int) ([]*store.ListedUTXO, error)
 	EachUTXO(ctx context.Context, q store.UTXOQuery, f func(*store.ListedUTXO) error) error
+	SumUTXOs(ctx context.Context, q store.UTXOQuery, f func(store.UTXOSum) error) error
 	HistoricalRewards(ctx context.Context, q store.RewardQuery, after *store.RewardKey, limit int) ([]*store.HistoricalReward, error)
 	// The rewards' types, for the reward UTXOs a tx emits (txrender.go).
 	RewardTypes(ctx context.Context, utxoIDs []ids.ID) (map[ids.ID]string, error)

@@ -49,14 +49,15 @@ type balanceSum struct {
 // bucket sums the UTXOs of one state.
 type bucket map[balanceKey]*balanceSum
 
-func (b bucket) add(k balanceKey, amount uint64) {
+// add counts n UTXOs of amount in all.
+func (b bucket) add(k balanceKey, amount *big.Int, n int) {
 	s := b[k]
 	if s == nil {
 		s = &balanceSum{amount: new(big.Int)}
 		b[k] = s
 	}
-	s.amount.Add(s.amount, new(big.Int).SetUint64(amount))
-	s.count++
+	s.amount.Add(s.amount, amount)
+	s.count += n
 }
 
 // getBalances serves getBalancesByAddresses: what the addresses hold on
@@ -114,10 +115,8 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 		sharedUnlocked, sharedLocked          = bucket{}, bucket{}
 		t                                     = uint64(now)
 	)
-	add := func(u *store.ListedUTXO) error {
-		if historic && (u.CreatedTime > now || (u.Spent() && u.ConsumedTime <= now)) {
-			return nil
-		}
+	// add counts n UTXOs alike (as u) of amount in all.
+	add := func(u *store.ListedUTXO, amount *big.Int, n int) error {
 		if u.Origin == chain && u.Exported() {
 			return nil // in another chain's shared memory
 		}
@@ -132,9 +131,9 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 		if u.Origin != chain {
 			k.sharedWith = a.chainID(u.Origin)
 			if info.Locktime > t {
-				sharedLocked.add(k, u.Amount)
+				sharedLocked.add(k, amount, n)
 			} else {
-				sharedUnlocked.add(k, u.Amount)
+				sharedUnlocked.add(k, amount, n)
 			}
 			return nil
 		}
@@ -145,21 +144,33 @@ func (a *API) getBalances(w http.ResponseWriter, r *http.Request) error {
 		}
 		switch {
 		case staked && t < u.StakeStart:
-			pending.add(k, u.Amount)
+			pending.add(k, amount, n)
 		case staked && (info.Locktime > u.StakeEnd || info.StakeableLocktime > u.StakeEnd):
-			lockedStaked.add(k, u.Amount)
+			lockedStaked.add(k, amount, n)
 		case staked:
-			unlockedStaked.add(k, u.Amount)
+			unlockedStaked.add(k, amount, n)
 		case info.Locktime > t:
-			locked.add(k, u.Amount)
+			locked.add(k, amount, n)
 		case info.StakeableLocktime > t:
-			stakeable.add(k, u.Amount)
+			stakeable.add(k, amount, n)
 		default:
-			unlocked.add(k, u.Amount)
+			unlocked.add(k, amount, n)
 		}
 		return nil
 	}
-	if err := a.store.EachUTXO(r.Context(), q, add); err != nil {
+	// Now: the store's sums of alike UTXOs. At a time: every UTXO, spent
+	// ones too, judged at it.
+	if historic {
+		err = a.store.EachUTXO(r.Context(), q, func(u *store.ListedUTXO) error {
+			if u.CreatedTime > now || (u.Spent() && u.ConsumedTime <= now) {
+				return nil
+			}
+			return add(u, new(big.Int).SetUint64(u.Amount), 1)
+		})
+	} else {
+		err = a.store.SumUTXOs(r.Context(), q, func(s store.UTXOSum) error { return add(s.UTXO, s.Amount, s.Count) })
+	}
+	if err != nil {
 		return err
 	}
 	ctx := r.Context()

@@ -196,13 +196,14 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBloc
 			}
 		}
 	}
-	if _, err := tx.BulkInsert(ctx, "c_atomic_utxos", cAtomicUTXOColumns, utxoRows, onConflictDoNothing); err != nil {
+	n, err := tx.BulkInsert(ctx, "c_atomic_utxos", cAtomicUTXOColumns, utxoRows, onConflictDoNothing)
+	if err != nil {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "c_atomic_utxo_addresses", addressColumns, addrRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	if err := listed.write(ctx, tx); err != nil {
+	if err := listed.write(ctx, tx, n == int64(len(utxoRows))); err != nil {
 		return err
 	}
 	if _, err := tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing); err != nil {

@@ -29,7 +29,7 @@ import (
 // Backfills are the names, in the order they must run: the history's P
 // part reads p_staker_addresses.
 var Backfills = []string{"address_utxos", "address_utxo_balances", "p_staker_addresses", "address_txs", "block_proposers", "evm_erc20_balances", "burned",
-	"l1_fee_history", "nft_holders", "utxo_page_keys", "evm_latest_balances", "nft_spans"}
+	"l1_fee_history", "nft_holders", "utxo_page_keys", "evm_latest_balances", "nft_spans", "address_balances"}
 
 // BackfillKey is the settings key of the backfill name.
 func BackfillKey(name string) string { return backfillPrefix + name }
@@ -75,6 +75,7 @@ var backfillParts = map[string]func(ctx context.Context, db *database.DB) ([]Bac
 	"utxo_page_keys":      utxoPageKeyParts,
 	"evm_latest_balances": latestBalanceParts,
 	"nft_spans":           nftSpanParts,
+	"address_balances":    addressBalanceParts,
 }
 
 // BackfillStore is the store's side of the backfills: what is asked for,
@@ -281,6 +282,17 @@ func wholeBlocks[M any](lo, hi int64, perRead int, block func(M) int64,
 }
 
 // stepPart is a part of one position: fill, once.
+// backfillDone reports whether the backfill name is done: its settings
+// row gone (what it fills is then whole).
+func backfillDone(ctx context.Context, db *database.DB, name string) (bool, error) {
+	var v []byte
+	err := db.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", BackfillKey(name)).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	return false, err
+}
+
 func stepPart(name string, fill func(ctx context.Context, tx *database.DB) error) BackfillPart {
 	return BackfillPart{Name: name, Lo: 0, Hi: 1, fill: func(ctx context.Context, tx *database.DB, _, _ int64) (int64, error) {
 		return 1, fill(ctx, tx)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/big"
 
@@ -97,12 +96,7 @@ func writeLatestBalances(ctx context.Context, tx *database.DB, cid int64, bals [
 // latestBalancesReady reports whether evm_latest_balances holds every
 // address's latest balance: not while its backfill is pending.
 func latestBalancesReady(ctx context.Context, db *database.DB) (bool, error) {
-	var v []byte
-	err := db.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", BackfillKey("evm_latest_balances")).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return true, nil
-	}
-	return false, err
+	return backfillDone(ctx, db, "evm_latest_balances")
 }
 
 // latestBalanceParts is the evm_latest_balances backfill, for what was
@@ -126,18 +120,18 @@ func latestBalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, e
 	return parts, nil
 }
 
-// prefixRange is the condition on address of the high nibbles [lo, hi)
-// of its first byte.
-func prefixRange(lo, hi int64) (string, []any) {
+// prefixRange is the condition on the bytes column col of the high
+// nibbles [lo, hi) of its first byte.
+func prefixRange(col string, lo, hi int64) (string, []any) {
 	if hi >= 16 {
-		return "address >= ?", []any{[]byte{byte(lo << 4)}}
+		return col + " >= ?", []any{[]byte{byte(lo << 4)}}
 	}
-	return "address >= ? AND address < ?", []any{[]byte{byte(lo << 4)}, []byte{byte(hi << 4)}}
+	return col + " >= ? AND " + col + " < ?", []any{[]byte{byte(lo << 4)}, []byte{byte(hi << 4)}}
 }
 
 func fillNativeLatest(cid int64) func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
 	return func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
-		cond, args := prefixRange(lo, hi)
+		cond, args := prefixRange("address", lo, hi)
 		var (
 			bals      []latestBalance
 			addr, bal []byte
@@ -163,7 +157,7 @@ func fillNativeLatest(cid int64) func(ctx context.Context, tx *database.DB, lo, 
 
 func fillERC20Latest(cid int64) func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
 	return func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
-		cond, args := prefixRange(lo, hi)
+		cond, args := prefixRange("address", lo, hi)
 		var (
 			bals             []latestBalance
 			addr, token, bal []byte

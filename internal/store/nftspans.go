@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -226,12 +225,7 @@ func spanAmountFrom(b []byte) *big.Int {
 // nftSpansReady reports whether nft_spans holds every stored transfer's
 // spans: not while its backfill is pending.
 func nftSpansReady(ctx context.Context, db *database.DB) (bool, error) {
-	var v []byte
-	err := db.QueryRow(ctx, "SELECT value FROM settings WHERE key = ?", BackfillKey("nft_spans")).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return true, nil
-	}
-	return false, err
+	return backfillDone(ctx, db, "nft_spans")
 }
 
 // nftSpanParts is the nft_spans backfill, for what was stored before

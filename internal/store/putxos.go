@@ -157,7 +157,7 @@ func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTa
 	if _, err := tx.BulkInsert(ctx, t.addresses, ownerColumns, u.addrRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	if err := u.listed.write(ctx, tx); err != nil {
+	if err := u.listed.write(ctx, tx, n == int64(len(u.utxoRows))); err != nil {
 		return err
 	}
 	_, err = tx.BulkInsert(ctx, t.imported, importedUTXOColumns, u.importRows, onConflictDoNothing)

@@ -28,8 +28,8 @@ func dumpTables(t *testing.T, s *sqlStore, tables ...string) string {
 }
 
 var (
-	pUTXOTablesDumped = []string{"p_utxos", "p_utxo_addresses", "address_utxos"}
-	xUTXOTablesDumped = []string{"x_utxos", "x_utxo_addresses", "address_utxos"}
+	pUTXOTablesDumped = []string{"p_utxos", "p_utxo_addresses", "address_utxos", "address_balances"}
+	xUTXOTablesDumped = []string{"x_utxos", "x_utxo_addresses", "address_utxos", "address_balances"}
 )
 
 // TestPUTXOsSpentInBatch checks that a batch whose txs spend outputs of

@@ -27,6 +27,9 @@ type UTXOListStore interface {
 	// EachUTXO calls f with each UTXO any of q.Addresses owns, in no
 	// order (see sqlStore.EachUTXO).
 	EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO) error) error
+	// SumUTXOs calls f with the unspent UTXOs any of q.Addresses owns,
+	// alike ones summed (see sqlStore.SumUTXOs).
+	SumUTXOs(ctx context.Context, q UTXOQuery, f func(UTXOSum) error) error
 }
 
 // UTXOQuery selects and orders a UTXO list.
@@ -132,7 +135,7 @@ func amountKeySQL(col string) string {
 }
 
 var addressUTXOColumns = []string{"utxo_id", "chain", "address", "origin", "created_time", "amount_key",
-	"asset_id", "threshold", "spent", "kind", "locktime", "stakeable_locktime"}
+	"asset_id", "threshold", "spent", "kind", "locktime", "stakeable_locktime", "summed"}
 
 // listedKind is the address_utxos.kind of an output of origin: its kind
 // in origin's table (the C-chain stores only exports, with no kind).
@@ -185,10 +188,13 @@ func listChains(ctx context.Context, tx *database.DB) (map[ids.ID]internal.Chain
 }
 
 // write inserts the list rows of the outputs: one per owner on the
-// origin's list and, for an exported output, on its destination's. The
-// owners of those the batch spends go to ctx's spentOwners, as
-// markListedSpent's would.
-func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
+// origin's list and, for an exported output, on its destination's, and
+// adds those inserted unspent to address_balances. The owners of those
+// the batch spends go to ctx's spentOwners, as markListedSpent's would.
+// fresh tells that the outputs' UTXO rows were all new (the batch not
+// applied before), and so are their list rows; otherwise the rows
+// already stored are read first, not to be added twice.
+func (l *listedOutputs) write(ctx context.Context, tx *database.DB, fresh bool) error {
 	if len(l.outs) == 0 {
 		return nil
 	}
@@ -196,7 +202,14 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
 	if err != nil {
 		return err
 	}
+	stored := map[string]bool{}
+	if !fresh {
+		if stored, err = storedListRows(ctx, tx, l.outs); err != nil {
+			return err
+		}
+	}
 	so := spentOwnersOf(ctx)
+	d := balanceDeltas{}
 	var rows [][]any
 	for _, lo := range l.outs {
 		o := lo.o
@@ -211,33 +224,47 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB) error {
 		if lo.spent {
 			spent = 1
 		}
+		kind := listedKind(o.Kind, lo.origin)
+		summed := 0
+		if summable(lo.origin, kind, len(o.Owners.Addrs)) {
+			summed = 1
+		}
 		for _, c := range lists {
 			for _, a := range o.Owners.Addrs {
 				rows = append(rows, []any{id[:], string(c), a[:], string(lo.origin), lo.time, amountKey(o.Amount),
-					o.AssetID[:], int64(o.Owners.Threshold), spent, listedKind(o.Kind, lo.origin), int64(o.Owners.Locktime),
-					int64(o.StakeableLocktime)})
+					o.AssetID[:], int64(o.Owners.Threshold), spent, kind, int64(o.Owners.Locktime),
+					int64(o.StakeableLocktime), summed})
 				if lo.spent && so != nil {
 					so.add(c, id, a[:])
+				}
+				if summed == 1 && !lo.spent && !stored[listRowKey(id[:], string(c), a[:])] {
+					d.add(balanceGroup{chain: string(c), address: string(a[:]), origin: string(lo.origin), kind: kind, asset: o.AssetID,
+						locktime: int64(o.Owners.Locktime), stakeable: int64(o.StakeableLocktime)}, o.Amount, 1)
 				}
 			}
 		}
 	}
-	_, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, onConflictDoNothing)
-	return err
+	if _, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, onConflictDoNothing); err != nil {
+		return err
+	}
+	return d.write(ctx, tx)
 }
 
-// markListedSpent marks the list rows of the UTXOs utxoIDs consumed, on
-// every list. With a spentOwners in ctx, it records the owners of the rows
-// it marks there.
-func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) error {
-	so := spentOwnersOf(ctx)
-	return idChunks(utxoIDs, func(args []any, in string) error {
-		q := "UPDATE address_utxos SET spent = 1 WHERE spent = 0 AND utxo_id IN " + in
-		if so == nil {
-			_, err := tx.Exec(ctx, q, args...)
-			return err
-		}
-		return tx.RunQuery(ctx, q+" RETURNING utxo_id, chain, address", func(r *sql.Rows) error {
+// listRowKey is the key of a list row in storedListRows' set.
+func listRowKey(id []byte, chain string, address []byte) string {
+	return string(id) + chain + string(address)
+}
+
+// storedListRows returns the keys (listRowKey) of the list rows of outs
+// already stored.
+func storedListRows(ctx context.Context, tx *database.DB, outs []listedOutput) (map[string]bool, error) {
+	all := make([]ids.ID, len(outs))
+	for i, lo := range outs {
+		all[i] = lo.o.ID()
+	}
+	stored := map[string]bool{}
+	err := idChunks(all, func(args []any, in string) error {
+		return tx.RunQuery(ctx, "SELECT utxo_id, chain, address FROM address_utxos WHERE utxo_id IN "+in, func(r *sql.Rows) error {
 			var (
 				id, addr []byte
 				chain    string
@@ -245,14 +272,40 @@ func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) err
 			if err := r.Scan(&id, &chain, &addr); err != nil {
 				return err
 			}
-			uid, err := ids.ToID(id)
-			if err != nil {
-				return err
-			}
-			so.add(internal.Chain(chain), uid, addr)
+			stored[listRowKey(id, chain, addr)] = true
 			return nil
 		}, args...)
 	})
+	return stored, err
+}
+
+// markListedSpent marks the list rows of the UTXOs utxoIDs consumed, on
+// every list. With a spentOwners in ctx, it records the owners of the rows
+// it marks there.
+func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) error {
+	so := spentOwnersOf(ctx)
+	d := balanceDeltas{}
+	err := idChunks(utxoIDs, func(args []any, in string) error {
+		var r balanceRow
+		return tx.RunQuery(ctx, "UPDATE address_utxos SET spent = 1 WHERE spent = 0 AND utxo_id IN "+in+
+			" RETURNING utxo_id, chain, address, "+returningBalanceRow, func(rows *sql.Rows) error {
+			if err := rows.Scan(r.dest()...); err != nil {
+				return err
+			}
+			if so != nil {
+				uid, err := ids.ToID(r.id)
+				if err != nil {
+					return err
+				}
+				so.add(internal.Chain(r.chain), uid, r.address) // Scan gave a copy
+			}
+			return r.uncount(d)
+		}, args...)
+	})
+	if err != nil {
+		return err
+	}
+	return d.write(ctx, tx)
 }
 
 // spentOwners are the owners of the UTXOs a batch's appliers marked
@@ -286,6 +339,8 @@ func (so spentOwners) add(chain internal.Chain, id ids.ID, addr []byte) {
 // addressUTXOParts are the parts of the address_utxos backfill: for each
 // table of UTXOs, every UTXO on its origin's list, then the exported ones
 // on each destination's, by created height. Rows already there are kept.
+// Their summed is NULL: the address_balances backfill, after this one,
+// counts them.
 func addressUTXOParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
 	chains, err := listChains(ctx, db)
 	if err != nil {
@@ -302,7 +357,7 @@ func addressUTXOParts(ctx context.Context, db *database.DB) ([]BackfillPart, err
 		sel := func(list string) string {
 			return `INSERT INTO address_utxos (` + cols + `)
 				SELECT u.id, ` + list + `, a.address, '` + string(t.chain) + `', u.created_time, ` + amountKeySQL("u.amount") + `,
-					u.asset_id, u.threshold, CASE WHEN u.consumed_tx_id IS NULL THEN 0 ELSE 1 END, ` + balanceColumnsSQL(t.chain) + `
+					u.asset_id, u.threshold, CASE WHEN u.consumed_tx_id IS NULL THEN 0 ELSE 1 END, ` + balanceColumnsSQL(t.chain) + `, NULL
 				FROM ` + t.table + ` u JOIN ` + t.address + ` a ON a.utxo_id = u.id
 				WHERE u.created_height >= ? AND u.created_height < ?`
 		}
@@ -822,75 +877,87 @@ func (s *listedScan) utxo() (*ListedUTXO, error) {
 // time, whole.
 func (s *sqlStore) EachUTXO(ctx context.Context, q UTXOQuery, f func(*ListedUTXO) error) (err error) {
 	defer derrors.Wrap(&err, "store.EachUTXO(%s, %d addresses)", q.Chain, len(q.Addresses))
+	if err := checkEachUTXO(q); err != nil {
+		return err
+	}
+	spent := "spent = 0"
+	if q.IncludeSpent {
+		spent = "spent IN (0, 1)"
+	}
+	return s.db.ReadTx(ctx, func(tx *database.DB) error { return eachUTXO(ctx, tx, q, spent, f) })
+}
+
+// checkEachUTXO checks q is one EachUTXO and SumUTXOs take.
+func checkEachUTXO(q UTXOQuery) error {
 	if _, ok := utxoTables[q.Chain]; !ok {
 		return derrors.Invalid("no UTXO list of chain %q", q.Chain)
 	}
 	if len(q.Addresses) == 0 || !q.AnyOwner || q.AssetID != nil || q.MinAmount != 0 {
 		return derrors.Invalid("EachUTXO reads the UTXOs any of some addresses owns, unfiltered")
 	}
+	return nil
+}
+
+// eachUTXO is EachUTXO in tx over the list rows that cond (on spent and
+// summed) selects.
+func eachUTXO(ctx context.Context, tx *database.DB, q UTXOQuery, cond string, f func(*ListedUTXO) error) error {
 	addrs := sortedAddresses(q.Addresses)
-	spent := "spent = 0"
-	if q.IncludeSpent {
-		spent = "spent IN (0, 1)"
+	seen := map[string]bool{}
+	var keys []mergedRow
+	for start := 0; start < len(addrs); start += maxInList {
+		chunk := addrs[start:min(len(addrs), start+maxInList)]
+		args := []any{string(q.Chain)}
+		for _, a := range chunk {
+			args = append(args, a[:])
+		}
+		err := tx.RunPrepared(ctx, "SELECT utxo_id, origin, kind, asset_id, amount_key, locktime, stakeable_locktime, "+
+			"threshold, created_time, spent FROM address_utxos WHERE chain = ? AND address IN (?"+
+			strings.Repeat(", ?", len(chunk)-1)+") AND "+cond, func(r *sql.Rows) error {
+			var (
+				id, asset                      []byte
+				origin                         string
+				kind                           sql.NullString
+				amount, threshold, created, sp int64
+				lt, st                         sql.NullInt64 // NULL only with kind
+			)
+			if err := r.Scan(&id, &origin, &kind, &asset, &amount, &lt, &st, &threshold, &created, &sp); err != nil {
+				return err
+			}
+			if seen[string(id)] {
+				return nil
+			}
+			seen[string(id)] = true
+			o := internal.Chain(origin)
+			if sp != 0 || !kind.Valid || (o == internal.PChain && kind.String == internal.PKindStake) ||
+				(o == internal.XChain && kind.String == xchainKindOther) {
+				keys = append(keys, mergedRow{mergeKey: mergeKey{id: id}})
+				return nil
+			}
+			u := &ListedUTXO{Origin: o, Kind: kind.String, Amount: uint64(amount) ^ (1 << 63), Locktime: uint64(lt.Int64),
+				StakeableLocktime: uint64(st.Int64), Threshold: uint32(threshold), CreatedTime: created}
+			var err error
+			if u.ID, err = ids.ToID(id); err != nil {
+				return err
+			}
+			if u.AssetID, err = ids.ToID(asset); err != nil {
+				return err
+			}
+			return f(u)
+		}, args...)
+		if err != nil {
+			return err
+		}
 	}
-	return s.db.ReadTx(ctx, func(tx *database.DB) error {
-		seen := map[string]bool{}
-		var keys []mergedRow
-		for start := 0; start < len(addrs); start += maxInList {
-			chunk := addrs[start:min(len(addrs), start+maxInList)]
-			args := []any{string(q.Chain)}
-			for _, a := range chunk {
-				args = append(args, a[:])
-			}
-			err := tx.RunPrepared(ctx, "SELECT utxo_id, origin, kind, asset_id, amount_key, locktime, stakeable_locktime, "+
-				"threshold, created_time, spent FROM address_utxos WHERE chain = ? AND address IN (?"+
-				strings.Repeat(", ?", len(chunk)-1)+") AND "+spent, func(r *sql.Rows) error {
-				var (
-					id, asset                      []byte
-					origin                         string
-					kind                           sql.NullString
-					amount, threshold, created, sp int64
-					lt, st                         sql.NullInt64 // NULL only with kind
-				)
-				if err := r.Scan(&id, &origin, &kind, &asset, &amount, &lt, &st, &threshold, &created, &sp); err != nil {
-					return err
-				}
-				if seen[string(id)] {
-					return nil
-				}
-				seen[string(id)] = true
-				o := internal.Chain(origin)
-				if sp != 0 || !kind.Valid || (o == internal.PChain && kind.String == internal.PKindStake) ||
-					(o == internal.XChain && kind.String == xchainKindOther) {
-					keys = append(keys, mergedRow{mergeKey: mergeKey{id: id}})
-					return nil
-				}
-				u := &ListedUTXO{Origin: o, Kind: kind.String, Amount: uint64(amount) ^ (1 << 63), Locktime: uint64(lt.Int64),
-					StakeableLocktime: uint64(st.Int64), Threshold: uint32(threshold), CreatedTime: created}
-				var err error
-				if u.ID, err = ids.ToID(id); err != nil {
-					return err
-				}
-				if u.AssetID, err = ids.ToID(asset); err != nil {
-					return err
-				}
-				return f(u)
-			}, args...)
-			if err != nil {
+	for start := 0; start < len(keys); start += readInList {
+		us, err := listedUTXOs(ctx, tx, q.Chain, keys[start:min(len(keys), start+readInList)], !q.NoOwners)
+		if err != nil {
+			return err
+		}
+		for _, u := range us {
+			if err := f(u); err != nil {
 				return err
 			}
 		}
-		for start := 0; start < len(keys); start += readInList {
-			us, err := listedUTXOs(ctx, tx, q.Chain, keys[start:min(len(keys), start+readInList)], !q.NoOwners)
-			if err != nil {
-				return err
-			}
-			for _, u := range us {
-				if err := f(u); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }

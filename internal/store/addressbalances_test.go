@@ -1,0 +1,255 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+	"github.com/avaindex/avaindex/internal/xchain"
+)
+
+// TestAddressBalances checks the per-address sums (address_balances) of
+// the P-chain scenario, the X-chain's life (exports to the P-chain
+// included) and DAG: they equal the sums recomputed here from the list
+// rows they count; SumUTXOs gives every address set the UTXOs EachUTXO
+// gives it, grouped; and the backfill, stopped after each chunk and
+// resumed, writes what the appliers wrote. (TestPUTXOsSpentInBatch and
+// TestXUTXOsSpentInBatch check the sums under re-application and batch
+// cuts: they dump address_balances too.)
+func TestAddressBalances(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		p := openStore(t, dbtestFresh(t, dsn))
+		mustApply(t, p, newUTXOScenario(t).blocks)
+
+		life := newXLife(t)
+		xl := openStore(t, dbtestFresh(t, dsn))
+		putXNetwork(t, xl, life.xChainID)
+		if err := xl.ApplyXBlocks(ctx, xchain.BlocksData(life.blocks)); err != nil {
+			t.Fatal(err)
+		}
+
+		x := newDAGScenario(t)
+		xd := openStore(t, dbtestFresh(t, dsn))
+		nb, _ := json.Marshal(x.network)
+		if err := xd.PutSettingIfAbsent(ctx, NetworkSetting, nb); err != nil {
+			t.Fatal(err)
+		}
+		x.applyDAG(t, xd, 0, len(x.containers), 1024)
+		x.applyBlocks(t, xd)
+
+		// What the scenarios must hold for the checks to mean anything:
+		// rows counted, some of them spent since (subtracted), and
+		// unspent ones not counted (several owners, stake outputs).
+		var counted, spentCounted, uncounted int
+		for _, s := range []*sqlStore{p, xl, xd} {
+			var c, sc, u int
+			if err := s.db.QueryRow(ctx, `SELECT COALESCE(SUM(CASE WHEN summed = 1 AND spent = 0 THEN 1 ELSE 0 END), 0),
+				COALESCE(SUM(CASE WHEN summed = 1 AND spent = 1 THEN 1 ELSE 0 END), 0),
+				COALESCE(SUM(CASE WHEN summed = 0 AND spent = 0 THEN 1 ELSE 0 END), 0) FROM address_utxos`).Scan(&c, &sc, &u); err != nil {
+				t.Fatal(err)
+			}
+			counted, spentCounted, uncounted = counted+c, spentCounted+sc, uncounted+u
+			var nulls int
+			if err := s.db.QueryRow(ctx, "SELECT COUNT(*) FROM address_utxos WHERE summed IS NULL").Scan(&nulls); err != nil || nulls != 0 {
+				t.Fatalf("%d list rows the appliers left without summed (%v)", nulls, err)
+			}
+		}
+		if counted < 5 || spentCounted == 0 || uncounted == 0 {
+			t.Fatalf("the scenarios hold %d counted unspent rows, %d counted spent, %d uncounted unspent: too few to test",
+				counted, spentCounted, uncounted)
+		}
+
+		for i, s := range []*sqlStore{p, xl, xd} {
+			want := recountedBalances(t, s)
+			if got := storedBalances(t, s); got != want {
+				t.Fatalf("store %d: address_balances\n%s\nrecounted from the list rows\n%s", i, got, want)
+			}
+			checkSumUTXOs(t, s)
+
+			dump := func() string { return storedBalances(t, s) + "\n" + dumpRows(t, s, "address_utxos") }
+			whole := dump()
+			resumeBackfillEverywhere(t, s, "address_balances", func() {
+				for _, q := range []string{"UPDATE address_utxos SET summed = NULL", "DELETE FROM address_balances"} {
+					if _, err := s.db.Exec(ctx, q); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}, dump, whole)
+		}
+	})
+}
+
+// storedBalances renders the rows of address_balances.
+func storedBalances(t *testing.T, s *sqlStore) string {
+	t.Helper()
+	var lines []string
+	err := s.db.RunQuery(context.Background(), `SELECT chain, address, origin, asset_id, kind, locktime, stakeable_locktime,
+		amount_lo, amount_hi, utxos FROM address_balances`, func(r *sql.Rows) error {
+		var (
+			chain, origin, kind string
+			addr, asset         []byte
+			lt, st, lo, hi, n   int64
+		)
+		if err := r.Scan(&chain, &addr, &origin, &asset, &kind, &lt, &st, &lo, &hi, &n); err != nil {
+			return err
+		}
+		total := new(big.Int).Lsh(big.NewInt(hi), 32)
+		total.Add(total, big.NewInt(lo))
+		lines = append(lines, fmt.Sprintf("%s %x %s %x %s %d %d amount=%s utxos=%d", chain, addr, origin, asset, kind, lt, st, total, n))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// recountedBalances is storedBalances as the list rows say it should be:
+// the unspent rows of UTXOs of one owner, but for stake outputs and the
+// X-chain's outputs of kind other, summed by group.
+func recountedBalances(t *testing.T, s *sqlStore) string {
+	t.Helper()
+	type group struct {
+		chain, addr, origin, asset, kind string
+		lt, st                           int64
+	}
+	owners := map[string]int{}
+	type row struct {
+		g      group
+		id     string
+		amount uint64
+		spent  int64
+	}
+	var rows []row
+	err := s.db.RunQuery(context.Background(), `SELECT utxo_id, chain, address, origin, asset_id, kind, locktime, stakeable_locktime,
+		amount_key, spent FROM address_utxos`, func(r *sql.Rows) error {
+		var (
+			x               row
+			id, addr, asset []byte
+			key             int64
+		)
+		if err := r.Scan(&id, &x.g.chain, &addr, &x.g.origin, &asset, &x.g.kind, &x.g.lt, &x.g.st, &key, &x.spent); err != nil {
+			return err
+		}
+		x.id, x.g.addr, x.g.asset = string(id)+x.g.chain, fmt.Sprintf("%x", addr), fmt.Sprintf("%x", asset)
+		x.amount = uint64(key) ^ (1 << 63)
+		owners[x.id]++
+		rows = append(rows, x)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[group]*big.Int{}
+	counts := map[group]int{}
+	for _, x := range rows {
+		if x.spent != 0 || owners[x.id] != 1 || (x.g.origin == "P" && x.g.kind == "stake") || (x.g.origin == "X" && x.g.kind == "other") {
+			continue
+		}
+		if sums[x.g] == nil {
+			sums[x.g] = new(big.Int)
+		}
+		sums[x.g].Add(sums[x.g], new(big.Int).SetUint64(x.amount))
+		counts[x.g]++
+	}
+	var lines []string
+	for g, sum := range sums {
+		lines = append(lines, fmt.Sprintf("%s %s %s %s %s %d %d amount=%s utxos=%d", g.chain, g.addr, g.origin, g.asset, g.kind, g.lt, g.st, sum, counts[g]))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// checkSumUTXOs compares SumUTXOs with EachUTXO, grouped alike, for each
+// address of each list alone and for all of a list's addresses at once.
+func checkSumUTXOs(t *testing.T, s *sqlStore) {
+	t.Helper()
+	ctx := context.Background()
+	type key struct {
+		origin internal.Chain
+		kind   string
+		asset  ids.ID
+		lt, st uint64
+	}
+	render := func(sums map[key]*big.Int, counts map[key]int) string {
+		var lines []string
+		for k, v := range sums {
+			if counts[k] != 0 {
+				lines = append(lines, fmt.Sprintf("%s %s %s %d %d amount=%s utxos=%d", k.origin, k.kind, k.asset, k.lt, k.st, v, counts[k]))
+			}
+		}
+		slices.Sort(lines)
+		return strings.Join(lines, "\n")
+	}
+	checked := 0
+	for _, chain := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
+		var addrs []ids.ShortID
+		err := s.db.RunQuery(ctx, "SELECT DISTINCT address FROM address_utxos WHERE chain = ?", func(r *sql.Rows) error {
+			var a []byte
+			if err := r.Scan(&a); err != nil {
+				return err
+			}
+			id, err := ids.ToShortID(a)
+			addrs = append(addrs, id)
+			return err
+		}, string(chain))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets := [][]ids.ShortID{addrs}
+		for _, a := range addrs {
+			sets = append(sets, []ids.ShortID{a})
+		}
+		for _, set := range sets {
+			if len(set) == 0 {
+				continue
+			}
+			q := UTXOQuery{Chain: chain, Addresses: set, AnyOwner: true, NoOwners: true}
+			eachSums, eachCounts := map[key]*big.Int{}, map[key]int{}
+			err := s.EachUTXO(ctx, q, func(u *ListedUTXO) error {
+				k := key{u.Origin, u.Kind, u.AssetID, u.Locktime, u.StakeableLocktime}
+				if eachSums[k] == nil {
+					eachSums[k] = new(big.Int)
+				}
+				eachSums[k].Add(eachSums[k], new(big.Int).SetUint64(u.Amount))
+				eachCounts[k]++
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sumSums, sumCounts := map[key]*big.Int{}, map[key]int{}
+			err = s.SumUTXOs(ctx, q, func(x UTXOSum) error {
+				u := x.UTXO
+				k := key{u.Origin, u.Kind, u.AssetID, u.Locktime, u.StakeableLocktime}
+				if sumSums[k] == nil {
+					sumSums[k] = new(big.Int)
+				}
+				sumSums[k].Add(sumSums[k], x.Amount)
+				sumCounts[k] += x.Count
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := render(sumSums, sumCounts), render(eachSums, eachCounts); got != want {
+				t.Fatalf("%s, %d addresses: SumUTXOs\n%s\nEachUTXO\n%s", chain, len(set), got, want)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no address set to check")
+	}
+}
