@@ -41,30 +41,23 @@ func readBlock(raw []byte) (*rpcBlock, bool) {
 	return b, true
 }
 
-// readReceipts reads eth_getBlockReceipts's answer; false: use
+// readReceipts reads eth_getBlockReceipts' answer; false: use
 // encoding/json.
-func readReceipts(raw []byte) ([]rpcReceipt, bool) {
-	r := rpcReader{s: raw}
-	var out []rpcReceipt
-	ok := r.array(func() bool {
-		out = append(out, rpcReceipt{})
-		return r.receipt(&out[len(out)-1])
-	}, func() { out = make([]rpcReceipt, 0) })
-	if !ok || !r.end() {
-		return nil, false
-	}
-	return out, true
-}
+func readReceipts(raw []byte) ([]rpcReceipt, bool) { return readArray(raw, (*rpcReader).receipt) }
 
 // readTraces reads debug_traceBlockByNumber's answer; false: use
 // encoding/json.
-func readTraces(raw []byte) ([]rpcTrace, bool) {
+func readTraces(raw []byte) ([]rpcTrace, bool) { return readArray(raw, (*rpcReader).trace) }
+
+// readArray reads a JSON array of the whole of raw, each element with
+// elem; [] is an empty slice, not nil, as encoding/json gives it.
+func readArray[T any](raw []byte, elem func(*rpcReader, *T) bool) ([]T, bool) {
 	r := rpcReader{s: raw}
-	var out []rpcTrace
+	var out []T
 	ok := r.array(func() bool {
-		out = append(out, rpcTrace{})
-		return r.trace(&out[len(out)-1])
-	}, func() { out = make([]rpcTrace, 0) })
+		out = append(out, *new(T))
+		return elem(&r, &out[len(out)-1])
+	}, func() { out = make([]T, 0) })
 	if !ok || !r.end() {
 		return nil, false
 	}
