@@ -354,25 +354,37 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		out, err := replayBalances(ctx, tx, q, from, query, []any{cid, tok, min, to})
 		return out, true, err
 	}
+	// The index gives the rows by balance: they are sorted by address
+	// here, as rows without pointers, before any Int is made.
 	var (
-		out       []AddressAmount
-		addr, bal []byte
+		rows      []amountRow
+		amounts   []byte
+		addr, bal sql.RawBytes
 	)
 	err = tx.RunQuery(ctx, "SELECT address, balance FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ?",
-		func(rows *sql.Rows) error {
-			if err := rows.Scan(&addr, &bal); err != nil {
+		func(r *sql.Rows) error {
+			if err := r.Scan(&addr, &bal); err != nil {
 				return err
 			}
-			if len(out) >= q.Max {
+			if len(rows) >= q.Max {
 				return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
 			}
-			out = append(out, AddressAmount{Address: common.BytesToAddress(addr), Amount: amountFromSortable(bal)})
+			// Offsets fit: q.Max amounts of 33 bytes at most.
+			row := amountRow{addr: common.BytesToAddress(addr), off: uint32(len(amounts))}
+			amounts = append(amounts, bal...)
+			row.end = uint32(len(amounts))
+			rows = append(rows, row)
 			return nil
 		}, cid, tok, min)
 	if err != nil {
 		return nil, false, err
 	}
-	slices.SortFunc(out, func(a, b AddressAmount) int { return bytes.Compare(a.Address[:], b.Address[:]) })
+	sortAmountRows(rows)
+	out := make([]AddressAmount, len(rows))
+	var slab amountSlab
+	for i, row := range rows {
+		out[i] = AddressAmount{Address: row.addr, Amount: slab.fromSortable(amounts[row.off:row.end])}
+	}
 	return out, true, nil
 }
 
@@ -437,8 +449,9 @@ type spanState struct {
 // read by holder, in their key's order: only the closed ones (the
 // holders' changes since from, few for a recent range) are sorted here.
 func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQuery, from, to int64, emit func(*holderState) error) error {
+	var slab amountSlab
 	judge := func(st *spanState, sFrom, sTo int64, amount []byte) {
-		amt := spanAmountFrom(amount)
+		amt := slab.fromSpan(amount)
 		if sFrom <= from {
 			st.start = amt
 		}
@@ -465,13 +478,13 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 			st.start = zero
 		}
 		if st.last == nil {
-			st.last = new(big.Int)
+			st.last = slab.fromBytes(nil)
 		}
 		return emit(&st.holderState)
 	}
 	closed := map[common.Address]*spanState{}
 	var (
-		holder, amount []byte
+		holder, amount sql.RawBytes
 		sFrom, sTo     int64
 	)
 	err := tx.RunQuery(ctx, `SELECT holder, from_block, to_block, amount FROM nft_spans
