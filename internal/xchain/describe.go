@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/ava-labs/avalanchego/genesis"
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 	"github.com/ava-labs/avalanchego/utils/crypto/secp256k1"
@@ -255,12 +254,8 @@ func GenesisAssets(xChainID ids.ID, networkGeneses ...[]byte) (_ map[ids.ID]*Ass
 	}
 	sources := byHash(networkGeneses)
 	if !c.builtin {
-		for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
-			gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
-			if err != nil {
-				return nil, false, fmt.Errorf("building the genesis of network %d: %w", id, err)
-			}
-			sources[hashing.ComputeHash256Array(gb)] = gb
+		if err := addBuiltinGeneses(sources); err != nil {
+			return nil, false, err
 		}
 	}
 	for h, b := range sources {

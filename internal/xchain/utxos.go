@@ -207,12 +207,8 @@ func GenesisFor(xChainID ids.ID, networkGeneses ...[]byte) (_ *Genesis, ok bool,
 	}
 	sources := byHash(networkGeneses)
 	if !c.builtin {
-		for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
-			gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
-			if err != nil {
-				return nil, false, fmt.Errorf("building the genesis of network %d: %w", id, err)
-			}
-			sources[hashing.ComputeHash256Array(gb)] = gb
+		if err := addBuiltinGeneses(sources); err != nil {
+			return nil, false, err
 		}
 	}
 	for h, b := range sources {
@@ -280,6 +276,19 @@ func genesisOf(networkGenesis []byte) (*Genesis, ids.ID, error) {
 		}
 	}
 	return g, createChain.ID(), nil
+}
+
+// addBuiltinGeneses adds to sources, by hash, the geneses of the networks
+// avalanchego builds in.
+func addBuiltinGeneses(sources map[ids.ID][]byte) error {
+	for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
+		gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
+		if err != nil {
+			return fmt.Errorf("building the genesis of network %d: %w", id, err)
+		}
+		sources[hashing.ComputeHash256Array(gb)] = gb
+	}
+	return nil
 }
 
 // byHash keys network geneses by their hash (the id the P-chain's block 0
