@@ -22,8 +22,8 @@ import (
 // migration 0049): the list rows of a UTXO with one owner whose state the
 // row holds are counted there (summed = 1), kept by the same writes that
 // change the rows: listedOutputs.write adds the rows it inserts unspent,
-// markListedSpent subtracts the rows it marks spent, a rederive clears an
-// origin's rows and sums together.
+// markListedSpent subtracts the rows it marks spent, a rederive counts
+// them again from the rows it keeps (recountAddressBalances).
 
 // balanceGroup is the key of an address_balances row.
 type balanceGroup struct {
@@ -121,6 +121,18 @@ func (d balanceDeltas) write(ctx context.Context, tx *database.DB) error {
 	}
 	return nil
 }
+
+// recountAddressBalances writes address_balances anew from the list
+// rows (run on an empty table): a rederive's, which re-derives the spent
+// flags of the rows it keeps too. An amount's low 32 bits are its key's;
+// its high 32 its key's with the top bit flipped back (a sign-extending
+// shift on both stores, then the bit added and the rest masked off).
+const recountAddressBalances = `INSERT INTO address_balances (chain, address, origin, asset_id, kind, locktime, stakeable_locktime,
+		amount_lo, amount_hi, utxos)
+	SELECT chain, address, origin, asset_id, kind, locktime, stakeable_locktime, SUM(amount_key & 4294967295),
+		SUM(((amount_key >> 32) + 2147483648) & 4294967295), COUNT(*)
+	FROM address_utxos WHERE summed = 1 AND spent = 0
+	GROUP BY chain, address, origin, asset_id, kind, locktime, stakeable_locktime`
 
 // summable reports whether a list row of a UTXO of origin, of that kind
 // and with that many owners, is counted in address_balances.

@@ -64,6 +64,22 @@ func TestAddressBalances(t *testing.T) {
 				t.Fatalf("%d list rows the appliers left without summed (%v)", nulls, err)
 			}
 		}
+		// Amounts of 2^32 and more (a high half to add), and of 2^63 and
+		// more (a key of the top bit clear), lest the sums' halves go
+		// untested.
+		var high, top int
+		for _, s := range []*sqlStore{p, xl, xd} {
+			var h, tp int
+			if err := s.db.QueryRow(ctx, `SELECT COALESCE(SUM(CASE WHEN amount_key < 0 AND amount_key + 9223372036854775807 + 1 >= 4294967296 THEN 1 ELSE 0 END), 0),
+				COALESCE(SUM(CASE WHEN amount_key >= 0 THEN 1 ELSE 0 END), 0) FROM address_utxos WHERE summed = 1 AND spent = 0`).Scan(&h, &tp); err != nil {
+				t.Fatal(err)
+			}
+			high, top = high+h, top+tp
+		}
+		t.Logf("counted rows: %d of 2^32 to 2^63, %d of 2^63 and more", high, top)
+		if high == 0 {
+			t.Fatal("no counted UTXO of 2^32 or more")
+		}
 		if counted < 5 || spentCounted == 0 || uncounted == 0 {
 			t.Fatalf("the scenarios hold %d counted unspent rows, %d counted spent, %d uncounted unspent: too few to test",
 				counted, spentCounted, uncounted)
@@ -75,7 +91,19 @@ func TestAddressBalances(t *testing.T) {
 				t.Fatalf("store %d: address_balances\n%s\nrecounted from the list rows\n%s", i, got, want)
 			}
 			checkSumUTXOs(t, s)
+			// A rederive's recount, in SQL, of the same rows.
+			for _, q := range []string{"DELETE FROM address_balances", recountAddressBalances} {
+				if _, err := s.db.Exec(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := storedBalances(t, s); got != want {
+				t.Fatalf("store %d: address_balances recounted in SQL\n%s\nin Go\n%s", i, got, want)
+			}
 
+			if s == xd {
+				continue // its rows are of the kinds the others hold: the backfill's stops are tried there
+			}
 			dump := func() string { return storedBalances(t, s) + "\n" + dumpRows(t, s, "address_utxos") }
 			whole := dump()
 			resumeBackfillEverywhere(t, s, "address_balances", func() {
@@ -252,4 +280,35 @@ func checkSumUTXOs(t *testing.T, s *sqlStore) {
 	if checked == 0 {
 		t.Fatal("no address set to check")
 	}
+}
+
+// TestAmountHalvesSQL checks recountAddressBalances' halves of amounts,
+// in SQL on each store, against Go's, at the edges: one list row per
+// amount, each of its own address, recounted.
+func TestAmountHalvesSQL(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		amounts := []uint64{0, 1, 1<<32 - 1, 1 << 32, 5_000_000_000, 1<<63 - 1, 1 << 63, 1<<63 + 1<<32 + 7, 1<<64 - 1}
+		var rows [][]any
+		for i, a := range amounts {
+			rows = append(rows, []any{[]byte{byte(i)}, "P", []byte{byte(i)}, "P", int64(0), amountKey(a), make([]byte, 32), int64(1), 0,
+				"regular", int64(0), int64(0), 1})
+		}
+		if _, err := s.db.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.db.Exec(ctx, recountAddressBalances); err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range amounts {
+			var lo, hi int64
+			if err := s.db.QueryRow(ctx, "SELECT amount_lo, amount_hi FROM address_balances WHERE address = ?", []byte{byte(i)}).Scan(&lo, &hi); err != nil {
+				t.Fatal(err)
+			}
+			if uint64(lo) != a&0xFFFFFFFF || uint64(hi) != a>>32 {
+				t.Errorf("amount %d: halves %d, %d, want %d, %d", a, lo, hi, a&0xFFFFFFFF, a>>32)
+			}
+		}
+	})
 }

@@ -136,7 +136,10 @@ var rederiveSpecs = map[internal.Chain]rederiveSpec{
 			"p_historical_rewards", "p_historical_reward_owners",
 		},
 		clears: []string{
-			"DELETE FROM address_utxos WHERE origin = 'P'", "DELETE FROM address_balances WHERE origin = 'P'",
+			"DELETE FROM address_utxos WHERE origin = 'P'",
+			// The sums, of the rows kept too: the chain's blocks mark
+			// them spent again (a UTXO exported to it).
+			"DELETE FROM address_balances", recountAddressBalances,
 			"DELETE FROM address_txs WHERE chain = 'P'",
 			"DELETE FROM metric_chains WHERE chain_key = 'P'",
 			"DELETE FROM metric_rollups WHERE chain_key = 'P'",
@@ -146,7 +149,8 @@ var rederiveSpecs = map[internal.Chain]rederiveSpec{
 	},
 	internal.CChain: {
 		tables: []string{"c_atomic_utxo_addresses", "c_atomic_utxos", "c_imported_utxos"},
-		clears: []string{"DELETE FROM address_utxos WHERE origin = 'C'", "DELETE FROM address_balances WHERE origin = 'C'", "DELETE FROM address_txs WHERE chain = 'C'"},
+		clears: []string{"DELETE FROM address_utxos WHERE origin = 'C'", "DELETE FROM address_txs WHERE chain = 'C'",
+			"DELETE FROM address_balances", recountAddressBalances},
 		phases: []rederivePhase{{RederiveBlocks, ChainCursor(internal.CChain)}},
 	},
 	// The X-chain's DAG vertices (x_vertices, x_vertex_txs; xvertices.go)
@@ -155,7 +159,8 @@ var rederiveSpecs = map[internal.Chain]rederiveSpec{
 	internal.XChain: {
 		tables: []string{"x_utxo_addresses", "x_utxos", "x_imported_utxos", "x_early_spends", "x_dag_txs"},
 		clears: []string{
-			"DELETE FROM address_utxos WHERE origin = 'X'", "DELETE FROM address_balances WHERE origin = 'X'",
+			"DELETE FROM address_utxos WHERE origin = 'X'",
+			"DELETE FROM address_balances", recountAddressBalances,
 			"DELETE FROM address_txs WHERE chain = 'X'",
 			"DELETE FROM metric_chains WHERE chain_key = 'X'",
 			"DELETE FROM metric_rollups WHERE chain_key = 'X'",
