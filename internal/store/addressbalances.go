@@ -65,6 +65,42 @@ func (d balanceDeltas) addRow(chain, address, origin, kind string, asset []byte,
 	return nil
 }
 
+// merge adds o to d.
+func (d balanceDeltas) merge(o balanceDeltas) {
+	for g, x := range o {
+		y := d[g]
+		if y == nil {
+			y = &balanceDelta{}
+			d[g] = y
+		}
+		y.lo, y.hi, y.n = y.lo+x.lo, y.hi+x.hi, y.n+x.n
+	}
+}
+
+type balanceDeltasKey struct{}
+
+// withBalanceDeltas returns ctx with a batch's changes to the sums, which
+// addBalances collects there for the batch to write once, at its end
+// (runAppliers): the rows of address_balances are then the last a
+// batch's transaction locks, all at once and in key order, so that the
+// concurrent batches of two chains (a P-chain export, the X-chain's
+// import of an earlier one, to one address) cannot wait on each other's
+// sums while one of them waits for the atomic lock.
+func withBalanceDeltas(ctx context.Context) (context.Context, balanceDeltas) {
+	d := balanceDeltas{}
+	return context.WithValue(ctx, balanceDeltasKey{}, d), d
+}
+
+// addBalances adds d to the batch's changes in ctx, or writes it now
+// when ctx has none.
+func addBalances(ctx context.Context, tx *database.DB, d balanceDeltas) error {
+	if acc, ok := ctx.Value(balanceDeltasKey{}).(balanceDeltas); ok {
+		acc.merge(d)
+		return nil
+	}
+	return d.write(ctx, tx)
+}
+
 var addressBalanceColumns = []string{"chain", "address", "origin", "asset_id", "kind", "locktime", "stakeable_locktime",
 	"amount_lo", "amount_hi", "utxos"}
 

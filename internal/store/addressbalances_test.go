@@ -312,3 +312,36 @@ func TestAmountHalvesSQL(t *testing.T) {
 		}
 	})
 }
+
+// TestAddressBalancesWrittenLast checks that a batch writes the sums
+// after every other statement of its appliers, the atomic lock's and the
+// list rows' included (withBalanceDeltas: no batch waits for the lock, or
+// for a list row, while it holds rows of the sums), and that the P-chain
+// scenario's batches do write sums under that rule.
+func TestAddressBalancesWrittenLast(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		var stmts []string
+		s.db.Trace(func(q string, _ []any) { stmts = append(stmts, q) })
+		defer s.db.Trace(nil)
+		wrote := 0
+		bs := newUTXOScenario(t).blocks
+		for i := range bs {
+			stmts = nil
+			mustApply(t, s, bs[i:i+1])
+			first := slices.IndexFunc(stmts, func(q string) bool { return strings.Contains(q, "address_balances") })
+			if first < 0 {
+				continue
+			}
+			wrote++
+			for _, q := range stmts[first:] {
+				if strings.Contains(q, "pg_advisory_xact_lock") || strings.Contains(q, "address_utxos") {
+					t.Fatalf("block %d: %q after the sums were written", i, q)
+				}
+			}
+		}
+		if wrote == 0 {
+			t.Fatal("no block wrote sums")
+		}
+	})
+}

@@ -86,26 +86,28 @@ var evmAppliers = []evmApplier{
 }
 
 // runAppliers runs appliers over blocks, in order.
+// The UTXO sums they change are written last (withBalanceDeltas).
 func runAppliers[B any](ctx context.Context, tx *database.DB, appliers []applier[B], blocks []B) error {
+	ctx, sums := withBalanceDeltas(ctx)
 	for _, apply := range appliers {
 		if err := apply(ctx, tx, blocks); err != nil {
 			return err
 		}
 	}
-	return nil
+	return sums.write(ctx, tx)
 }
 
 // runPAppliers runs pAppliers over batch, in order, with the context
 // they share (the spent UTXOs' owners, the fee replay's history): an
 // apply and a rederive write the same.
 func runPAppliers(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
-	ctx = withL1FeeReplay(withSpentOwners(ctx))
+	ctx, sums := withBalanceDeltas(withL1FeeReplay(withSpentOwners(ctx)))
 	for _, apply := range pAppliers {
 		if err := apply(ctx, tx, batch); err != nil {
 			return err
 		}
 	}
-	return nil
+	return sums.write(ctx, tx)
 }
 
 // onBlocks is apply, which reads the batch's blocks alone, as a pApplier.

@@ -438,7 +438,7 @@ func TestMergeScan(t *testing.T) {
 				spent = 1
 			}
 			for _, a := range r.owners {
-				dbRows = append(dbRows, []any{r.id[:], "P", a[:], "P", r.time, amountKey(r.amount), uAsset[:], r.threshold, spent, "regular", 0, 0})
+				dbRows = append(dbRows, []any{r.id[:], "P", a[:], "P", r.time, amountKey(r.amount), uAsset[:], r.threshold, spent, "regular", 0, 0, 0})
 			}
 		}
 		if _, err := s.db.BulkInsert(ctx, "address_utxos", addressUTXOColumns, dbRows, ""); err != nil {

@@ -111,6 +111,7 @@ func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *data
 		rows = append(rows, []any{int64(t.Index), t.ID[:], t.Type, ts})
 	}
 	return func(ctx context.Context, tx *database.DB) error {
+		ctx, sums := withBalanceDeltas(ctx)
 		if _, err := tx.BulkInsert(ctx, "x_dag_txs", xDAGTxColumns, rows, onConflictDoNothing); err != nil {
 			return err
 		}
@@ -120,7 +121,10 @@ func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *data
 		if err := applyXDAGBurned(ctx, tx, dtxs); err != nil {
 			return err
 		}
-		return writeDAGAddressTxs(ctx, tx, dtxs[0].Index, dtxs[len(dtxs)-1].Index)
+		if err := writeDAGAddressTxs(ctx, tx, dtxs[0].Index, dtxs[len(dtxs)-1].Index); err != nil {
+			return err
+		}
+		return sums.write(ctx, tx)
 	}, nil
 }
 
