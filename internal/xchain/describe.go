@@ -2,7 +2,6 @@ package xchain
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
@@ -228,52 +227,15 @@ func DescribeUTXO(b []byte) (*utxo.Info, error) {
 	return utxo.Describe(u), nil
 }
 
-// genesisAssets caches the genesis assets of X-chains by chain id, and
-// which network geneses were read (by hash; builtin: avalanchego's), so
-// that an X-chain no genesis creates costs no parse the next time.
-var genesisAssets struct {
-	mu      sync.Mutex
-	byChain map[ids.ID]map[ids.ID]*Asset
-	read    map[ids.ID]bool
-	builtin bool
-}
+// genesisAssets caches the genesis assets of X-chains.
+var genesisAssets genesisReads[map[ids.ID]*Asset]
 
 // GenesisAssets returns the assets the genesis of the X-chain xChainID
 // creates (AVAX among them), by asset id, when the network is one
 // avalanchego builds in or its genesis bytes are among networkGeneses;
 // ok is false otherwise.
 func GenesisAssets(xChainID ids.ID, networkGeneses ...[]byte) (_ map[ids.ID]*Asset, ok bool, _ error) {
-	c := &genesisAssets
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m, ok := c.byChain[xChainID]; ok {
-		return m, true, nil
-	}
-	if c.byChain == nil {
-		c.byChain, c.read = map[ids.ID]map[ids.ID]*Asset{}, map[ids.ID]bool{}
-	}
-	sources := byHash(networkGeneses)
-	if !c.builtin {
-		if err := addBuiltinGeneses(sources); err != nil {
-			return nil, false, err
-		}
-	}
-	for h, b := range sources {
-		if c.read[h] {
-			continue
-		}
-		chainID, assets, err := assetsOfGenesis(b)
-		if err != nil {
-			return nil, false, err
-		}
-		if chainID != ids.Empty {
-			c.byChain[chainID] = assets
-		}
-		c.read[h] = true
-	}
-	c.builtin = true
-	m, ok := c.byChain[xChainID]
-	return m, ok, nil
+	return genesisAssets.lookup(xChainID, networkGeneses, assetsOfGenesis)
 }
 
 // assetsOfGenesis returns the id of the AVM chain a network genesis

@@ -180,15 +180,8 @@ type Genesis struct {
 	UTXOs  []*UTXO
 }
 
-// genesisCache holds the X-chain geneses read from network geneses. A miss
-// is not remembered: a network genesis given at a later lookup is read
-// then.
-var genesisCache struct {
-	mu      sync.Mutex
-	byChain map[ids.ID]*Genesis // X-chain id -> its genesis
-	read    map[ids.ID]bool     // hashes of the network geneses read
-	builtin bool
-}
+// genesisCache holds the X-chain geneses read from network geneses.
+var genesisCache genesisReads[*Genesis]
 
 // GenesisFor returns the genesis of the X-chain whose id is xChainID, when
 // it belongs to one of the networks avalanchego builds in or to a network
@@ -196,37 +189,63 @@ var genesisCache struct {
 // --genesis-file); ok is false otherwise. See Genesis.DAG for where it goes
 // in the chain's history.
 func GenesisFor(xChainID ids.ID, networkGeneses ...[]byte) (_ *Genesis, ok bool, _ error) {
-	c := &genesisCache
+	return genesisCache.lookup(xChainID, networkGeneses, func(b []byte) (ids.ID, *Genesis, error) {
+		g, chainID, err := genesisOf(b)
+		return chainID, g, err
+	})
+}
+
+// genesisReads caches what read, a reading of a network genesis, gives
+// for the X-chain it creates, by chain id, and which network geneses were
+// read (by hash; builtin: avalanchego's), so that an X-chain no genesis
+// creates costs no read the next time, and a network genesis given at a
+// later lookup is read then.
+type genesisReads[T any] struct {
+	mu      sync.Mutex
+	byChain map[ids.ID]T
+	read    map[ids.ID]bool
+	builtin bool
+}
+
+// lookup returns what read gives for the X-chain xChainID, reading the
+// built-in geneses and networkGeneses not read yet; read returns
+// ids.Empty for a genesis that creates no X-chain.
+func (c *genesisReads[T]) lookup(xChainID ids.ID, networkGeneses [][]byte, read func([]byte) (ids.ID, T, error)) (_ T, ok bool, _ error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if g, ok := c.byChain[xChainID]; ok {
-		return g, true, nil
+	var zero T
+	if v, ok := c.byChain[xChainID]; ok {
+		return v, true, nil
 	}
 	if c.byChain == nil {
-		c.byChain, c.read = map[ids.ID]*Genesis{}, map[ids.ID]bool{}
+		c.byChain, c.read = map[ids.ID]T{}, map[ids.ID]bool{}
 	}
 	sources := byHash(networkGeneses)
 	if !c.builtin {
-		if err := addBuiltinGeneses(sources); err != nil {
-			return nil, false, err
+		for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
+			gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
+			if err != nil {
+				return zero, false, fmt.Errorf("building the genesis of network %d: %w", id, err)
+			}
+			sources[hashing.ComputeHash256Array(gb)] = gb
 		}
 	}
 	for h, b := range sources {
 		if c.read[h] {
 			continue
 		}
-		g, chainID, err := genesisOf(b)
+		chainID, v, err := read(b)
 		if err != nil {
-			return nil, false, fmt.Errorf("network genesis %s: %w", ids.ID(h), err)
+			return zero, false, fmt.Errorf("network genesis %s: %w", ids.ID(h), err)
 		}
-		if g != nil {
-			c.byChain[chainID] = g
+		if chainID != ids.Empty {
+			c.byChain[chainID] = v
 		}
 		c.read[h] = true
 	}
 	c.builtin = true
-	g, ok := c.byChain[xChainID]
-	return g, ok, nil
+	v, ok := c.byChain[xChainID]
+	return v, ok, nil
 }
 
 // genesisOf reads the X-chain genesis in a network's genesis bytes, as the
@@ -276,19 +295,6 @@ func genesisOf(networkGenesis []byte) (*Genesis, ids.ID, error) {
 		}
 	}
 	return g, createChain.ID(), nil
-}
-
-// addBuiltinGeneses adds to sources, by hash, the geneses of the networks
-// avalanchego builds in.
-func addBuiltinGeneses(sources map[ids.ID][]byte) error {
-	for _, id := range []uint32{constants.LocalID, constants.FujiID, constants.MainnetID} {
-		gb, _, err := genesis.FromConfig(genesis.GetConfig(id))
-		if err != nil {
-			return fmt.Errorf("building the genesis of network %d: %w", id, err)
-		}
-		sources[hashing.ComputeHash256Array(gb)] = gb
-	}
-	return nil
 }
 
 // byHash keys network geneses by their hash (the id the P-chain's block 0
