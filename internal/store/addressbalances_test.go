@@ -13,6 +13,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/xchain"
 )
@@ -200,10 +201,18 @@ func recountedBalances(t *testing.T, s *sqlStore) string {
 }
 
 // checkSumUTXOs compares SumUTXOs with EachUTXO, grouped alike, for each
-// address of each list alone and for all of a list's addresses at once.
+// address of each list alone and for all of a list's addresses at once,
+// once the backfills are done (a fresh store's markers are there until
+// they run), so that SumUTXOs reads the sums.
 func checkSumUTXOs(t *testing.T, s *sqlStore) {
 	t.Helper()
 	ctx := context.Background()
+	if err := runBackfills(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if ready, err := addressBalancesReady(ctx, s.db); !ready || err != nil {
+		t.Fatalf("the sums' backfill is not done (%v)", err)
+	}
 	type key struct {
 		origin internal.Chain
 		kind   string
@@ -342,6 +351,106 @@ func TestAddressBalancesWrittenLast(t *testing.T) {
 		}
 		if wrote == 0 {
 			t.Fatal("no block wrote sums")
+		}
+	})
+}
+
+// TestBalanceReadPlans records the statements SumUTXOs runs and checks
+// that neither leaves its index (migration 0050): the sums are read off
+// address_balances' key, and the uncounted rows off the covering
+// address_utxos_unsummed, on SQLite as planned without statistics and on
+// PostgreSQL as an index-only scan once the rows are all-visible.
+func TestBalanceReadPlans(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		mustApply(t, s, newUTXOScenario(t).blocks)
+		if err := runBackfills(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		pg := s.db.Dialect() == database.Postgres
+		if pg {
+			for _, tb := range []string{"address_utxos", "address_balances"} {
+				if _, err := s.db.Exec(ctx, "VACUUM ANALYZE "+tb); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var addrs []ids.ShortID
+		err := s.db.RunQuery(ctx, "SELECT DISTINCT address FROM address_utxos WHERE chain = 'P' AND spent = 0 AND summed = 0", func(r *sql.Rows) error {
+			var a []byte
+			if err := r.Scan(&a); err != nil {
+				return err
+			}
+			id, err := ids.ToShortID(a)
+			addrs = append(addrs, id)
+			return err
+		})
+		if err != nil || len(addrs) == 0 {
+			t.Fatalf("no address with uncounted rows (%v)", err)
+		}
+		type stmt struct {
+			q    string
+			args []any
+		}
+		var stmts []stmt
+		s.db.Trace(func(q string, args []any) { stmts = append(stmts, stmt{q, slices.Clone(args)}) })
+		err = s.SumUTXOs(ctx, UTXOQuery{Chain: internal.PChain, Addresses: addrs, AnyOwner: true, NoOwners: true},
+			func(UTXOSum) error { return nil })
+		s.db.Trace(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		explain := func(q string, args []any) string {
+			var plan []string
+			err := s.db.Transact(ctx, func(tx *database.DB) error {
+				if !pg {
+					return tx.RunQuery(ctx, "EXPLAIN QUERY PLAN "+q, func(r *sql.Rows) error {
+						var id, parent, unused int
+						var detail string
+						err := r.Scan(&id, &parent, &unused, &detail)
+						plan = append(plan, detail)
+						return err
+					}, args...)
+				}
+				// A few rows' table is cheaper to scan whole; the index's
+				// use is what is checked here.
+				for _, set := range []string{"enable_seqscan", "enable_bitmapscan"} {
+					if _, err := tx.Exec(ctx, "SET LOCAL "+set+" = off"); err != nil {
+						return err
+					}
+				}
+				return tx.RunQuery(ctx, "EXPLAIN "+q, func(r *sql.Rows) error {
+					var line string
+					err := r.Scan(&line)
+					plan = append(plan, line)
+					return err
+				}, args...)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return strings.Join(plan, "\n")
+		}
+		want := map[string][]string{
+			"FROM address_balances": {"SEARCH address_balances USING PRIMARY KEY", "Index Scan using address_balances_pkey"},
+			"FROM address_utxos":    {"USING COVERING INDEX address_utxos_unsummed", "Index Only Scan using address_utxos_unsummed"},
+		}
+		seen := map[string]bool{}
+		for _, st := range stmts {
+			for from, w := range want {
+				if !strings.Contains(st.q, from) {
+					continue
+				}
+				seen[from] = true
+				plan := explain(st.q, st.args)
+				if wp := w[0]; pg && !strings.Contains(plan, w[1]) || !pg && !strings.Contains(plan, wp) {
+					t.Errorf("the plan of\n  %s\nis\n  %s\nwant %q", st.q, strings.ReplaceAll(plan, "\n", "\n  "), w)
+				}
+			}
+		}
+		if len(seen) != len(want) {
+			t.Fatalf("SumUTXOs ran %d statements, reading from %v; want both of %v", len(stmts), seen, want)
 		}
 	})
 }
