@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"math/big"
@@ -91,14 +92,16 @@ func withBalanceDeltas(ctx context.Context) (context.Context, balanceDeltas) {
 	return context.WithValue(ctx, balanceDeltasKey{}, d), d
 }
 
-// addBalances adds d to the batch's changes in ctx, or writes it now
-// when ctx has none.
-func addBalances(ctx context.Context, tx *database.DB, d balanceDeltas) error {
-	if acc, ok := ctx.Value(balanceDeltasKey{}).(balanceDeltas); ok {
-		acc.merge(d)
-		return nil
+// addBalances adds d to the batch's changes in ctx. A change written at
+// once, out of key order, could deadlock (withBalanceDeltas): a caller
+// without a batch's context is a bug.
+func addBalances(ctx context.Context, d balanceDeltas) error {
+	acc, ok := ctx.Value(balanceDeltasKey{}).(balanceDeltas)
+	if !ok {
+		return errors.New("address_balances: a change outside a batch's withBalanceDeltas")
 	}
-	return d.write(ctx, tx)
+	acc.merge(d)
+	return nil
 }
 
 var addressBalanceColumns = []string{"chain", "address", "origin", "asset_id", "kind", "locktime", "stakeable_locktime",

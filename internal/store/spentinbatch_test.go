@@ -101,8 +101,13 @@ func spentOwnersApplying(t *testing.T, s *sqlStore, bs []*pchain.Block, n int) s
 		if err != nil {
 			t.Fatal(err)
 		}
-		bctx := withSpentOwners(ctx)
-		err = s.db.Transact(ctx, func(tx *database.DB) error { return applyPUTXOs(bctx, tx, batch.Blocks) })
+		bctx, sums := withBalanceDeltas(withSpentOwners(ctx))
+		err = s.db.Transact(ctx, func(tx *database.DB) error {
+			if err := applyPUTXOs(bctx, tx, batch.Blocks); err != nil {
+				return err
+			}
+			return sums.write(bctx, tx)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -247,7 +247,7 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB, fresh bool) 
 	if _, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, onConflictDoNothing); err != nil {
 		return err
 	}
-	return addBalances(ctx, tx, d)
+	return addBalances(ctx, d)
 }
 
 // listRowKey is the key of a list row in storedListRows' set.
@@ -305,7 +305,7 @@ func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) err
 	if err != nil {
 		return err
 	}
-	return addBalances(ctx, tx, d)
+	return addBalances(ctx, d)
 }
 
 // spentOwners are the owners of the UTXOs a batch's appliers marked
