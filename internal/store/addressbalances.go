@@ -309,10 +309,8 @@ func sumGroups(ctx context.Context, tx *database.DB, q UTXOQuery, f func(UTXOSum
 	addrs := sortedAddresses(q.Addresses)
 	for start := 0; start < len(addrs); start += maxInList {
 		chunk := addrs[start:min(len(addrs), start+maxInList)]
-		args := []any{string(q.Chain)}
-		for _, a := range chunk {
-			args = append(args, a[:])
-		}
+		in, inArgs := tx.InList(addressBytes(chunk))
+		args := append([]any{string(q.Chain)}, inArgs...)
 		var (
 			k         key
 			asset     []byte
@@ -320,7 +318,7 @@ func sumGroups(ctx context.Context, tx *database.DB, q UTXOQuery, f func(UTXOSum
 			x         big.Int
 		)
 		err := tx.RunPrepared(ctx, "SELECT origin, kind, asset_id, locktime, stakeable_locktime, amount_lo, amount_hi, utxos FROM address_balances "+
-			"WHERE chain = ? AND address IN (?"+strings.Repeat(", ?", len(chunk)-1)+") AND utxos <> 0", func(r *sql.Rows) error {
+			"WHERE chain = ? AND address "+in+" AND utxos <> 0", func(r *sql.Rows) error {
 			if err := r.Scan(&k.origin, &k.kind, &asset, &k.locktime, &k.stakeable, &lo, &hi, &n); err != nil {
 				return err
 			}

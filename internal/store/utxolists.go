@@ -683,6 +683,15 @@ func sortedAddresses(addrs []ids.ShortID) []ids.ShortID {
 	return slices.Compact(out)
 }
 
+// addressBytes is addrs as the values of an InList.
+func addressBytes(addrs []ids.ShortID) [][]byte {
+	out := make([][]byte, len(addrs))
+	for i := range addrs {
+		out[i] = addrs[i][:]
+	}
+	return out
+}
+
 // listedUTXOs reads the UTXOs of keys, on list chain, in keys' order,
 // with their owners when owners is set.
 func listedUTXOs(ctx context.Context, tx *database.DB, chain internal.Chain, keys []mergedRow, owners bool) ([]*ListedUTXO, error) {
@@ -906,13 +915,10 @@ func eachUTXO(ctx context.Context, tx *database.DB, q UTXOQuery, cond string, f 
 	var keys []mergedRow
 	for start := 0; start < len(addrs); start += maxInList {
 		chunk := addrs[start:min(len(addrs), start+maxInList)]
-		args := []any{string(q.Chain)}
-		for _, a := range chunk {
-			args = append(args, a[:])
-		}
+		in, inArgs := tx.InList(addressBytes(chunk))
+		args := append([]any{string(q.Chain)}, inArgs...)
 		err := tx.RunPrepared(ctx, "SELECT utxo_id, origin, kind, asset_id, amount_key, locktime, stakeable_locktime, "+
-			"threshold, created_time, spent FROM address_utxos WHERE chain = ? AND address IN (?"+
-			strings.Repeat(", ?", len(chunk)-1)+") AND "+cond, func(r *sql.Rows) error {
+			"threshold, created_time, spent FROM address_utxos WHERE chain = ? AND address "+in+" AND "+cond, func(r *sql.Rows) error {
 			var (
 				id, asset                      []byte
 				origin                         string
