@@ -162,6 +162,10 @@ func TestLookingGlassLatestBalances(t *testing.T) {
 		if _, err := s.BalanceHolders(ctx, q); !errors.Is(err, derrors.InvalidArgument) {
 			t.Errorf("4 holders, Max 3: %v", err)
 		}
+		q.Max = 4
+		if got, err := s.BalanceHolders(ctx, q); err != nil || len(got) != 4 {
+			t.Errorf("4 holders, Max 4: %s, %v", holdersString(got), err)
+		}
 
 		// Every range, minimum and mode: the table's answer, then the
 		// replay's (the backfill pending: the table is not trusted).

@@ -356,41 +356,39 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		return out, true, err
 	}
 	// The index gives the rows by balance: they are sorted by address
-	// here, as rows without pointers, before any Int is made. A row is
-	// one value, the address then the balance (a blob's concatenation is
-	// their bytes on both stores; SQLite types it text): a column fewer
-	// for the driver to copy out of each of 100,000 rows.
-	var (
-		rows    []amountRow
-		amounts []byte
-		v       sql.RawBytes
-	)
-	err = tx.RunQuery(ctx, "SELECT address || balance FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ?",
-		func(r *sql.Rows) error {
-			if err := r.Scan(&v); err != nil {
-				return err
-			}
-			if len(rows) >= q.Max {
-				return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
-			}
-			if len(v) < common.AddressLength {
-				return fmt.Errorf("a latest balance's address and balance of %d bytes", len(v))
-			}
-			// Offsets fit: q.Max amounts of 33 bytes at most.
-			row := amountRow{addr: common.Address(v[:common.AddressLength]), off: uint32(len(amounts))}
-			amounts = append(amounts, v[common.AddressLength:]...)
-			row.end = uint32(len(amounts))
-			rows = append(rows, row)
-			return nil
-		}, cid, tok, min)
+	// here, as rows without pointers, before any Int is made. The rows
+	// are read as one value (database.ConcatAgg), each the address then
+	// the balance, whose first byte is its length (sortableAmount); at
+	// most q.Max+1 of them, to tell a query that matches too many.
+	var all []byte
+	err = tx.QueryRow(ctx, "SELECT "+tx.ConcatAgg("v")+" FROM (SELECT address || balance AS v FROM evm_latest_balances "+
+		"WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?) AS r", cid, tok, min, q.Max+1).Scan(&all)
 	if err != nil {
 		return nil, false, err
+	}
+	// A row is an address and at least a length byte.
+	rows := make([]amountRow, 0, len(all)/(common.AddressLength+1))
+	for off := 0; off < len(all); {
+		if len(rows) >= q.Max {
+			return nil, false, derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+		}
+		end := off + common.AddressLength + 1
+		if end <= len(all) {
+			end += int(all[end-1])
+		}
+		if end > len(all) {
+			return nil, false, fmt.Errorf("a latest balance's address and balance cut at %d of %d bytes", len(all)-off, end-off)
+		}
+		// Offsets fit: q.Max amounts of 33 bytes at most.
+		rows = append(rows, amountRow{addr: common.Address(all[off : off+common.AddressLength]),
+			off: uint32(off + common.AddressLength), end: uint32(end)})
+		off = end
 	}
 	sortAmountRows(rows)
 	out := make([]AddressAmount, len(rows))
 	var slab amountSlab
 	for i, row := range rows {
-		out[i] = AddressAmount{Address: row.addr, Amount: slab.fromSortable(amounts[row.off:row.end])}
+		out[i] = AddressAmount{Address: row.addr, Amount: slab.fromSortable(all[row.off:row.end])}
 	}
 	return out, true, nil
 }
@@ -506,17 +504,25 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		}
 		return emit(&st.holderState)
 	}
-	closed := map[common.Address]*spanState{}
-	var (
-		holder, amount sql.RawBytes
-		sFrom, sTo     int64
-	)
-	err := tx.RunQuery(ctx, `SELECT holder, from_block, to_block, amount FROM nft_spans
-		WHERE chain_id = ? AND address = ? AND to_block > ? AND to_block < ? AND from_block <= ?`, func(rows *sql.Rows) error {
-		if err := rows.Scan(&holder, &sFrom, &sTo, &amount); err != nil {
+	// Every span closed inside or after the range, read as one value
+	// (database.ConcatAgg): a span the fields of its amount's length, its
+	// from_block and to_block, then its holder and its amount.
+	var all []byte
+	err := tx.QueryRow(ctx, "SELECT "+tx.ConcatAgg("v")+" FROM (SELECT "+tx.IntField("length(amount)")+" || "+
+		tx.IntField("from_block")+" || "+tx.IntField("to_block")+" || holder || amount AS v FROM nft_spans "+
+		"WHERE chain_id = ? AND address = ? AND to_block > ? AND to_block < ? AND from_block <= ?) AS r",
+		cid, q.Token[:], from, int64(openSpan), to).Scan(&all)
+	if err != nil {
+		return err
+	}
+	closed := make(map[common.Address]*spanState, min(len(all)/spanRecordMin, 4*q.Max))
+	var blocks [2]int64
+	for rest := all; len(rest) > 0; {
+		a, amount, next, err := cutSpanRecord(rest, blocks[:])
+		if err != nil {
 			return err
 		}
-		a := common.BytesToAddress(holder)
+		rest = next
 		st := closed[a]
 		if st == nil {
 			if len(closed) >= 4*q.Max {
@@ -525,29 +531,48 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 			st = &spanState{holderState: holderState{addr: a, all: true}}
 			closed[a] = st
 		}
-		judge(st, sFrom, sTo, amount)
-		return nil
-	}, cid, q.Token[:], from, int64(openSpan), to)
-	if err != nil {
-		return err
+		judge(st, blocks[0], blocks[1], amount)
 	}
 	rest := make([]common.Address, 0, len(closed))
 	for a := range closed {
 		rest = append(rest, a)
 	}
 	sortAddresses(rest)
-	// An open span is read as its holder then its amount in one value,
-	// as latestHolders reads a balance: a column fewer per row.
-	var open spanState
-	err = tx.RunQuery(ctx, `SELECT holder || amount, from_block FROM nft_spans
-		WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder`, func(rows *sql.Rows) error {
-		if err := rows.Scan(&holder, &sFrom); err != nil {
+	// The open spans are read as one value (database.ConcatAgg), a span
+	// the fields of its amount's length and its from_block, then its
+	// holder and its amount, by holder.
+	err = tx.QueryRow(ctx, "SELECT "+tx.ConcatAgg("v")+" FROM (SELECT "+tx.IntField("length(amount)")+" || "+
+		tx.IntField("from_block")+" || holder || amount AS v FROM nft_spans "+
+		"WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder LIMIT ?) AS r",
+		cid, q.Token[:], int64(openSpan), to, 4*q.Max+1).Scan(&all)
+	if err != nil {
+		return err
+	}
+	// The spans as rows without pointers (off and end: the span's
+	// record), sorted by holder should the store not have kept the
+	// subquery's order.
+	spans := make([]amountRow, 0, len(all)/spanRecordMin)
+	sorted := true
+	for off := 0; off < len(all); {
+		a, _, next, err := cutSpanRecord(all[off:], blocks[:1])
+		if err != nil {
 			return err
 		}
-		if len(holder) < common.AddressLength {
-			return fmt.Errorf("an NFT holding span's holder and amount of %d bytes", len(holder))
+		row := amountRow{addr: a, off: uint32(off), end: uint32(len(all) - len(next))}
+		sorted = sorted && (len(spans) == 0 || bytes.Compare(spans[len(spans)-1].addr[:], a[:]) < 0)
+		spans = append(spans, row)
+		off = int(row.end)
+	}
+	if !sorted {
+		sortAmountRows(spans)
+	}
+	var open spanState
+	for _, span := range spans {
+		a, amount, _, err := cutSpanRecord(all[span.off:span.end], blocks[:1])
+		if err != nil {
+			return err
 		}
-		a, amount := common.Address(holder[:common.AddressLength]), holder[common.AddressLength:]
+		sFrom := blocks[0]
 		for len(rest) > 0 && bytes.Compare(rest[0][:], a[:]) < 0 {
 			if err := done(closed[rest[0]]); err != nil {
 				return err
@@ -561,10 +586,9 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 			open = spanState{holderState: holderState{addr: a, all: true}}
 		}
 		judge(st, sFrom, openSpan, amount)
-		return done(st)
-	}, cid, q.Token[:], int64(openSpan), to)
-	if err != nil {
-		return err
+		if err := done(st); err != nil {
+			return err
+		}
 	}
 	for _, a := range rest {
 		if err := done(closed[a]); err != nil {
@@ -713,4 +737,26 @@ func (s *sqlStore) EVMChainVersion(ctx context.Context, chainID uint64) (_ int64
 		return -1, err
 	}
 	return int64(h), nil
+}
+
+// spanRecordMin is the fewest bytes of a span read by nftSpanStates:
+// two one-digit fields (an open span's), a holder and a one-byte amount.
+const spanRecordMin = 2*2 + common.AddressLength + 1
+
+// cutSpanRecord reads the span at the start of b, as nftSpanStates reads
+// them: the IntFields of its amount's length and of len(ints) numbers
+// (into ints), then its holder and its amount; and returns the bytes
+// after it.
+func cutSpanRecord(b []byte, ints []int64) (holder common.Address, amount, rest []byte, err error) {
+	n, b, err := database.CutIntField(b)
+	for i := 0; i < len(ints) && err == nil; i++ {
+		ints[i], b, err = database.CutIntField(b)
+	}
+	if err != nil {
+		return holder, nil, nil, fmt.Errorf("an NFT holding span: %w", err)
+	}
+	if n < 0 || int64(len(b)) < common.AddressLength+n {
+		return holder, nil, nil, fmt.Errorf("an NFT holding span of %d bytes, cut at %d", common.AddressLength+n, len(b))
+	}
+	return common.Address(b[:common.AddressLength]), b[common.AddressLength : common.AddressLength+n], b[common.AddressLength+n:], nil
 }
