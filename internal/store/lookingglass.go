@@ -357,12 +357,11 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 	}
 	// The index gives the rows by balance: they are sorted by address
 	// here, as rows without pointers, before any Int is made. The rows
-	// are read as one value (database.ConcatAgg), each the address then
+	// are read as one value (database.ConcatRows), each the address then
 	// the balance, whose first byte is its length (sortableAmount); at
 	// most q.Max+1 of them, to tell a query that matches too many.
-	var all []byte
-	err = tx.QueryRow(ctx, "SELECT "+tx.ConcatAgg("v")+" FROM (SELECT address || balance AS v FROM evm_latest_balances "+
-		"WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?) AS r", cid, tok, min, q.Max+1).Scan(&all)
+	all, err := tx.ConcatRows(ctx, "address || balance", "FROM evm_latest_balances "+
+		"WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?", cid, tok, min, q.Max+1)
 	if err != nil {
 		return nil, false, err
 	}
@@ -505,20 +504,19 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		return emit(&st.holderState)
 	}
 	// Every span closed inside or after the range, read as one value
-	// (database.ConcatAgg): a span the fields of its amount's length, its
+	// (database.ConcatRows): a span the fields of its amount's length, its
 	// from_block and to_block, then its holder and its amount.
-	var all []byte
-	err := tx.QueryRow(ctx, "SELECT "+tx.ConcatAgg("v")+" FROM (SELECT "+tx.IntField("length(amount)")+" || "+
-		tx.IntField("from_block")+" || "+tx.IntField("to_block")+" || holder || amount AS v FROM nft_spans "+
-		"WHERE chain_id = ? AND address = ? AND to_block > ? AND to_block < ? AND from_block <= ?) AS r",
-		cid, q.Token[:], from, int64(openSpan), to).Scan(&all)
+	all, err := tx.ConcatRows(ctx, tx.IntField("length(amount)")+" || "+tx.IntField("from_block")+" || "+
+		tx.IntField("to_block")+" || holder || amount", "FROM nft_spans "+
+		"WHERE chain_id = ? AND address = ? AND to_block > ? AND to_block < ? AND from_block <= ?",
+		cid, q.Token[:], from, int64(openSpan), to)
 	if err != nil {
 		return err
 	}
 	closed := make(map[common.Address]*spanState, min(len(all)/spanRecordMin, 4*q.Max))
 	var blocks [2]int64
 	for rest := all; len(rest) > 0; {
-		a, amount, next, err := cutSpanRecord(rest, blocks[:])
+		a, amount, next, err := cutSpanRecord(tx, rest, blocks[:])
 		if err != nil {
 			return err
 		}
@@ -538,13 +536,12 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		rest = append(rest, a)
 	}
 	sortAddresses(rest)
-	// The open spans are read as one value (database.ConcatAgg), a span
+	// The open spans are read as one value (database.ConcatRows), a span
 	// the fields of its amount's length and its from_block, then its
 	// holder and its amount, by holder.
-	err = tx.QueryRow(ctx, "SELECT "+tx.ConcatAgg("v")+" FROM (SELECT "+tx.IntField("length(amount)")+" || "+
-		tx.IntField("from_block")+" || holder || amount AS v FROM nft_spans "+
-		"WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder LIMIT ?) AS r",
-		cid, q.Token[:], int64(openSpan), to, 4*q.Max+1).Scan(&all)
+	all, err = tx.ConcatRows(ctx, tx.IntField("length(amount)")+" || "+tx.IntField("from_block")+" || holder || amount",
+		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder LIMIT ?",
+		cid, q.Token[:], int64(openSpan), to, 4*q.Max+1)
 	if err != nil {
 		return err
 	}
@@ -554,7 +551,7 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 	spans := make([]amountRow, 0, len(all)/spanRecordMin)
 	sorted := true
 	for off := 0; off < len(all); {
-		a, _, next, err := cutSpanRecord(all[off:], blocks[:1])
+		a, _, next, err := cutSpanRecord(tx, all[off:], blocks[:1])
 		if err != nil {
 			return err
 		}
@@ -568,7 +565,7 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 	}
 	var open spanState
 	for _, span := range spans {
-		a, amount, _, err := cutSpanRecord(all[span.off:span.end], blocks[:1])
+		a, amount, _, err := cutSpanRecord(tx, all[span.off:span.end], blocks[:1])
 		if err != nil {
 			return err
 		}
@@ -739,18 +736,19 @@ func (s *sqlStore) EVMChainVersion(ctx context.Context, chainID uint64) (_ int64
 	return int64(h), nil
 }
 
-// spanRecordMin is the fewest bytes of a span read by nftSpanStates:
-// two one-digit fields (an open span's), a holder and a one-byte amount.
+// spanRecordMin is the fewest bytes of a span read by nftSpanStates on
+// SQLite: two one-digit fields (an open span's), a holder and a one-byte
+// amount (an estimate of the spans to allocate for).
 const spanRecordMin = 2*2 + common.AddressLength + 1
 
 // cutSpanRecord reads the span at the start of b, as nftSpanStates reads
 // them: the IntFields of its amount's length and of len(ints) numbers
 // (into ints), then its holder and its amount; and returns the bytes
 // after it.
-func cutSpanRecord(b []byte, ints []int64) (holder common.Address, amount, rest []byte, err error) {
-	n, b, err := database.CutIntField(b)
+func cutSpanRecord(db *database.DB, b []byte, ints []int64) (holder common.Address, amount, rest []byte, err error) {
+	n, b, err := db.CutIntField(b)
 	for i := 0; i < len(ints) && err == nil; i++ {
-		ints[i], b, err = database.CutIntField(b)
+		ints[i], b, err = db.CutIntField(b)
 	}
 	if err != nil {
 		return holder, nil, nil, fmt.Errorf("an NFT holding span: %w", err)
