@@ -231,19 +231,7 @@ func checkSumUTXOs(t *testing.T, s *sqlStore) {
 	}
 	checked := 0
 	for _, chain := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
-		var addrs []ids.ShortID
-		err := s.db.RunQuery(ctx, "SELECT DISTINCT address FROM address_utxos WHERE chain = ?", func(r *sql.Rows) error {
-			var a []byte
-			if err := r.Scan(&a); err != nil {
-				return err
-			}
-			id, err := ids.ToShortID(a)
-			addrs = append(addrs, id)
-			return err
-		}, string(chain))
-		if err != nil {
-			t.Fatal(err)
-		}
+		addrs := listAddresses(t, s, "chain = ?", string(chain))
 		sets := [][]ids.ShortID{addrs}
 		for _, a := range addrs {
 			sets = append(sets, []ids.ShortID{a})
@@ -376,18 +364,9 @@ func TestBalanceReadPlans(t *testing.T) {
 				}
 			}
 		}
-		var addrs []ids.ShortID
-		err := s.db.RunQuery(ctx, "SELECT DISTINCT address FROM address_utxos WHERE chain = 'P' AND spent = 0 AND summed = 0", func(r *sql.Rows) error {
-			var a []byte
-			if err := r.Scan(&a); err != nil {
-				return err
-			}
-			id, err := ids.ToShortID(a)
-			addrs = append(addrs, id)
-			return err
-		})
-		if err != nil || len(addrs) == 0 {
-			t.Fatalf("no address with uncounted rows (%v)", err)
+		addrs := listAddresses(t, s, "chain = 'P' AND spent = 0 AND summed = 0")
+		if len(addrs) == 0 {
+			t.Fatal("no address with uncounted rows")
 		}
 		type stmt struct {
 			q    string
@@ -395,7 +374,7 @@ func TestBalanceReadPlans(t *testing.T) {
 		}
 		var stmts []stmt
 		s.db.Trace(func(q string, args []any) { stmts = append(stmts, stmt{q, slices.Clone(args)}) })
-		err = s.SumUTXOs(ctx, UTXOQuery{Chain: internal.PChain, Addresses: addrs, AnyOwner: true, NoOwners: true},
+		err := s.SumUTXOs(ctx, UTXOQuery{Chain: internal.PChain, Addresses: addrs, AnyOwner: true, NoOwners: true},
 			func(UTXOSum) error { return nil })
 		s.db.Trace(nil)
 		if err != nil {
@@ -453,4 +432,23 @@ func TestBalanceReadPlans(t *testing.T) {
 			t.Fatalf("SumUTXOs ran %d statements, reading from %v; want both of %v", len(stmts), seen, want)
 		}
 	})
+}
+
+// listAddresses reads the addresses of the list rows cond selects.
+func listAddresses(t *testing.T, s *sqlStore, cond string, args ...any) []ids.ShortID {
+	t.Helper()
+	var addrs []ids.ShortID
+	err := s.db.RunQuery(context.Background(), "SELECT DISTINCT address FROM address_utxos WHERE "+cond, func(r *sql.Rows) error {
+		var a []byte
+		if err := r.Scan(&a); err != nil {
+			return err
+		}
+		id, err := ids.ToShortID(a)
+		addrs = append(addrs, id)
+		return err
+	}, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addrs
 }
