@@ -412,7 +412,7 @@ func TestBalanceReadPlans(t *testing.T) {
 			return strings.Join(plan, "\n")
 		}
 		want := map[string][]string{
-			"FROM address_balances": {"SEARCH address_balances USING PRIMARY KEY", "Index Scan using address_balances_pkey"},
+			"FROM address_balances": {"SEARCH address_balances USING PRIMARY KEY", "Index Only Scan using address_balances_pkey"},
 			"FROM address_utxos":    {"USING COVERING INDEX address_utxos_unsummed", "Index Only Scan using address_utxos_unsummed"},
 		}
 		seen := map[string]bool{}
