@@ -356,38 +356,33 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		return out, true, err
 	}
 	// The index gives the rows by balance: they are sorted by address
-	// here, as rows without pointers, before any Int is made. The rows
-	// are read as one value (database.ConcatRows), each the address then
-	// the balance, whose first byte is its length (sortableAmount); at
-	// most q.Max+1 of them, to tell a query that matches too many.
-	all, err := tx.ConcatRows(ctx, "address || balance", "FROM evm_latest_balances "+
-		"WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?", cid, tok, min, q.Max+1)
+	// here, as rows without pointers, before any Int is made. They are
+	// read through database.EachRow (one value on SQLite), at most
+	// q.Max+1 of them, to tell a query that matches too many.
+	var (
+		rows    []amountRow
+		amounts []byte
+	)
+	err = tx.EachRow(ctx, []database.Field{{Expr: "address", Size: common.AddressLength}, {Expr: "balance"}},
+		"FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?", func(r *database.Row) error {
+			if len(rows) >= q.Max {
+				return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+			}
+			// Offsets fit: q.Max amounts of 33 bytes at most.
+			row := amountRow{addr: common.Address(r.Bytes(0)), off: uint32(len(amounts))}
+			amounts = append(amounts, r.Bytes(1)...)
+			row.end = uint32(len(amounts))
+			rows = append(rows, row)
+			return nil
+		}, cid, tok, min, q.Max+1)
 	if err != nil {
 		return nil, false, err
-	}
-	// A row is an address and at least a length byte.
-	rows := make([]amountRow, 0, len(all)/(common.AddressLength+1))
-	for off := 0; off < len(all); {
-		if len(rows) >= q.Max {
-			return nil, false, derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
-		}
-		end := off + common.AddressLength + 1
-		if end <= len(all) {
-			end += int(all[end-1])
-		}
-		if end > len(all) {
-			return nil, false, fmt.Errorf("a latest balance's address and balance cut at %d of %d bytes", len(all)-off, end-off)
-		}
-		// Offsets fit: q.Max amounts of 33 bytes at most.
-		rows = append(rows, amountRow{addr: common.Address(all[off : off+common.AddressLength]),
-			off: uint32(off + common.AddressLength), end: uint32(end)})
-		off = end
 	}
 	sortAmountRows(rows)
 	out := make([]AddressAmount, len(rows))
 	var slab amountSlab
 	for i, row := range rows {
-		out[i] = AddressAmount{Address: row.addr, Amount: slab.fromSortable(all[row.off:row.end])}
+		out[i] = AddressAmount{Address: row.addr, Amount: slab.fromSortable(amounts[row.off:row.end])}
 	}
 	return out, true, nil
 }
@@ -503,89 +498,66 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		}
 		return emit(&st.holderState)
 	}
-	// Every span closed inside or after the range, read as one value
-	// (database.ConcatRows): a span the fields of its amount's length, its
-	// from_block and to_block, then its holder and its amount.
-	all, err := tx.ConcatRows(ctx, tx.IntField("length(amount)")+" || "+tx.IntField("from_block")+" || "+
-		tx.IntField("to_block")+" || holder || amount", "FROM nft_spans "+
-		"WHERE chain_id = ? AND address = ? AND to_block > ? AND to_block < ? AND from_block <= ?",
-		cid, q.Token[:], from, int64(openSpan), to)
+	// Every span closed inside or after the range (database.EachRow: one
+	// value on SQLite).
+	closed := map[common.Address]*spanState{}
+	err := tx.EachRow(ctx, []database.Field{{Expr: "from_block", Int: true}, {Expr: "to_block", Int: true},
+		{Expr: "holder", Size: common.AddressLength}, {Expr: "amount"}},
+		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block > ? AND to_block < ? AND from_block <= ?",
+		func(r *database.Row) error {
+			a := common.Address(r.Bytes(2))
+			st := closed[a]
+			if st == nil {
+				if len(closed) >= 4*q.Max {
+					return derrors.Invalid("the query's contract has more than %d holders over the range; narrow it", 4*q.Max)
+				}
+				st = &spanState{holderState: holderState{addr: a, all: true}}
+				closed[a] = st
+			}
+			judge(st, r.Int(0), r.Int(1), r.Bytes(3))
+			return nil
+		}, cid, q.Token[:], from, int64(openSpan), to)
 	if err != nil {
 		return err
-	}
-	closed := make(map[common.Address]*spanState, min(len(all)/spanRecordMin, 4*q.Max))
-	var blocks [2]int64
-	for rest := all; len(rest) > 0; {
-		a, amount, next, err := cutSpanRecord(tx, rest, blocks[:])
-		if err != nil {
-			return err
-		}
-		rest = next
-		st := closed[a]
-		if st == nil {
-			if len(closed) >= 4*q.Max {
-				return derrors.Invalid("the query's contract has more than %d holders over the range; narrow it", 4*q.Max)
-			}
-			st = &spanState{holderState: holderState{addr: a, all: true}}
-			closed[a] = st
-		}
-		judge(st, blocks[0], blocks[1], amount)
 	}
 	rest := make([]common.Address, 0, len(closed))
 	for a := range closed {
 		rest = append(rest, a)
 	}
 	sortAddresses(rest)
-	// The open spans are read as one value (database.ConcatRows), a span
-	// the fields of its amount's length and its from_block, then its
-	// holder and its amount, by holder.
-	all, err = tx.ConcatRows(ctx, tx.IntField("length(amount)")+" || "+tx.IntField("from_block")+" || holder || amount",
-		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder LIMIT ?",
-		cid, q.Token[:], int64(openSpan), to, 4*q.Max+1)
+	// The open spans by holder (database.EachRow: one value on SQLite,
+	// whose order is checked).
+	var (
+		open  spanState
+		last  common.Address
+		first = true
+	)
+	err = tx.EachRow(ctx, []database.Field{{Expr: "from_block", Int: true}, {Expr: "holder", Size: common.AddressLength},
+		{Expr: "amount"}},
+		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder",
+		func(r *database.Row) error {
+			a := common.Address(r.Bytes(1))
+			if !first && bytes.Compare(a[:], last[:]) <= 0 {
+				return fmt.Errorf("the open NFT holding spans out of holder order at %s", a)
+			}
+			last, first = a, false
+			for len(rest) > 0 && bytes.Compare(rest[0][:], a[:]) < 0 {
+				if err := done(closed[rest[0]]); err != nil {
+					return err
+				}
+				rest = rest[1:]
+			}
+			st := &open
+			if len(rest) > 0 && rest[0] == a {
+				st, rest = closed[a], rest[1:]
+			} else {
+				open = spanState{holderState: holderState{addr: a, all: true}}
+			}
+			judge(st, r.Int(0), openSpan, r.Bytes(2))
+			return done(st)
+		}, cid, q.Token[:], int64(openSpan), to)
 	if err != nil {
 		return err
-	}
-	// The spans as rows without pointers (off and end: the span's
-	// record), sorted by holder should the store not have kept the
-	// subquery's order.
-	spans := make([]amountRow, 0, len(all)/spanRecordMin)
-	sorted := true
-	for off := 0; off < len(all); {
-		a, _, next, err := cutSpanRecord(tx, all[off:], blocks[:1])
-		if err != nil {
-			return err
-		}
-		row := amountRow{addr: a, off: uint32(off), end: uint32(len(all) - len(next))}
-		sorted = sorted && (len(spans) == 0 || bytes.Compare(spans[len(spans)-1].addr[:], a[:]) < 0)
-		spans = append(spans, row)
-		off = int(row.end)
-	}
-	if !sorted {
-		sortAmountRows(spans)
-	}
-	var open spanState
-	for _, span := range spans {
-		a, amount, _, err := cutSpanRecord(tx, all[span.off:span.end], blocks[:1])
-		if err != nil {
-			return err
-		}
-		sFrom := blocks[0]
-		for len(rest) > 0 && bytes.Compare(rest[0][:], a[:]) < 0 {
-			if err := done(closed[rest[0]]); err != nil {
-				return err
-			}
-			rest = rest[1:]
-		}
-		st := &open
-		if len(rest) > 0 && rest[0] == a {
-			st, rest = closed[a], rest[1:]
-		} else {
-			open = spanState{holderState: holderState{addr: a, all: true}}
-		}
-		judge(st, sFrom, openSpan, amount)
-		if err := done(st); err != nil {
-			return err
-		}
 	}
 	for _, a := range rest {
 		if err := done(closed[a]); err != nil {
@@ -734,27 +706,4 @@ func (s *sqlStore) EVMChainVersion(ctx context.Context, chainID uint64) (_ int64
 		return -1, err
 	}
 	return int64(h), nil
-}
-
-// spanRecordMin is the fewest bytes of a span read by nftSpanStates on
-// SQLite: two one-digit fields (an open span's), a holder and a one-byte
-// amount (an estimate of the spans to allocate for).
-const spanRecordMin = 2*2 + common.AddressLength + 1
-
-// cutSpanRecord reads the span at the start of b, as nftSpanStates reads
-// them: the IntFields of its amount's length and of len(ints) numbers
-// (into ints), then its holder and its amount; and returns the bytes
-// after it.
-func cutSpanRecord(db *database.DB, b []byte, ints []int64) (holder common.Address, amount, rest []byte, err error) {
-	n, b, err := db.CutIntField(b)
-	for i := 0; i < len(ints) && err == nil; i++ {
-		ints[i], b, err = db.CutIntField(b)
-	}
-	if err != nil {
-		return holder, nil, nil, fmt.Errorf("an NFT holding span: %w", err)
-	}
-	if n < 0 || int64(len(b)) < common.AddressLength+n {
-		return holder, nil, nil, fmt.Errorf("an NFT holding span of %d bytes, cut at %d", common.AddressLength+n, len(b))
-	}
-	return common.Address(b[:common.AddressLength]), b[common.AddressLength : common.AddressLength+n], b[common.AddressLength+n:], nil
 }
