@@ -11,7 +11,8 @@ import (
 )
 
 // A Field is a column EachRow reads: an integer (Int), a blob of Size
-// bytes (Size > 0), or else a blob of any length.
+// bytes (Size > 0), or else a blob of any length. It must not be NULL
+// (SQLite's concatenation would drop the row).
 type Field struct {
 	Expr string
 	Int  bool
