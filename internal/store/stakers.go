@@ -31,10 +31,12 @@ type StakerStore interface {
 	L1Validator(ctx context.Context, validationID ids.ID) (*internal.L1Validator, error)
 	// StakersAt returns the validators and delegators of subnetID that
 	// were current after the block at height was accepted (not L1
-	// validators), in no particular order.
+	// validators), in no particular order. As on the node, a proposal
+	// block's changes show from the option block after it.
 	StakersAt(ctx context.Context, subnetID ids.ID, height uint64) ([]*StakerRecord, error)
 	// L1ValidatorsAt returns the L1 validators of subnetID after the block
-	// at height was accepted, those removed left out, by validation id.
+	// at height was accepted (a proposal block's changes from the option
+	// block after it), those removed left out, by validation id.
 	// complete is false when the L1 fee history (which tells when a
 	// balance ran out) lacks one of them: the store cannot tell which are
 	// active.
@@ -354,9 +356,8 @@ func (s *sqlStore) CurrentStakers(ctx context.Context, subnetID ids.ID) (_ *Curr
 
 func (s *sqlStore) StakersAt(ctx context.Context, subnetID ids.ID, height uint64) (_ []*StakerRecord, err error) {
 	defer derrors.Wrap(&err, "store.StakersAt(%s, %d)", subnetID, height)
-	var ts int64
-	err = s.db.QueryRow(ctx, "SELECT timestamp FROM p_blocks WHERE height = ?", u64(height)).Scan(&ts)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	height, ts, err := s.validatorStateAt(ctx, height)
+	if err != nil {
 		return nil, err
 	}
 	q := stakerSelect + ` WHERE s.subnet_id = ? AND s.added_height <= ?
@@ -370,8 +371,34 @@ func (s *sqlStore) StakersAt(ctx context.Context, subnetID ids.ID, height uint64
 	return s.queryStakers(ctx, q, args...)
 }
 
+// validatorStateAt returns the height whose state the node's validator
+// sets show at height, and that block's time (unix seconds; 0 for a block
+// without one or not stored). The node writes what a proposal block changes
+// (its time advance, its decision txs) with the option block deciding it,
+// at the next height (platformvm's acceptor): at a proposal block's height
+// its sets are the block before's.
+func (s *sqlStore) validatorStateAt(ctx context.Context, height uint64) (uint64, int64, error) {
+	var (
+		typ string
+		ts  int64
+	)
+	err := s.db.QueryRow(ctx, "SELECT type, timestamp FROM p_blocks WHERE height = ?", u64(height)).Scan(&typ, &ts)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return height, 0, nil
+	case err != nil:
+		return 0, 0, err
+	case height == 0 || (typ != "BanffProposalBlock" && typ != "ApricotProposalBlock"):
+		return height, ts, nil
+	}
+	return s.validatorStateAt(ctx, height-1)
+}
+
 func (s *sqlStore) L1ValidatorsAt(ctx context.Context, subnetID ids.ID, height uint64) (_ []*L1ValidatorAt, _ bool, err error) {
 	defer derrors.Wrap(&err, "store.L1ValidatorsAt(%s, %d)", subnetID, height)
+	if height, _, err = s.validatorStateAt(ctx, height); err != nil {
+		return nil, false, err
+	}
 	// The events give each validator's node, key and weight; the balance
 	// changes, which the fee replay writes with the deactivations no tx
 	// makes, whether it is active (a non-zero end point).

@@ -96,6 +96,11 @@ func TestStakers(t *testing.T) {
 	poa2 := stakerTx(t, &txs.AddSubnetValidatorTx{BaseTx: stakerBase("p2"), SubnetValidator: txs.SubnetValidator{
 		Validator: txs.Validator{NodeID: nodeB, Start: 1, End: end(20 * time.Minute), Wght: 8}, Subnet: subnet},
 		SubnetAuth: &secp256k1fx.Input{}})
+	// On another subnet, a validator whose end is proposal block 6's time.
+	subnet2 := ids.ID{0x6}
+	poa3 := stakerTx(t, &txs.AddSubnetValidatorTx{BaseTx: stakerBase("p3"), SubnetValidator: txs.SubnetValidator{
+		Validator: txs.Validator{NodeID: nodeA, Start: 1, End: end(3 * time.Second), Wght: 9}, Subnet: subnet2},
+		SubnetAuth: &secp256k1fx.Input{}})
 	rmPoa := stakerTx(t, &txs.RemoveSubnetValidatorTx{BaseTx: stakerBase("rm"), NodeID: nodeB, Subnet: subnet,
 		SubnetAuth: &secp256k1fx.Input{}})
 	rewardB := stakerTx(t, &txs.RewardValidatorTx{TxID: vB.ID})
@@ -115,7 +120,7 @@ func TestStakers(t *testing.T) {
 	inc := stakerTx(t, &txs.IncreaseL1ValidatorBalanceTx{BaseTx: stakerBase("i"), ValidationID: l1.Append(0), Balance: 50})
 
 	specs[3].txs = parsed(vA, vB, poa1)
-	specs[4].txs = parsed(dA, poa2, conv)
+	specs[4].txs = parsed(dA, poa2, conv, poa3)
 	specs[5].txs = parsed(rmPoa)
 	specs[6].typ, specs[6].txs = "BanffProposalBlock", parsed(rewardB)
 	specs[7].typ, specs[7].txs = "BanffCommitBlock", nil
@@ -216,7 +221,9 @@ func TestStakers(t *testing.T) {
 		}
 
 		// The stakers current after each height: added at 3 and 4, vB
-		// rewarded at 7 (the commit), poa2 removed at 5.
+		// rewarded at 7 (the commit), poa2 removed at 5, poa3 ended by
+		// block 6's time. The node writes what a proposal block changes
+		// with its decision: at 6 its sets are those of 5.
 		for _, tc := range []struct {
 			subnet ids.ID
 			height uint64
@@ -229,6 +236,9 @@ func TestStakers(t *testing.T) {
 			{subnet, 3, []ids.ID{poa1.ID}},
 			{subnet, 4, []ids.ID{poa1.ID, poa2.ID}},
 			{subnet, 5, []ids.ID{poa1.ID}},
+			{subnet2, 5, []ids.ID{poa3.ID}},
+			{subnet2, 6, []ids.ID{poa3.ID}},
+			{subnet2, 7, nil},
 			{ids.ID{0xcc}, 5, nil},
 		} {
 			got, err := s.StakersAt(ctx, tc.subnet, tc.height)
@@ -251,7 +261,8 @@ func TestStakers(t *testing.T) {
 		}
 		// The history as a replay writes it: both registered at 4 (validator
 		// 1 with no balance), validator 0's balance run out by block 6's
-		// time advance and topped up by the increase at 8.
+		// time advance and topped up by the increase at 8. Block 6 is a
+		// proposal block: the node shows its deactivation from 7 on.
 		v0, v1 := l1.Append(0), l1.Append(1)
 		if err := saveL1FeeHistory(ctx, s.db, &internal.L1FeeHistory{Changes: []internal.L1BalanceChange{
 			{ValidationID: v0, Height: 4, Index: 2, Kind: internal.L1BalanceRegister, End: 1000, Amount: 1000},
@@ -269,7 +280,7 @@ func TestStakers(t *testing.T) {
 			{3, nil},
 			{4, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
 			{5, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
-			{6, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
+			{6, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
 			{7, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10}, {ValidationID: v1, NodeID: nodeA, Weight: 20}}},
 			{8, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}}},
 			{11, []L1ValidatorAt{{ValidationID: v0, NodeID: nodeB, Weight: 10, Active: true}}},
