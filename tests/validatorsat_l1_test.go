@@ -11,6 +11,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/crypto/bls/signer/localsigner"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/avalanchego/vms/platformvm/block"
 	"github.com/ava-labs/avalanchego/vms/platformvm/signer"
 	"github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
@@ -20,7 +21,8 @@ import (
 )
 
 // TestL1ValidatorsAtMatchNode converts a subnet with a legacy validator
-// (ending some 30 s later) to an L1 of three validators: A with a deposit
+// (ending some 30 s later, in a proposal block: a primary validator's
+// reward) to an L1 of three validators: A with a deposit
 // the local network's fee (1 nAVAX a second) runs out in seconds, then
 // topped up; B; and C, disabled at the end. platform.getValidatorsAt of
 // the L1 and platform.getAllValidatorsAt must answer as the node at every
@@ -50,7 +52,15 @@ func TestL1ValidatorsAtMatchNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	legacyEnd := time.Now().Add(30 * time.Second)
+	// A primary validator ending with the legacy one: the block at their
+	// end time is a proposal block (its RewardValidatorTx) whose time
+	// advance removes the legacy validator, which the node shows from the
+	// commit or abort block after it.
+	ender, err := n.AddValidator(ctx, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacyEnd := ender.End
 	const legacyWeight = 7
 	err = n.WithWallet(ctx, primary.WalletConfig{SubnetIDs: []ids.ID{subnetID}}, func(w *primary.Wallet) error {
 		_, err := w.P().IssueAddSubnetValidatorTx(&txs.SubnetValidator{
@@ -170,6 +180,7 @@ func TestL1ValidatorsAtMatchNode(t *testing.T) {
 	}
 	empty := ids.EmptyNodeID.String()
 	var sawLegacy, sawOut, sawLegacyGone bool
+	var goneAt uint64 // the first height whose set lacks the legacy validator
 	for i, c := range calls {
 		if c.method != "platform.getValidatorsAt" || want[i].err != nil {
 			continue
@@ -184,6 +195,9 @@ func TestL1ValidatorsAtMatchNode(t *testing.T) {
 			sawLegacy = true
 		}
 		if _, hasB := s[specs[1].NodeID.String()]; hasB && !hasLegacy {
+			if !sawLegacyGone {
+				goneAt = from + uint64(i/2)
+			}
 			sawLegacyGone = true
 		}
 		if e, ok := s[empty]; ok && !hasA && e.Weight == "100" && e.PublicKey == nil {
@@ -199,6 +213,19 @@ func TestL1ValidatorsAtMatchNode(t *testing.T) {
 	}
 	if !sawLegacy || !sawOut || !sawLegacyGone {
 		t.Errorf("the node's sets miss a case: legacy beside L1 %t, A run out %t, legacy gone %t", sawLegacy, sawOut, sawLegacyGone)
+	}
+	if sawLegacyGone {
+		raw, err := pc.GetBlockByHeight(ctx, goneAt-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk, err := block.Parse(block.Codec, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := blk.(*block.BanffProposalBlock); !ok {
+			t.Errorf("the legacy validator left the node's set at %d, after a %T; want after a proposal block", goneAt, blk)
+		}
 	}
 
 	check := func(t *testing.T, base string) {
