@@ -32,6 +32,31 @@ var (
 	txColumns    = []string{"id", "block_height", "idx", "type", "bytes"}
 )
 
+// freshKey marks the context of a batch that starts above the chain's
+// cursor (freshBatch).
+type freshKey struct{}
+
+// freshBatch reports whether ctx is that of a batch being applied for
+// the first time: it starts above its chain's cursor. Its blocks, txs and
+// the rows keyed by them (UTXOs, their owners and list rows) cannot be
+// stored yet, since they commit with the cursor and only with it, so
+// they are inserted without a conflict clause: on PostgreSQL a COPY, with
+// neither the speculative insertion nor the index probe of ON CONFLICT.
+// A batch applied again, a rederive or a backfill is not fresh.
+func freshBatch(ctx context.Context) bool {
+	fresh, _ := ctx.Value(freshKey{}).(bool)
+	return fresh
+}
+
+// newRows is the conflict clause of an insert of rows keyed by a batch's
+// blocks or txs: none in a fresh batch, else ON CONFLICT DO NOTHING.
+func newRows(ctx context.Context) string {
+	if freshBatch(ctx) {
+		return ""
+	}
+	return onConflictDoNothing
+}
+
 // blockRow and txRow are a block and a transaction of any linear chain.
 type blockRow struct {
 	height     uint64
@@ -51,8 +76,9 @@ type txRow struct {
 // applyBlocks writes blocks (consecutive heights, ascending) and their
 // transactions, runs derive, and moves the chain's cursor to the last
 // height, all in one transaction. Rows already stored are skipped, but
-// they must be the same as the batch's.
-func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []blockRow, derive func(tx *database.DB) error) error {
+// they must be the same as the batch's. derive's context says whether
+// the batch is new (freshBatch).
+func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []blockRow, derive func(ctx context.Context, tx *database.DB) error) error {
 	ntx := 0
 	for i, b := range blocks {
 		if b.height > math.MaxInt64 {
@@ -82,11 +108,16 @@ func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []bl
 			return fmt.Errorf("batch starts at %d but the %s-chain cursor is at %d: heights %d..%d would be missing: %w",
 				first, lt.chain, cur, cur+1, first-1, derrors.InvalidArgument)
 		}
-		nb, err := tx.BulkInsert(ctx, lt.blocks, blockColumns, blockRows, onConflictDoNothing)
+		fresh := !ok || first > cur
+		if fresh {
+			ctx = context.WithValue(ctx, freshKey{}, true)
+		}
+		conflict := newRows(ctx)
+		nb, err := tx.BulkInsert(ctx, lt.blocks, blockColumns, blockRows, conflict)
 		if err != nil {
 			return err
 		}
-		nt, err := tx.BulkInsert(ctx, lt.txs, txColumns, txRows, onConflictDoNothing)
+		nt, err := tx.BulkInsert(ctx, lt.txs, txColumns, txRows, conflict)
 		if err != nil {
 			return err
 		}
@@ -98,7 +129,7 @@ func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []bl
 			}
 		}
 		if derive != nil {
-			if err := derive(tx); err != nil {
+			if err := derive(ctx, tx); err != nil {
 				return err
 			}
 		}

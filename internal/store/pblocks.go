@@ -81,7 +81,7 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, batch *internal.PBatch) (er
 			rows[i].txs = append(rows[i].txs, txRow{id: t.ID, typ: t.Type, bytes: t.Bytes})
 		}
 	}
-	return s.applyBlocks(ctx, pTables, rows, func(tx *database.DB) error {
+	return s.applyBlocks(ctx, pTables, rows, func(ctx context.Context, tx *database.DB) error {
 		if err := refuseWhileRederiving(ctx, tx, internal.PChain); err != nil {
 			return err
 		}

@@ -308,6 +308,29 @@ func TestApplyIdempotent(t *testing.T) {
 	})
 }
 
+// TestFreshBatch checks which batches the appliers see as fresh (their
+// rows inserted without a conflict clause): exactly those that start
+// above the cursor, and the first.
+func TestFreshBatch(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		var fresh []bool
+		saved := pAppliers
+		pAppliers = append(slices.Clip(saved), func(ctx context.Context, _ *database.DB, _ *internal.PBatch) error {
+			fresh = append(fresh, freshBatch(ctx))
+			return nil
+		})
+		t.Cleanup(func() { pAppliers = saved })
+		for _, r := range [][2]uint64{{0, 10}, {0, 10}, {5, 12}, {12, 20}, {19, 25}, {25, 26}} {
+			mustApply(t, s, makeBlocks(t, "a", r[0], r[1]))
+		}
+		if want := []bool{true, false, false, true, false, true}; !slices.Equal(fresh, want) {
+			t.Errorf("fresh = %v, want %v", fresh, want)
+		}
+		wantState(t, s, state{blocks: 26, txs: txCount(0, 26), cursor: 25, hasCursor: true})
+	})
+}
+
 func TestApplyRejects(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()

@@ -38,7 +38,7 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockDa
 			rows[i].txs = append(rows[i].txs, txRow{id: t.ID, typ: t.Type, bytes: t.Bytes})
 		}
 	}
-	return s.applyBlocks(ctx, xTables, rows, func(tx *database.DB) error {
+	return s.applyBlocks(ctx, xTables, rows, func(ctx context.Context, tx *database.DB) error {
 		if err := refuseWhileRederiving(ctx, tx, internal.XChain); err != nil {
 			return err
 		}
