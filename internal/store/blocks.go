@@ -32,26 +32,26 @@ var (
 	txColumns    = []string{"id", "block_height", "idx", "type", "bytes"}
 )
 
-// freshKey marks the context of a batch that starts above the chain's
-// cursor (freshBatch).
-type freshKey struct{}
+// newBlocksKey marks the context of a batch none of whose blocks was
+// stored before it (withNewBlocks).
+type newBlocksKey struct{}
 
-// freshBatch reports whether ctx is that of a batch being applied for
-// the first time: it starts above its chain's cursor. Its blocks, txs and
-// the rows keyed by them (UTXOs, their owners and list rows) cannot be
-// stored yet, since they commit with the cursor and only with it, so
-// they are inserted without a conflict clause: on PostgreSQL a COPY, with
-// neither the speculative insertion nor the index probe of ON CONFLICT.
-// A batch applied again, a rederive or a backfill is not fresh.
-func freshBatch(ctx context.Context) bool {
-	fresh, _ := ctx.Value(freshKey{}).(bool)
-	return fresh
+// withNewBlocks marks ctx as that of a batch of new blocks: a linear
+// chain's batch that starts above its cursor, an EVM batch whose blocks
+// were all inserted. Nothing derived from a block is stored before the
+// block (both commit with the cursor, and only with it), so the rows
+// that only the batch's blocks derive (keyed by their block or their
+// txs) are new too.
+func withNewBlocks(ctx context.Context) context.Context {
+	return context.WithValue(ctx, newBlocksKey{}, true)
 }
 
-// newRows is the conflict clause of an insert of rows keyed by a batch's
-// blocks or txs: none in a fresh batch, else ON CONFLICT DO NOTHING.
-func newRows(ctx context.Context) string {
-	if freshBatch(ctx) {
+// newRowsConflict is the conflict clause of rows that only the batch's
+// blocks derive: none in a batch of new blocks, so that PostgreSQL
+// copies them (COPY) and neither engine looks for conflicts; else (a
+// batch applied again, a rederive, a backfill) onConflictDoNothing.
+func newRowsConflict(ctx context.Context) string {
+	if ctx.Value(newBlocksKey{}) != nil {
 		return ""
 	}
 	return onConflictDoNothing
@@ -77,7 +77,7 @@ type txRow struct {
 // transactions, runs derive, and moves the chain's cursor to the last
 // height, all in one transaction. Rows already stored are skipped, but
 // they must be the same as the batch's. derive's context says whether
-// the batch is new (freshBatch).
+// the batch is new (newRowsConflict).
 func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []blockRow, derive func(ctx context.Context, tx *database.DB) error) error {
 	ntx := 0
 	for i, b := range blocks {
@@ -108,11 +108,10 @@ func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []bl
 			return fmt.Errorf("batch starts at %d but the %s-chain cursor is at %d: heights %d..%d would be missing: %w",
 				first, lt.chain, cur, cur+1, first-1, derrors.InvalidArgument)
 		}
-		fresh := !ok || first > cur
-		if fresh {
-			ctx = context.WithValue(ctx, freshKey{}, true)
+		if !ok || first > cur {
+			ctx = withNewBlocks(ctx)
 		}
-		conflict := newRows(ctx)
+		conflict := newRowsConflict(ctx)
 		nb, err := tx.BulkInsert(ctx, lt.blocks, blockColumns, blockRows, conflict)
 		if err != nil {
 			return err

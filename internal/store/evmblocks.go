@@ -106,7 +106,7 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 		}
 		actx := ctx
 		if n == int64(len(blocks)) {
-			actx = context.WithValue(ctx, newBlocksKey{}, true)
+			actx = withNewBlocks(ctx)
 		}
 		for _, apply := range evmAppliers {
 			if err := apply(actx, tx, cid, blocks); err != nil {
@@ -115,21 +115,6 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 		}
 		return moveCursor(ctx, tx, key, last, ids.ID(blocks[len(blocks)-1].Hash))
 	})
-}
-
-type newBlocksKey struct{}
-
-// newRowsConflict is the conflict clause of rows that only the batch's
-// blocks derive (keyed by their block or their txs): none when
-// ApplyEVMBlocks inserted every block of the batch, since nothing derived
-// from a block is stored before the block, so that PostgreSQL copies the
-// rows (COPY) and neither engine looks for conflicts; else, a batch
-// applied again, onConflictDoNothing.
-func newRowsConflict(ctx context.Context) string {
-	if ctx.Value(newBlocksKey{}) != nil {
-		return ""
-	}
-	return onConflictDoNothing
 }
 
 // feesSpent is what txs paid: gas used times effective gas price.

@@ -138,7 +138,7 @@ var ownerColumns = []string{"address", "utxo_id", "page_key"}
 // rows to the values they hold).
 func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTables) error {
 	made, others := u.spendMade()
-	n, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, newRows(ctx))
+	n, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, newRowsConflict(ctx))
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTa
 	}
 	// A row already stored keeps its key: a re-applied batch must not put
 	// back in the set a UTXO a later batch spent.
-	if _, err := tx.BulkInsert(ctx, t.addresses, ownerColumns, u.addrRows, newRows(ctx)); err != nil {
+	if _, err := tx.BulkInsert(ctx, t.addresses, ownerColumns, u.addrRows, newRowsConflict(ctx)); err != nil {
 		return err
 	}
 	if err := u.listed.write(ctx, tx, n == int64(len(u.utxoRows))); err != nil {

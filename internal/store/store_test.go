@@ -317,7 +317,7 @@ func TestFreshBatch(t *testing.T) {
 		var fresh []bool
 		saved := pAppliers
 		pAppliers = append(slices.Clip(saved), func(ctx context.Context, _ *database.DB, _ *internal.PBatch) error {
-			fresh = append(fresh, freshBatch(ctx))
+			fresh = append(fresh, newRowsConflict(ctx) == "")
 			return nil
 		})
 		t.Cleanup(func() { pAppliers = saved })

@@ -244,7 +244,7 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB, fresh bool) 
 			}
 		}
 	}
-	if _, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, newRows(ctx)); err != nil {
+	if _, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, newRowsConflict(ctx)); err != nil {
 		return err
 	}
 	return addBalances(ctx, d)
