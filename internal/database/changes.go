@@ -15,7 +15,12 @@ import (
 // may be kept for as long as Generation is still g.
 func (db *DB) Generation() uint64 { return db.shared.gen.Load() }
 
-func (db *DB) changed() { db.shared.gen.Add(1) }
+func (db *DB) changed() {
+	db.shared.gen.Add(1)
+	if db.shared.ckpt != nil {
+		db.shared.ckpt.committed()
+	}
+}
 
 // WatchChanges makes Generation follow the commits of other connections
 // and processes (an API-only instance, or one whose indexer lease another

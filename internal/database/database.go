@@ -69,12 +69,6 @@ const (
 	readerCacheKB = 16 * 1024
 )
 
-// walAutocheckpoint is the WAL size, in pages, past which a commit copies
-// the WAL back into the database file. SQLite's default, 1000 pages, makes
-// a bulk ingester checkpoint every other batch, rewriting the same index
-// pages again and again; 16384 pages (64 MiB) makes that rare.
-const walAutocheckpoint = 16384
-
 // sqliteDriver is mattn's driver with the settings that have no DSN
 // parameter applied to each new connection.
 const sqliteDriver = "avaindex-sqlite3"
@@ -82,7 +76,7 @@ const sqliteDriver = "avaindex-sqlite3"
 func init() {
 	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			_, err := c.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", walAutocheckpoint), nil)
+			_, err := c.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = %d; PRAGMA journal_size_limit = 0", walAutocheckpoint()), nil)
 			return err
 		},
 	})
@@ -106,6 +100,7 @@ type DB struct {
 // shared is the state a DB shares with the transaction DBs made from it.
 type shared struct {
 	maxParams int
+	ckpt      *checkpointer // SQLite with readers: the background checkpoints
 
 	mu   sync.Mutex
 	sqls map[bulkKey]string // bulk INSERT texts, already rebound
@@ -261,6 +256,7 @@ func openSQLite(ctx context.Context, path string) (_ *DB, err error) {
 		return nil, fmt.Errorf("database.Open(sqlite:%s): readers: %w", path, err)
 	}
 	db.r = r
+	db.shared.ckpt = startCheckpointer(path, r)
 	return db, nil
 }
 
@@ -339,6 +335,9 @@ func (db *DB) Close() error {
 	}
 	db.shared.stmts = nil
 	db.shared.stmtMu.Unlock()
+	if db.shared.ckpt != nil {
+		db.shared.ckpt.close()
+	}
 	err := db.w.Close()
 	if db.r != db.w {
 		err = errors.Join(err, db.r.Close())

@@ -78,7 +78,8 @@ func TestSQLitePragmas(t *testing.T) {
 		{"foreign_keys", "1"},
 		{"synchronous", "1"}, // NORMAL
 		{"busy_timeout", "10000"},
-		{"wal_autocheckpoint", "16384"},
+		{"wal_autocheckpoint", "65536"}, // the backstop: 256 MiB
+		{"journal_size_limit", "0"},
 	} {
 		var got string
 		// PRAGMA is not a SELECT: this runs on the writer connection.
