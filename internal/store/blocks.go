@@ -36,9 +36,9 @@ var (
 // stored before it (withNewBlocks).
 type newBlocksKey struct{}
 
-// withNewBlocks marks ctx as that of a batch of new blocks: a linear
-// chain's batch that starts above its cursor, an EVM batch whose blocks
-// were all inserted. Nothing derived from a block is stored before the
+// withNewBlocks marks ctx as that of a batch of new blocks: one that
+// starts above its chain's cursor (applyBlocks, ApplyEVMBlocks). Nothing
+// derived from a block is stored before the
 // block (both commit with the cursor, and only with it), so the rows
 // that only the batch's blocks derive (keyed by their block or their
 // txs) are new too.

@@ -72,10 +72,13 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 		if ok && first > cur+1 {
 			return fmt.Errorf("batch starts at %d but the cursor is at %d: %w", first, cur, derrors.InvalidArgument)
 		}
+		if !ok || first > cur {
+			ctx = withNewBlocks(ctx)
+		}
 		if err := setCumulativeTxs(ctx, tx, cid, first, blocks, rows); err != nil {
 			return err
 		}
-		n, err := tx.BulkInsert(ctx, "evm_blocks", evmBlockColumns, rows, onConflictDoNothing)
+		n, err := tx.BulkInsert(ctx, "evm_blocks", evmBlockColumns, rows, newRowsConflict(ctx))
 		if err != nil {
 			return err
 		}
@@ -104,12 +107,8 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 				return err
 			}
 		}
-		actx := ctx
-		if n == int64(len(blocks)) {
-			actx = withNewBlocks(ctx)
-		}
 		for _, apply := range evmAppliers {
-			if err := apply(actx, tx, cid, blocks); err != nil {
+			if err := apply(ctx, tx, cid, blocks); err != nil {
 				return err
 			}
 		}
