@@ -80,7 +80,11 @@ type Dataset struct {
 }
 
 // Normal returns the i-th of the addresses drawn at random (i >= 0).
-func (d *Dataset) Normal(i int) ids.ShortID { return address(1 + Mediums + i%(d.addresses-1-Mediums)) }
+func (d *Dataset) Normal(i int) ids.ShortID { return address(1 + Mediums + i%d.Normals()) }
+
+// Normals is the number of addresses drawn at random: Normal(i) and
+// Normal(i+Normals()) are the same.
+func (d *Dataset) Normals() int { return d.addresses - 1 - Mediums }
 
 func address(k int) ids.ShortID {
 	h := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("address"), uint64(k)))
