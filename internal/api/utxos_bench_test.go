@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
 
 	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/benchstore"
 	"github.com/avaindex/avaindex/internal/testing/utxobench"
 )
 
@@ -165,13 +164,13 @@ func BenchmarkUTXOLists(b *testing.B) {
 // Each case first serves untimed requests (300; AVAINDEX_BENCH_WARMUP to
 // change it, 0 for none) for addresses from the other end of the list,
 // which the timed requests do not ask for: they warm the connections,
-// not the rows. A new PostgreSQL backend
-// maps the server's shared buffers into its memory one 4 KiB page at a
-// time, as it first touches them; on this project's machine such a page
-// fault costs about 40 µs, and a fresh pool's first requests for 256
-// random addresses took up to 30 ms where a warm connection's took 8
-// (docs/benchmarks.md, "Warm connections"). A running server's pool has
-// paid that long before; a benchmark process starts with a new pool.
+// not the rows. A new PostgreSQL backend maps the server's shared
+// buffers into its memory one 4 KiB page at a time, as it first touches
+// them; on this project's machine such a fault costs about 40 µs, and a
+// new pool's first 300 requests measured a p99 of 17-36 ms where warm
+// connections measured 7-9 (docs/benchmarks.md, "Warm connections"). A
+// running server's pool has paid that long before; a benchmark process
+// starts with a new pool.
 func BenchmarkBalances(b *testing.B) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		b.Run(backend, func(b *testing.B) {
@@ -221,12 +220,7 @@ func BenchmarkBalances(b *testing.B) {
 				}
 				return bech(addrs)
 			}
-			warmups := 300
-			if v := os.Getenv("AVAINDEX_BENCH_WARMUP"); v != "" {
-				if warmups, err = strconv.Atoi(v); err != nil || warmups < 0 {
-					b.Fatalf("AVAINDEX_BENCH_WARMUP=%q: want a count of requests", v)
-				}
-			}
+			warmups := benchstore.Count(b, "AVAINDEX_BENCH_WARMUP", 300, 0)
 			// The warm-ups walk down the upper half of the normal
 			// addresses while the timed requests walk up from the first:
 			// at the default size they never meet (3 cases of 300 timed
@@ -254,22 +248,27 @@ func BenchmarkBalances(b *testing.B) {
 				{"256-addresses/at-timestamp", typical, "&blockTimestamp=" + at},
 			} {
 				b.Run(sc.name, func(b *testing.B) {
-					for range warmups {
-						req := httptest.NewRequest("GET", "/v1/networks/testnet/blockchains/p-chain/balances?addresses="+unmeasured()+sc.query, nil)
+					// get serves a balance request for addrs, timed by t
+					// when it is not nil.
+					get := func(addrs string, t *utxobench.Timer) *httptest.ResponseRecorder {
+						req := httptest.NewRequest("GET", "/v1/networks/testnet/blockchains/p-chain/balances?addresses="+addrs+sc.query, nil)
 						rec := httptest.NewRecorder()
-						mux.ServeHTTP(rec, req)
-						if rec.Code != 200 {
-							b.Fatalf("%s: warming up: %d %s", sc.name, rec.Code, rec.Body)
+						if t == nil {
+							mux.ServeHTTP(rec, req)
+						} else {
+							t.Time(func() { mux.ServeHTTP(rec, req) })
 						}
-					}
-					t := &utxobench.Timer{}
-					for b.Loop() {
-						req := httptest.NewRequest("GET", "/v1/networks/testnet/blockchains/p-chain/balances?addresses="+sc.addrs()+sc.query, nil)
-						rec := httptest.NewRecorder()
-						t.Time(func() { mux.ServeHTTP(rec, req) })
 						if rec.Code != 200 {
 							b.Fatalf("%s: %d %s", sc.name, rec.Code, rec.Body)
 						}
+						return rec
+					}
+					for range warmups {
+						get(unmeasured(), nil)
+					}
+					t := &utxobench.Timer{}
+					for b.Loop() {
+						rec := get(sc.addrs(), t)
 						var resp struct {
 							Balances struct {
 								UnlockedUnstaked []struct {

@@ -28,13 +28,20 @@ import (
 // when set (at least 100000, for a quicker run).
 func Size(tb testing.TB, env string, def int) int {
 	tb.Helper()
+	return Count(tb, env, def, 100_000)
+}
+
+// Count returns def, or the environment variable env when set, which
+// must be a number of at least least.
+func Count(tb testing.TB, env string, def, least int) int {
+	tb.Helper()
 	v := os.Getenv(env)
 	if v == "" {
 		return def
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 100_000 {
-		tb.Fatalf("%s=%q: want a number of at least 100000", env, v)
+	if err != nil || n < least {
+		tb.Fatalf("%s=%q: want a number of at least %d", env, v, least)
 	}
 	return n
 }
