@@ -37,25 +37,53 @@ func TestEachRow(t *testing.T) {
 			mustExec(t, db, "INSERT INTO t (k, f, v) VALUES (?, ?, ?)", r.k, r.f, r.v)
 			rows = append(rows, r)
 		}
-		fields := []Field{{Expr: "k", Int: true}, {Expr: "f", Size: 4}, {Expr: "v"}}
+		fields := []Field{{Expr: "k", Int: true}, {Expr: "f", Size: 4}, {Expr: "v"}, {Expr: "CAST(k % 1000 AS INTEGER)", Int: true}}
 		const rest = "FROM t WHERE k >= ? ORDER BY k"
-		n := 0
-		err := db.EachRow(ctx, fields, rest, func(r *Row) error {
-			if w := rows[n]; r.Int(0) != w.k || !bytes.Equal(r.Bytes(1), w.f) || !bytes.Equal(r.Bytes(2), w.v) {
-				t.Fatalf("row %d: %d %q %q, want %d %q %q", n, r.Int(0), r.Bytes(1), r.Bytes(2), w.k, w.f, w.v)
+		readAll := func(name string, db *DB) {
+			t.Helper()
+			n := 0
+			err := db.EachRow(ctx, fields, rest, func(r *Row) error {
+				w := rows[n]
+				if r.Int(0) != w.k || !bytes.Equal(r.Bytes(1), w.f) || !bytes.Equal(r.Bytes(2), w.v) || r.Int(3) != w.k%1000 {
+					t.Fatalf("%s: row %d: %d %q %q %d, want %d %q %q %d", name, n, r.Int(0), r.Bytes(1), r.Bytes(2), r.Int(3), w.k, w.f, w.v, w.k%1000)
+				}
+				n++
+				return nil
+			}, -10)
+			if err != nil || n != len(rows) {
+				t.Fatalf("%s: %d rows, %v; want %d", name, n, err, len(rows))
 			}
-			n++
-			return nil
-		}, -10)
-		if err != nil || n != len(rows) {
-			t.Fatalf("%d rows, %v; want %d", n, err, len(rows))
+		}
+		readAll("the pool", db)
+		// On PostgreSQL the rows are read on the transaction's
+		// connection: a read-only one's, and a writing one's that sees
+		// its own row.
+		if err := db.ReadTx(ctx, func(tx *DB) error { readAll("a read transaction", tx); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		err := db.Transact(ctx, func(tx *DB) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO t (k, f, v) VALUES (?, ?, ?)", int64(1)<<61, []byte("last"), []byte{}); err != nil {
+				return err
+			}
+			rows = append(rows, row{int64(1) << 61, []byte("last"), []byte{}})
+			readAll("a write transaction", tx)
+			rows = rows[:len(rows)-1]
+			return errors.New("roll back")
+		})
+		if err == nil || err.Error() != "roll back" {
+			t.Fatalf("the write transaction: %v", err)
+		}
+		readAll("after the rollback", db)
+		if db.Dialect() == Postgres {
+			// The simple protocol answers in text: bytea as hex, integers
+			// as digits.
+			readAll("the simple protocol", open(t, dsn+"&default_query_exec_mode=simple_protocol"))
 		}
 		stop := errors.New("stop")
 		if err := db.EachRow(ctx, fields, rest, func(*Row) error { return stop }, -10); err != stop {
 			t.Fatalf("f's error: %v", err)
 		}
-		err = db.EachRow(ctx, fields, rest, func(*Row) error { t.Fatal("a row"); return nil }, int64(1)<<62)
-		if err != nil {
+		if err := db.EachRow(ctx, fields, rest, func(*Row) error { t.Fatal("a row"); return nil }, int64(1)<<62); err != nil {
 			t.Fatal(err)
 		}
 		// A blob of any length before another.

@@ -91,7 +91,7 @@ type DB struct {
 	w       *sql.DB   // writes, transactions; on PostgreSQL everything
 	r       *sql.DB   // SQLite: read-only pool for SELECTs; else same as w
 	tx      *sql.Tx   // non-nil inside Transact and ReadTx
-	conn    *sql.Conn // PostgreSQL, inside Transact: tx's connection (for COPY)
+	conn    *sql.Conn // PostgreSQL, inside Transact and ReadTx: tx's connection (COPY, EachRow)
 	readTx  bool      // tx is a ReadTx's, on a reader connection
 	shared  *shared
 	path    string // SQLite: the database file
@@ -544,11 +544,23 @@ func (db *DB) ReadTx(ctx context.Context, fn func(*DB) error) (err error) {
 	if db.tx != nil {
 		return errors.New("database.ReadTx: already in a transaction")
 	}
-	var opts *sql.TxOptions
+	var (
+		opts *sql.TxOptions
+		conn *sql.Conn
+		tx   *sql.Tx
+	)
 	if db.dialect == Postgres {
+		// On a connection of its own, as Transact's: EachRow reads its
+		// rows through pgx on it.
 		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+		if conn, err = db.r.Conn(ctx); err != nil {
+			return fmt.Errorf("database.ReadTx: %w", err)
+		}
+		defer conn.Close() // after the rollback below
+		tx, err = conn.BeginTx(ctx, opts)
+	} else {
+		tx, err = db.r.BeginTx(ctx, opts)
 	}
-	tx, err := db.r.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("database.ReadTx: begin: %w", err)
 	}
@@ -559,7 +571,7 @@ func (db *DB) ReadTx(ctx context.Context, fn func(*DB) error) (err error) {
 		}
 	}()
 	tdb := *db
-	tdb.tx, tdb.readTx = tx, true
+	tdb.tx, tdb.conn, tdb.readTx = tx, conn, true
 	return fn(&tdb)
 }
 
