@@ -290,7 +290,7 @@ func (a *API) balanceList(ctx context.Context, q store.BalanceQuery, nft bool) (
 		tok = q.Token.Hex()
 	}
 	key := param.Scope("balances", strconv.FormatBool(nft), strconv.FormatUint(q.ChainID, 10), tok, strconv.FormatInt(q.From, 10),
-		strconv.FormatInt(q.To, 10), q.Min.String(), strconv.Itoa(int(q.Mode)), strconv.Itoa(q.Max))
+		strconv.FormatInt(q.To, 10), q.Min.String(), strconv.Itoa(int(q.Mode)), strconv.Itoa(q.Max), strconv.FormatBool(q.NoAmounts))
 	e, err := a.cached(ctx, q.ChainID, key, func() (*lgEntry, error) {
 		var (
 			list []store.AddressAmount

@@ -156,6 +156,24 @@ func TestLookingGlassLatestBalances(t *testing.T) {
 				t.Errorf("%+v: %q, want %q", c.q, strings.Join(names, " "), c.want)
 			}
 		}
+		// NoAmounts: the same addresses from the latest balances, with
+		// no amount.
+		for _, q := range []BalanceQuery{ask(native, Latest, 5, 5, 100), ask(erc20, Latest, 5, 5, 50), ask(native, Latest, 5, 5, 0)} {
+			want, err := s.BalanceHolders(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q.NoAmounts = true
+			got, err := s.BalanceHolders(ctx, q)
+			if err != nil || len(got) != len(want) || len(got) == 0 {
+				t.Fatalf("%+v: %d holders, %v; want %d", q, len(got), err, len(want))
+			}
+			for i := range got {
+				if got[i].Address != want[i].Address || got[i].Amount != nil {
+					t.Errorf("%+v: holder %d: %s %v, want %s and no amount", q, i, got[i].Address, got[i].Amount, want[i].Address)
+				}
+			}
+		}
 		// More than Max: refused on the fast path as by the replay.
 		q := ask(native, Latest, 5, 5, 100)
 		q.Max = 3

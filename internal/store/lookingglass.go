@@ -31,8 +31,8 @@ type LookingGlassReader interface {
 	// ids). A page is a seek in the key, whatever its depth.
 	NFTHolders(ctx context.Context, chainID uint64, contract common.Address, typ internal.ERCType, after *common.Address, limit int) ([]NFTHolder, error)
 	// BalanceHolders returns the addresses whose native or ERC-20 balance
-	// met q, by address ascending, each with its balance at q.To;
-	// InvalidArgument when more than q.Max do.
+	// met q, by address ascending, each with its balance at q.To (perhaps
+	// nil when q.NoAmounts); InvalidArgument when more than q.Max do.
 	BalanceHolders(ctx context.Context, q BalanceQuery) ([]AddressAmount, error)
 	// NFTHoldersOver returns the addresses that held a token of the NFT
 	// contract q.Token at some time (q.Mode AnyTime) or at every time
@@ -93,6 +93,9 @@ type BalanceQuery struct {
 	Mode     BalanceMode
 	// Max bounds the answer: more addresses than Max is InvalidArgument.
 	Max int
+	// NoAmounts says the answer's amounts are not wanted: a read that
+	// can do without them (the latest balances') leaves them nil.
+	NoAmounts bool
 }
 
 func (s *sqlStore) NFTCollection(ctx context.Context, chainID uint64, contract common.Address) (_ NFTCollection, err error) {
@@ -365,7 +368,11 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		rows    = *buf
 		amounts []byte
 	)
-	err = tx.EachRow(ctx, []database.Field{{Expr: "address", Size: common.AddressLength}, {Expr: "balance"}},
+	fields := []database.Field{{Expr: "address", Size: common.AddressLength}, {Expr: "balance"}}
+	if q.NoAmounts {
+		fields = fields[:1]
+	}
+	err = tx.EachRow(ctx, fields,
 		"FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?", func(r *database.Row) error {
 			if len(rows) >= q.Max {
 				return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
@@ -379,13 +386,16 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 				putRows(buf)
 				buf, rows = bigger, *bigger
 			}
-			if cap(amounts)-len(amounts) < 33 {
-				amounts = slices.Grow(amounts, max(len(amounts), 8192))
+			row := amountRow{addr: common.Address(r.Bytes(0))}
+			if !q.NoAmounts {
+				if cap(amounts)-len(amounts) < 33 {
+					amounts = slices.Grow(amounts, max(len(amounts), 8192))
+				}
+				// Offsets fit: q.Max amounts of 33 bytes at most.
+				row.off = uint32(len(amounts))
+				amounts = append(amounts, r.Bytes(1)...)
+				row.end = uint32(len(amounts))
 			}
-			// Offsets fit: q.Max amounts of 33 bytes at most.
-			row := amountRow{addr: common.Address(r.Bytes(0)), off: uint32(len(amounts))}
-			amounts = append(amounts, r.Bytes(1)...)
-			row.end = uint32(len(amounts))
 			rows = append(rows, row)
 			return nil
 		}, cid, tok, min, q.Max+1)
@@ -396,7 +406,10 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 	out := make([]AddressAmount, len(rows))
 	var slab amountSlab
 	for i, row := range rows {
-		out[i] = AddressAmount{Address: row.addr, Amount: slab.fromSortable(amounts[row.off:row.end])}
+		out[i].Address = row.addr
+		if !q.NoAmounts {
+			out[i].Amount = slab.fromSortable(amounts[row.off:row.end])
+		}
 	}
 	return out, true, nil
 }
