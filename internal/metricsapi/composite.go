@@ -337,10 +337,7 @@ func (a *API) parseSubQuery(raw json.RawMessage, field string) (subQuery, error)
 			return subQuery{}, fieldError(field, "must give firstDate and lastDate, or startTs and endTs")
 		}
 	case qLatest:
-		// The answer lists addresses only. The latest balances' read
-		// can skip the amounts (a tenth of its time); the other lists
-		// are shared, with their amounts, with the balance endpoint.
-		s.q.Mode, s.q.From, s.q.To, s.q.NoAmounts = store.Latest, maxTimestamp, maxTimestamp, true
+		s.q.Mode, s.q.From, s.q.To = store.Latest, maxTimestamp, maxTimestamp
 		switch *p.TokenType {
 		case "ERC20":
 			if s.q.Token == nil {
@@ -353,6 +350,14 @@ func (a *API) parseSubQuery(raw json.RawMessage, field string) (subQuery, error)
 		default:
 			return subQuery{}, fieldError(field+".tokenType", "must be ERC20 or NATIVE, got %s", derrors.Echo(*p.TokenType))
 		}
+	}
+	if s.nft || s.q.Mode == store.Latest {
+		// The answer lists addresses only. The latest balances' and
+		// the NFT spans' reads can skip the amounts (a tenth to a
+		// quarter of their time), and only this query asks for these
+		// lists; the other balance lists are shared, with their
+		// amounts, with the balance endpoint.
+		s.q.NoAmounts = true
 	}
 	return s, nil
 }

@@ -37,7 +37,8 @@ type LookingGlassReader interface {
 	// NFTHoldersOver returns the addresses that held a token of the NFT
 	// contract q.Token at some time (q.Mode AnyTime) or at every time
 	// (AllTime) of [q.From, q.To], by address ascending, each with the
-	// tokens it held at q.To; InvalidArgument when more than q.Max did.
+	// tokens it held at q.To (perhaps nil when q.NoAmounts);
+	// InvalidArgument when more than q.Max did.
 	NFTHoldersOver(ctx context.Context, q BalanceQuery) ([]AddressAmount, error)
 	// BridgedAmounts returns the addresses whose net amount of token
 	// minted to them less burned from them is at least min, by address
@@ -94,7 +95,8 @@ type BalanceQuery struct {
 	// Max bounds the answer: more addresses than Max is InvalidArgument.
 	Max int
 	// NoAmounts says the answer's amounts are not wanted: a read that
-	// can do without them (the latest balances') leaves them nil.
+	// can do without them (the latest balances', the NFT spans' for
+	// AnyTime) leaves them nil.
 	NoAmounts bool
 }
 
@@ -457,6 +459,10 @@ func (s *sqlStore) NFTHoldersOver(ctx context.Context, q BalanceQuery) (_ []Addr
 				return err
 			}
 			out = make([]AddressAmount, 0, min(max(holders, 0), q.Max))
+			if q.Mode == AnyTime && q.NoAmounts {
+				out, err = nftAnyTimeAddresses(ctx, tx, cid, q, min(from, to), to, out)
+				return err
+			}
 			if err := nftSpanStates(ctx, tx, cid, q, min(from, to), to, emit); err != nil {
 				return err
 			}
@@ -592,6 +598,99 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		}
 	}
 	return nil
+}
+
+// nftAnyTimeAddresses appends to out the addresses that held at least
+// q.Min (positive) of contract q.Token at some block of [from, to], by
+// address, without their amounts (an AnyTime q with NoAmounts). An
+// address did when one of its spans that overlap the range holds that
+// much: the span at from is its count at the start, the others open
+// inside the range. So each span's amount is compared as bytes, and no
+// holder's state is followed.
+func nftAnyTimeAddresses(ctx context.Context, tx *database.DB, cid int64, q BalanceQuery, from, to int64, out []AddressAmount) ([]AddressAmount, error) {
+	least := q.Min.Bytes()
+	add := func(a common.Address) error {
+		if len(out) >= q.Max {
+			return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+		}
+		out = append(out, AddressAmount{Address: a})
+		return nil
+	}
+	fields := []database.Field{{Expr: "holder", Size: common.AddressLength}, {Expr: "amount"}}
+	// The holders that met q in a span closed inside or after the range
+	// (few for a recent range), sorted here.
+	var (
+		closed []common.Address
+		met    = map[common.Address]bool{}
+	)
+	err := tx.EachRow(ctx, fields,
+		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block > ? AND to_block < ? AND from_block <= ?",
+		func(r *database.Row) error {
+			a := common.Address(r.Bytes(0))
+			if met[a] || !spanAtLeast(r.Bytes(1), least) {
+				return nil
+			}
+			if len(met) >= q.Max {
+				return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+			}
+			met[a] = true
+			closed = append(closed, a)
+			return nil
+		}, cid, q.Token[:], from, int64(openSpan), to)
+	if err != nil {
+		return nil, err
+	}
+	sortAddresses(closed)
+	// The open spans by holder (their order checked: one value on
+	// SQLite), merged with them.
+	var (
+		last  common.Address
+		first = true
+	)
+	err = tx.EachRow(ctx, fields,
+		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder",
+		func(r *database.Row) error {
+			a := common.Address(r.Bytes(0))
+			if !first && bytes.Compare(a[:], last[:]) <= 0 {
+				return fmt.Errorf("the open NFT holding spans out of holder order at %s", a)
+			}
+			last, first = a, false
+			for len(closed) > 0 && bytes.Compare(closed[0][:], a[:]) < 0 {
+				if err := add(closed[0]); err != nil {
+					return err
+				}
+				closed = closed[1:]
+			}
+			switch {
+			case len(closed) > 0 && closed[0] == a:
+				closed = closed[1:]
+			case !spanAtLeast(r.Bytes(1), least):
+				return nil
+			}
+			return add(a)
+		}, cid, q.Token[:], int64(openSpan), to)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range closed {
+		if err := add(a); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// spanAtLeast reports whether the span amount b (spanAmount's encoding)
+// is at least the positive amount whose magnitude is least (big-endian,
+// as big.Int.Bytes gives it).
+func spanAtLeast(b, least []byte) bool {
+	if len(b) > 0 && b[0] == 0 {
+		return false // negative
+	}
+	if len(b) != len(least) {
+		return len(b) > len(least)
+	}
+	return bytes.Compare(b, least) >= 0
 }
 
 // nftReplayStates follows each holder of contract q.Token up to block to

@@ -234,6 +234,18 @@ func TestNFTHoldersOverSpans(t *testing.T) {
 				if !slices.EqualFunc(got, c.want, func(a, b AddressAmount) bool { return a.Address == b.Address && a.Amount.Cmp(b.Amount) == 0 }) {
 					t.Fatalf("%+v (min %s), from %s:\ngot  %v\nwant %v", c.q, c.q.Min, from, got, c.want)
 				}
+				// Without the amounts: the same addresses (for AnyTime,
+				// from the spans' amounts alone, and none given).
+				q := c.q
+				q.NoAmounts = true
+				if got, err = s.NFTHoldersOver(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.EqualFunc(got, c.want, func(a, b AddressAmount) bool {
+					return a.Address == b.Address && (q.Mode != AnyTime || a.Amount == nil)
+				}) {
+					t.Fatalf("%+v (min %s), no amounts, from %s:\ngot  %v\nwant %v", q, q.Min, from, got, c.want)
+				}
 			}
 		}
 		if err := s.FinishBackfill(ctx, "nft_spans"); err != nil {
