@@ -562,18 +562,16 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 	// whose order is checked).
 	var (
 		open  spanState
-		last  common.Address
-		first = true
+		order holderOrder
 	)
 	err = tx.EachRow(ctx, []database.Field{{Expr: "from_block", Int: true}, {Expr: "holder", Size: common.AddressLength},
 		{Expr: "amount"}},
 		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder",
 		func(r *database.Row) error {
 			a := common.Address(r.Bytes(1))
-			if !first && bytes.Compare(a[:], last[:]) <= 0 {
-				return fmt.Errorf("the open NFT holding spans out of holder order at %s", a)
+			if err := order.next(a); err != nil {
+				return err
 			}
-			last, first = a, false
 			for len(rest) > 0 && bytes.Compare(rest[0][:], a[:]) < 0 {
 				if err := done(closed[rest[0]]); err != nil {
 					return err
@@ -643,18 +641,14 @@ func nftAnyTimeAddresses(ctx context.Context, tx *database.DB, cid int64, q Bala
 	sortAddresses(closed)
 	// The open spans by holder (their order checked: one value on
 	// SQLite), merged with them.
-	var (
-		last  common.Address
-		first = true
-	)
+	var order holderOrder
 	err = tx.EachRow(ctx, fields,
 		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder",
 		func(r *database.Row) error {
 			a := common.Address(r.Bytes(0))
-			if !first && bytes.Compare(a[:], last[:]) <= 0 {
-				return fmt.Errorf("the open NFT holding spans out of holder order at %s", a)
+			if err := order.next(a); err != nil {
+				return err
 			}
-			last, first = a, false
 			for len(closed) > 0 && bytes.Compare(closed[0][:], a[:]) < 0 {
 				if err := add(closed[0]); err != nil {
 					return err
@@ -678,6 +672,22 @@ func nftAnyTimeAddresses(ctx context.Context, tx *database.DB, cid int64, q Bala
 		}
 	}
 	return out, nil
+}
+
+// holderOrder checks that the open spans come by holder ascending, as
+// their reads ask: SQLite's concatenation (database.EachRow) keeps its
+// subquery's order without promising it.
+type holderOrder struct {
+	last    common.Address
+	started bool
+}
+
+func (o *holderOrder) next(a common.Address) error {
+	if o.started && bytes.Compare(a[:], o.last[:]) <= 0 {
+		return fmt.Errorf("the open NFT holding spans out of holder order at %s", a)
+	}
+	o.last, o.started = a, true
+	return nil
 }
 
 // spanAtLeast reports whether the span amount b (spanAmount's encoding)
