@@ -100,6 +100,11 @@ type BalanceQuery struct {
 	NoAmounts bool
 }
 
+// tooMany is the refusal of an answer of more than q.Max addresses.
+func (q BalanceQuery) tooMany() error {
+	return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+}
+
 func (s *sqlStore) NFTCollection(ctx context.Context, chainID uint64, contract common.Address) (_ NFTCollection, err error) {
 	defer derrors.Wrap(&err, "store.NFTCollection(%d, %s)", chainID, contract)
 	cid, err := evmChainID(chainID)
@@ -206,7 +211,7 @@ func collect(out []AddressAmount, h *holderState, q BalanceQuery) ([]AddressAmou
 		return out, nil
 	}
 	if len(out) >= q.Max {
-		return nil, derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+		return nil, q.tooMany()
 	}
 	return append(out, AddressAmount{Address: h.addr, Amount: h.last}), nil
 }
@@ -377,7 +382,7 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 	err = tx.EachRow(ctx, fields,
 		"FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?", func(r *database.Row) error {
 			if len(rows) >= q.Max {
-				return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+				return q.tooMany()
 			}
 			// Doubled when full, into a buffer of the pool: append grows
 			// a slice this large by a quarter, copying a list of 100,000
@@ -609,7 +614,7 @@ func nftAnyTimeAddresses(ctx context.Context, tx *database.DB, cid int64, q Bala
 	least := q.Min.Bytes()
 	add := func(a common.Address) error {
 		if len(out) >= q.Max {
-			return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+			return q.tooMany()
 		}
 		out = append(out, AddressAmount{Address: a})
 		return nil
@@ -629,7 +634,7 @@ func nftAnyTimeAddresses(ctx context.Context, tx *database.DB, cid int64, q Bala
 				return nil
 			}
 			if len(met) >= q.Max {
-				return derrors.Invalid("the query matches more than %d addresses; narrow it", q.Max)
+				return q.tooMany()
 			}
 			met[a] = true
 			closed = append(closed, a)
