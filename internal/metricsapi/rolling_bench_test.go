@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/avaindex/avaindex/internal/chainmetrics"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/store"
+	"github.com/avaindex/avaindex/internal/testing/benchstore"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -59,7 +58,8 @@ func BenchmarkRollingWindow(b *testing.B) {
 		b.Logf("rolled up %d blocks in %s", height-1, time.Since(built).Round(time.Second))
 		// Another chain's addresses, as an indexed C-chain's would be:
 		// the P-chain's windows must not read them.
-		other := rwBenchOther(b)
+		// AVAINDEX_BENCH_RW_OTHER, 200,000 by default.
+		other := benchstore.Count(b, "AVAINDEX_BENCH_RW_OTHER", 200_000, 0)
 		built = time.Now()
 		rows := make([][]any, 0, 5000)
 		for i := range other {
@@ -103,18 +103,4 @@ func BenchmarkRollingWindow(b *testing.B) {
 			})
 		}
 	})
-}
-
-// rwBenchOther is the other chain's addresses: AVAINDEX_BENCH_RW_OTHER,
-// 200,000 by default.
-func rwBenchOther(b *testing.B) int {
-	v := os.Getenv("AVAINDEX_BENCH_RW_OTHER")
-	if v == "" {
-		return 200_000
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		b.Fatalf("AVAINDEX_BENCH_RW_OTHER=%q: want a number", v)
-	}
-	return n
 }
