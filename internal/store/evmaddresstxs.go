@@ -143,6 +143,7 @@ func applyEVMAddressTxs(ctx context.Context, tx *database.DB, cid int64, blocks 
 			}
 		}
 	}
+	inKeyOrder(rows)
 	_, err := tx.BulkInsert(ctx, "evm_address_txs", evmAddressTxColumns, rows, newRowsConflict(ctx))
 	return err
 }

@@ -52,6 +52,7 @@ func applyEVMBalances(ctx context.Context, tx *database.DB, cid int64, blocks []
 			lbs = append(lbs, latestBalance{addr: c.Address, native: true, block: int64(b.Number), bal: bal})
 		}
 	}
+	inKeyOrder(rows)
 	if _, err := tx.BulkInsert(ctx, "evm_balances", evmBalanceColumns, rows, newRowsConflict(ctx)); err != nil {
 		return err
 	}

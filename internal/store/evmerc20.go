@@ -202,6 +202,7 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	}
 	// No conflict clause: a move already applied was skipped above, so
 	// the rows are new, and PostgreSQL copies them (COPY).
+	inKeyOrder(hist)
 	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
 		return err
 	}
@@ -228,6 +229,8 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	// A pair without a row has none to conflict with (this transaction
 	// read them, and one writer applies a chain): its row is inserted
 	// without a conflict clause, copied on PostgreSQL.
+	inKeyOrder(added)
+	inKeyOrder(moved)
 	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, added, ""); err != nil {
 		return err
 	}
