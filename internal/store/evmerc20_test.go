@@ -274,6 +274,27 @@ func dumpERC20(t *testing.T, s *sqlStore) string {
 	return strings.Join(lines, "\n")
 }
 
+// migrationsBefore is the store's migrations whose file names sort
+// before prefix ("0043": up to 0042).
+func migrationsBefore(t *testing.T, prefix string) fstest.MapFS {
+	t.Helper()
+	names, err := fs.Glob(Migrations(), "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fstest.MapFS{}
+	for _, n := range names {
+		if n < prefix {
+			text, err := fs.ReadFile(Migrations(), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before[n] = &fstest.MapFile{Data: text}
+		}
+	}
+	return before
+}
+
 // TestERC20HoldingsLayoutMigration migrates a store up to 0042, writes a
 // holding, and migrates on: 0043 keeps the row, and lays the table out
 // (SQLite: WITHOUT ROWID; PostgreSQL: fillfactor 70).
@@ -285,21 +306,7 @@ func TestERC20HoldingsLayoutMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		before := fstest.MapFS{}
-		names, err := fs.Glob(Migrations(), "*.sql")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range names {
-			if n < "0043" {
-				text, err := fs.ReadFile(Migrations(), n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				before[n] = &fstest.MapFile{Data: text}
-			}
-		}
-		if _, err := db.Migrate(ctx, before); err != nil {
+		if _, err := db.Migrate(ctx, migrationsBefore(t, "0043")); err != nil {
 			t.Fatal(err)
 		}
 		a, tok := evmAddr("holder"), evmAddr("token")

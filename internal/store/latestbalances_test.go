@@ -15,6 +15,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -249,5 +250,72 @@ func TestLatestBalancesBackfill(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, dump, want)
+	})
+}
+
+// TestLatestBalancesLayoutMigration migrates a store up to 0050, writes
+// two latest balances, and migrates on: on SQLite 0051 lays the table out
+// WITHOUT ROWID, and the rows and the balance index stay as they were.
+func TestLatestBalancesLayoutMigration(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, err := database.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Migrate(ctx, migrationsBefore(t, "0051")); err != nil {
+			t.Fatal(err)
+		}
+		tok, a, b := evmAddr("token"), evmAddr("a"), evmAddr("b")
+		for _, r := range [][]any{
+			{int64(testEVMChain), tok[:], a[:], int64(3), sortableAmount(big.NewInt(500))},
+			{int64(testEVMChain), tok[:], b[:], int64(4), sortableAmount(big.NewInt(70))},
+		} {
+			if _, err := db.Exec(ctx, "INSERT INTO evm_latest_balances (chain_id, token, address, block_number, balance) VALUES (?, ?, ?, ?, ?)", r...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.Migrate(ctx, Migrations()); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err = db.RunQuery(ctx, "SELECT address, block_number, balance FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ?",
+			func(r *sql.Rows) error {
+				var (
+					addr, bal []byte
+					block     int64
+				)
+				if err := r.Scan(&addr, &block, &bal); err != nil {
+					return err
+				}
+				got = append(got, fmt.Sprintf("%x %d %s", addr, block, amountFromSortable(bal)))
+				return nil
+			}, int64(testEVMChain), tok[:], sortableAmount(big.NewInt(100)))
+		if want := fmt.Sprintf("%x 3 500", a[:]); err != nil || strings.Join(got, ";") != want {
+			t.Errorf("balances of at least 100 after 0051: %q, %v; want %q", got, err, want)
+		}
+		if db.Dialect() != database.SQLite {
+			return
+		}
+		var layout string
+		if err := db.QueryRow(ctx, "SELECT sql FROM sqlite_master WHERE name = 'evm_latest_balances'").Scan(&layout); err != nil ||
+			!strings.Contains(layout, "WITHOUT ROWID") {
+			t.Errorf("evm_latest_balances after 0051: %q, %v; want WITHOUT ROWID", layout, err)
+		}
+		var plan string
+		err = db.RunQuery(ctx, "EXPLAIN QUERY PLAN SELECT address, balance FROM evm_latest_balances WHERE chain_id = 1 AND token = x'00' AND balance >= x'01'",
+			func(r *sql.Rows) error {
+				var id, parent, unused int
+				var detail string
+				if err := r.Scan(&id, &parent, &unused, &detail); err != nil {
+					return err
+				}
+				plan += detail
+				return nil
+			})
+		if err != nil || !strings.Contains(plan, "COVERING INDEX evm_latest_balances_by_balance") {
+			t.Errorf("the balance read after 0051: %q, %v; want the covering balance index", plan, err)
+		}
 	})
 }
