@@ -49,7 +49,7 @@ func applyEVMBalances(ctx context.Context, tx *database.DB, cid int64, blocks []
 			}
 			latest[c.Address] = bal
 			rows = append(rows, []any{cid, c.Address[:], int64(b.Number), bigBytes(bal)})
-			lbs = append(lbs, latestBalance{addr: c.Address, native: true, block: int64(b.Number), bal: bal})
+			lbs = append(lbs, latestBalance{addr: c.Address, block: int64(b.Number), bal: bal})
 		}
 	}
 	inKeyOrder(rows)

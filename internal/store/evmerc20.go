@@ -22,6 +22,11 @@ import (
 // sender's logged balance, a burn more than the logged supply, or the
 // node's balanceOf or totalSupply disagrees: FlagERC20Token) is marked
 // unexplained, and its balances are the node's to answer.
+//
+// A holding's balance (evm_erc20_holdings, the latest) is in
+// sortableAmount's encoding, indexed by token and balance for the Looking
+// Glass (migration 0052: it is the ERC-20 part of the latest balances);
+// the history's (evm_erc20_balances) is bigBytes'.
 
 var (
 	erc20BalanceColumns = []string{"chain_id", "address", "token", "block_number", "balance"}
@@ -206,14 +211,10 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
 		return err
 	}
-	var (
-		added, moved, trows [][]any
-		lbs                 []latestBalance
-	)
+	var added, moved, trows [][]any
 	for _, p := range pairs {
 		if h := holdings[p]; h.changed {
-			row := []any{cid, p.addr[:], p.token[:], int64(h.first), int64(h.block), bigBytes(h.bal)}
-			lbs = append(lbs, latestBalance{token: p.token, addr: p.addr, block: int64(h.block), bal: h.bal})
+			row := []any{cid, p.addr[:], p.token[:], int64(h.first), int64(h.block), sortableAmount(h.bal)}
 			if h.stored {
 				moved = append(moved, row)
 			} else {
@@ -237,18 +238,13 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	if err := updateERC20Holdings(ctx, tx, moved); err != nil {
 		return err
 	}
-	if err := writeLatestBalances(ctx, tx, cid, lbs); err != nil {
-		return err
-	}
 	_, err = tx.BulkInsert(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
 	return err
 }
 
 // updateERC20Holdings writes the new latest balances of pairs that have
 // a row (rows of erc20HoldingColumns): on SQLite an upsert, on PostgreSQL
-// one UPDATE joined to the rows as arrays (the rows are known to exist;
-// with 0043's free space on the pages, PostgreSQL writes each new version
-// beside the old one, without a new entry in the key's index).
+// one UPDATE joined to the rows as arrays (the rows are known to exist).
 func updateERC20Holdings(ctx context.Context, tx *database.DB, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
@@ -352,7 +348,7 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 		if h == nil {
 			return nil
 		}
-		h.first, h.block, h.bal, h.stored = uint64(first), uint64(block), bigFrom(bal), true
+		h.first, h.block, h.bal, h.stored = uint64(first), uint64(block), amountFromSortable(bal), true
 		return nil
 	}
 	const sel = "SELECT h.address, h.token, h.first_block, h.block_number, h.balance FROM "
@@ -499,7 +495,7 @@ func (s *sqlStore) EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []
 // history), and whether the token is unexplained; the arguments are the
 // block twice.
 const erc20HoldingSelect = `SELECT h.token,
-	CASE WHEN h.block_number <= ? THEN h.balance ELSE (SELECT b.balance FROM evm_erc20_balances b
+	CASE WHEN h.block_number <= ? THEN substr(h.balance, 2) ELSE (SELECT b.balance FROM evm_erc20_balances b
 		WHERE b.chain_id = h.chain_id AND b.address = h.address AND b.token = h.token AND b.block_number <= ?
 		ORDER BY b.block_number DESC LIMIT 1) END AS balance,
 	(SELECT t.unexplained FROM evm_erc20_tokens t WHERE t.chain_id = h.chain_id AND t.token = h.token) AS unexplained

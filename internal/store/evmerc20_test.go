@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -297,7 +298,8 @@ func migrationsBefore(t *testing.T, prefix string) fstest.MapFS {
 
 // TestERC20HoldingsLayoutMigration migrates a store up to 0042, writes a
 // holding, and migrates on: 0043 keeps the row, and lays the table out
-// (SQLite: WITHOUT ROWID; PostgreSQL: fillfactor 70).
+// (SQLite: WITHOUT ROWID; PostgreSQL: fillfactor 70); 0052 prefixes the
+// balance with its length.
 func TestERC20HoldingsLayoutMigration(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -324,7 +326,7 @@ func TestERC20HoldingsLayoutMigration(t *testing.T) {
 		var first, block int64
 		var bal []byte
 		if err := db.QueryRow(ctx, "SELECT first_block, block_number, balance FROM evm_erc20_holdings WHERE chain_id = ? AND address = ? AND token = ?",
-			int64(testEVMChain), a[:], tok[:]).Scan(&first, &block, &bal); err != nil || first != 3 || block != 7 || fmt.Sprintf("%x", bal) != "1234" {
+			int64(testEVMChain), a[:], tok[:]).Scan(&first, &block, &bal); err != nil || first != 3 || block != 7 || fmt.Sprintf("%x", bal) != "021234" {
 			t.Errorf("the holding after 0043: %d %d %x, %v", first, block, bal, err)
 		}
 		var layout string
@@ -391,6 +393,75 @@ func TestERC20BalancesSkipZeros(t *testing.T) {
 			if got := page(c.n, c.after, c.limit); !slices.Equal(got, c.want) {
 				t.Errorf("block %d after %v, limit %d: %v, want %v", c.n, c.after, c.limit, got, c.want)
 			}
+		}
+	})
+}
+
+// TestERC20LatestInHoldingsMigration migrates a store up to 0051 with
+// holdings of a zero, a small and a full 32-byte balance (bytes 0x00 and
+// 0xff within), and a token's and the native coin's latest balances, and
+// migrates on: 0052 rewrites each holding's balance in the sortable
+// encoding, which the balance index orders as the amounts, and leaves
+// evm_latest_balances the native coin's row only.
+func TestERC20LatestInHoldingsMigration(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, err := database.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Migrate(ctx, migrationsBefore(t, "0052")); err != nil {
+			t.Fatal(err)
+		}
+		full := new(big.Int).SetBytes(append([]byte{0xff, 0x00, 0x00}, bytes.Repeat([]byte{0x80, 0x00, 0xff}, 29/3+1)[:29]...))
+		tok := evmAddr("token")
+		amounts := map[string]*big.Int{"zero": new(big.Int), "small": big.NewInt(0x1234), "full": full}
+		for name, v := range amounts {
+			a := evmAddr(name)
+			if _, err := db.Exec(ctx, "INSERT INTO evm_erc20_holdings (chain_id, address, token, first_block, block_number, balance) VALUES (?, ?, ?, 1, 2, ?)",
+				int64(testEVMChain), a[:], tok[:], bigBytes(v)); err != nil {
+				t.Fatal(err)
+			}
+			for _, token := range [][]byte{nativeToken, tok[:]} {
+				if _, err := db.Exec(ctx, "INSERT INTO evm_latest_balances (chain_id, token, address, block_number, balance) VALUES (?, ?, ?, 2, ?)",
+					int64(testEVMChain), token, a[:], sortableAmount(v)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := db.Migrate(ctx, Migrations()); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err = db.RunQuery(ctx, "SELECT address, balance FROM evm_erc20_holdings WHERE chain_id = ? AND token = ? AND balance >= ? ORDER BY balance",
+			func(r *sql.Rows) error {
+				var addr, bal []byte
+				if err := r.Scan(&addr, &bal); err != nil {
+					return err
+				}
+				got = append(got, fmt.Sprintf("%x %x", addr, bal))
+				return nil
+			}, int64(testEVMChain), tok[:], sortableAmount(new(big.Int)))
+		var want []string
+		for _, name := range []string{"zero", "small", "full"} {
+			a := evmAddr(name)
+			want = append(want, fmt.Sprintf("%x %x", a[:], sortableAmount(amounts[name])))
+		}
+		if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); err != nil || g != w {
+			t.Errorf("the holdings by balance after 0052:\n%s\n%v\nwant\n%s", g, err, w)
+		}
+		var tokens []string
+		err = db.RunQuery(ctx, "SELECT DISTINCT token FROM evm_latest_balances", func(r *sql.Rows) error {
+			var t []byte
+			if err := r.Scan(&t); err != nil {
+				return err
+			}
+			tokens = append(tokens, fmt.Sprintf("%x", t))
+			return nil
+		})
+		if err != nil || len(tokens) != 1 || tokens[0] != "" {
+			t.Errorf("evm_latest_balances' tokens after 0052: %q, %v; want the native coin's only", tokens, err)
 		}
 	})
 }

@@ -49,32 +49,22 @@ func amountFromSortable(b []byte) *big.Int {
 	return bigFrom(b[1:])
 }
 
-// latestBalance is an address's balance after block, of a token (nil:
-// the native coin).
+// latestBalance is an address's native balance after block.
 type latestBalance struct {
-	token, addr common.Address
-	native      bool
-	block       int64
-	bal         *big.Int
+	addr  common.Address
+	block int64
+	bal   *big.Int
 }
 
-// writeLatestBalances upserts the latest balances of a batch: one per
-// (token, address), the batch's last (PostgreSQL refuses a statement that
+// writeLatestBalances upserts the latest native balances of a batch: one
+// per address, the batch's last (PostgreSQL refuses a statement that
 // updates a row twice).
 func writeLatestBalances(ctx context.Context, tx *database.DB, cid int64, bals []latestBalance) error {
-	type key struct {
-		token, addr common.Address
-		native      bool
-	}
-	at := map[key]int{}
+	at := map[common.Address]int{}
 	var rows [][]any
 	for _, b := range bals {
-		tok := nativeToken
-		if !b.native {
-			tok = b.token.Bytes()
-		}
-		row := []any{cid, tok, b.addr.Bytes(), b.block, sortableAmount(b.bal)}
-		k := key{b.token, b.addr, b.native}
+		row := []any{cid, nativeToken, b.addr.Bytes(), b.block, sortableAmount(b.bal)}
+		k := b.addr
 		if i, ok := at[k]; ok {
 			if b.block >= rows[i][3].(int64) {
 				rows[i] = row
@@ -94,19 +84,14 @@ func writeLatestBalances(ctx context.Context, tx *database.DB, cid int64, bals [
 	return nil
 }
 
-// latestBalancesReady reports whether evm_latest_balances holds every
-// address's latest balance: not while its backfill is pending.
-func latestBalancesReady(ctx context.Context, db *database.DB) (bool, error) {
-	return backfillDone(ctx, db, "evm_latest_balances")
-}
-
 // latestBalanceParts is the evm_latest_balances backfill, for what was
 // stored before migration 0047: per EVM chain, its native balances (the
-// last evm_balances row of each address) then its ERC-20 balances
-// (evm_erc20_holdings, which the evm_erc20_balances backfill, run
-// before, completed). A part's positions are the high nibble of the
-// addresses' first byte, 0 to 15, so that a chunk is a range of the
-// source's key (a sixteenth of the chain's addresses).
+// last evm_balances row of each address). A part's positions are the
+// high nibble of the addresses' first byte, 0 to 15, so that a chunk is a
+// range of the source's key (a sixteenth of the chain's addresses). Each
+// chain's ERC-20 part has nothing left to write since 0052 (the ERC-20
+// latest balances are the holdings' own); it stays, so that the parts'
+// numbers a backfill cut short has stored keep their meaning.
 func latestBalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
 	cids, err := chainIDs(ctx, db, "SELECT chain_id FROM evm_chains ORDER BY chain_id")
 	if err != nil {
@@ -116,7 +101,8 @@ func latestBalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, e
 	for _, cid := range cids {
 		parts = append(parts,
 			BackfillPart{Name: fmt.Sprintf("the native latest balances of chain %d", cid), Lo: 0, Hi: 16, fill: fillNativeLatest(cid)},
-			BackfillPart{Name: fmt.Sprintf("the ERC-20 latest balances of chain %d", cid), Lo: 0, Hi: 16, fill: fillERC20Latest(cid)})
+			BackfillPart{Name: fmt.Sprintf("the ERC-20 latest balances of chain %d (the holdings' since 0052)", cid), Lo: 0, Hi: 16,
+				fill: func(_ context.Context, _ *database.DB, _, hi int64) (int64, error) { return hi, nil }})
 	}
 	return parts, nil
 }
@@ -144,34 +130,11 @@ func fillNativeLatest(cid int64) func(ctx context.Context, tx *database.DB, lo, 
 				return err
 			}
 			if n := len(bals); n == 0 || !bytes.Equal(bals[n-1].addr[:], addr) {
-				bals = append(bals, latestBalance{addr: common.BytesToAddress(addr), native: true})
+				bals = append(bals, latestBalance{addr: common.BytesToAddress(addr)})
 			}
 			bals[len(bals)-1].block, bals[len(bals)-1].bal = block, bigFrom(bal)
 			return nil
 		}, append([]any{cid}, args...)...)
-		if err != nil {
-			return 0, err
-		}
-		return hi, writeLatestBalances(ctx, tx, cid, bals)
-	}
-}
-
-func fillERC20Latest(cid int64) func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
-	return func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
-		cond, args := prefixRange("address", lo, hi)
-		var (
-			bals             []latestBalance
-			addr, token, bal []byte
-			block            int64
-		)
-		err := tx.RunQuery(ctx, `SELECT address, token, block_number, balance FROM evm_erc20_holdings WHERE chain_id = ? AND `+cond,
-			func(rows *sql.Rows) error {
-				if err := rows.Scan(&addr, &token, &block, &bal); err != nil {
-					return err
-				}
-				bals = append(bals, latestBalance{addr: common.BytesToAddress(addr), token: common.BytesToAddress(token), block: block, bal: bigFrom(bal)})
-				return nil
-			}, append([]any{cid}, args...)...)
 		if err != nil {
 			return 0, err
 		}

@@ -322,12 +322,13 @@ func replayBalances(ctx context.Context, tx *database.DB, q BalanceQuery, from i
 }
 
 // latestHolders answers a Latest or AllTime q from the latest balances
-// (evm_latest_balances) when the range ends at the chain's last block
-// (to, the block of q.To, is it): then an address's latest balance is its
-// balance at the range's end. Latest is the addresses whose latest
-// balance is at least q.Min, a range of the balances' index. AllTime is a
-// subset of them (the end is a time of the range): their history alone
-// is replayed. ok is false when the table cannot answer: its backfill is
+// (evm_latest_balances for the native coin, evm_erc20_holdings for a
+// token: the same columns, and an index by balance) when the range ends
+// at the chain's last block (to, the block of q.To, is it): then an
+// address's latest balance is its balance at the range's end. Latest is
+// the addresses whose latest balance is at least q.Min, a range of the
+// balances' index. AllTime is a subset of them (the end is a time of the
+// range): their history alone is replayed. ok is false when the table cannot answer: its backfill is
 // pending, the range ends before the last block, or q.Min is negative
 // (the encoding is of non-negative amounts); AnyTime is not answered here
 // (an address may have met the minimum inside the range and fallen below
@@ -336,7 +337,11 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 	if q.Mode == AnyTime || q.Min.Sign() < 0 {
 		return nil, false, nil
 	}
-	if ready, err := latestBalancesReady(ctx, tx); err != nil || !ready {
+	table, backfill := "evm_latest_balances", "evm_latest_balances"
+	if q.Token != nil {
+		table, backfill = "evm_erc20_holdings", "evm_erc20_balances"
+	}
+	if ready, err := backfillDone(ctx, tx, backfill); err != nil || !ready {
 		return nil, false, err
 	}
 	var head int64
@@ -357,7 +362,7 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 			WHERE l.chain_id = ? AND l.token = ? AND l.balance >= ? AND b.block_number <= ?
 			ORDER BY b.address, b.block_number`
 		if q.Token != nil {
-			query = `SELECT b.address, b.block_number, b.balance FROM evm_latest_balances l
+			query = `SELECT b.address, b.block_number, b.balance FROM evm_erc20_holdings l
 			JOIN evm_erc20_balances b ON b.chain_id = l.chain_id AND b.address = l.address AND b.token = l.token
 			WHERE l.chain_id = ? AND l.token = ? AND l.balance >= ? AND b.block_number <= ?
 			ORDER BY b.address, b.block_number`
@@ -380,7 +385,7 @@ func latestHolders(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		fields = fields[:1]
 	}
 	err = tx.EachRow(ctx, fields,
-		"FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?", func(r *database.Row) error {
+		"FROM "+table+" WHERE chain_id = ? AND token = ? AND balance >= ? LIMIT ?", func(r *database.Row) error {
 			if len(rows) >= q.Max {
 				return q.tooMany()
 			}
