@@ -17,8 +17,52 @@ import (
 // (BenchmarkIngestEVM, docs/benchmarks.md). The sort is not stable:
 // rows whose columns are all of the kinds compareRows tells apart are
 // equal only when identical, and the callers' are.
+//
+// The columns that all rows hold alike (the chain id) are skipped, and
+// the first other one, when it holds bytes (an address), is taken out of
+// its interface once per row: the sort compares those bytes first, and
+// whole rows only on a tie.
 func inKeyOrder(rows [][]any) {
-	slices.SortFunc(rows, compareRows)
+	if len(rows) < 2 {
+		return
+	}
+	lead := 0
+	for lead < len(rows[0]) && sameColumn(rows, lead) {
+		lead++
+	}
+	keyed := make([]keyedRow, len(rows))
+	for i, r := range rows {
+		keyed[i].row = r
+		if lead < len(r) {
+			keyed[i].key, _ = r[lead].([]byte)
+		}
+	}
+	slices.SortFunc(keyed, func(a, b keyedRow) int {
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return compareRows(a.row, b.row)
+	})
+	for i := range keyed {
+		rows[i] = keyed[i].row
+	}
+}
+
+// keyedRow is a row with its first varying column's bytes (nil when the
+// column holds something else).
+type keyedRow struct {
+	key []byte
+	row []any
+}
+
+// sameColumn reports whether every row has column i, all equal.
+func sameColumn(rows [][]any, i int) bool {
+	for _, r := range rows {
+		if i >= len(r) || compareValues(r[i], rows[0][i]) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // compareRows compares two rows column by column: int64, int, []byte and

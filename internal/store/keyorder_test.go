@@ -35,4 +35,27 @@ func TestInKeyOrder(t *testing.T) {
 	if got, w := fmt.Sprint(rows), fmt.Sprint(want); got != w {
 		t.Errorf("inKeyOrder:\n got %s\nwant %s", got, w)
 	}
+
+	// A chain's rows: the first column alike, the second's bytes compared
+	// first (nil before empty before the rest), whole rows on a tie.
+	rows = [][]any{
+		{int64(7), []byte{0x80}, int64(2)},
+		{int64(7), []byte{}, int64(1)},
+		{int64(7), []byte{0x80}, int64(1)},
+		{int64(7), nil, int64(5)},
+		{int64(7), []byte{0x7f, 0xff}, int64(9)},
+		{int64(7), []byte{0x00}, int64(3)},
+	}
+	inKeyOrder(rows)
+	want = [][]any{
+		{int64(7), nil, int64(5)},
+		{int64(7), []byte{}, int64(1)},
+		{int64(7), []byte{0x00}, int64(3)},
+		{int64(7), []byte{0x7f, 0xff}, int64(9)},
+		{int64(7), []byte{0x80}, int64(1)},
+		{int64(7), []byte{0x80}, int64(2)},
+	}
+	if got, w := fmt.Sprintf("%v", rows), fmt.Sprintf("%v", want); got != w {
+		t.Errorf("inKeyOrder, one chain:\n got %s\nwant %s", got, w)
+	}
 }
