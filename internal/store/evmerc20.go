@@ -185,7 +185,7 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 			p := erc20Pair{m.from, m.token}
 			h := holdings[p]
 			if h.bal.Cmp(m.value) < 0 {
-				st.flag(fmt.Sprintf("block %d: a Transfer of %s from %s, which its logs gave %s", m.block, m.value, m.from.Hex(), h.bal))
+				st.flag("block %d: a Transfer of %s from %s, which its logs gave %s", m.block, m.value, m.from, h.bal)
 				h.bal.SetUint64(0)
 			} else {
 				h.bal.Sub(h.bal, m.value)
@@ -195,7 +195,7 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 		if m.to == (common.Address{}) {
 			st.Supply.Sub(st.Supply, m.value)
 			if st.Supply.Sign() < 0 {
-				st.flag(fmt.Sprintf("block %d: burns exceed the logged mints", m.block))
+				st.flag("block %d: burns exceed the logged mints", m.block)
 				st.Supply.SetUint64(0)
 			}
 		} else {
@@ -278,9 +278,12 @@ type erc20TokenState struct {
 	stored, changed bool
 }
 
-func (s *erc20TokenState) flag(reason string) {
+// flag marks the token unexplained for the reason format tells, the
+// first one only: a token whose logs never gave its senders their
+// balances fails every transfer, and the reason is formatted once.
+func (s *erc20TokenState) flag(format string, args ...any) {
 	if !s.Unexplained {
-		s.Unexplained, s.Reason = true, reason
+		s.Unexplained, s.Reason = true, fmt.Sprintf(format, args...)
 	}
 }
 
