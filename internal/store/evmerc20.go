@@ -1,11 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ava-labs/libevm/common"
@@ -145,6 +147,14 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 			pairs = append(pairs, p)
 		}
 	}
+	// In the holdings' key order: the read below seeks them in turn, and
+	// the rows written from them are in their table's order.
+	slices.SortFunc(pairs, func(a, b erc20Pair) int {
+		if c := bytes.Compare(a.addr[:], b.addr[:]); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.token[:], b.token[:])
+	})
 	states, err := erc20TokenStates(ctx, tx, cid, tokens)
 	if err != nil {
 		return err
@@ -230,8 +240,6 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 	// A pair without a row has none to conflict with (this transaction
 	// read them, and one writer applies a chain): its row is inserted
 	// without a conflict clause, copied on PostgreSQL.
-	inKeyOrder(added)
-	inKeyOrder(moved)
 	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, added, ""); err != nil {
 		return err
 	}
