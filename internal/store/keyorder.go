@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"slices"
 )
 
@@ -20,8 +21,9 @@ import (
 //
 // The columns that all rows hold alike (the chain id) are skipped, and
 // the first other one, when it holds bytes (an address), is taken out of
-// its interface once per row: the sort compares those bytes first, and
-// whole rows only on a tie.
+// its interface once per row, its first eight bytes as a number: the
+// sort compares those numbers first, then the bytes, and whole rows only
+// on a tie.
 func inKeyOrder(rows [][]any) {
 	if len(rows) < 2 {
 		return
@@ -34,10 +36,16 @@ func inKeyOrder(rows [][]any) {
 	for i, r := range rows {
 		keyed[i].row = r
 		if lead < len(r) {
-			keyed[i].key, _ = r[lead].([]byte)
+			k, _ := r[lead].([]byte)
+			var head [8]byte
+			copy(head[:], k)
+			keyed[i].head, keyed[i].key = binary.BigEndian.Uint64(head[:]), k
 		}
 	}
 	slices.SortFunc(keyed, func(a, b keyedRow) int {
+		if a.head != b.head {
+			return cmp.Compare(a.head, b.head)
+		}
 		if c := bytes.Compare(a.key, b.key); c != 0 {
 			return c
 		}
@@ -49,10 +57,12 @@ func inKeyOrder(rows [][]any) {
 }
 
 // keyedRow is a row with its first varying column's bytes (nil when the
-// column holds something else).
+// column holds something else) and their first eight, zero-padded, as a
+// big-endian number (which orders as the bytes do, up to a tie).
 type keyedRow struct {
-	key []byte
-	row []any
+	head uint64
+	key  []byte
+	row  []any
 }
 
 // sameColumn reports whether every row has column i, all equal.

@@ -37,7 +37,8 @@ func TestInKeyOrder(t *testing.T) {
 	}
 
 	// A chain's rows: the first column alike, the second's bytes compared
-	// first (nil before empty before the rest), whole rows on a tie.
+	// first (nil before empty before the rest, past their eighth byte
+	// too), whole rows on a tie.
 	rows = [][]any{
 		{int64(7), []byte{0x80}, int64(2)},
 		{int64(7), []byte{}, int64(1)},
@@ -45,12 +46,16 @@ func TestInKeyOrder(t *testing.T) {
 		{int64(7), nil, int64(5)},
 		{int64(7), []byte{0x7f, 0xff}, int64(9)},
 		{int64(7), []byte{0x00}, int64(3)},
+		{int64(7), []byte{1, 1, 1, 1, 1, 1, 1, 1, 2}, int64(0)},
+		{int64(7), []byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 9}, int64(0)},
 	}
 	inKeyOrder(rows)
 	want = [][]any{
 		{int64(7), nil, int64(5)},
 		{int64(7), []byte{}, int64(1)},
 		{int64(7), []byte{0x00}, int64(3)},
+		{int64(7), []byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 9}, int64(0)},
+		{int64(7), []byte{1, 1, 1, 1, 1, 1, 1, 1, 2}, int64(0)},
 		{int64(7), []byte{0x7f, 0xff}, int64(9)},
 		{int64(7), []byte{0x80}, int64(1)},
 		{int64(7), []byte{0x80}, int64(2)},
