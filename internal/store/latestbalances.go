@@ -12,11 +12,13 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 )
 
-// The latest balance of each address per chain and token
-// (evm_latest_balances, migration 0047), kept by the balance appliers so
-// that the Looking Glass can select addresses by their balance at the
-// chain's last block with one range of an index, instead of replaying the
-// history of every address (lookingglass.go).
+// The latest native balance of each address per chain
+// (evm_latest_balances, migration 0047), kept by the native balance
+// applier so that the Looking Glass can select addresses by their balance
+// at the chain's last block with one range of an index, instead of
+// replaying the history of every address (lookingglass.go). The ERC-20
+// latest balances, which 0047 kept here too, are the holdings' own since
+// 0052 (evmerc20.go), in the same encoding and likewise indexed.
 
 var latestBalanceColumns = []string{"chain_id", "token", "address", "block_number", "balance"}
 
