@@ -254,31 +254,22 @@ func dumpERC20(t *testing.T, s *sqlStore) string {
 		"SELECT address, token, first_block, block_number, balance FROM evm_erc20_holdings",
 		"SELECT token, block_number, supply, unexplained, reason FROM evm_erc20_tokens",
 	} {
-		err := s.db.RunQuery(context.Background(), q, func(r *sql.Rows) error {
-			cols, _ := r.Columns()
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := r.Scan(ptrs...); err != nil {
-				return err
-			}
-			lines = append(lines, fmt.Sprintf("%x", vals))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		lines = append(lines, queryLines(t, s.db, q)...)
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
 
-// migrationsBefore is the store's migrations whose file names sort
-// before prefix ("0043": up to 0042).
-func migrationsBefore(t *testing.T, prefix string) fstest.MapFS {
+// migratedBefore opens dsn's database, closed when t ends, with the
+// store's migrations whose file names sort before prefix ("0043": up to
+// 0042) applied.
+func migratedBefore(t *testing.T, dsn, prefix string) *database.DB {
 	t.Helper()
+	db, err := database.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	names, err := fs.Glob(Migrations(), "*.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +284,43 @@ func migrationsBefore(t *testing.T, prefix string) fstest.MapFS {
 			before[n] = &fstest.MapFile{Data: text}
 		}
 	}
-	return before
+	if _, err := db.Migrate(context.Background(), before); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// queryLines runs q and returns its rows, a line each: the columns
+// separated by spaces, bytes in hex.
+func queryLines(t *testing.T, db *database.DB, q string, args ...any) []string {
+	t.Helper()
+	var lines []string
+	err := db.RunQuery(context.Background(), q, func(r *sql.Rows) error {
+		cols, err := r.Columns()
+		if err != nil {
+			return err
+		}
+		vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := r.Scan(ptrs...); err != nil {
+			return err
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				v = fmt.Sprintf("%x", b)
+			}
+			parts[i] = fmt.Sprint(v)
+		}
+		lines = append(lines, strings.Join(parts, " "))
+		return nil
+	}, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
 }
 
 // TestERC20HoldingsLayoutMigration migrates a store up to 0042, writes a
@@ -303,14 +330,7 @@ func migrationsBefore(t *testing.T, prefix string) fstest.MapFS {
 func TestERC20HoldingsLayoutMigration(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		db, err := database.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Migrate(ctx, migrationsBefore(t, "0043")); err != nil {
-			t.Fatal(err)
-		}
+		db := migratedBefore(t, dsn, "0043")
 		a, tok := evmAddr("holder"), evmAddr("token")
 		if _, err := db.Exec(ctx, "INSERT INTO evm_erc20_holdings (chain_id, address, token, first_block, block_number, balance) VALUES (?, ?, ?, 3, 7, ?)",
 			int64(testEVMChain), a[:], tok[:], []byte{0x12, 0x34}); err != nil {
@@ -406,14 +426,7 @@ func TestERC20BalancesSkipZeros(t *testing.T) {
 func TestERC20LatestInHoldingsMigration(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		db, err := database.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Migrate(ctx, migrationsBefore(t, "0052")); err != nil {
-			t.Fatal(err)
-		}
+		db := migratedBefore(t, dsn, "0052")
 		full := new(big.Int).SetBytes(append([]byte{0xff, 0x00, 0x00}, bytes.Repeat([]byte{0x80, 0x00, 0xff}, 29/3+1)[:29]...))
 		tok := evmAddr("token")
 		amounts := map[string]*big.Int{"zero": new(big.Int), "small": big.NewInt(0x1234), "full": full}
@@ -433,35 +446,18 @@ func TestERC20LatestInHoldingsMigration(t *testing.T) {
 		if _, err := db.Migrate(ctx, Migrations()); err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		err = db.RunQuery(ctx, "SELECT address, balance FROM evm_erc20_holdings WHERE chain_id = ? AND token = ? AND balance >= ? ORDER BY balance",
-			func(r *sql.Rows) error {
-				var addr, bal []byte
-				if err := r.Scan(&addr, &bal); err != nil {
-					return err
-				}
-				got = append(got, fmt.Sprintf("%x %x", addr, bal))
-				return nil
-			}, int64(testEVMChain), tok[:], sortableAmount(new(big.Int)))
+		got := queryLines(t, db, "SELECT address, balance FROM evm_erc20_holdings WHERE chain_id = ? AND token = ? AND balance >= ? ORDER BY balance",
+			int64(testEVMChain), tok[:], sortableAmount(new(big.Int)))
 		var want []string
 		for _, name := range []string{"zero", "small", "full"} {
 			a := evmAddr(name)
 			want = append(want, fmt.Sprintf("%x %x", a[:], sortableAmount(amounts[name])))
 		}
-		if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); err != nil || g != w {
-			t.Errorf("the holdings by balance after 0052:\n%s\n%v\nwant\n%s", g, err, w)
+		if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+			t.Errorf("the holdings by balance after 0052:\n%s\nwant\n%s", g, w)
 		}
-		var tokens []string
-		err = db.RunQuery(ctx, "SELECT DISTINCT token FROM evm_latest_balances", func(r *sql.Rows) error {
-			var t []byte
-			if err := r.Scan(&t); err != nil {
-				return err
-			}
-			tokens = append(tokens, fmt.Sprintf("%x", t))
-			return nil
-		})
-		if err != nil || len(tokens) != 1 || tokens[0] != "" {
-			t.Errorf("evm_latest_balances' tokens after 0052: %q, %v; want the native coin's only", tokens, err)
+		if tokens := queryLines(t, db, "SELECT DISTINCT token FROM evm_latest_balances"); len(tokens) != 1 || tokens[0] != "" {
+			t.Errorf("evm_latest_balances' tokens after 0052: %q; want the native coin's only", tokens)
 		}
 	})
 }

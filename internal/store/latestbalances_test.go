@@ -264,14 +264,7 @@ func TestLatestBalancesBackfill(t *testing.T) {
 func TestLatestBalancesLayoutMigration(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		db, err := database.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Migrate(ctx, migrationsBefore(t, "0051")); err != nil {
-			t.Fatal(err)
-		}
+		db := migratedBefore(t, dsn, "0051")
 		tok, a, b := nativeToken, evmAddr("a"), evmAddr("b")
 		for _, r := range [][]any{
 			{int64(testEVMChain), tok, a[:], int64(3), sortableAmount(big.NewInt(500))},
@@ -284,21 +277,10 @@ func TestLatestBalancesLayoutMigration(t *testing.T) {
 		if _, err := db.Migrate(ctx, Migrations()); err != nil {
 			t.Fatal(err)
 		}
-		var got []string
-		err = db.RunQuery(ctx, "SELECT address, block_number, balance FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ?",
-			func(r *sql.Rows) error {
-				var (
-					addr, bal []byte
-					block     int64
-				)
-				if err := r.Scan(&addr, &block, &bal); err != nil {
-					return err
-				}
-				got = append(got, fmt.Sprintf("%x %d %s", addr, block, amountFromSortable(bal)))
-				return nil
-			}, int64(testEVMChain), tok, sortableAmount(big.NewInt(100)))
-		if want := fmt.Sprintf("%x 3 500", a[:]); err != nil || strings.Join(got, ";") != want {
-			t.Errorf("balances of at least 100 after 0051: %q, %v; want %q", got, err, want)
+		got := queryLines(t, db, "SELECT address, block_number, balance FROM evm_latest_balances WHERE chain_id = ? AND token = ? AND balance >= ?",
+			int64(testEVMChain), tok, sortableAmount(big.NewInt(100)))
+		if want := fmt.Sprintf("%x 3 %x", a[:], sortableAmount(big.NewInt(500))); strings.Join(got, ";") != want {
+			t.Errorf("balances of at least 100 after 0051: %q; want %q", got, want)
 		}
 		if db.Dialect() != database.SQLite {
 			return
@@ -308,19 +290,9 @@ func TestLatestBalancesLayoutMigration(t *testing.T) {
 			!strings.Contains(layout, "WITHOUT ROWID") {
 			t.Errorf("evm_latest_balances after 0051: %q, %v; want WITHOUT ROWID", layout, err)
 		}
-		var plan string
-		err = db.RunQuery(ctx, "EXPLAIN QUERY PLAN SELECT address, balance FROM evm_latest_balances WHERE chain_id = 1 AND token = x'00' AND balance >= x'01'",
-			func(r *sql.Rows) error {
-				var id, parent, unused int
-				var detail string
-				if err := r.Scan(&id, &parent, &unused, &detail); err != nil {
-					return err
-				}
-				plan += detail
-				return nil
-			})
-		if err != nil || !strings.Contains(plan, "COVERING INDEX evm_latest_balances_by_balance") {
-			t.Errorf("the balance read after 0051: %q, %v; want the covering balance index", plan, err)
+		plan := strings.Join(queryLines(t, db, "EXPLAIN QUERY PLAN SELECT address, balance FROM evm_latest_balances WHERE chain_id = 1 AND token = x'00' AND balance >= x'01'"), ";")
+		if !strings.Contains(plan, "COVERING INDEX evm_latest_balances_by_balance") {
+			t.Errorf("the balance read after 0051: %q; want the covering balance index", plan)
 		}
 	})
 }
