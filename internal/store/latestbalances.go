@@ -66,14 +66,13 @@ func writeLatestBalances(ctx context.Context, tx *database.DB, cid int64, bals [
 	var rows [][]any
 	for _, b := range bals {
 		row := []any{cid, nativeToken, b.addr.Bytes(), b.block, sortableAmount(b.bal)}
-		k := b.addr
-		if i, ok := at[k]; ok {
+		if i, ok := at[b.addr]; ok {
 			if b.block >= rows[i][3].(int64) {
 				rows[i] = row
 			}
 			continue
 		}
-		at[k] = len(rows)
+		at[b.addr] = len(rows)
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {

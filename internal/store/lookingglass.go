@@ -568,44 +568,21 @@ func nftSpanStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQue
 		rest = append(rest, a)
 	}
 	sortAddresses(rest)
-	// The open spans by holder (database.EachRow: one value on SQLite,
-	// whose order is checked).
-	var (
-		open  spanState
-		order holderOrder
-	)
-	err = tx.EachRow(ctx, []database.Field{{Expr: "from_block", Int: true}, {Expr: "holder", Size: common.AddressLength},
-		{Expr: "amount"}},
-		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder",
-		func(r *database.Row) error {
-			a := common.Address(r.Bytes(1))
-			if err := order.next(a); err != nil {
-				return err
-			}
-			for len(rest) > 0 && bytes.Compare(rest[0][:], a[:]) < 0 {
-				if err := done(closed[rest[0]]); err != nil {
-					return err
-				}
-				rest = rest[1:]
-			}
+	// The open spans by holder, merged with them.
+	var open spanState
+	return mergeOpenSpans(ctx, tx, cid, q.Token, to, []database.Field{{Expr: "from_block", Int: true},
+		{Expr: "holder", Size: common.AddressLength}, {Expr: "amount"}}, 1, rest,
+		func(a common.Address) error { return done(closed[a]) },
+		func(a common.Address, r *database.Row, wasClosed bool) error {
 			st := &open
-			if len(rest) > 0 && rest[0] == a {
-				st, rest = closed[a], rest[1:]
+			if wasClosed {
+				st = closed[a]
 			} else {
 				open = spanState{holderState: holderState{addr: a, all: true}}
 			}
 			judge(st, r.Int(0), openSpan, r.Bytes(2))
 			return done(st)
-		}, cid, q.Token[:], int64(openSpan), to)
-	if err != nil {
-		return err
-	}
-	for _, a := range rest {
-		if err := done(closed[a]); err != nil {
-			return err
-		}
-	}
-	return nil
+		})
 }
 
 // nftAnyTimeAddresses appends to out the addresses that held at least
@@ -649,39 +626,55 @@ func nftAnyTimeAddresses(ctx context.Context, tx *database.DB, cid int64, q Bala
 		return nil, err
 	}
 	sortAddresses(closed)
-	// The open spans by holder (their order checked: one value on
-	// SQLite), merged with them.
+	// The open spans by holder, merged with them.
+	err = mergeOpenSpans(ctx, tx, cid, q.Token, to, fields, 0, closed, add,
+		func(a common.Address, r *database.Row, wasClosed bool) error {
+			if !wasClosed && !spanAtLeast(r.Bytes(1), least) {
+				return nil
+			}
+			return add(a)
+		})
+	return out, err
+}
+
+// mergeOpenSpans reads the spans of contract token open at to (from_block
+// <= to) by holder, each row's fields those of fields (the holder's
+// address the one at holder), and merges them with closed, the holders
+// (sorted) the caller met in spans closed inside or after the range:
+// flush is called for each of closed without an open span, open for each
+// open span with whether its holder is one of closed, all in holder
+// order. Their order is checked (database.EachRow: one value on SQLite).
+func mergeOpenSpans(ctx context.Context, tx *database.DB, cid int64, token *common.Address, to int64, fields []database.Field, holder int,
+	closed []common.Address, flush func(common.Address) error, open func(a common.Address, r *database.Row, wasClosed bool) error) error {
 	var order holderOrder
-	err = tx.EachRow(ctx, fields,
+	err := tx.EachRow(ctx, fields,
 		"FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND from_block <= ? ORDER BY holder",
 		func(r *database.Row) error {
-			a := common.Address(r.Bytes(0))
+			a := common.Address(r.Bytes(holder))
 			if err := order.next(a); err != nil {
 				return err
 			}
 			for len(closed) > 0 && bytes.Compare(closed[0][:], a[:]) < 0 {
-				if err := add(closed[0]); err != nil {
+				if err := flush(closed[0]); err != nil {
 					return err
 				}
 				closed = closed[1:]
 			}
-			switch {
-			case len(closed) > 0 && closed[0] == a:
+			was := len(closed) > 0 && closed[0] == a
+			if was {
 				closed = closed[1:]
-			case !spanAtLeast(r.Bytes(1), least):
-				return nil
 			}
-			return add(a)
-		}, cid, q.Token[:], int64(openSpan), to)
+			return open(a, r, was)
+		}, cid, token[:], int64(openSpan), to)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, a := range closed {
-		if err := add(a); err != nil {
-			return nil, err
+		if err := flush(a); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // holderOrder checks that the open spans come by holder ascending, as
