@@ -93,14 +93,18 @@ type DB struct {
 	tx      *sql.Tx   // non-nil inside Transact and ReadTx
 	conn    *sql.Conn // PostgreSQL, inside Transact and ReadTx: tx's connection (COPY, EachRow)
 	readTx  bool      // tx is a ReadTx's, on a reader connection
-	shared  *shared
-	path    string // SQLite: the database file
+	// analyzeAfter: PostgreSQL, inside Transact: the tables to analyze
+	// once the transaction commits (analyze.go).
+	analyzeAfter *[]string
+	shared       *shared
+	path         string // SQLite: the database file
 }
 
 // shared is the state a DB shares with the transaction DBs made from it.
 type shared struct {
 	maxParams int
 	ckpt      *checkpointer // SQLite with readers: the background checkpoints
+	analyzer  *analyzer     // PostgreSQL: the ANALYZEs after commits
 
 	mu   sync.Mutex
 	sqls map[bulkKey]string // bulk INSERT texts, already rebound
@@ -300,7 +304,9 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("database.Open(postgres %s:%d/%s): %w", c.Host, c.Port, c.Database, err)
 	}
-	return &DB{dialect: Postgres, w: db, r: db, shared: newShared(postgresMaxParams)}, nil
+	sh := newShared(postgresMaxParams)
+	sh.analyzer = startAnalyzer(db)
+	return &DB{dialect: Postgres, w: db, r: db, shared: sh}, nil
 }
 
 func newShared(maxParams int) *shared {
@@ -337,6 +343,9 @@ func (db *DB) Close() error {
 	db.shared.stmtMu.Unlock()
 	if db.shared.ckpt != nil {
 		db.shared.ckpt.close()
+	}
+	if db.shared.analyzer != nil {
+		db.shared.analyzer.close()
 	}
 	err := db.w.Close()
 	if db.r != db.w {
@@ -520,6 +529,10 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 	}()
 	tdb := *db
 	tdb.tx, tdb.conn = tx, conn
+	var analyze []string
+	if db.shared.analyzer != nil {
+		tdb.analyzeAfter = &analyze
+	}
 	if err := tdb.checkLease(ctx); err != nil {
 		return err
 	}
@@ -531,6 +544,9 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 		return fmt.Errorf("database.Transact: commit: %w", err)
 	}
 	committed = true
+	if len(analyze) > 0 {
+		db.shared.analyzer.queue(analyze)
+	}
 	db.changed()
 	return nil
 }
