@@ -261,9 +261,8 @@ func updateERC20Holdings(ctx context.Context, tx *database.DB, rows [][]any) err
 		_, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, rows, erc20HoldingUpsert)
 		return err
 	}
-	const perUpdate = 8192
-	for start := 0; start < len(rows); start += perUpdate {
-		chunk := rows[start:min(len(rows), start+perUpdate)]
+	for start := 0; start < len(rows); start += arrayChunk {
+		chunk := rows[start:min(len(rows), start+arrayChunk)]
 		addrs, tokens, blocks, bals := make([]any, len(chunk)), make([]any, len(chunk)), make([]any, len(chunk)), make([]any, len(chunk))
 		for i, r := range chunk {
 			addrs[i], tokens[i], blocks[i], bals[i] = r[1], r[2], r[4], r[5]
@@ -294,6 +293,10 @@ func (s *erc20TokenState) flag(format string, args ...any) {
 		s.Unexplained, s.Reason = true, fmt.Sprintf(format, args...)
 	}
 }
+
+// arrayChunk bounds the keys a PostgreSQL statement of the appliers takes
+// as one array parameter (its text and plan do not grow with them).
+const arrayChunk = 8192
 
 // erc20Chunk bounds the keys of one lookup.
 const erc20Chunk = 64
@@ -365,7 +368,7 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 	const sel = "SELECT h.address, h.token, h.first_block, h.block_number, h.balance FROM "
 	perRead := 500
 	if db.Dialect() == database.Postgres {
-		perRead = 8192
+		perRead = arrayChunk
 	}
 	for start := 0; start < len(pairs); start += perRead {
 		chunk := pairs[start:min(len(pairs), start+perRead)]

@@ -210,23 +210,21 @@ func upsertClause(key string, cols []string) string {
 	return s
 }
 
-// loadAddrs reads the stored rows of the addresses keyed in addrs: on
-// SQLite by IN lists, on PostgreSQL by one array a chunk (one parameter
-// to encode and bind, where a list of a thousand took a thousand, and a
-// statement text that does not grow with it).
+// loadAddrs reads the stored rows of the addresses keyed in addrs, by
+// lists of database.InList: on PostgreSQL one array a chunk (one
+// parameter to encode and bind, where a list of a thousand took a
+// thousand).
 func loadAddrs(ctx context.Context, tx *database.DB, key string, addrs map[string]*addrState) error {
-	all := make([]any, 0, len(addrs))
+	all := make([][]byte, 0, len(addrs))
 	for a := range addrs {
 		all = append(all, []byte(a))
 	}
 	per := readInList
 	if tx.Dialect() == database.Postgres {
-		per = 8192
+		per = arrayChunk
 	}
 	for start := 0; start < len(all); start += per {
 		chunk := all[start:min(len(all), start+per)]
-		q := "SELECT address, last_seen, last_sent, last_deployed FROM metric_addresses WHERE address = ANY(?::BYTEA[]) AND chain_key = ?"
-		args := []any{chunk, key}
 		if tx.Dialect() != database.Postgres {
 			// Padded to a power of two (repeating an address changes
 			// nothing), so that a few statement texts are prepared.
@@ -234,10 +232,10 @@ func loadAddrs(ctx context.Context, tx *database.DB, key string, addrs map[strin
 			for n := 1 << bits.Len(uint(len(chunk)-1)); len(chunk) < n; {
 				chunk = append(chunk, chunk[0])
 			}
-			q = "SELECT address, last_seen, last_sent, last_deployed FROM metric_addresses WHERE address IN (?" +
-				strings.Repeat(", ?", len(chunk)-1) + ") AND chain_key = ?"
-			args = append(chunk, key)
 		}
+		match, args := tx.InList(chunk)
+		q := "SELECT address, last_seen, last_sent, last_deployed FROM metric_addresses WHERE address " + match + " AND chain_key = ?"
+		args = append(args, key)
 		err := tx.RunQuery(ctx, q, func(rows *sql.Rows) error {
 			var (
 				a  []byte
