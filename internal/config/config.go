@@ -342,7 +342,9 @@ func (l *loader) serveFlags(fs *flag.FlagSet) {
 	fs.Var((*stringList)(&c.NetworkAliases), "network-alias", "extra {network} name for the indexed network, e.g. testnet (repeatable)")
 	fs.DurationVar(&c.PollInterval, "poll-interval", 250*time.Millisecond, "how often to ask the node for new blocks")
 	fs.StringVar(&c.GenesisFile, "genesis-file", "", "genesis file of a custom network (the node's --genesis-file)")
-	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 256, "blocks committed per database transaction while indexing")
+	// ingest.DefaultBatchSize, which this package cannot import (a test in
+	// service holds the two equal).
+	fs.IntVar(&c.IngestBatchSize, "ingest-batch-size", 1024, "blocks committed per database transaction while indexing (a batch also ends at 16,384 txs, logs and internal txs)")
 	fs.StringVar(&c.Role, "role", RoleAll, "what this instance does: all (serve, and index while no other instance on the store does), api (serve only) or indexer (index only)")
 	// The node's own flag names: copy them from the node's configuration.
 	fs.Uint64Var(&c.Rewards.MaxConsumptionRate, "stake-max-consumption-rate", 0, "the node's --stake-max-consumption-rate, if it sets one")

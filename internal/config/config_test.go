@@ -34,7 +34,7 @@ func TestDefaults(t *testing.T) {
 		Listen:          "127.0.0.1:8080",
 		PollInterval:    250 * time.Millisecond,
 		LogLevel:        "info",
-		IngestBatchSize: 256,
+		IngestBatchSize: 1024,
 
 		TeleporterMessenger: DefaultTeleporterMessenger,
 		Access: Access{

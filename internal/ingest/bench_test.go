@@ -79,7 +79,8 @@ func pChainFrom(tb testing.TB, parent ids.ID, n int) [][]byte {
 
 // benchIngest measures what the indexer does per block once the bytes are
 // fetched: decode with avalanchego's codec and write (blocks, txs, derived
-// state and cursor) in batches of 256, one transaction each. gen makes the
+// state and cursor) in batches of DefaultBatchSize blocks (as the
+// follower makes them of one-tx blocks), one transaction each. gen makes the
 // chain's raw blocks from height 1; decode returns a block and its tx count;
 // setup, when not nil, prepares the store before the clock starts.
 func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
@@ -87,7 +88,7 @@ func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
 	apply func(context.Context, store.Store, []B) error,
 	setup func(context.Context, store.Store) error,
 ) {
-	const batch = 256
+	const batch = DefaultBatchSize
 	dbtest.Run(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
 		raw := gen(b, b.N)

@@ -182,7 +182,6 @@ func (e *evmFollower) follower() follower[*evm.Block] {
 		records: func(b *evm.Block) int {
 			return len(b.Txs) + len(b.Logs) + len(b.InternalTxs)
 		},
-		maxRecords: e.ix.opts.EVMBatchRecords,
 	}
 }
 

@@ -29,11 +29,11 @@ type follower[B any] struct {
 	storedID func(ctx context.Context, height uint64) (ids.ID, error)
 	// apply stores a batch with the chain's cursor.
 	apply func(ctx context.Context, blocks []B) error
-	// records, when set, counts a block's records: a batch also ends once
-	// it holds maxRecords of them, so that heavy blocks do not make a
+	// records counts a block's records (its txs; on an EVM chain also its
+	// logs and internal txs): a batch also ends once it holds
+	// Options.BatchRecords of them, so that heavy blocks do not make a
 	// batch of BatchSize blocks too big to hold.
-	records    func(b B) int
-	maxRecords int
+	records func(b B) int
 }
 
 // idleError is a step's answer that there is nothing to do for a while
@@ -121,7 +121,7 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 		ch := make(chan fetched, 1)
 		go func() {
 			to := min(tip, from+uint64(ix.opts.BatchSize)-1)
-			blocks, err := fetchRange(fctx, ix.opts.Fetchers, from, to, f.fetch, f.records, f.maxRecords)
+			blocks, err := fetchRange(fctx, ix.opts.Fetchers, from, to, f.fetch, f.records, ix.opts.BatchRecords)
 			ch <- fetched{blocks, err}
 		}()
 		return ch
@@ -162,9 +162,9 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 }
 
 // fetchRange fetches heights from..to (inclusive) with up to n requests in
-// flight, in order. With records set it asks for no further height once
-// the blocks fetched hold maxRecords records, and returns the blocks of
-// the heights asked (from on, at least one).
+// flight, in order. It asks for no further height once the blocks
+// fetched hold maxRecords records, and returns the blocks of the heights
+// asked (from on, at least one).
 func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(context.Context, uint64) (B, error),
 	records func(B) int, maxRecords int) ([]B, error) {
 	out := make([]B, to-from+1)
@@ -176,7 +176,7 @@ func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(c
 	asked := to - from + 1
 	for i := range asked {
 		slots <- struct{}{}
-		if records != nil && held.Load() >= int64(maxRecords) {
+		if held.Load() >= int64(maxRecords) {
 			asked = i
 			break
 		}
@@ -187,9 +187,7 @@ func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(c
 				return err
 			}
 			out[i] = b
-			if records != nil {
-				held.Add(int64(records(b)))
-			}
+			held.Add(int64(records(b)))
 			return nil
 		})
 	}

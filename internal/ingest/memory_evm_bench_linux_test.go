@@ -37,7 +37,7 @@ import (
 // of the same size would, which would let the follower's garbage grow
 // with them. The follower's own share is peak less baseline.
 //
-// AVAINDEX_BENCH_EVM_BATCH_RECORDS sets Options.EVMBatchRecords (a huge
+// AVAINDEX_BENCH_EVM_BATCH_RECORDS sets Options.BatchRecords (a huge
 // one leaves batches bounded by blocks alone, as before it was), so that
 // one binary measures both; AVAINDEX_BENCH_HEAPPROFILE names a file for a
 // heap profile taken once caught up.
@@ -63,7 +63,7 @@ func BenchmarkCatchUpMemoryEVM(b *testing.B) {
 		b.Cleanup(srv.Close)
 		c := internal.EVMChain{ChainID: chainID, RPCURL: srv.URL}
 		ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Options{EVMChains: []internal.EVMChain{c}, EVMBatchRecords: batchRecords})
+			Options{EVMChains: []internal.EVMChain{c}, BatchRecords: batchRecords})
 		f := ix.newEVMFollower(c)
 
 		base, peakRSS := sampleRSS(b)

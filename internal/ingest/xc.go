@@ -49,6 +49,7 @@ func (ix *Indexer) xFollower(g *xchain.Genesis) follower[*xchain.Block] {
 		apply: func(ctx context.Context, bs []*xchain.Block) error {
 			return ix.store.ApplyXBlocks(ctx, xchain.BlocksData(bs))
 		},
+		records: func(b *xchain.Block) int { return len(b.Txs) },
 	}
 }
 
@@ -73,6 +74,7 @@ func (ix *Indexer) cFollower() follower[*cchain.Block] {
 		// Only the cursor's block hash is kept of blocks without atomic txs.
 		storedID: func(ctx context.Context, _ uint64) (ids.ID, error) { return ix.store.CLastHash(ctx) },
 		apply:    ix.store.ApplyCBlocks,
+		records:  func(b *cchain.Block) int { return len(b.AtomicTxs) },
 	}
 }
 
@@ -103,7 +105,8 @@ func (ix *Indexer) pFollower() follower[*pchain.Block] {
 			}
 			return b.ID, nil
 		},
-		apply: ix.applyPBlocks,
+		apply:   ix.applyPBlocks,
+		records: func(b *pchain.Block) int { return len(b.Txs) },
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/avaindex/avaindex/internal"
@@ -13,11 +14,21 @@ import (
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
-// batchCounter is a store that records the records (txs, logs, internal
-// txs) and blocks of each EVM batch applied.
+// batchCounter is a store that records the records (txs; on an EVM
+// chain also logs and internal txs) and blocks of each P-chain or EVM
+// batch applied.
 type batchCounter struct {
 	store.Store
 	records, blocks []int
+}
+
+func (s *batchCounter) ApplyPBlocks(ctx context.Context, batch *internal.PBatch) error {
+	n := 0
+	for _, b := range batch.Blocks {
+		n += len(b.Txs)
+	}
+	s.records, s.blocks = append(s.records, n), append(s.blocks, len(batch.Blocks))
+	return s.Store.ApplyPBlocks(ctx, batch)
 }
 
 func (s *batchCounter) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) error {
@@ -32,7 +43,7 @@ func (s *batchCounter) ApplyEVMBlocks(ctx context.Context, chainID uint64, block
 // TestEVMBatchBoundedByRecords follows a fake chain of heavy blocks (220
 // records each: genEVMBlock's 100 txs, 100 logs, 20 internal txs) and
 // checks that each batch ends at whichever comes first of BatchSize
-// blocks and EVMBatchRecords records: with the block that reaches the
+// blocks and BatchRecords records: with the block that reaches the
 // bound, and those still in flight then (Fetchers-1 at most).
 func TestEVMBatchBoundedByRecords(t *testing.T) {
 	const chainID, tip, perBlock = 43114, 30, 220
@@ -56,7 +67,7 @@ func TestEVMBatchBoundedByRecords(t *testing.T) {
 			c := internal.EVMChain{ChainID: chainID, RPCURL: srv.URL}
 			ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)),
 				Options{EVMChains: []internal.EVMChain{c}, BatchSize: tc.batchSize, Fetchers: tc.fetchers,
-					EVMBatchRecords: tc.records})
+					BatchRecords: tc.records})
 			followEVM(t, context.Background(), ix.newEVMFollower(c))
 			if h, _, err := st.Cursor(context.Background(), store.EVMCursor(chainID)); err != nil || h != tip {
 				t.Fatalf("the EVM cursor is at %d (%v), want %d", h, err, tip)
@@ -78,5 +89,37 @@ func TestEVMBatchBoundedByRecords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPBatchBoundedByRecords: the P-chain follower's batches end at
+// BatchRecords txs too, so that a run of heavy blocks does not make a
+// batch of BatchSize blocks. pChainFrom's blocks hold one tx each.
+func TestPBatchBoundedByRecords(t *testing.T) {
+	ctx := context.Background()
+	st := &batchCounter{Store: openLocalStore(t, dbtest.SQLite(t))}
+	if err := applyLocalGenesis(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	g, err := localGenesisBlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.records, st.blocks = nil, nil
+	const tip = 25
+	srv := httptest.NewServer(pBlockServer(pChainFrom(t, g.ID, tip)))
+	t.Cleanup(srv.Close)
+	ix := New(node.New(srv.URL), &internal.Network{}, st, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Options{Fetchers: 1, BatchRecords: 10})
+	for caughtUp := false; !caughtUp; {
+		if caughtUp, err = follow(ctx, ix, ix.pFollower()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, _, err := st.Cursor(ctx, store.ChainCursor(internal.PChain)); err != nil || h != tip {
+		t.Fatalf("the P-chain cursor is at %d (%v), want %d", h, err, tip)
+	}
+	if want := []int{10, 10, 5}; !slices.Equal(st.blocks, want) || !slices.Equal(st.records, want) {
+		t.Errorf("batches of %v blocks holding %v txs, want %v of one tx each", st.blocks, st.records, want)
 	}
 }
