@@ -27,6 +27,7 @@ var allowedImports = map[string][]string{
 	"internal/derrors":      nil,
 	"internal/instrument":   nil,
 	"internal/jsonrpc":      nil,
+	"internal/jsonscan":     nil,
 	"internal/ratelimit":    nil,
 	"internal/database":     {"internal/derrors"},
 	"internal/chainmetrics": nil,
@@ -45,7 +46,7 @@ var allowedImports = map[string][]string{
 	// A C-chain atomic tx's credentials are the X-chain's.
 	"internal/cchain": {"internal", "internal/utxo", "internal/xchain"},
 	// The C-chain's atomic txs in an EVM block.
-	"internal/evm": {"internal", "internal/cchain"},
+	"internal/evm": {"internal", "internal/cchain", "internal/jsonscan"},
 
 	// The store: tables, reads, cursors. It imports no decoder.
 	"internal/store": {"internal", "internal/chainmetrics", "internal/database", "internal/derrors"},
