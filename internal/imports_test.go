@@ -37,7 +37,7 @@ var allowedImports = map[string][]string{
 	"internal/config":       {"internal", "internal/ratelimit"},
 
 	// The node's client.
-	"internal/node": {"internal", "internal/derrors", "internal/instrument"},
+	"internal/node": {"internal", "internal/derrors", "internal/instrument", "internal/jsonscan"},
 
 	// Decoders: pure functions of the node's bytes.
 	"internal/utxo":   {"internal"},

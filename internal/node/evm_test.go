@@ -2,10 +2,12 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 
 	"github.com/ava-labs/libevm/common"
@@ -59,4 +61,60 @@ func TestEVMBatchReplies(t *testing.T) {
 		IsMethodNotFound(&RPCError{Code: -32000, Message: "execution reverted"}) {
 		t.Error("error classification")
 	}
+}
+
+// replyCases are batch replies: first those readReplies reads (the node's
+// plain shape), then those it leaves to encoding/json.
+var replyCases = []string{
+	`[{"jsonrpc":"2.0","id":0,"result":{"number":"0x1","transactions":[]}},{"jsonrpc":"2.0","id":1,"result":[]}]`,
+	`[{"jsonrpc":"2.0","id":2,"result":null}]`,
+	" [ { \"result\" : \"0x1\" ,\n\"id\" : 10 } ] ",
+	`[{"id":0,"result":{"a":[1,2.5e3,{"b":"c\"d"}],"u":"\u00e9"}}]`,
+	`[]`,
+	`[{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"no"}}]`,
+	`[{"id":0,"result":1,"result":2}]`,
+	`[{"ID":0,"result":1}]`,
+	`[{"id":1.0,"result":1}]`,
+	`[{"id":-1,"result":1}]`,
+	`[{"id":007,"result":1}]`,
+	`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch refused"}}`,
+	`[{"id":0,"result":1}`,
+	`[{"id":0,"result":"a` + "\x01" + `"}]`,
+}
+
+// plainReplies is how many of replyCases readReplies reads.
+const plainReplies = 5
+
+// TestReadReplies: readReplies reads the node's plain replies, and what it
+// reads is what encoding/json reads.
+func TestReadReplies(t *testing.T) {
+	for i, c := range replyCases {
+		_, ok := readReplies([]byte(c))
+		if want := i < plainReplies; ok != want {
+			t.Errorf("readReplies(%s) read it: %t, want %t", c, ok, want)
+		}
+		sameReplies(t, []byte(c))
+	}
+}
+
+// sameReplies fails when readReplies reads raw other than encoding/json.
+func sameReplies(t testing.TB, raw []byte) {
+	fast, ok := readReplies(raw)
+	if !ok {
+		return
+	}
+	var slow []evmReply
+	if err := json.Unmarshal(raw, &slow); err != nil {
+		t.Fatalf("readReplies read %q, which encoding/json refuses: %v", raw, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("readReplies(%q) = %+v, encoding/json %+v", raw, fast, slow)
+	}
+}
+
+func FuzzReadReplies(f *testing.F) {
+	for _, c := range replyCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameReplies(t, raw) })
 }
