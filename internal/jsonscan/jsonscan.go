@@ -1,8 +1,9 @@
 // Package jsonscan is a single-pass reader of JSON of a known, plain
 // shape: it validates what it skips, eight bytes at a time through long
-// strings, and hands the values it keeps to the caller without copying.
-// encoding/json reads a document twice (a validating scan, then a
-// reflective decode) and copies every string it keeps.
+// strings, and copies nothing but the strings a caller keeps with Str
+// (StrBytes and Raw alias the document). encoding/json reads a document
+// twice (a validating scan, then a reflective decode) and copies every
+// string it keeps.
 //
 // A caller reads only the plain shape it expects and gives up on anything
 // else (a duplicate or case-folded key of a kept field, a kept string with
