@@ -88,18 +88,32 @@ var addressTxColumns = []string{"chain", "address", "tx_time", "tx_key", "tx_typ
 // atxChain is what a chain's history is derived from: the UTXOs it
 // creates (utxos, with their owners in addrs; exportedCond keeps the
 // exported ones, spends those it spends itself, "" when it spends none of
-// its own) and those it imports (imported).
+// its own) and those it imports (imported). createdBy and spentBy join a
+// UTXO to the tx T that created or spent it.
 type atxChain struct {
 	chain                  internal.Chain
 	utxos, addrs, imported string
 	exportedCond, spends   string
+	createdBy, spentBy     string
 }
 
+// The joins of a UTXO to its txs: by their ids, or, on the P-chain, whose
+// UTXOs have no index by those ids (migration 0053), by their positions.
+const (
+	createdByID  = "u.created_tx_id = T.id"
+	spentByID    = "u.consumed_tx_id = T.id"
+	createdByPos = "u.created_height = T.h AND u.created_idx = T.i"
+	spentByPos   = "u.consumed_height = T.h AND u.consumed_idx = T.i"
+)
+
 var atxChains = map[internal.Chain]atxChain{
-	internal.PChain: {internal.PChain, "p_utxos", "p_utxo_addresses", "p_imported_utxos", "u.kind = 'exported'", "u.kind <> 'exported'"},
-	internal.XChain: {internal.XChain, "x_utxos", "x_utxo_addresses", "x_imported_utxos", "u.kind = 'exported'", "u.kind <> 'exported'"},
+	internal.PChain: {internal.PChain, "p_utxos", "p_utxo_addresses", "p_imported_utxos", "u.kind = 'exported'", "u.kind <> 'exported'",
+		createdByPos, spentByPos},
+	internal.XChain: {internal.XChain, "x_utxos", "x_utxo_addresses", "x_imported_utxos", "u.kind = 'exported'", "u.kind <> 'exported'",
+		createdByID, spentByID},
 	// The C-chain's UTXOs are all exported; it spends none of its own.
-	internal.CChain: {internal.CChain, "c_atomic_utxos", "c_atomic_utxo_addresses", "c_imported_utxos", "1 = 1", ""},
+	internal.CChain: {internal.CChain, "c_atomic_utxos", "c_atomic_utxo_addresses", "c_imported_utxos", "1 = 1", "",
+		createdByID, ""},
 }
 
 // The tx selections of a range, per chain: id, h, i, type, ts.
@@ -125,10 +139,10 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 	// PostgreSQL plans a CROSS JOIN with a WHERE as an inner join.
 	sel := "SELECT T.id, T.h, T.i, T.type, T.ts, a.address FROM T CROSS JOIN "
 	parts := []string{
-		sel + s.utxos + " u CROSS JOIN " + s.addrs + " a WHERE u.created_tx_id = T.id AND a.utxo_id = u.id",
+		sel + s.utxos + " u CROSS JOIN " + s.addrs + " a WHERE " + s.createdBy + " AND a.utxo_id = u.id",
 	}
 	if s.spends != "" {
-		parts = append(parts, sel+s.utxos+" u CROSS JOIN "+s.addrs+" a WHERE u.consumed_tx_id = T.id AND "+s.spends+" AND a.utxo_id = u.id")
+		parts = append(parts, sel+s.utxos+" u CROSS JOIN "+s.addrs+" a WHERE "+s.spentBy+" AND "+s.spends+" AND a.utxo_id = u.id")
 	}
 	for _, from := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
 		if from != c && has.imports {
@@ -168,7 +182,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 		}
 		q := with + "SELECT i.consumed_tx_id, i.consumed_height, i.consumed_idx, 'ImportTx', i.consumed_time, a.address " +
 			"FROM T CROSS JOIN " + s.utxos + " u CROSS JOIN " + atxChains[to].imported + " i CROSS JOIN " + s.addrs + " a " +
-			"WHERE u.created_tx_id = T.id AND " + s.exportedCond + " AND i.id = u.id AND a.utxo_id = u.id"
+			"WHERE " + s.createdBy + " AND " + s.exportedCond + " AND i.id = u.id AND a.utxo_id = u.id"
 		if err := tx.RunQuery(ctx, q, add(to), lo, hi); err != nil {
 			return fmt.Errorf("deriving the address txs of the %s-chain's exports to the %s-chain: %w", c, to, err)
 		}

@@ -181,10 +181,23 @@ func (s *sqlStore) TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.I
 			return nil
 		}
 	}
-	if err := s.db.RunQuery(ctx, cols+" WHERE created_tx_id = ? ORDER BY output_index", scan(&out.Emitted), txID[:]); err != nil {
+	emitted := cols + " WHERE created_tx_id = ?"
+	consumed := cols + " WHERE consumed_tx_id = ?" + t.spendCond
+	args := []any{txID[:]}
+	if chain == internal.PChain {
+		// p_utxos has no index by these ids (migration 0053). A tx
+		// created the UTXOs whose tx_id it is, and the others (rewards)
+		// that name it, and spent those at its position.
+		emitted = cols + " WHERE tx_id = ? AND created_tx_id = ? UNION ALL " +
+			cols + " WHERE created_tx_id = ? AND created_tx_id <> tx_id"
+		consumed = cols + ` WHERE consumed_height = (SELECT block_height FROM p_txs WHERE id = ?)
+			AND consumed_idx = (SELECT idx FROM p_txs WHERE id = ?) AND consumed_tx_id = ?` + t.spendCond
+		args = []any{txID[:], txID[:], txID[:]}
+	}
+	if err := s.db.RunQuery(ctx, emitted+" ORDER BY output_index", scan(&out.Emitted), args...); err != nil {
 		return nil, err
 	}
-	if err := s.db.RunQuery(ctx, cols+" WHERE consumed_tx_id = ?"+t.spendCond+" ORDER BY id", scan(&out.Consumed), txID[:]); err != nil {
+	if err := s.db.RunQuery(ctx, consumed+" ORDER BY id", scan(&out.Consumed), args...); err != nil {
 		return nil, err
 	}
 	imported, err := s.importedUTXOs(ctx, t.imported, txID)
