@@ -49,7 +49,7 @@ func rederiveCommand(f *rederiveFlags) config.Command {
 		Extra: func(fs *flag.FlagSet) {
 			fs.StringVar(&f.chain, "chain", "P", "the chain whose derived state to write again (P, X or C)")
 			fs.BoolVar(&f.wait, "wait", false, "wait for the indexer lease instead of failing while an indexer holds it")
-			fs.IntVar(&f.batch, "batch", 256, "blocks per transaction")
+			fs.IntVar(&f.batch, "batch", derive.DefaultBatchSize, "blocks per transaction (a batch also ends at 16,384 txs)")
 		}}
 }
 

@@ -41,8 +41,13 @@ type RederiveSource interface {
 
 // RederiveOptions tune a rederive.
 type RederiveOptions struct {
-	// BatchSize is the blocks applied per transaction; 0 means 256.
+	// BatchSize is the blocks applied per transaction; 0 means
+	// DefaultBatchSize.
 	BatchSize int
+	// BatchRecords also ends a batch once its blocks hold this many txs
+	// (0 means DefaultBatchRecords), as the indexer bounds its batches:
+	// a batch of BatchSize heavy blocks would hold too much at once.
+	BatchRecords int
 	// ProgressEvery is how often progress is logged; 0 means 10s.
 	ProgressEvery time.Duration
 	// OnBatch, when set, is called after each committed batch.
@@ -51,6 +56,15 @@ type RederiveOptions struct {
 	// not build it in (Options.NetworkGenesis).
 	NetworkGenesis []byte
 }
+
+// A rederive batches as the indexer does (ingest.DefaultBatchSize and
+// ingest.Options.BatchRecords; a test in internal/service holds them
+// equal): the commit's writes and the per-batch reads are paid once for
+// more blocks.
+const (
+	DefaultBatchSize    = 1024
+	DefaultBatchRecords = 16_384
+)
 
 // RunPendingRederives runs every rederive asked for (by a migration,
 // store.RequestRederive or `avaindex rederive`) or cut short, to its end.
@@ -78,7 +92,10 @@ func RunPendingRederives(ctx context.Context, st RederiveSource, log *slog.Logge
 // for first (store.RequestRederive).
 func Rederive(ctx context.Context, st RederiveSource, chain internal.Chain, log *slog.Logger, opts RederiveOptions) error {
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = 256
+		opts.BatchSize = DefaultBatchSize
+	}
+	if opts.BatchRecords <= 0 {
+		opts.BatchRecords = DefaultBatchRecords
 	}
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 10 * time.Second
@@ -86,15 +103,15 @@ func Rederive(ctx context.Context, st RederiveSource, chain internal.Chain, log 
 	var step func(ctx context.Context, r store.Rederive, n int) (store.Rederive, int, error)
 	switch chain {
 	case internal.PChain:
-		step = newPRederive(st).step
+		step = (&pRederive{st: st, records: opts.BatchRecords}).step
 	case internal.XChain:
 		g, err := storedXGenesis(ctx, st, opts.NetworkGenesis)
 		if err != nil {
 			return err
 		}
-		step = (&xRederive{st: st, genesis: g}).step
+		step = (&xRederive{st: st, genesis: g, records: opts.BatchRecords}).step
 	case internal.CChain:
-		step = (&cRederive{st: st}).step
+		step = (&cRederive{st: st, records: opts.BatchRecords}).step
 	default:
 		return fmt.Errorf("rederive: the %s-chain cannot be rederived (the P-, X- and C-chains can)", chain)
 	}
@@ -140,11 +157,10 @@ func Rederive(ctx context.Context, st RederiveSource, chain internal.Chain, log 
 // pRederive applies the stored P-chain blocks again, each option block
 // linked to its proposal as the indexer links them.
 type pRederive struct {
-	st   RederiveSource
-	last *pchain.Block
+	st      RederiveSource
+	records int // a batch's bound on txs (RederiveOptions.BatchRecords)
+	last    *pchain.Block
 }
-
-func newPRederive(st RederiveSource) *pRederive { return &pRederive{st: st} }
 
 func (p *pRederive) step(ctx context.Context, r store.Rederive, n int) (store.Rederive, int, error) {
 	stored, err := p.st.StoredPBlocks(ctx, r.Next, n)
@@ -154,11 +170,19 @@ func (p *pRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	if len(stored) == 0 || stored[0].Height != r.Next {
 		return r, 0, fmt.Errorf("rederive: the stored P-chain block %d is missing", r.Next)
 	}
-	blocks := make([]*pchain.Block, len(stored))
-	for i, sb := range stored {
-		if blocks[i], err = decodeStoredPBlock(sb); err != nil {
+	var (
+		blocks []*pchain.Block
+		txs    int
+	)
+	for _, sb := range stored {
+		if txs >= p.records {
+			break // the rest is the next batch's
+		}
+		b, err := decodeStoredPBlock(sb)
+		if err != nil {
 			return r, 0, err
 		}
+		blocks, txs = append(blocks, b), txs+len(b.Txs)
 	}
 	err = pchain.LinkProposals(blocks, func(h uint64, id ids.ID) (*pchain.Block, error) {
 		if p.last != nil && p.last.Height == h && p.last.ID == id {
@@ -192,10 +216,12 @@ func (p *pRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 type xRederive struct {
 	st      RederiveSource
 	genesis *xchain.Genesis
+	records int // a batch's bound on txs (RederiveOptions.BatchRecords)
 }
 
 func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Rederive, int, error) {
 	if r.Phase == store.RederiveDAG {
+		n = min(n, x.records) // a container is a tx
 		cs, err := x.st.ContainerRange(ctx, store.XTxIndex, r.Next, r.Next+uint64(n)-1)
 		if err != nil {
 			return r, 0, err
@@ -219,11 +245,19 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	if len(stored) == 0 || stored[0].Height != r.Next {
 		return r, 0, fmt.Errorf("rederive: the stored X-chain block %d is missing", r.Next)
 	}
-	blocks := make([]*xchain.Block, len(stored))
-	for i, sb := range stored {
-		if blocks[i], err = xchain.Decode(sb.Height, sb.Bytes, x.genesis); err != nil {
+	var (
+		blocks []*xchain.Block
+		txs    int
+	)
+	for _, sb := range stored {
+		if txs >= x.records {
+			break // the rest is the next batch's
+		}
+		b, err := xchain.Decode(sb.Height, sb.Bytes, x.genesis)
+		if err != nil {
 			return r, 0, fmt.Errorf("rederive: %w", err)
 		}
+		blocks, txs = append(blocks, b), txs+len(b.Txs)
 	}
 	r, err = x.st.RederiveXBlocks(ctx, xchain.BlocksData(blocks))
 	return r, len(blocks), err
@@ -231,13 +265,24 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 
 // cRederive applies the C-chain's stored atomic txs again: only they are
 // stored of its blocks, so a batch is the range of heights up to the n-th
-// block with any, or to the cursor.
-type cRederive struct{ st RederiveSource }
+// block with any (or the first whose txs reach the records bound), or to
+// the cursor.
+type cRederive struct {
+	st      RederiveSource
+	records int // a batch's bound on atomic txs (RederiveOptions.BatchRecords)
+}
 
 func (c *cRederive) step(ctx context.Context, r store.Rederive, n int) (store.Rederive, int, error) {
 	stored, err := c.st.StoredCAtomicBlocks(ctx, r.Next, n)
 	if err != nil {
 		return r, 0, err
+	}
+	txs := 0
+	for i, sb := range stored {
+		if txs += len(sb.Txs); txs >= c.records {
+			stored, n = stored[:i+1], i+1
+			break
+		}
 	}
 	last := r.Target
 	if len(stored) == n && stored[n-1].Height < last {
