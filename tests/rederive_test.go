@@ -429,9 +429,10 @@ func pHeightCapProxy(t *testing.T, nodeURL string, height uint64) string {
 }
 
 // BenchmarkRederivePChain measures a P-chain rederive from the genesis
-// (clear, then decode and apply every stored block in batches of 256) on
-// a store of the local network grown to at least loadPBlocks P-chain
-// blocks, on SQLite and PostgreSQL; blocks/s is the figure. Run it as
+// (clear, then decode and apply every stored block in batches of 256 and
+// of derive.DefaultBatchSize) on a store of the local network grown to at
+// least loadPBlocks P-chain blocks, on SQLite and PostgreSQL; blocks/s is
+// the figure. Run it as
 //
 //	go test -run '^$' -bench BenchmarkRederivePChain -benchtime 3x ./tests/
 func BenchmarkRederivePChain(b *testing.B) {
@@ -454,16 +455,19 @@ func BenchmarkRederivePChain(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ResetTimer()
-		for range b.N {
-			if err := st.RequestRederive(ctx, internal.PChain); err != nil {
-				b.Fatal(err)
-			}
-			if err := derive.Rederive(ctx, st, internal.PChain, log, derive.RederiveOptions{BatchSize: 256}); err != nil {
-				b.Fatal(err)
-			}
+		for _, size := range []int{256, derive.DefaultBatchSize} {
+			b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+				for range b.N {
+					if err := st.RequestRederive(ctx, internal.PChain); err != nil {
+						b.Fatal(err)
+					}
+					if err := derive.Rederive(ctx, st, internal.PChain, log, derive.RederiveOptions{BatchSize: size}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cur+1)*float64(b.N)/b.Elapsed().Seconds(), "blocks/s")
+			})
 		}
-		b.ReportMetric(float64(cur+1)*float64(b.N)/b.Elapsed().Seconds(), "blocks/s")
 	})
 }
 
