@@ -58,7 +58,7 @@ type RederiveOptions struct {
 }
 
 // A rederive batches as the indexer does (ingest.DefaultBatchSize and
-// ingest.Options.BatchRecords; a test in internal/service holds them
+// ingest.DefaultBatchRecords; a test in internal/service holds them
 // equal): the commit's writes and the per-batch reads are paid once for
 // more blocks.
 const (
@@ -170,19 +170,15 @@ func (p *pRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	if len(stored) == 0 || stored[0].Height != r.Next {
 		return r, 0, fmt.Errorf("rederive: the stored P-chain block %d is missing", r.Next)
 	}
-	var (
-		blocks []*pchain.Block
-		txs    int
-	)
-	for _, sb := range stored {
-		if txs >= p.records {
-			break // the rest is the next batch's
-		}
+	blocks, err := decodeBatch(stored, p.records, func(sb store.StoredBlock) (*pchain.Block, int, error) {
 		b, err := decodeStoredPBlock(sb)
 		if err != nil {
-			return r, 0, err
+			return nil, 0, err
 		}
-		blocks, txs = append(blocks, b), txs+len(b.Txs)
+		return b, len(b.Txs), nil
+	})
+	if err != nil {
+		return r, 0, err
 	}
 	err = pchain.LinkProposals(blocks, func(h uint64, id ids.ID) (*pchain.Block, error) {
 		if p.last != nil && p.last.Height == h && p.last.ID == id {
@@ -209,6 +205,27 @@ func (p *pRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	}
 	p.last = blocks[len(blocks)-1]
 	return r, len(blocks), nil
+}
+
+// decodeBatch decodes stored blocks in order until they hold records txs
+// (decode returns a block and its tx count); the rest is the next
+// batch's. The first block is always taken.
+func decodeBatch[B any](stored []store.StoredBlock, records int, decode func(store.StoredBlock) (B, int, error)) ([]B, error) {
+	var (
+		blocks []B
+		txs    int
+	)
+	for _, sb := range stored {
+		if txs >= records {
+			break
+		}
+		b, n, err := decode(sb)
+		if err != nil {
+			return nil, err
+		}
+		blocks, txs = append(blocks, b), txs+n
+	}
+	return blocks, nil
 }
 
 // xRederive applies the X-chain's mirrored DAG txs, then its stored
@@ -245,19 +262,15 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	if len(stored) == 0 || stored[0].Height != r.Next {
 		return r, 0, fmt.Errorf("rederive: the stored X-chain block %d is missing", r.Next)
 	}
-	var (
-		blocks []*xchain.Block
-		txs    int
-	)
-	for _, sb := range stored {
-		if txs >= x.records {
-			break // the rest is the next batch's
-		}
+	blocks, err := decodeBatch(stored, x.records, func(sb store.StoredBlock) (*xchain.Block, int, error) {
 		b, err := xchain.Decode(sb.Height, sb.Bytes, x.genesis)
 		if err != nil {
-			return r, 0, fmt.Errorf("rederive: %w", err)
+			return nil, 0, fmt.Errorf("rederive: %w", err)
 		}
-		blocks, txs = append(blocks, b), txs+len(b.Txs)
+		return b, len(b.Txs), nil
+	})
+	if err != nil {
+		return r, 0, err
 	}
 	r, err = x.st.RederiveXBlocks(ctx, xchain.BlocksData(blocks))
 	return r, len(blocks), err
