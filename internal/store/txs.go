@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -149,16 +150,36 @@ func oneTx(row *sql.Row, id ids.ID, dag bool) (*TxRecord, error) {
 
 // utxoTables are, per chain, the table of the UTXOs it creates and of the
 // UTXOs it imports, the SQL of the columns that table lacks (kind,
-// stakeable and staked, unqualified) and the condition of the UTXOs the
-// chain spends of its own.
+// stakeable and staked, unqualified), the condition of the UTXOs the
+// chain spends of its own, and the conditions of the UTXOs a tx emitted
+// and spent, each ? the tx's id.
 var utxoTables = map[internal.Chain]struct {
 	table, imported, kind, stakeable, staked, spendCond string
+	emitted, spent                                      string
 }{
-	internal.PChain: {"p_utxos", "p_imported_utxos", "kind", "stakeable_locktime", "staked", " AND kind <> 'exported'"},
-	internal.XChain: {"x_utxos", "x_imported_utxos", "kind", "NULL", "FALSE", " AND kind <> 'exported'"},
+	// p_utxos has no index by the creating or spending tx's id (migration
+	// 0053). A tx emitted the UTXOs whose tx_id it is and the few others
+	// that name it (rewards), and spent those at its position.
+	internal.PChain: {"p_utxos", "p_imported_utxos", "kind", "stakeable_locktime", "staked", " AND kind <> 'exported'",
+		`id IN (SELECT id FROM p_utxos WHERE tx_id = ? AND created_tx_id = ?
+			UNION ALL SELECT id FROM p_utxos WHERE created_tx_id = ? AND created_tx_id <> tx_id)`,
+		`consumed_height = (SELECT block_height FROM p_txs WHERE id = ?)
+			AND consumed_idx = (SELECT idx FROM p_txs WHERE id = ?) AND consumed_tx_id = ?`},
+	internal.XChain: {"x_utxos", "x_imported_utxos", "kind", "NULL", "FALSE", " AND kind <> 'exported'",
+		"created_tx_id = ?", "consumed_tx_id = ?"},
 	// The C-chain keeps only the UTXOs it exports, and spends no UTXO of
 	// its own.
-	internal.CChain: {"c_atomic_utxos", "c_imported_utxos", "'" + exportedKind + "'", "NULL", "FALSE", " AND 1 = 0"},
+	internal.CChain: {"c_atomic_utxos", "c_imported_utxos", "'" + exportedKind + "'", "NULL", "FALSE", " AND 1 = 0",
+		"created_tx_id = ?", "consumed_tx_id = ?"},
+}
+
+// txArgs binds id to each ? of cond.
+func txArgs(cond string, id ids.ID) []any {
+	args := make([]any, strings.Count(cond, "?"))
+	for i := range args {
+		args[i] = id[:]
+	}
+	return args
 }
 
 func (s *sqlStore) TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.ID) (_ *TxUTXOs, err error) {
@@ -181,23 +202,12 @@ func (s *sqlStore) TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.I
 			return nil
 		}
 	}
-	emitted := cols + " WHERE created_tx_id = ?"
-	consumed := cols + " WHERE consumed_tx_id = ?" + t.spendCond
-	args := []any{txID[:]}
-	if chain == internal.PChain {
-		// p_utxos has no index by these ids (migration 0053). A tx
-		// created the UTXOs whose tx_id it is, and the others (rewards)
-		// that name it, and spent those at its position.
-		emitted = cols + " WHERE tx_id = ? AND created_tx_id = ? UNION ALL " +
-			cols + " WHERE created_tx_id = ? AND created_tx_id <> tx_id"
-		consumed = cols + ` WHERE consumed_height = (SELECT block_height FROM p_txs WHERE id = ?)
-			AND consumed_idx = (SELECT idx FROM p_txs WHERE id = ?) AND consumed_tx_id = ?` + t.spendCond
-		args = []any{txID[:], txID[:], txID[:]}
-	}
-	if err := s.db.RunQuery(ctx, emitted+" ORDER BY output_index", scan(&out.Emitted), args...); err != nil {
+	err = s.db.RunQuery(ctx, cols+" WHERE "+t.emitted+" ORDER BY output_index", scan(&out.Emitted), txArgs(t.emitted, txID)...)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.db.RunQuery(ctx, consumed+" ORDER BY id", scan(&out.Consumed), args...); err != nil {
+	err = s.db.RunQuery(ctx, cols+" WHERE "+t.spent+t.spendCond+" ORDER BY id", scan(&out.Consumed), txArgs(t.spent, txID)...)
+	if err != nil {
 		return nil, err
 	}
 	imported, err := s.importedUTXOs(ctx, t.imported, txID)
