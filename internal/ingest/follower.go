@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -165,30 +165,50 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 // flight, in order. It asks for no further height once the blocks
 // fetched hold maxRecords records, and returns the blocks of the heights
 // asked (from on, at least one).
+//
+// n workers take the heights in turn, rather than a goroutine a height:
+// decoding (avalanchego's reflect codec) runs deep, and a new goroutine
+// grew its stack again for every block, a third of a P-chain block's
+// decoding time (docs/benchmarks.md).
 func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(context.Context, uint64) (B, error),
 	records func(B) int, maxRecords int) ([]B, error) {
 	out := make([]B, to-from+1)
 	g, gctx := errgroup.WithContext(ctx)
-	// A slot is taken before the count is read, so that the blocks in
-	// flight past the bound are at most n-1.
-	slots := make(chan struct{}, n)
-	var held atomic.Int64
-	asked := to - from + 1
-	for i := range asked {
-		slots <- struct{}{}
-		if held.Load() >= int64(maxRecords) {
-			asked = i
-			break
+	var (
+		mu    sync.Mutex
+		asked uint64 // heights from..from+asked-1 are taken
+		held  int    // records of the blocks fetched
+		done  bool   // no further height is asked
+	)
+	// take returns the next height's index. A worker takes one only
+	// when it has none in flight, after reading the count, so the blocks
+	// in flight past the bound are at most n-1.
+	take := func() (uint64, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done || asked == to-from+1 || (asked > 0 && held >= maxRecords) {
+			done = true
+			return 0, false
 		}
+		asked++
+		return asked - 1, true
+	}
+	for range min(uint64(n), to-from+1) {
 		g.Go(func() error {
-			defer func() { <-slots }()
-			b, err := fetch(gctx, from+i)
-			if err != nil {
-				return err
+			for {
+				i, ok := take()
+				if !ok || gctx.Err() != nil {
+					return nil
+				}
+				b, err := fetch(gctx, from+i)
+				if err != nil {
+					return err
+				}
+				out[i] = b
+				mu.Lock()
+				held += records(b)
+				mu.Unlock()
 			}
-			out[i] = b
-			held.Add(int64(records(b)))
-			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -72,6 +72,9 @@ type Options struct {
 // fast, with a resident set still under 300 MB (docs/benchmarks.md).
 const DefaultBatchSize = 1024
 
+// DefaultFetchers is Options.Fetchers' default.
+const DefaultFetchers = 8
+
 // DefaultBatchRecords is Options.BatchRecords' default. On the EVM
 // catch-up benchmark the follower held 210 MiB with it and 322 MiB with
 // 65,536, which was no faster end to end (docs/benchmarks.md).
@@ -85,7 +88,7 @@ func (o *Options) defaults() {
 		o.BatchSize = DefaultBatchSize
 	}
 	if o.Fetchers == 0 {
-		o.Fetchers = 8
+		o.Fetchers = DefaultFetchers
 	}
 	if o.BatchRecords == 0 {
 		o.BatchRecords = DefaultBatchRecords
