@@ -79,16 +79,16 @@ func pChainFrom(tb testing.TB, parent ids.ID, n int) [][]byte {
 
 // benchIngest measures what the indexer does per block once the bytes are
 // fetched: decode with avalanchego's codec and write (blocks, txs, derived
-// state and cursor) in batches of DefaultBatchSize blocks (as the
-// follower makes them of one-tx blocks), one transaction each. gen makes the
-// chain's raw blocks from height 1; decode returns a block and its tx count;
+// state and cursor) in batches made as the follower makes them
+// (decodedBatches: the next batch is decoded while one is written), one
+// transaction each. gen makes the chain's raw blocks from height 1;
+// decode decodes one; txs is a block's tx count (the follower's records);
 // setup, when not nil, prepares the store before the clock starts.
 func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
-	decode func(height uint64, raw []byte) (B, int, error),
+	decode func(height uint64, raw []byte) (B, error), txs func(B) int,
 	apply func(context.Context, store.Store, []B) error,
 	setup func(context.Context, store.Store) error,
 ) {
-	const batch = DefaultBatchSize
 	dbtest.Run(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
 		raw := gen(b, b.N)
@@ -99,19 +99,16 @@ func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
 			}
 		}
 		b.ResetTimer()
+		batches := decodedBatches(ctx, len(raw), func(i int) (B, error) { return decode(uint64(i+1), raw[i]) }, txs)
 		txCount := 0
-		for from := 0; from < len(raw); from += batch {
-			to := min(from+batch, len(raw))
-			blocks := make([]B, 0, to-from)
-			for i := from; i < to; i++ {
-				blk, n, err := decode(uint64(i+1), raw[i])
-				if err != nil {
-					b.Fatal(err)
-				}
-				txCount += n
-				blocks = append(blocks, blk)
+		for r := range batches {
+			if r.err != nil {
+				b.Fatal(r.err)
 			}
-			if err := apply(ctx, st, blocks); err != nil {
+			for _, blk := range r.blocks {
+				txCount += txs(blk)
+			}
+			if err := apply(ctx, st, r.blocks); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -122,15 +119,38 @@ func benchIngest[B any](b *testing.B, gen func(testing.TB, int) [][]byte,
 	})
 }
 
-func BenchmarkIngestP(b *testing.B) {
-	benchIngest(b, pChain,
-		func(h uint64, raw []byte) (*pchain.Block, int, error) {
-			blk, err := pchain.Decode(h, raw)
+// decoded is a batch of blocks decodedBatches made, or why it could not.
+type decoded[B any] struct {
+	blocks []B
+	err    error
+}
+
+// decodedBatches makes the batches of blocks 0..n-1 as the follower
+// (follow) makes them with its default options: fetchRange decodes a
+// batch's blocks with DefaultFetchers goroutines, up to DefaultBatchSize
+// blocks and DefaultBatchRecords records (records counts a block's), and
+// the next batch is decoded while the caller writes one. The channel
+// closes after the last batch or the first error.
+func decodedBatches[B any](ctx context.Context, n int, decode func(i int) (B, error), records func(B) int) <-chan decoded[B] {
+	out := make(chan decoded[B], 1)
+	go func() {
+		defer close(out)
+		for from := 0; from < n; {
+			to := min(n, from+DefaultBatchSize) - 1
+			blocks, err := fetchRange(ctx, DefaultFetchers, uint64(from), uint64(to),
+				func(_ context.Context, i uint64) (B, error) { return decode(int(i)) }, records, DefaultBatchRecords)
+			out <- decoded[B]{blocks, err}
 			if err != nil {
-				return nil, 0, err
+				return
 			}
-			return blk, len(blk.Txs), nil
-		},
+			from += len(blocks)
+		}
+	}()
+	return out
+}
+
+func BenchmarkIngestP(b *testing.B) {
+	benchIngest(b, pChain, pchain.Decode, func(blk *pchain.Block) int { return len(blk.Txs) },
 		func(ctx context.Context, st store.Store, bs []*pchain.Block) error {
 			return applyP(ctx, st, bs)
 		},
@@ -184,13 +204,8 @@ func localGenesisBlock() (*pchain.Block, error) {
 
 func BenchmarkIngestX(b *testing.B) {
 	benchIngest(b, xChain,
-		func(h uint64, raw []byte) (*xchain.Block, int, error) {
-			blk, err := xchain.Decode(h, raw, nil)
-			if err != nil {
-				return nil, 0, err
-			}
-			return blk, len(blk.Txs), nil
-		},
+		func(h uint64, raw []byte) (*xchain.Block, error) { return xchain.Decode(h, raw, nil) },
+		func(blk *xchain.Block) int { return len(blk.Txs) },
 		func(ctx context.Context, st store.Store, bs []*xchain.Block) error {
 			return st.ApplyXBlocks(ctx, xchain.BlocksData(bs))
 		}, nil)

@@ -178,12 +178,13 @@ func (e *evmFollower) follower() follower[*evm.Block] {
 			h, err := e.ix.store.EVMBlockHash(ctx, e.chain.ChainID, n)
 			return ids.ID(h), err
 		},
-		apply: e.apply,
-		records: func(b *evm.Block) int {
-			return len(b.Txs) + len(b.Logs) + len(b.InternalTxs)
-		},
+		apply:   e.apply,
+		records: evmRecords,
 	}
 }
+
+// evmRecords is what an EVM block counts toward Options.BatchRecords.
+func evmRecords(b *evm.Block) int { return len(b.Txs) + len(b.Logs) + len(b.InternalTxs) }
 
 // fetch fetches block n and decodes it, with its contracts described and
 // its transfers classified.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/crypto"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/evm"
@@ -128,15 +127,14 @@ func genEVMBlocks(n int) ([]rawEVMBlock, int) {
 }
 
 // BenchmarkIngestEVM measures what the EVM follower does with blocks once
-// fetched: decode the block, receipts and traces (in parallel, as the
-// follower's fetchers do, and the next batch while one is applied),
-// classify the transfers, and apply batches of 64 blocks in one
-// transaction each. b.N is the number of blocks of benchTxsPerBlock txs
-// (and logs).
+// fetched: decode the block, receipts and traces, classify the transfers,
+// and apply them in batches made as the follower makes them
+// (decodedBatches: decoded in parallel, the next batch while one is
+// applied, bounded by DefaultBatchRecords records), one transaction each.
+// b.N is the number of blocks of benchTxsPerBlock txs (and logs).
 func BenchmarkIngestEVM(b *testing.B) {
 	dbtest.Run(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
-		const batch = 64
 		blocks, size := genEVMBlocks(b.N)
 		st := openLocalStore(b, dsn)
 		types := map[common.Address]internal.ERCType{}
@@ -146,40 +144,14 @@ func BenchmarkIngestEVM(b *testing.B) {
 		cfg := &evm.Config{IsCChain: false}
 		b.SetBytes(int64(size / max(b.N, 1)))
 		b.ResetTimer()
-		// As the follower does: the next batch is decoded while one is
-		// applied.
-		decodeBatch := func(from, to int) ([]*evm.Block, error) {
-			decoded := make([]*evm.Block, to-from)
-			g := new(errgroup.Group)
-			g.SetLimit(8)
-			for i := from; i < to; i++ {
-				g.Go(func() error {
-					d, err := evm.Decode(cfg, evm.Input{Block: blocks[i].block, Receipts: blocks[i].receipts, Traces: blocks[i].traces})
-					if err != nil {
-						return err
-					}
-					d.Classify(types)
-					decoded[i-from] = d
-					return nil
-				})
+		batches := decodedBatches(ctx, len(blocks), func(i int) (*evm.Block, error) {
+			d, err := evm.Decode(cfg, evm.Input{Block: blocks[i].block, Receipts: blocks[i].receipts, Traces: blocks[i].traces})
+			if err != nil {
+				return nil, err
 			}
-			return decoded, g.Wait()
-		}
-		type result struct {
-			blocks []*evm.Block
-			err    error
-		}
-		batches := make(chan result, 1)
-		go func() {
-			defer close(batches)
-			for from := 0; from < len(blocks); from += batch {
-				d, err := decodeBatch(from, min(from+batch, len(blocks)))
-				batches <- result{d, err}
-				if err != nil {
-					return
-				}
-			}
-		}()
+			d.Classify(types)
+			return d, nil
+		}, evmRecords)
 		txs, logs := 0, 0
 		for r := range batches {
 			if r.err != nil {
