@@ -28,10 +28,11 @@ import (
 // A holding's balance (evm_erc20_holdings, the latest) is in
 // sortableAmount's encoding, indexed by token and balance for the Looking
 // Glass (migration 0052: it is the ERC-20 part of the latest balances);
-// the history's (evm_erc20_balances) is bigBytes'.
+// the history's (evm_erc20_balances) is bigBytes'. Every read of the
+// history names the token, and its key leads with it (migration 0054).
 
 var (
-	erc20BalanceColumns = []string{"chain_id", "address", "token", "block_number", "balance"}
+	erc20BalanceColumns = []string{"chain_id", "token", "address", "block_number", "balance"}
 	erc20HoldingColumns = []string{"chain_id", "address", "token", "first_block", "block_number", "balance"}
 	erc20TokenColumns   = []string{"chain_id", "token", "block_number", "supply", "unexplained", "reason"}
 )
@@ -180,7 +181,7 @@ func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []er
 			return
 		}
 		histAt[k] = len(hist)
-		hist = append(hist, []any{cid, p.addr[:], p.token[:], int64(block), bigBytes(h.bal)})
+		hist = append(hist, []any{cid, p.token[:], p.addr[:], int64(block), bigBytes(h.bal)})
 	}
 	applied := map[common.Address]uint64{}
 	for _, m := range moves {

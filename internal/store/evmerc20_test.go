@@ -461,3 +461,43 @@ func TestERC20LatestInHoldingsMigration(t *testing.T) {
 		}
 	})
 }
+
+// TestERC20HistoryByTokenMigration migrates a store up to 0053 with
+// history rows of two tokens and two holders, and migrates on: 0054 keeps
+// every row, with one key that leads with the token (and no index
+// besides it), which a token's holders are read in order by.
+func TestERC20HistoryByTokenMigration(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := migratedBefore(t, dsn, "0054")
+		var want []string
+		for _, tok := range []common.Address{evmAddr("token b"), evmAddr("token a")} {
+			for _, a := range []common.Address{evmAddr("holder 2"), evmAddr("holder 1")} {
+				for block := int64(3); block >= 1; block-- {
+					bal := []byte{byte(block), 0x42}
+					if _, err := db.Exec(ctx, "INSERT INTO evm_erc20_balances (chain_id, address, token, block_number, balance) VALUES (?, ?, ?, ?, ?)",
+						int64(testEVMChain), a[:], tok[:], block, bal); err != nil {
+						t.Fatal(err)
+					}
+					want = append(want, fmt.Sprintf("%x %x %d %x", tok[:], a[:], block, bal))
+				}
+			}
+		}
+		if _, err := db.Migrate(ctx, Migrations()); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(want)
+		got := queryLines(t, db, "SELECT token, address, block_number, balance FROM evm_erc20_balances ORDER BY chain_id, token, address, block_number")
+		if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+			t.Errorf("the history after 0054:\n%s\nwant\n%s", g, w)
+		}
+		q := "SELECT name || ' ' || sql FROM sqlite_master WHERE tbl_name = 'evm_erc20_balances' AND sql IS NOT NULL"
+		if db.Dialect() == database.Postgres {
+			q = "SELECT indexdef FROM pg_indexes WHERE tablename = 'evm_erc20_balances' AND schemaname = current_schema()"
+		}
+		defs := queryLines(t, db, q)
+		if len(defs) != 1 || !strings.Contains(strings.ReplaceAll(defs[0], " ", ""), "(chain_id,token,address,block_number)") {
+			t.Errorf("evm_erc20_balances' key and indexes after 0054: %q; want one, on (chain_id, token, address, block_number)", defs)
+		}
+	})
+}
