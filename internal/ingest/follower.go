@@ -168,8 +168,8 @@ func follow[B any](ctx context.Context, ix *Indexer, f follower[B]) (caughtUp bo
 //
 // n workers take the heights in turn, rather than a goroutine a height:
 // decoding (avalanchego's reflect codec) runs deep, and a new goroutine
-// grew its stack again for every block, a third of a P-chain block's
-// decoding time (docs/benchmarks.md).
+// grew its stack again for every block, a third of the fetchers' CPU in
+// a P-chain catch-up (docs/benchmarks.md).
 func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(context.Context, uint64) (B, error),
 	records func(B) int, maxRecords int) ([]B, error) {
 	out := make([]B, to-from+1)
@@ -193,11 +193,14 @@ func fetchRange[B any](ctx context.Context, n int, from, to uint64, fetch func(c
 		asked++
 		return asked - 1, true
 	}
-	for range min(uint64(n), to-from+1) {
+	for range min(uint64(max(n, 1)), to-from+1) {
 		g.Go(func() error {
 			for {
+				if err := gctx.Err(); err != nil {
+					return err // another worker failed, or ctx is done
+				}
 				i, ok := take()
-				if !ok || gctx.Err() != nil {
+				if !ok {
 					return nil
 				}
 				b, err := fetch(gctx, from+i)

@@ -69,3 +69,15 @@ func TestFetchRange(t *testing.T) {
 		}
 	})
 }
+
+// TestFetchRangeCanceled: a context done before the range is fetched
+// fails it, rather than returning heights never fetched.
+func TestFetchRangeCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, err := fetchRange(ctx, 2, 0, 9, func(_ context.Context, h uint64) (*uint64, error) { return &h, nil },
+		func(*uint64) int { return 1 }, 1<<30)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("fetchRange on a canceled context = %v, %v; want context.Canceled", got, err)
+	}
+}
