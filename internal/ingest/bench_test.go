@@ -127,7 +127,7 @@ type decoded[B any] struct {
 
 // decodedBatches makes the batches of blocks 0..n-1 as the follower
 // (follow) makes them with its default options: fetchRange decodes a
-// batch's blocks with DefaultFetchers goroutines, up to DefaultBatchSize
+// batch's blocks with DefaultFetchers workers, up to DefaultBatchSize
 // blocks and DefaultBatchRecords records (records counts a block's), and
 // the next batch is decoded while the caller writes one. The channel
 // closes after the last batch or the first error.
