@@ -152,10 +152,10 @@ func runLoad(b *testing.B, base string, class routeClass) {
 	b.ReportMetric(100*float64(throttled.Load())/float64(len(lats)), "429-%")
 }
 
-// bareServer serves the Data API's routes and the P-chain node API from
-// st without any middleware (no recovery, body limits, key headers nor
-// instrumentation): the baseline the middleware's cost is measured
-// against.
+// bareServer serves the Data API's routes (with their own api.Middleware)
+// and the P-chain node API from st without the server's chain (no key
+// headers, instrumentation, usage recording nor rate limits): the
+// baseline the chain's cost is measured against.
 func bareServer(b *testing.B, nodeURL, dsn string) string {
 	ctx := context.Background()
 	st, err := store.Open(ctx, dsn)
@@ -181,7 +181,7 @@ func bareServer(b *testing.B, nodeURL, dsn string) string {
 		b.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	for _, r := range dataAPI.BareRoutes() {
+	for _, r := range dataAPI.Routes() {
 		mux.Handle(r.Pattern, r.Handler)
 	}
 	mux.Handle("/ext/bc/P", platform)
@@ -200,7 +200,8 @@ func bareServer(b *testing.B, nodeURL, dsn string) string {
 // blocks), per route class, on SQLite and PostgreSQL, and the node itself
 // answering platform.getBlockByHeight over the same blocks in the same run.
 // Each route class runs three ways:
-//   - mw=off: the handlers bare behind a mux (no middleware at all);
+//   - mw=off: the Data API's routes (api.Middleware's recovery, query
+//     check and body bound) behind a plain mux, without the server's chain;
 //   - mw=on: the production chain (routing, instrumentation, recovery, key
 //     headers, body limits) with the rate limiter off (unlimited tiers);
 //   - mw=limited: the same with the in-memory rate limiter on, at tiers no

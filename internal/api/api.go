@@ -316,18 +316,7 @@ func New(d Deps) (*API, error) {
 
 // Routes returns the Data API's routes, each behind Middleware.
 func (a *API) Routes() []Route {
-	routes := a.BareRoutes()
-	for i := range routes {
-		routes[i].Handler = Middleware(routes[i].Handler)
-	}
-	return routes
-}
-
-// BareRoutes returns the Data API's routes without Middleware: what the
-// load benchmark (tests/load_bench_test.go) measures the middleware's cost
-// against. Serve Routes.
-func (a *API) BareRoutes() []Route {
-	return []Route{
+	routes := []Route{
 		{Pattern: "GET /v1/health-check", Handler: a.handle(a.healthCheck)},
 		{Pattern: "GET /v1/apiUsageMetrics", Handler: a.handle(a.getAPIUsageMetrics)},
 		{Pattern: "GET /v1/apiLogs", Handler: a.handle(a.getAPILogs)},
@@ -424,6 +413,10 @@ func (a *API) BareRoutes() []Route {
 		// avaindex's extension: the events as server-sent events.
 		{Pattern: "GET /v1/webhooks/{id}/events", Handler: a.handle(a.webhookEvents)},
 	}
+	for i := range routes {
+		routes[i].Handler = Middleware(routes[i].Handler)
+	}
+	return routes
 }
 
 // Patterns are the patterns of the Data API's routes, in Routes' order:
