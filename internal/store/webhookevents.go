@@ -556,11 +556,11 @@ func withDecimals(v *big.Int, decimals int) string {
 	return out
 }
 
-// CanonicalJSON encodes v as RFC 8785 (JCS) would for avaindex's
+// canonicalJSON encodes v as RFC 8785 (JCS) would for avaindex's
 // payloads: object keys sorted, no insignificant space, no HTML escapes.
 // The hosted service signs the canonical form; a receiver that re-
 // canonicalizes the parsed body gets these very bytes.
-func CanonicalJSON(v any) ([]byte, error) {
+func canonicalJSON(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

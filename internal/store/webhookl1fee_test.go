@@ -121,7 +121,7 @@ func TestL1FeeWebhookEvents(t *testing.T) {
 				if err := json.Unmarshal(e.Payload, &p); err != nil {
 					t.Fatal(err)
 				}
-				if canon, err := CanonicalJSON(json.RawMessage(e.Payload)); err != nil || string(canon) != string(e.Payload) {
+				if canon, err := canonicalJSON(json.RawMessage(e.Payload)); err != nil || string(canon) != string(e.Payload) {
 					t.Errorf("payload not canonical: %s", e.Payload)
 				}
 				ev := p.Event

@@ -44,7 +44,7 @@ func platformEvents(t *testing.T, s Store, id string) ([]platformEvent, []Webhoo
 		if err := json.Unmarshal(e.Payload, &out[i]); err != nil {
 			t.Fatal(err)
 		}
-		if canon, err := CanonicalJSON(json.RawMessage(e.Payload)); err != nil || string(canon) != string(e.Payload) {
+		if canon, err := canonicalJSON(json.RawMessage(e.Payload)); err != nil || string(canon) != string(e.Payload) {
 			t.Errorf("payload not canonical: %s", e.Payload)
 		}
 	}

@@ -241,7 +241,7 @@ func TestWebhookOutbox(t *testing.T) {
 		// Canonical: keys sorted, which re-encoding a map gives.
 		var generic map[string]any
 		_ = json.Unmarshal(events[1].Payload, &generic)
-		if again, _ := CanonicalJSON(generic); string(again) != string(events[1].Payload) {
+		if again, _ := canonicalJSON(generic); string(again) != string(events[1].Payload) {
 			t.Errorf("payload not canonical:\n%s\n%s", events[1].Payload, again)
 		}
 		if n, err := s.WebhookBacklog(ctx); err != nil || n != int64(len(wantCarol)+2*len(wantBob)) {

@@ -32,7 +32,7 @@ func BenchmarkDelivery(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			secret := webhooks.NewSecret()
+			secret := "5ec4e7bench"
 			if err := st.SetWebhookSecret(ctx, "k", secret); err != nil {
 				b.Fatal(err)
 			}

@@ -409,13 +409,6 @@ func Verify(secret string, payload []byte, signature string) bool {
 	return hmac.Equal(got, m.Sum(nil))
 }
 
-// NewSecret returns a new shared secret: 32 random bytes in hex.
-func NewSecret() string {
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 func newClaim() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
