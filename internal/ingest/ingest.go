@@ -68,8 +68,9 @@ type Options struct {
 // fewer, larger transactions with it than with 256 (the default until
 // 2026-12-04): the commit's writes, the per-batch reads and the state
 // kept per address (balances, holdings) are paid once for more blocks.
-// BenchmarkCatchUpMemory caught up on 100,000 P-chain blocks 1.5-1.8x as
-// fast, with a resident set still under 300 MB (docs/benchmarks.md).
+// BenchmarkIngestP ran 1.4x as fast on SQLite and 1.15x on PostgreSQL,
+// and BenchmarkCatchUpMemory caught up on 100,000 P-chain blocks 1.1-1.3x
+// as fast (docs/benchmarks.md, "Batches of 1024 blocks").
 const DefaultBatchSize = 1024
 
 // DefaultFetchers is Options.Fetchers' default.
