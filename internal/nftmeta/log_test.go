@@ -60,7 +60,7 @@ func TestWorkerLogsOutcomes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 	deadline := time.Now().Add(10 * time.Second)
-	for w.Fetched() < int64(len(uris)) && time.Now().Before(deadline) {
+	for st.saved() < len(uris) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
@@ -49,8 +48,6 @@ type Worker struct {
 	uris  URIReader
 	// logEvery is the least time between two log lines of the outcomes.
 	logEvery time.Duration
-
-	fetched atomic.Int64
 }
 
 var (
@@ -80,9 +77,6 @@ func NewWorker(st Store, cfg Config, log *slog.Logger) *Worker {
 
 // Report adds the queue's length, as last read, to s (progress.Reporter).
 func (w *Worker) Report(s *progress.Status) { w.queue.Report(s) }
-
-// Fetched is how many fetches the worker has recorded.
-func (w *Worker) Fetched() int64 { return w.fetched.Load() }
 
 // lease is how long a claimed token is hidden from other claims: past it,
 // a worker that died with it lets another take it.
@@ -191,7 +185,6 @@ func (w *Worker) save(ctx context.Context, results <-chan store.NFTResult) {
 				metaFetches.WithLabelValues(string(r.Metadata.Status)).Inc()
 				outcomes.add(r)
 			}
-			w.fetched.Add(int64(len(batch)))
 		}
 		batch = batch[:0]
 	}
