@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -757,16 +758,8 @@ func utxoListOrderProblems(t *testing.T, n *testnet.Network, c *utxoClient, chai
 					if sortBy == "amount" {
 						a.k, b.k = got[i-1].Amount, it.Amount
 					}
-					cmp := 0
-					switch {
-					case a.k < b.k:
-						cmp = -1
-					case a.k > b.k:
-						cmp = 1
-					default:
-						cmp = bytes.Compare(a.id[:], b.id[:])
-					}
-					if (order != "asc" && cmp <= 0) || (order == "asc" && cmp >= 0) {
+					rel := cmp.Or(cmp.Compare(a.k, b.k), bytes.Compare(a.id[:], b.id[:]))
+					if (order != "asc" && rel <= 0) || (order == "asc" && rel >= 0) {
 						problems = append(problems, fmt.Sprintf("%s, pages of %d: items %d and %d out of order (%v, %v)", what, size, i-1, i, a, b))
 					}
 				}
