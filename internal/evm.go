@@ -114,6 +114,41 @@ type EVMInternalTx struct {
 	Reverted bool
 }
 
+// Listed tells whether the internal tx is one the address index and the
+// lists hold: one that moves value or creates a contract (the Data API's
+// rule for its internal transaction lists).
+func (it *EVMInternalTx) Listed() bool {
+	switch it.CallType {
+	case "CREATE", "CREATE2", "CREATE3":
+		return true
+	}
+	return it.Value != nil && it.Value.Sign() != 0
+}
+
+// EVMAddressRole is the part an address took in a tx, as the address
+// index (derive/addresstxs) holds it: an address's history is the txs it
+// took part in as RoleNative or RoleOther, each tx once.
+type EVMAddressRole int
+
+const (
+	// RoleNative: the tx's sender, recipient or created contract.
+	RoleNative EVMAddressRole = 1
+	// RoleOther: another party of the tx's token transfers or listed
+	// internal txs.
+	RoleOther EVMAddressRole = 2
+	// RoleInternal: a party of the tx's listed internal txs.
+	RoleInternal EVMAddressRole = 3
+)
+
+// EVMAddressTx is a row of the address index: address took part in the
+// tx at (Block, TxIndex) as Role.
+type EVMAddressTx struct {
+	Address common.Address
+	Role    EVMAddressRole
+	Block   uint64
+	TxIndex uint32
+}
+
 // EVMTransfer is one token transfer decoded from a Transfer,
 // TransferSingle or TransferBatch log.
 type EVMTransfer struct {
@@ -216,6 +251,26 @@ type EVMBalanceChange struct {
 	Address common.Address
 	Balance *big.Int
 	Delta   *big.Int
+}
+
+// FeesSpent is what txs paid: gas used times effective gas price.
+func FeesSpent(txs []EVMTx) *big.Int {
+	sum, fee := new(big.Int), new(big.Int)
+	for i := range txs {
+		if txs[i].GasPrice != nil {
+			sum.Add(sum, fee.Mul(fee.SetUint64(txs[i].GasUsed), txs[i].GasPrice))
+		}
+	}
+	return sum
+}
+
+// EVMNativeBalance is an address's native balance after a block that
+// changed it, as the derivation (derive/balances) makes it of the block's
+// EVMBalanceChange and the balance before.
+type EVMNativeBalance struct {
+	Address common.Address
+	Block   uint64
+	Balance *big.Int
 }
 
 // TeleporterDirection says which end of a Teleporter message a tx is.

@@ -49,6 +49,13 @@ var allowedImports = map[string][]string{
 	"internal/evm": {"internal", "internal/cchain", "internal/jsonscan"},
 
 	// The store: tables, reads, cursors. It imports no decoder.
+	"internal/derive/addresstxs": {"internal"},
+	"internal/derive/balances":   {"internal"},
+	"internal/derive/burned":     {"internal"},
+	"internal/derive/metrics":    {"internal", "internal/chainmetrics"},
+	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
+		"internal/derive/burned", "internal/derive/metrics"},
+
 	"internal/store": {"internal", "internal/chainmetrics", "internal/database", "internal/derrors"},
 
 	// Derivation: decoded values into the store's derived state, and the
@@ -56,7 +63,7 @@ var allowedImports = map[string][]string{
 	"internal/derive": {"internal", "internal/cchain", "internal/pchain", "internal/progress", "internal/store", "internal/xchain"},
 
 	// Workers: libraries run by internal/service.
-	"internal/ingest": {"internal", "internal/cchain", "internal/derrors", "internal/evm", "internal/instrument",
+	"internal/ingest": {"internal", "internal/cchain", "internal/derive/evmstate", "internal/derrors", "internal/evm", "internal/instrument",
 		"internal/node", "internal/pchain", "internal/progress", "internal/store", "internal/xchain"},
 	"internal/nftmeta":          {"internal", "internal/instrument", "internal/progress", "internal/store"},
 	"internal/usage":            {"internal", "internal/progress", "internal/store"},

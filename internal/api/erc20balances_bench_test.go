@@ -16,6 +16,7 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -86,7 +87,7 @@ func BenchmarkERC20Balances(b *testing.B) {
 		}
 		past := uint64(len(blocks) - (moves/2)*tokens/perBlock)
 		for i := 0; i < len(blocks); i += 256 {
-			if err := st.ApplyEVMBlocks(ctx, evmTestChain, blocks[i:min(len(blocks), i+256)]); err != nil {
+			if err := st.ApplyEVMBlocks(ctx, evmTestChain, blocks[i:min(len(blocks), i+256)], evmstate.Apply[*store.EVMTx]); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -26,7 +27,7 @@ func newERC20TestAPI(t *testing.T, dsn string, prices PriceSource, spam SpamList
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if err := st.ApplyEVMBlocks(ctx, evmTestChain, evmTestBlocks()); err != nil {
+	if err := st.ApplyEVMBlocks(ctx, evmTestChain, evmTestBlocks(), evmstate.Apply[*store.EVMTx]); err != nil {
 		t.Fatal(err)
 	}
 	a, err := New(Deps{Store: st, EVM: st, Health: st, Chains: evmTestChains(), Catalog: testCatalog(t), Network: testNet,

@@ -18,6 +18,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/evmchains"
@@ -229,7 +230,7 @@ func newEVMTestAPIAged(t *testing.T, dsn string, chains ChainRegistry, prices Pr
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if err := st.ApplyEVMBlocks(ctx, evmTestChain, evmTestBlocks()); err != nil {
+	if err := st.ApplyEVMBlocks(ctx, evmTestChain, evmTestBlocks(), evmstate.Apply[*store.EVMTx]); err != nil {
 		t.Fatal(err)
 	}
 	a, err := New(Deps{Store: st, EVM: st, Health: st, Chains: chains, Catalog: testCatalog(t), Network: testNet,
@@ -736,7 +737,7 @@ func TestNativeBalanceFromNode(t *testing.T) {
 
 	// A block indexed without traces keeps no balances: the node is asked
 	// at the last indexed block, not at its latest.
-	if err := st.ApplyEVMBlocks(ctx, 43112, []*internal.EVMBlockData{{EVMBlock: internal.EVMBlock{Number: 0, Hash: common.Hash{0xcc}}}}); err != nil {
+	if err := st.ApplyEVMBlocks(ctx, 43112, []*internal.EVMBlockData{{EVMBlock: internal.EVMBlock{Number: 0, Hash: common.Hash{0xcc}}}}, evmstate.Apply[*store.EVMTx]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.SendEVM(ctx, common.Address{0xee}, big.NewInt(1e9)); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -120,7 +121,7 @@ func openStore(t *testing.T, dsn string) (store.Store, []*internal.EVMBlockData)
 	}
 	t.Cleanup(func() { st.Close() })
 	blocks := chainBlocks(48) // 12 days
-	if err := st.ApplyEVMBlocks(ctx, chainID, blocks); err != nil {
+	if err := st.ApplyEVMBlocks(ctx, chainID, blocks, evmstate.Apply[*store.EVMTx]); err != nil {
 		t.Fatal(err)
 	}
 	return st, blocks

@@ -31,13 +31,13 @@ func (s *batchCounter) ApplyPBlocks(ctx context.Context, batch *internal.PBatch)
 	return s.Store.ApplyPBlocks(ctx, batch)
 }
 
-func (s *batchCounter) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) error {
+func (s *batchCounter) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData, derive store.EVMDerivation) error {
 	n := 0
 	for _, b := range blocks {
 		n += len(b.Txs) + len(b.Logs) + len(b.InternalTxs)
 	}
 	s.records, s.blocks = append(s.records, n), append(s.blocks, len(blocks))
-	return s.Store.ApplyEVMBlocks(ctx, chainID, blocks)
+	return s.Store.ApplyEVMBlocks(ctx, chainID, blocks, derive)
 }
 
 // TestEVMBatchBoundedByRecords follows a fake chain of heavy blocks (220

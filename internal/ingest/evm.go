@@ -14,6 +14,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/instrument"
@@ -368,7 +369,7 @@ func (e *evmFollower) remember(types map[common.Address]internal.ERCType) {
 }
 
 func (e *evmFollower) apply(ctx context.Context, blocks []*evm.Block) error {
-	if err := e.ix.store.ApplyEVMBlocks(ctx, e.chain.ChainID, evm.Data(blocks)); err != nil {
+	if err := e.ix.store.ApplyEVMBlocks(ctx, e.chain.ChainID, evm.Data(blocks), evmstate.Apply[*store.EVMTx]); err != nil {
 		return err
 	}
 	committed := map[common.Address]internal.ERCType{}

@@ -13,7 +13,9 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/evm"
+	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -161,7 +163,7 @@ func BenchmarkIngestEVM(b *testing.B) {
 				txs += len(d.Txs)
 				logs += len(d.Logs)
 			}
-			if err := st.ApplyEVMBlocks(ctx, 43114, evm.Data(r.blocks)); err != nil {
+			if err := st.ApplyEVMBlocks(ctx, 43114, evm.Data(r.blocks), evmstate.Apply[*store.EVMTx]); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/evm"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/store"
@@ -171,7 +172,7 @@ func TestFollowEVMParentCheck(t *testing.T) {
 	chain := internal.EVMChain{ChainID: n.EVMChainID, BlockchainID: n.CChainID, RPCURL: n.EthRPCURL(), IsCChain: true}
 	st := openLocalStore(t, dbtest.SQLite(t))
 	forged := &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: 0, Hash: common.Hash{0xf0}}, Traced: true}
-	if err := st.ApplyEVMBlocks(ctx, chain.ChainID, []*internal.EVMBlockData{forged}); err != nil {
+	if err := st.ApplyEVMBlocks(ctx, chain.ChainID, []*internal.EVMBlockData{forged}, evmstate.Apply[*store.EVMTx]); err != nil {
 		t.Fatal(err)
 	}
 	ix := New(node.New(n.URL), network, st, slog.New(slog.NewTextHandler(testLog{t}, nil)), Options{EVMChains: []internal.EVMChain{chain}})

@@ -41,7 +41,7 @@ type Store interface {
 	PutSupply(ctx context.Context, subnetID ids.ID, height, supply uint64) error
 
 	// The EVM chains (evm.go).
-	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) error
+	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData, derive store.EVMDerivation) error
 	EVMBlockHash(ctx context.Context, chainID, number uint64) (common.Hash, error)
 	EVMContractTypes(ctx context.Context, chainID uint64, addrs []common.Address) (map[common.Address]internal.ERCType, error)
 	NFTTokenIDs(ctx context.Context, chainID uint64, token common.Address, from, to *big.Int, limit int) ([]*big.Int, error)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -260,7 +261,7 @@ func lgServer(t testing.TB, dsn string, f *lgFixture, bridges map[uint64]common.
 	st := store.New(db)
 	t.Cleanup(func() { st.Close() })
 	for i := 0; i < len(f.blocks); i += 7 {
-		if err := st.ApplyEVMBlocks(ctx, lgChain, f.blocks[i:min(i+7, len(f.blocks))]); err != nil {
+		if err := st.ApplyEVMBlocks(ctx, lgChain, f.blocks[i:min(i+7, len(f.blocks))], evmstate.Apply[*store.EVMTx]); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -392,7 +393,7 @@ func TestEVMChain(t *testing.T) {
 			b.Txs = txs
 			blocks = append(blocks, b)
 		}
-		if err := st.ApplyEVMBlocks(context.Background(), 43112, blocks); err != nil {
+		if err := st.ApplyEVMBlocks(context.Background(), 43112, blocks, evmstate.Apply[*store.EVMTx]); err != nil {
 			t.Fatal(err)
 		}
 		cchain := ids.ID{'c'}

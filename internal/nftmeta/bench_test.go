@@ -19,6 +19,7 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/nftmeta"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -60,7 +61,7 @@ func BenchmarkMetadata(b *testing.B) {
 				b.Fatal(err)
 			}
 			chainID := uint64(900_000 + b.N) // a new chain per run: every token queued
-			if err := st.ApplyEVMBlocks(ctx, chainID, mintBlocks(count, stub.URL)); err != nil {
+			if err := st.ApplyEVMBlocks(ctx, chainID, mintBlocks(count, stub.URL), evmstate.Apply[*store.EVMTx]); err != nil {
 				b.Fatal(err)
 			}
 			w := nftmeta.NewWorker(st, nftmeta.Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},

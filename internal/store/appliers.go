@@ -22,10 +22,6 @@ type applier[B any] func(ctx context.Context, tx *database.DB, blocks []B) error
 // transaction; like an applier, it must be idempotent.
 type pApplier func(ctx context.Context, tx *database.DB, batch *internal.PBatch) error
 
-// evmApplier writes state derived from a batch of an EVM chain's blocks
-// (cid is the stored chain id); like an applier, it must be idempotent.
-type evmApplier func(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error
-
 // pAppliers, in order: applyPStaking writes L1 refund UTXOs that
 // applyPUTXOs may see spent, and the stakers that applyPRewardHistory
 // reads; applyPAtomic needs the exports and imports applyPUTXOs stores;
@@ -61,28 +57,6 @@ var cAppliers = []applier[*internal.CBlockData]{
 	applyCAtomic,
 	applyCAddressTxs,
 	applyCBurned,
-}
-
-// evmAppliers: each reads the batch's blocks and its own tables, none
-// another's rows, so their order is the one ingestion has always run:
-// the block's own rows (txs, logs, internal txs) first, the metrics after
-// them as on every chain, the webhook events and burned sums last.
-var evmAppliers = []evmApplier{
-	applyEVMTxs,
-	applyEVMLogs,
-	applyEVMInternalTxs,
-	applyEVMTransfers,
-	applyEVMAddressTxs,
-	applyEVMContracts,
-	applyNFTs,
-	applyNFTSpans,
-	applyEVMBalances,
-	applyTeleporter,
-	applyICM,
-	applyERC20Balances,
-	applyEVMMetrics,
-	applyWebhookEvents,
-	applyEVMBurned,
 }
 
 // runAppliers runs appliers over blocks, in order.

@@ -78,7 +78,7 @@ func TestBackfillResumes(t *testing.T) {
 func testBackfillResumes(t *testing.T, s *sqlStore, moves [][5]any, chunks []int64) {
 	t.Helper()
 	ctx := context.Background()
-	if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("resume", moves)); err != nil {
+	if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("resume", moves), deriveEVM); err != nil {
 		t.Fatal(err)
 	}
 	tables := []string{"evm_erc20_balances", "evm_erc20_holdings", "evm_erc20_tokens", "burned"}

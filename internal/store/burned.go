@@ -282,17 +282,10 @@ func applyCBurned(ctx context.Context, tx *database.DB, blocks []*internal.CBloc
 	})
 }
 
-// applyEVMBurned counts an EVM chain's fees: every tx's gas used times
-// its effective gas price, which the coinbase (on the C-chain the
-// blackhole address) never spends.
-func applyEVMBurned(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
-	heights := make([]uint64, len(blocks))
-	for i, b := range blocks {
-		heights[i] = b.Number
-	}
-	return addBurned(ctx, tx, EVMBurnedKey(uint64(cid)), heights, func(i int) *big.Int {
-		return feesSpent(blocks[i].Txs)
-	})
+// AddBurned adds fees[i], burned in block heights[i] (ascending), to the
+// chain's burned sum, skipping the blocks it holds already.
+func (t *EVMTx) AddBurned(ctx context.Context, heights []uint64, fees []*big.Int) error {
+	return addBurned(ctx, t.db, EVMBurnedKey(uint64(t.cid)), heights, func(i int) *big.Int { return fees[i] })
 }
 
 // burnedParts are the parts of the burned backfill, which gives a store

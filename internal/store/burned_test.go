@@ -11,6 +11,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/burned"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -68,7 +69,7 @@ func TestBurnedSums(t *testing.T) {
 		// 3 txs of 2^62 wei: beyond int64 together.
 		huge := new(big.Int).Lsh(big.NewInt(1), 62)
 		evm := []*internal.EVMBlockData{{EVMBlock: internal.EVMBlock{Number: 0}, Txs: []internal.EVMTx{{GasUsed: 1, GasPrice: huge}, {GasUsed: 2, GasPrice: huge}}}}
-		if err := s.db.Transact(ctx, func(tx *database.DB) error { return applyEVMBurned(ctx, tx, 43112, evm) }); err != nil {
+		if err := s.db.Transact(ctx, func(tx *database.DB) error { return burned.EVM(ctx, &EVMTx{db: tx, cid: 43112}, evm) }); err != nil {
 			t.Fatal(err)
 		}
 		check(EVMBurnedKey(43112), new(big.Int).Mul(huge, big.NewInt(3)), 1)

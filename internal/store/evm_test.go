@@ -202,15 +202,15 @@ func TestApplyEVMBlocks(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		bs := makeEVMBlocks("c", 10)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:6]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:6], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		before := evmCounts(t, s)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:6]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:6], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		jsonEqual(t, "rows after re-applying a batch", evmCounts(t, s), before)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[4:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[4:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		if n, ok, err := s.Cursor(ctx, EVMCursor(testEVMChain)); err != nil || !ok || n != 9 {
@@ -231,13 +231,13 @@ func TestApplyEVMBlocks(t *testing.T) {
 
 		// Another chain's block at a stored number, and a gap, are refused;
 		// another EVM chain is kept apart.
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, makeEVMBlocks("other", 10)[9:]); err == nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, makeEVMBlocks("other", 10)[9:], deriveEVM); err == nil {
 			t.Error("a different block at a stored number was accepted")
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, makeEVMBlocks("c", 13)[11:]); !errors.Is(err, derrors.InvalidArgument) {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, makeEVMBlocks("c", 13)[11:], deriveEVM); !errors.Is(err, derrors.InvalidArgument) {
 			t.Errorf("a batch leaving a gap: %v, want InvalidArgument", err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, 99, makeEVMBlocks("other", 3)); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, 99, makeEVMBlocks("other", 3), deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 
@@ -382,14 +382,14 @@ func TestEVMBalancesNotExact(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
-		if err := s.ApplyEVMBlocks(ctx, 1, makeEVMBlocks("a", 5, 3)); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, 1, makeEVMBlocks("a", 5, 3), deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok, err := s.EVMNativeBalance(ctx, 1, alice, 4); err != nil || ok {
 			t.Errorf("balances with an untraced block: ok %t, %v; want not indexed", ok, err)
 		}
 		bs := makeEVMBlocks("b", 3)
-		if err := s.ApplyEVMBlocks(ctx, 2, bs); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, 2, bs, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok, err := s.EVMNativeBalance(ctx, 2, alice, 2); err != nil || !ok {
@@ -397,7 +397,7 @@ func TestEVMBalancesNotExact(t *testing.T) {
 		}
 		next := makeEVMBlocks("b", 4)[3]
 		next.Balances = append(next.Balances, internal.EVMBalanceChange{Address: bob, Delta: big.NewInt(-1)})
-		if err := s.ApplyEVMBlocks(ctx, 2, []*internal.EVMBlockData{next}); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, 2, []*internal.EVMBlockData{next}, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok, err := s.EVMNativeBalance(ctx, 2, alice, 2); err != nil || ok {

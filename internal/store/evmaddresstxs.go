@@ -1,11 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,15 +15,12 @@ import (
 )
 
 // The address index of the EVM chains (evm_address_txs, migration 0026):
-// the txs each address took part in, by role. Role 1 holds a tx's sender,
-// recipient and created contract; role 2 the other parties of its token
-// transfers and listed internal txs; role 3 the parties of its listed
-// internal txs. An address's history is roles 1 and 2 merged, each tx
-// once.
+// the txs each address took part in, by role (internal.EVMAddressRole,
+// stored as its number), as derive/addresstxs makes them.
 const (
-	roleNative   = 1
-	roleOther    = 2
-	roleInternal = 3
+	roleNative   = int(internal.RoleNative)
+	roleOther    = int(internal.RoleOther)
+	roleInternal = int(internal.RoleInternal)
 )
 
 // EVMAddressReader reads an address's history on the EVM chains.
@@ -36,7 +31,7 @@ type EVMAddressReader interface {
 	// Listed txs are as EVMBlockTxs's.
 	EVMAddressTxs(ctx context.Context, chainID uint64, addr common.Address, native bool, r BlockRange, asc bool, after *EVMTxKey, limit int) ([]internal.EVMTx, error)
 	// EVMAddressHistory is EVMAddressTxs's all txs with, for each, its
-	// token transfers and listed internal txs (ListedInternalTx).
+	// token transfers and listed internal txs (internal.EVMInternalTx.Listed).
 	EVMAddressHistory(ctx context.Context, chainID uint64, addr common.Address, r BlockRange, asc bool, after *EVMTxKey, limit int) ([]internal.EVMTxDetails, error)
 	// EVMAddressInternalTxs lists the listed internal txs addr sent or
 	// received within r, most recent first (by block, tx, then frame).
@@ -63,98 +58,21 @@ type EVMListedInternalTx struct {
 	BlockTimeMilliseconds *uint64
 }
 
-// ListedInternalTx tells whether an internal tx is one the address index
-// and the lists hold: one that moves value or creates a contract (the
-// Data API's rule for its internal transaction lists).
-func ListedInternalTx(it *internal.EVMInternalTx) bool {
-	switch it.CallType {
-	case "CREATE", "CREATE2", "CREATE3":
-		return true
-	}
-	return it.Value != nil && it.Value.Sign() != 0
-}
-
-// listedInternalSQL is ListedInternalTx over evm_internal_txs i (values
+// listedInternalSQL is internal.EVMInternalTx.Listed over evm_internal_txs i (values
 // are stored empty for zero); migration 0026 repeats it.
 const listedInternalSQL = `(length(i.value) > 0 OR i.call_type IN ('CREATE', 'CREATE2', 'CREATE3'))`
 
 var evmAddressTxColumns = []string{"chain_id", "address", "role", "block_number", "tx_index"}
 
-// applyEVMAddressTxs writes the address index's rows of the blocks' txs.
-func applyEVMAddressTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
-	var rows [][]any
-	for _, b := range blocks {
-		if len(b.Txs) == 0 {
-			continue
-		}
-		pos := make(map[common.Hash]int, len(b.Txs))
-		for i := range b.Txs {
-			pos[b.Txs[i].Hash] = i
-		}
-		var others, internals [][]common.Address
-		for _, t := range b.Transfers {
-			if i, ok := pos[t.TxHash]; ok {
-				if others == nil {
-					others = make([][]common.Address, len(b.Txs))
-				}
-				others[i] = append(others[i], t.From, t.To)
-			}
-		}
-		for k := range b.InternalTxs {
-			it := &b.InternalTxs[k]
-			i, ok := pos[it.TxHash]
-			if !ok || !ListedInternalTx(it) {
-				continue
-			}
-			if others == nil {
-				others = make([][]common.Address, len(b.Txs))
-			}
-			if internals == nil {
-				internals = make([][]common.Address, len(b.Txs))
-			}
-			others[i] = append(others[i], it.From, it.To)
-			internals[i] = append(internals[i], it.From, it.To)
-		}
-		number := int64(b.Number)
-		for i := range b.Txs {
-			t := &b.Txs[i]
-			idx := int64(t.Index)
-			native := make([]common.Address, 1, 3)
-			native[0] = t.From
-			for _, a := range []*common.Address{t.To, t.ContractAddress} {
-				if a != nil && !slices.Contains(native, *a) {
-					native = append(native, *a)
-				}
-			}
-			for _, a := range native {
-				rows = append(rows, []any{cid, a[:], roleNative, number, idx})
-			}
-			if others != nil {
-				for _, a := range distinct(others[i]) {
-					if !slices.Contains(native, a) {
-						rows = append(rows, []any{cid, a[:], roleOther, number, idx})
-					}
-				}
-			}
-			if internals != nil {
-				for _, a := range distinct(internals[i]) {
-					rows = append(rows, []any{cid, a[:], roleInternal, number, idx})
-				}
-			}
-		}
+// WriteAddressTxs writes rows of the address index.
+func (t *EVMTx) WriteAddressTxs(ctx context.Context, txs []internal.EVMAddressTx) error {
+	rows := make([][]any, len(txs))
+	for i, a := range txs {
+		rows[i] = []any{t.cid, a.Address[:], int(a.Role), int64(a.Block), int64(a.TxIndex)}
 	}
 	inKeyOrder(rows)
-	_, err := tx.BulkInsert(ctx, "evm_address_txs", evmAddressTxColumns, rows, newRowsConflict(ctx))
+	_, err := t.db.BulkInsert(ctx, "evm_address_txs", evmAddressTxColumns, rows, newRowsConflict(ctx))
 	return err
-}
-
-// distinct sorts addrs and drops repeats, in place.
-func distinct(addrs []common.Address) []common.Address {
-	if len(addrs) < 2 {
-		return addrs
-	}
-	slices.SortFunc(addrs, func(a, b common.Address) int { return bytes.Compare(a[:], b[:]) })
-	return slices.Compact(addrs)
 }
 
 // addressKeys returns the query of up to limit (block_number, tx_index)

@@ -73,10 +73,10 @@ func TestEVMAddressIndexBackfill(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		bs := addressIndexBlocks(8)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:4]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:4], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[4:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[4:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		fresh := addressRows(t, s)
@@ -140,7 +140,7 @@ func TestEVMAddressIndexBackfill(t *testing.T) {
 		jsonEqual(t, "backfilled index", addressRows(t, s), fresh)
 
 		// Applying the blocks again changes nothing.
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[2:6]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[2:6], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		jsonEqual(t, "re-applied index", addressRows(t, s), fresh)
@@ -154,7 +154,7 @@ func TestEVMAddressLists(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		bs := addressIndexBlocks(8)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		type pos struct{ B, I int64 }

@@ -15,48 +15,32 @@ import (
 
 var evmBalanceColumns = []string{"chain_id", "address", "block_number", "balance"}
 
-// applyEVMBalances writes each address's balance after each block that
-// changed it. A change the block gives as a delta (an atomic import or
-// export no tx touched) applies to the balance after the previous block:
-// the batch's own, or the stored one. A delta that would make a balance
-// negative means the chain moved balances some other way avaindex does not
-// see: the balance is kept at zero and the chain's balances are no longer
-// trusted (the node answers them).
-func applyEVMBalances(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
-	var (
-		rows [][]any
-		lbs  []latestBalance
-	)
-	latest := map[common.Address]*big.Int{}
-	for _, b := range blocks {
-		for _, c := range b.Balances {
-			bal := c.Balance
-			if bal == nil {
-				prev, ok := latest[c.Address]
-				if !ok {
-					var err error
-					if prev, err = balanceBefore(ctx, tx, cid, c.Address, b.Number); err != nil {
-						return err
-					}
-				}
-				bal = new(big.Int).Add(prev, c.Delta)
-				if bal.Sign() < 0 {
-					bal.SetUint64(0)
-					if err := untrustBalances(ctx, tx, cid); err != nil {
-						return err
-					}
-				}
-			}
-			latest[c.Address] = bal
-			rows = append(rows, []any{cid, c.Address[:], int64(b.Number), bigBytes(bal)})
-			lbs = append(lbs, latestBalance{addr: c.Address, block: int64(b.Number), bal: bal})
-		}
+// WriteNativeBalances writes bals (in chain order) and, for each
+// address, the last of them as its latest balance.
+func (t *EVMTx) WriteNativeBalances(ctx context.Context, bals []internal.EVMNativeBalance) error {
+	rows := make([][]any, len(bals))
+	lbs := make([]latestBalance, len(bals))
+	for i, b := range bals {
+		rows[i] = []any{t.cid, b.Address[:], int64(b.Block), bigBytes(b.Balance)}
+		lbs[i] = latestBalance{addr: b.Address, block: int64(b.Block), bal: b.Balance}
 	}
 	inKeyOrder(rows)
-	if _, err := tx.BulkInsert(ctx, "evm_balances", evmBalanceColumns, rows, newRowsConflict(ctx)); err != nil {
+	if _, err := t.db.BulkInsert(ctx, "evm_balances", evmBalanceColumns, rows, newRowsConflict(ctx)); err != nil {
 		return err
 	}
-	return writeLatestBalances(ctx, tx, cid, lbs)
+	return writeLatestBalances(ctx, t.db, t.cid, lbs)
+}
+
+// NativeBalanceBefore is addr's stored balance after the last block
+// before number that changed it; zero when none did.
+func (t *EVMTx) NativeBalanceBefore(ctx context.Context, addr common.Address, number uint64) (*big.Int, error) {
+	return balanceBefore(ctx, t.db, t.cid, addr, number)
+}
+
+// UntrustBalances records that the chain moved balances in a way the
+// blocks do not show: from now on the node answers its balances.
+func (t *EVMTx) UntrustBalances(ctx context.Context) error {
+	return untrustBalances(ctx, t.db, t.cid)
 }
 
 // balanceBefore is addr's stored balance after the last block before

@@ -43,10 +43,10 @@ func TestEVMBlock(t *testing.T) {
 		s := openStore(t, dsn)
 		bs := withHeaderExtras(makeEVMBlocks("b", 4))
 		// Two batches: the second's cumulative count continues the first's.
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:2]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:2], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[2:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[2:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		check := func() {
@@ -102,10 +102,10 @@ func TestEVMBlockAndTxLists(t *testing.T) {
 				blk.Txs[i].Status = uint8(1 - i%2) // every second tx of a block failed
 			}
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, a); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, a, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, other, b); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, other, b, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		chains := map[uint64][]*internal.EVMBlockData{testEVMChain: a, other: b}
@@ -259,10 +259,10 @@ func TestCumulativeTxsBackfill(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		bs := makeEVMBlocks("b", 6)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, 7, makeEVMBlocks("late", 3)); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, 7, makeEVMBlocks("late", 3), deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.db.Exec(ctx, "DELETE FROM evm_blocks WHERE chain_id = 7 AND number = 0"); err != nil {

@@ -21,11 +21,12 @@ import (
 type EVMStore interface {
 	EVMReader
 	// ApplyEVMBlocks stores blocks of the chain (consecutive numbers,
-	// ascending) with their txs, logs, internal txs, transfers,
-	// contracts, balances and Teleporter messages, and moves the chain's
-	// cursor (EVMCursor) to the last block, in one transaction.
-	// Re-applying changes nothing.
-	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) error
+	// ascending) with everything decoded with them (txs, logs, internal
+	// txs, transfers, contracts, Teleporter and ICM messages), runs derive
+	// (the derivation's writes of the state the blocks derive), and moves
+	// the chain's cursor (EVMCursor) to the last block, in one
+	// transaction. Re-applying changes nothing.
+	ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData, derive EVMDerivation) error
 	// EVMBlockHash returns the hash of the stored block number; NotFound
 	// when it is not stored.
 	EVMBlockHash(ctx context.Context, chainID, number uint64) (common.Hash, error)
@@ -42,7 +43,33 @@ var evmBlockColumns = []string{"chain_id", "number", "hash", "parent_hash", "tim
 // set once the previous block's is read.
 const evmBlockCumulative = 16
 
-func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData) (err error) {
+// EVMDerivation writes, through tx, the state an EVM chain's blocks
+// derive (package derive/evmstate). It runs in the batch's transaction
+// after the blocks' own rows are written, and must be idempotent: a
+// batch may be applied again after a crash.
+type EVMDerivation func(ctx context.Context, tx *EVMTx, blocks []*internal.EVMBlockData) error
+
+// EVMTx is an EVM chain batch's transaction as ApplyEVMBlocks hands it to
+// its derivation: the writes of derived state, each in the file of its
+// noun, and the reads they need. It is valid only during that call.
+type EVMTx struct {
+	db  *database.DB
+	cid int64
+}
+
+// evmDecoded are the writes of what evm decodes with a block, in the
+// order ingestion has always run them; none reads another's rows.
+var evmDecoded = []func(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error{
+	applyEVMTxs,
+	applyEVMLogs,
+	applyEVMInternalTxs,
+	applyEVMTransfers,
+	applyEVMContracts,
+	applyTeleporter,
+	applyICM,
+}
+
+func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData, derive EVMDerivation) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -60,7 +87,7 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 		}
 		rows[i] = []any{cid, int64(b.Number), b.Hash[:], b.ParentHash[:], unixSeconds(b.Timestamp), b.Miner[:],
 			clampInt64(b.GasLimit), clampInt64(b.GasUsed), optBig(b.BaseFee), clampInt64(b.Size), b.TxCount, boolInt(b.Traced),
-			optInt64(b.TimeMilliseconds), optInt64(b.MinDelayExcess), optBig(b.BlockGasCost), bigBytes(feesSpent(b.Txs)), nil}
+			optInt64(b.TimeMilliseconds), optInt64(b.MinDelayExcess), optBig(b.BlockGasCost), bigBytes(internal.FeesSpent(b.Txs)), nil}
 		allTraced = allTraced && b.Traced
 	}
 	return s.db.Transact(ctx, func(tx *database.DB) error {
@@ -107,24 +134,16 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 				return err
 			}
 		}
-		for _, apply := range evmAppliers {
-			if err := apply(ctx, tx, cid, blocks); err != nil {
+		for _, write := range evmDecoded {
+			if err := write(ctx, tx, cid, blocks); err != nil {
 				return err
 			}
 		}
+		if err := derive(ctx, &EVMTx{db: tx, cid: cid}, blocks); err != nil {
+			return err
+		}
 		return moveCursor(ctx, tx, key, last, ids.ID(blocks[len(blocks)-1].Hash))
 	})
-}
-
-// feesSpent is what txs paid: gas used times effective gas price.
-func feesSpent(txs []internal.EVMTx) *big.Int {
-	sum, fee := new(big.Int), new(big.Int)
-	for i := range txs {
-		if txs[i].GasPrice != nil {
-			sum.Add(sum, fee.Mul(fee.SetUint64(txs[i].GasUsed), txs[i].GasPrice))
-		}
-	}
-	return sum
 }
 
 // setCumulativeTxs sets the rows' cumulative_txs from the block before
@@ -399,7 +418,7 @@ func fillFeesSpent(ctx context.Context, db *database.DB, cid int64, b *internal.
 	if err != nil {
 		return fmt.Errorf("the fees of block %d: %w", b.Number, err)
 	}
-	b.FeesSpent = feesSpent(txs)
+	b.FeesSpent = internal.FeesSpent(txs)
 	return nil
 }
 

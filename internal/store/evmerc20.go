@@ -95,9 +95,10 @@ type erc20Move struct {
 	value           *big.Int
 }
 
-// applyERC20Balances applies the batch's ERC-20 transfers to the
+// ApplyERC20Balances applies the batch's ERC-20 transfers to the
 // balances.
-func applyERC20Balances(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
+func (t *EVMTx) ApplyERC20Balances(ctx context.Context, blocks []*internal.EVMBlockData) error {
+	tx, cid := t.db, t.cid
 	var moves []erc20Move
 	for _, b := range blocks {
 		for i := range b.Transfers {
@@ -402,7 +403,7 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 
 // erc20BalanceParts are the parts of the evm_erc20_balances backfill:
 // the balances derived from the transfers stored before migration 0027, a
-// chain at a time, in chain order: what applyERC20Balances would have
+// chain at a time, in chain order: what ApplyERC20Balances would have
 // written.
 func erc20BalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
 	chains, err := chainIDs(ctx, db, "SELECT DISTINCT chain_id FROM evm_transfers WHERE erc_type = 20 ORDER BY chain_id")

@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkERC20Apply measures the ERC-20 balances' applier alone
-// (applyERC20Moves, what applyERC20Balances does with a batch's
+// (applyERC20Moves, what ApplyERC20Balances does with a batch's
 // transfers), on the shape of BenchmarkIngestEVM's blocks (internal/ingest):
 // b.N blocks of 100 transfers among 10,000 senders, 10,000 recipients and
 // 50 tokens, 64 blocks a transaction. Each sender was minted its token

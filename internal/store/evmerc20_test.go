@@ -92,7 +92,7 @@ func TestERC20Balances(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		blocks := erc20Blocks("erc20", erc20Moves)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		want := map[common.Address][]string{
@@ -153,7 +153,7 @@ func TestERC20Balances(t *testing.T) {
 			t.Errorf("tokens: %+v", toks)
 		}
 		all := dumpERC20(t, s)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[2:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[2:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		if got := dumpERC20(t, s); got != all {
@@ -198,7 +198,7 @@ func TestERC20Balances(t *testing.T) {
 		}
 		for _, b := range blocks {
 			if err := s.db.Transact(ctx, func(tx *database.DB) error {
-				return applyERC20Balances(ctx, tx, cid, []*internal.EVMBlockData{b})
+				return (&EVMTx{db: tx, cid: cid}).ApplyERC20Balances(ctx, []*internal.EVMBlockData{b})
 			}); err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +224,7 @@ func TestERC20BackfillLargeBlocks(t *testing.T) {
 		for i := range 6_000 {
 			moves = append(moves, [5]any{3 + i%2, tokA, evmAddr(fmt.Sprint("holder", i%500)), bob, 1})
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("big", moves)); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("big", moves), deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		all := dumpERC20(t, s)
@@ -381,7 +381,7 @@ func TestERC20BalancesSkipZeros(t *testing.T) {
 			{2, first, erin, sink, 10}, {2, second, erin, sink, 20},
 			{3, first, sink, erin, 5},
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("zeros", moves)); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, erc20Blocks("zeros", moves), deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		page := func(n uint64, after *common.Address, limit int) []string {

@@ -36,10 +36,10 @@ func BenchmarkEVMLatestLists(b *testing.B) {
 		}
 		for i := uint64(0); i < blocks; i += 1000 {
 			end := min(blocks, i+1000)
-			if err := s.ApplyEVMBlocks(ctx, testEVMChain, a[i:end]); err != nil {
+			if err := s.ApplyEVMBlocks(ctx, testEVMChain, a[i:end], deriveEVM); err != nil {
 				b.Fatal(err)
 			}
-			if err := s.ApplyEVMBlocks(ctx, other, o[i:end]); err != nil {
+			if err := s.ApplyEVMBlocks(ctx, other, o[i:end], deriveEVM); err != nil {
 				b.Fatal(err)
 			}
 		}

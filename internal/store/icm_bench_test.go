@@ -41,7 +41,7 @@ func BenchmarkICMReads(b *testing.B) {
 		}
 	}
 	for i := 0; i < len(bs); i += 500 {
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[i:min(i+500, len(bs))]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[i:min(i+500, len(bs))], deriveEVM); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -53,7 +53,7 @@ func BenchmarkICMReads(b *testing.B) {
 		other[n].ICM = append(other[n].ICM, delivered[i])
 	}
 	for i := 0; i < len(other); i += 500 {
-		if err := s.ApplyEVMBlocks(ctx, 99, other[i:min(i+500, len(other))]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, 99, other[i:min(i+500, len(other))], deriveEVM); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -40,7 +40,7 @@ func TestICMJoin(t *testing.T) {
 		}
 		d3.ICM = []internal.ICMEvent{{Kind: internal.ICMExecuted, Messenger: evmAddr("messenger"), TxHash: d3.Txs[0].Hash,
 			BlockNumber: 3, LogIndex: 9, MessageID: id, SourceBlockchainID: src, DestinationBlockchainID: dst}}
-		if err := s.ApplyEVMBlocks(ctx, dstChain, dstBlocks); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, dstChain, dstBlocks, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		m, err := s.ICMMessage(ctx, id)
@@ -65,7 +65,7 @@ func TestICMJoin(t *testing.T) {
 		s2.ICM = []internal.ICMEvent{{Kind: internal.ICMReceipt, Messenger: evmAddr("messenger"), TxHash: s2.Txs[0].Hash,
 			BlockNumber: 2, MessageID: id, SourceBlockchainID: src, DestinationBlockchainID: dst, RelayerRewardAddress: relayer,
 			FeeToken: token, FeeAmount: big.NewInt(120)}}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, srcBlocks); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, srcBlocks, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		m, err = s.ICMMessage(ctx, id)
@@ -127,7 +127,7 @@ func TestICMBackfillReads(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		bs := makeEVMBlocks("backfill", 6)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok, err := s.ICMBackfill(ctx, testEVMChain); err != nil || ok {

@@ -88,7 +88,7 @@ func TestLookingGlassLatestBalances(t *testing.T) {
 		if err := runBackfills(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, latestScenario()); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, latestScenario(), deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		// The table, by hand: token (empty: native), address, block, and
@@ -242,7 +242,7 @@ func TestLatestBalancesBackfill(t *testing.T) {
 				TxHash: evmHash("spread", i), LogIndex: uint32(100 + i), Token: tokB, Type: internal.ERC20, From: zero, To: a,
 				Value: big.NewInt(int64(i + 1))})
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks, deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		dump := func() string { return dumpRows(t, s, "evm_latest_balances") }

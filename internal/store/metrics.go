@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/big"
 	"math/bits"
 	"slices"
 	"strings"
@@ -96,7 +95,7 @@ func EVMMetricKey(evmChainID uint64) string { return fmt.Sprint(evmChainID) }
 // applier of a chain's blocks calls it last, after the UTXO appliers: the
 // P- and X-chains' senders are the owners of the UTXOs their txs consume.
 //
-// The EVM chains' applier (applyEVMMetrics) calls it with a
+// The EVM chains' derivation (derive/metrics) calls it with a
 // chainmetrics.Block per block (gas, gas prices, fees, from/to addresses,
 // contract creations) under EVMMetricKey(evmChainID).
 func RollupMetrics(ctx context.Context, tx *database.DB, key string, blocks []chainmetrics.Block) error {
@@ -710,43 +709,10 @@ func (s *sqlStore) CatchUpMetrics(ctx context.Context, chain internal.Chain, fro
 	})
 }
 
-// evmMetricBlocks returns the metrics' view of EVM blocks: their txs with
-// the effective gas prices and fees of their receipts, the addresses of the
-// txs' from and to and of the token transfers (senders: the txs' from and
-// the transfers' from), and the contracts deployed with their deployers.
-func evmMetricBlocks(blocks []*internal.EVMBlockData) []chainmetrics.Block {
-	out := make([]chainmetrics.Block, len(blocks))
-	for i, b := range blocks {
-		mb := chainmetrics.Block{Height: b.Number, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs), GasUsed: b.GasUsed,
-			Contracts: len(b.Contracts)}
-		for _, t := range b.Txs {
-			var price float64
-			if t.GasPrice != nil {
-				price, _ = new(big.Float).SetInt(t.GasPrice).Float64()
-			}
-			mb.GasPriceSum += price
-			mb.GasPriceMax = max(mb.GasPriceMax, price)
-			mb.Fees += price * float64(t.GasUsed)
-			mb.Senders = append(mb.Senders, t.From.Bytes())
-			if t.To != nil {
-				mb.Addresses = append(mb.Addresses, t.To.Bytes())
-			}
-		}
-		for _, tr := range b.Transfers {
-			mb.Senders = append(mb.Senders, tr.From.Bytes())
-			mb.Addresses = append(mb.Addresses, tr.To.Bytes())
-		}
-		for _, c := range b.Contracts {
-			mb.Deployers = append(mb.Deployers, c.Deployer.Bytes())
-		}
-		out[i] = mb
-	}
-	return out
-}
-
-// applyEVMMetrics rolls an EVM chain's blocks up under its EVM chain id.
-func applyEVMMetrics(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
-	return RollupMetrics(ctx, tx, EVMMetricKey(uint64(cid)), evmMetricBlocks(blocks))
+// RollupMetrics rolls the chain's blocks (as derive/metrics sees them)
+// up under its EVM chain id (EVMMetricKey).
+func (t *EVMTx) RollupMetrics(ctx context.Context, blocks []chainmetrics.Block) error {
+	return RollupMetrics(ctx, t.db, EVMMetricKey(uint64(t.cid)), blocks)
 }
 
 func (s *sqlStore) MetricActiveCounts(ctx context.Context, key string, since []int64) (_ []ActiveCounts, err error) {

@@ -234,10 +234,10 @@ func TestMetricsEVM(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		bs := makeEVMBlocks("metrics", 7)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:4]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:4], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[2:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[2:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		day := chainmetrics.Day.Start(1_700_000_000)

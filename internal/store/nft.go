@@ -139,11 +139,12 @@ type holdingKey struct {
 	nftRowKey
 }
 
-// applyNFTs writes the tokens the batch's transfers and URI reads touched,
+// ApplyNFTs writes the tokens the batch's transfers and URI reads touched,
 // the ERC-1155 balances its transfers moved, and queues again the tokens
 // of its BatchMetadataUpdate events. Blocks at or below the chain's
 // cursor were applied already and are skipped: balances move by deltas.
-func applyNFTs(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
+func (t *EVMTx) ApplyNFTs(ctx context.Context, blocks []*internal.EVMBlockData) error {
+	tx, cid := t.db, t.cid
 	cur, ok, err := cursor(ctx, tx, EVMCursor(uint64(cid)))
 	if err != nil {
 		return err

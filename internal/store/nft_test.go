@@ -67,11 +67,11 @@ func TestNFTs(t *testing.T) {
 		ctx := context.Background()
 		s := openStore(t, dsn)
 		bs := nftBlocks()
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:3]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:3], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		// Blocks 1 and 2 again, with 3 and 4: nothing moves twice.
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[1:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[1:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		one := big.NewInt(1)

@@ -96,10 +96,10 @@ func TestNFTHolders(t *testing.T) {
 		}
 		// After blocks 0..4: bob owns token 1, carol token 2^200; of id 5,
 		// alice burned her last 7, bob holds 3.
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:3]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[:3], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[1:5]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[1:5], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		want := []string{holder(nft721, 721, bob, 1), holder(nft721, 721, carol, 1), holder(multi1155, 1155, bob, 1),
@@ -110,7 +110,7 @@ func TestNFTHolders(t *testing.T) {
 		}
 		// After block 6: alice owns token 1, bob token 3, dave token 4;
 		// of id 5, alice 1, carol 2, bob none.
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[5:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[5:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		want = []string{holder(nft721, 721, alice, 1), holder(nft721, 721, bob, 1), holder(nft721, 721, dave, 1),

@@ -18,7 +18,7 @@ import (
 
 // The holding spans of each NFT contract's holders (nft_spans, migration
 // 0048): a holder's count of the contract's tokens and the blocks over
-// which it held, kept by applyNFTSpans, so that the Looking Glass's NFT
+// which it held, kept by ApplyNFTSpans, so that the Looking Glass's NFT
 // holders over a range (NFTHoldersOver) read the spans that overlap the
 // range instead of replaying every transfer of the contract.
 
@@ -55,10 +55,11 @@ func nftMoveOf(block int64, t *internal.EVMTransfer) (nftMove, bool) {
 	return m, true
 }
 
-// applyNFTSpans writes the spans the batch's NFT transfers close and open.
+// ApplyNFTSpans writes the spans the batch's NFT transfers close and open.
 // Blocks at or below the chain's cursor were applied already and are
 // skipped: a span is closed by the next change of its count.
-func applyNFTSpans(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
+func (t *EVMTx) ApplyNFTSpans(ctx context.Context, blocks []*internal.EVMBlockData) error {
+	tx, cid := t.db, t.cid
 	cur, ok, err := cursor(ctx, tx, EVMCursor(uint64(cid)))
 	if err != nil {
 		return err

@@ -86,7 +86,7 @@ func TestNFTSpans(t *testing.T) {
 		s := openStore(t, dsn)
 		bs := nftSpanBlocks()
 		for _, r := range [][2]int{{0, 3}, {1, 5}, {4, 7}} {
-			if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[r[0]:r[1]]); err != nil {
+			if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[r[0]:r[1]], deriveEVM); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -131,7 +131,7 @@ func TestNFTSpansBackfill(t *testing.T) {
 		if err := runBackfills(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, nftSpanBlocks()); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, nftSpanBlocks(), deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		dump := func() string { return strings.Join(nftSpanRows(t, s), "\n") }
@@ -193,7 +193,7 @@ func TestNFTHoldersOverSpans(t *testing.T) {
 			bs = append(bs, b)
 		}
 		for start := 0; start < blocks; start += 7 {
-			if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[start:min(blocks, start+7)]); err != nil {
+			if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs[start:min(blocks, start+7)], deriveEVM); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -98,7 +98,7 @@ func TestSQLitePlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	bs := makeEVMBlocks("plans", 10)
-	if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs); err != nil {
+	if err := s.ApplyEVMBlocks(ctx, testEVMChain, bs, deriveEVM); err != nil {
 		t.Fatal(err)
 	}
 	batch, err := pchain.Batch(sc.p)

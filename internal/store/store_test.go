@@ -20,10 +20,15 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
+
+// deriveEVM is the indexer's derivation of an EVM chain's blocks, which
+// the tests of derived tables apply with their blocks.
+var deriveEVM = evmstate.Apply[*EVMTx]
 
 // testID derives a deterministic id from parts.
 func testID(parts ...any) ids.ID {

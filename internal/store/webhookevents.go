@@ -259,8 +259,9 @@ func emitted(b *internal.EVMBlockData, txIndex uint32, sigs map[common.Hash]bool
 	return false
 }
 
-// applyWebhookEvents writes the batch's address_activity events.
-func applyWebhookEvents(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
+// ApplyWebhookEvents writes the batch's address_activity events.
+func (t *EVMTx) ApplyWebhookEvents(ctx context.Context, blocks []*internal.EVMBlockData) error {
+	tx, cid := t.db, t.cid
 	ix, err := webhookIndex(ctx, tx)
 	if err != nil {
 		return err

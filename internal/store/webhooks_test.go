@@ -141,7 +141,7 @@ func TestWebhookOutbox(t *testing.T) {
 		blocks := makeEVMBlocks("hooks", 8)
 		// The first two blocks are applied before any webhook: they
 		// match nothing, and the index is loaded empty first.
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[:2]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[:2], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		create := func(w Webhook, addrs ...common.Address) {
@@ -170,11 +170,11 @@ func TestWebhookOutbox(t *testing.T) {
 		off := testWebhook("off", "k", testEVMChain, before)
 		off.Status = WebhookInactive
 		create(off, alice)
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[2:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[2:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		// Re-applying writes no event twice.
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[2:]); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, blocks[2:], deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		// carol receives an ERC-721 in odd blocks, ERC-1155s in blocks
@@ -269,7 +269,7 @@ func TestWebhookClaims(t *testing.T) {
 		if _, ok, err := s.ClaimWebhook(ctx, now, time.Minute, "c0"); err != nil || ok {
 			t.Fatalf("claim without events: %v %v", ok, err)
 		}
-		if err := s.ApplyEVMBlocks(ctx, testEVMChain, makeEVMBlocks("claims", 4)); err != nil {
+		if err := s.ApplyEVMBlocks(ctx, testEVMChain, makeEVMBlocks("claims", 4), deriveEVM); err != nil {
 			t.Fatal(err)
 		}
 		due(now, true)

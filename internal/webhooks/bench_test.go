@@ -13,6 +13,7 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/webhooks"
@@ -63,7 +64,7 @@ func BenchmarkDelivery(b *testing.B) {
 				bs := chainBlocks(next, next+blocks, perBlock, func(h uint64, i int) common.Address {
 					return addr(fmt.Sprint("watched", i%hooks))
 				}, func(h uint64, i int) common.Address { return addr(fmt.Sprint("other", i)) })
-				if err := st.ApplyEVMBlocks(ctx, chainID, bs); err != nil {
+				if err := st.ApplyEVMBlocks(ctx, chainID, bs, evmstate.Apply[*store.EVMTx]); err != nil {
 					b.Fatal(err)
 				}
 				next += blocks

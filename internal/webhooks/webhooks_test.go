@@ -21,6 +21,7 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -223,7 +224,7 @@ func traffic(t *testing.T, st store.Store, from, to uint64, n int, want map[stri
 			}
 		}
 	}
-	if err := st.ApplyEVMBlocks(context.Background(), chainID, chainBlocks(from, to, txs, sender, recipient)); err != nil {
+	if err := st.ApplyEVMBlocks(context.Background(), chainID, chainBlocks(from, to, txs, sender, recipient), evmstate.Apply[*store.EVMTx]); err != nil {
 		t.Fatal(err)
 	}
 }

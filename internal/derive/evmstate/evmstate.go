@@ -1,0 +1,76 @@
+// Package evmstate is the derivation of an EVM chain's blocks: the
+// ordered list of what a batch derives (the address index, NFTs and their
+// spans, native and ERC-20 balances, the metrics rollups, webhook events,
+// burned fees), run in the batch's transaction after the store has written
+// what evm decoded. Apply is the list, run by the indexer through
+// store.ApplyEVMBlocks. It calls the store only through Writer, which
+// store.EVMTx satisfies.
+package evmstate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/addresstxs"
+	"github.com/avaindex/avaindex/internal/derive/balances"
+	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/metrics"
+)
+
+// Writer is what the derivation writes and reads in the batch's
+// transaction, bound to one chain: each derivation package's writer, and
+// the store's methods that still derive as they write (Apply*).
+type Writer interface {
+	addresstxs.Writer
+	ApplyNFTs(ctx context.Context, blocks []*internal.EVMBlockData) error
+	ApplyNFTSpans(ctx context.Context, blocks []*internal.EVMBlockData) error
+	balances.NativeWriter
+	ApplyERC20Balances(ctx context.Context, blocks []*internal.EVMBlockData) error
+	metrics.EVMWriter
+	ApplyWebhookEvents(ctx context.Context, blocks []*internal.EVMBlockData) error
+	burned.EVMWriter
+}
+
+// step is one derivation of the list, named for its errors. apply takes
+// the writer first, as a method expression of Writer does.
+type step struct {
+	name  string
+	apply func(w Writer, ctx context.Context, blocks []*internal.EVMBlockData) error
+}
+
+// steps is the list in order. Each reads the batch's blocks and its own
+// tables, none another's rows, so the order is the one ingestion has
+// always run: the indexes and holdings first, the metrics after them as
+// on every chain, the webhook events and burned sums last.
+var steps = []step{
+	{"address txs", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+		return addresstxs.Apply(ctx, w, b)
+	}},
+	{"NFTs", Writer.ApplyNFTs},
+	{"NFT spans", Writer.ApplyNFTSpans},
+	{"native balances", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+		return balances.Native(ctx, w, b)
+	}},
+	{"ERC-20 balances", Writer.ApplyERC20Balances},
+	{"metrics", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+		return metrics.EVM(ctx, w, b)
+	}},
+	{"webhook events", Writer.ApplyWebhookEvents},
+	{"burned fees", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+		return burned.EVM(ctx, w, b)
+	}},
+}
+
+// Apply derives the state of blocks (a batch of one chain, consecutive
+// and ascending) through w, in order. It is idempotent as each step is:
+// a batch may be applied again after a crash. It is generic so that
+// Apply[*store.EVMTx] is a store.EVMDerivation.
+func Apply[W Writer](ctx context.Context, w W, blocks []*internal.EVMBlockData) error {
+	for _, s := range steps {
+		if err := s.apply(w, ctx, blocks); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return nil
+}
