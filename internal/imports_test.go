@@ -52,15 +52,17 @@ var allowedImports = map[string][]string{
 	"internal/derive/addresstxs": {"internal"},
 	"internal/derive/balances":   {"internal"},
 	"internal/derive/burned":     {"internal"},
+	"internal/derive/erc20":      {"internal"},
 	"internal/derive/metrics":    {"internal", "internal/chainmetrics"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
-		"internal/derive/burned", "internal/derive/metrics"},
+		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics"},
 
 	"internal/store": {"internal", "internal/chainmetrics", "internal/database", "internal/derrors"},
 
 	// Derivation: decoded values into the store's derived state, and the
 	// rederive of stored blocks.
-	"internal/derive": {"internal", "internal/cchain", "internal/pchain", "internal/progress", "internal/store", "internal/xchain"},
+	"internal/derive": {"internal", "internal/cchain", "internal/derive/erc20", "internal/pchain", "internal/progress",
+		"internal/store", "internal/xchain"},
 
 	// Workers: libraries run by internal/service.
 	"internal/ingest": {"internal", "internal/cchain", "internal/derive/evmstate", "internal/derrors", "internal/evm", "internal/instrument",

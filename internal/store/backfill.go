@@ -66,7 +66,6 @@ var backfillParts = map[string]func(ctx context.Context, db *database.DB) ([]Bac
 	"p_staker_addresses":    stakerAddressParts,
 	"address_txs":           addressTxParts,
 	"block_proposers":       proposerParts,
-	"evm_erc20_balances":    erc20BalanceParts,
 	"burned":                burnedParts,
 	"l1_fee_history": func(context.Context, *database.DB) ([]BackfillPart, error) {
 		return []BackfillPart{stepPart("the P-chain rederive", backfillL1FeeHistory)}, nil
@@ -78,6 +77,14 @@ var backfillParts = map[string]func(ctx context.Context, db *database.DB) ([]Bac
 	"address_balances":    addressBalanceParts,
 }
 
+// derivedBackfillParts are the parts of the backfills whose rows a
+// derivation writes: the store reads what it holds (the stored
+// transfers), and hands it, as blocks, to the derivation the caller
+// names, the one the indexer runs.
+var derivedBackfillParts = map[string]func(ctx context.Context, db *database.DB, derive EVMDerivation) ([]BackfillPart, error){
+	"evm_erc20_balances": erc20BalanceParts,
+}
+
 // BackfillStore is the store's side of the backfills: what is asked for,
 // the parts of each, and the fill of a range of one part in a transaction
 // that moves the backfill's cursor. The caller (derive.RunBackfills) holds
@@ -87,8 +94,10 @@ type BackfillStore interface {
 	// Backfills.
 	PendingBackfills(ctx context.Context) ([]Backfill, error)
 	// BackfillParts returns the parts of the backfill name, as the stored
-	// data stands.
-	BackfillParts(ctx context.Context, name string) ([]BackfillPart, error)
+	// data stands. derive is the derivation of the backfill's rows, for a
+	// backfill that re-derives them from stored transfers
+	// (evm_erc20_balances: derive/erc20's); nil for the others.
+	BackfillParts(ctx context.Context, name string, derive EVMDerivation) ([]BackfillPart, error)
 	// FillBackfill fills the positions [b.Next, hi) of the part b.Part
 	// (parts[b.Part]), at most, in one transaction with the backfill's
 	// cursor, and returns the backfill as it then stands.
@@ -160,8 +169,14 @@ func parseBackfill(name string, value []byte) (Backfill, error) {
 	return b, nil
 }
 
-func (s *sqlStore) BackfillParts(ctx context.Context, name string) (_ []BackfillPart, err error) {
+func (s *sqlStore) BackfillParts(ctx context.Context, name string, derive EVMDerivation) (_ []BackfillPart, err error) {
 	defer derrors.Wrap(&err, "store.BackfillParts(%s)", name)
+	if parts := derivedBackfillParts[name]; parts != nil {
+		if derive == nil {
+			return nil, derrors.Invalid("backfill %q needs the derivation of its rows", name)
+		}
+		return parts(ctx, s.db, derive)
+	}
 	parts := backfillParts[name]
 	if parts == nil {
 		return nil, derrors.Invalid("no backfill %q in this release (a newer avaindex's?)", name)

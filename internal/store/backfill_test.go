@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -32,7 +33,7 @@ func runBackfillsChunked(ctx context.Context, s *sqlStore, chunk int64, stopAfte
 	}
 	fills := 0
 	for _, b := range pending {
-		parts, err := s.BackfillParts(ctx, b.Name)
+		parts, err := s.BackfillParts(ctx, b.Name, backfillDerivation(b.Name))
 		if err != nil {
 			return err
 		}
@@ -173,8 +174,11 @@ func TestPendingBackfills(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("pending %+v, want %+v", got, want)
 		}
-		if _, err := s.BackfillParts(ctx, "zz_newer"); err == nil {
+		if _, err := s.BackfillParts(ctx, "zz_newer", nil); err == nil {
 			t.Error("the parts of an unknown backfill")
+		}
+		if _, err := s.BackfillParts(ctx, "evm_erc20_balances", nil); !errors.Is(err, derrors.InvalidArgument) {
+			t.Errorf("the ERC-20 backfill's parts without its derivation: %v, want InvalidArgument", err)
 		}
 	})
 }

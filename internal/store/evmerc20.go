@@ -1,13 +1,11 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/ava-labs/libevm/common"
@@ -57,17 +55,6 @@ type ERC20Holding struct {
 	Unexplained bool
 }
 
-// ERC20Token is what the store keeps of an ERC-20 token's balances.
-type ERC20Token struct {
-	Token common.Address
-	// Block is the last block whose transfers of the token are applied.
-	Block uint64
-	// Supply is the supply the logs tell: mints less burns.
-	Supply      *big.Int
-	Unexplained bool
-	Reason      string
-}
-
 // ERC20Reader reads the ERC-20 balances kept from transfers.
 type ERC20Reader interface {
 	// EVMERC20Balances lists addr's non-zero ERC-20 balances after block
@@ -76,7 +63,7 @@ type ERC20Reader interface {
 	EVMERC20Balances(ctx context.Context, chainID uint64, addr common.Address, number uint64, tokens []common.Address, after *common.Address, limit int) ([]ERC20Holding, error)
 	// EVMERC20Tokens returns what the store keeps of those of tokens it
 	// has seen transfers of.
-	EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []common.Address) (map[common.Address]ERC20Token, error)
+	EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []common.Address) (map[common.Address]internal.ERC20Token, error)
 }
 
 // ERC20Store keeps and reads the ERC-20 balances.
@@ -88,167 +75,66 @@ type ERC20Store interface {
 	FlagERC20Token(ctx context.Context, chainID uint64, token common.Address, reason string) error
 }
 
-// erc20Move is one ERC-20 transfer as the balances apply it.
-type erc20Move struct {
-	block           uint64
-	token, from, to common.Address
-	value           *big.Int
-}
-
-// ApplyERC20Balances applies the batch's ERC-20 transfers to the
-// balances.
-func (t *EVMTx) ApplyERC20Balances(ctx context.Context, blocks []*internal.EVMBlockData) error {
-	tx, cid := t.db, t.cid
-	var moves []erc20Move
-	for _, b := range blocks {
-		for i := range b.Transfers {
-			t := &b.Transfers[i]
-			if t.Type == internal.ERC20 && t.Value != nil {
-				moves = append(moves, erc20Move{block: b.Number, token: t.Token, from: t.From, to: t.To, value: t.Value})
-			}
-		}
-	}
-	return applyERC20Moves(ctx, tx, cid, moves)
-}
-
-type erc20Pair struct{ addr, token common.Address }
-
-type erc20HoldingState struct {
-	first, block uint64
-	bal          *big.Int
-	// stored: the pair has a row (read in this transaction); changed:
-	// the batch moved it.
-	stored, changed bool
-}
-
-// applyERC20Moves applies moves (in chain order) to the stored balances.
-// A token's row holds the last block applied of it: moves of a block at
-// or before it were applied already (a batch applied again), and are
-// skipped, so that applying is idempotent.
-func applyERC20Moves(ctx context.Context, tx *database.DB, cid int64, moves []erc20Move) error {
-	if len(moves) == 0 {
-		return nil
-	}
-	var (
-		pairs    []erc20Pair
-		tokenSet = map[common.Address]bool{}
-		tokens   []common.Address
-		holdings = map[erc20Pair]*erc20HoldingState{}
-	)
-	for _, m := range moves {
-		if !tokenSet[m.token] {
-			tokenSet[m.token] = true
-			tokens = append(tokens, m.token)
-		}
-		for _, a := range [2]common.Address{m.from, m.to} {
-			p := erc20Pair{a, m.token}
-			if a == (common.Address{}) || holdings[p] != nil {
-				continue
-			}
-			holdings[p] = &erc20HoldingState{}
-			pairs = append(pairs, p)
-		}
-	}
-	// In the holdings' key order: the read below seeks them in turn, and
-	// the rows written from them are in their table's order.
-	slices.SortFunc(pairs, func(a, b erc20Pair) int {
-		if c := bytes.Compare(a.addr[:], b.addr[:]); c != 0 {
-			return c
-		}
-		return bytes.Compare(a.token[:], b.token[:])
-	})
-	states, err := erc20TokenStates(ctx, tx, cid, tokens)
+// ERC20Tokens returns the stored state of those of tokens the chain has.
+func (t *EVMTx) ERC20Tokens(ctx context.Context, tokens []common.Address) (map[common.Address]internal.ERC20Token, error) {
+	states, err := erc20TokenStates(ctx, t.db, t.cid, tokens)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := loadERC20Holdings(ctx, tx, cid, pairs, holdings); err != nil {
-		return err
-	}
-	type histKey struct {
-		p     erc20Pair
-		block uint64
-	}
-	var hist [][]any
-	histAt := map[histKey]int{}
-	record := func(p erc20Pair, block uint64, h *erc20HoldingState) {
-		h.changed = true
-		if h.block == 0 && h.first == 0 {
-			h.first = block
-		}
-		h.block = block
-		k := histKey{p, block}
-		if i, ok := histAt[k]; ok {
-			hist[i][4] = bigBytes(h.bal)
-			return
-		}
-		histAt[k] = len(hist)
-		hist = append(hist, []any{cid, p.token[:], p.addr[:], int64(block), bigBytes(h.bal)})
-	}
-	applied := map[common.Address]uint64{}
-	for _, m := range moves {
-		st := states[m.token]
-		if st.stored && m.block <= st.Block && applied[m.token] != m.block {
-			continue // applied before
-		}
-		applied[m.token], st.Block, st.changed = m.block, m.block, true
-		if m.from == (common.Address{}) {
-			st.Supply.Add(st.Supply, m.value)
-		} else {
-			p := erc20Pair{m.from, m.token}
-			h := holdings[p]
-			if h.bal.Cmp(m.value) < 0 {
-				st.flag("block %d: a Transfer of %s from %s, which its logs gave %s", m.block, m.value, m.from, h.bal)
-				h.bal.SetUint64(0)
-			} else {
-				h.bal.Sub(h.bal, m.value)
-			}
-			record(p, m.block, h)
-		}
-		if m.to == (common.Address{}) {
-			st.Supply.Sub(st.Supply, m.value)
-			if st.Supply.Sign() < 0 {
-				st.flag("block %d: burns exceed the logged mints", m.block)
-				st.Supply.SetUint64(0)
-			}
-		} else {
-			p := erc20Pair{m.to, m.token}
-			h := holdings[p]
-			h.bal.Add(h.bal, m.value)
-			record(p, m.block, h)
+	out := make(map[common.Address]internal.ERC20Token, len(states))
+	for tok, st := range states {
+		if st.stored {
+			out[tok] = st.ERC20Token
 		}
 	}
-	// No conflict clause: a move already applied was skipped above, so
+	return out, nil
+}
+
+// ERC20Holdings returns the stored holdings of those of holders (in
+// their key order: address, then token) that have one.
+func (t *EVMTx) ERC20Holdings(ctx context.Context, holders []internal.ERC20Holder) (map[internal.ERC20Holder]internal.ERC20Balance, error) {
+	return loadERC20Holdings(ctx, t.db, t.cid, holders)
+}
+
+// WriteERC20 writes a batch's ERC-20 balances: the history's new rows,
+// the holdings that had no row (added) and those that had (moved), and
+// the tokens' state.
+func (t *EVMTx) WriteERC20(ctx context.Context, history, added, moved []internal.ERC20Balance, tokens []internal.ERC20Token) error {
+	tx, cid := t.db, t.cid
+	hist := make([][]any, len(history))
+	for i, b := range history {
+		hist[i] = []any{cid, b.Token[:], b.Address[:], int64(b.Block), bigBytes(b.Balance)}
+	}
+	// No conflict clause: the derivation skips a move applied before, so
 	// the rows are new, and PostgreSQL copies them (COPY).
 	inKeyOrder(hist)
 	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
 		return err
 	}
-	var added, moved, trows [][]any
-	for _, p := range pairs {
-		if h := holdings[p]; h.changed {
-			row := []any{cid, p.addr[:], p.token[:], int64(h.first), int64(h.block), sortableAmount(h.bal)}
-			if h.stored {
-				moved = append(moved, row)
-			} else {
-				added = append(added, row)
-			}
-		}
+	holding := func(b internal.ERC20Balance) []any {
+		return []any{cid, b.Address[:], b.Token[:], int64(b.First), int64(b.Block), sortableAmount(b.Balance)}
 	}
-	for _, t := range tokens {
-		if st := states[t]; st.changed {
-			trows = append(trows, []any{cid, t[:], int64(st.Block), bigBytes(st.Supply), boolInt(st.Unexplained), st.Reason})
-		}
+	addedRows, movedRows := make([][]any, len(added)), make([][]any, len(moved))
+	for i, b := range added {
+		addedRows[i] = holding(b)
 	}
-	// A pair without a row has none to conflict with (this transaction
+	for i, b := range moved {
+		movedRows[i] = holding(b)
+	}
+	// A holder without a row has none to conflict with (this transaction
 	// read them, and one writer applies a chain): its row is inserted
 	// without a conflict clause, copied on PostgreSQL.
-	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, added, ""); err != nil {
+	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, addedRows, ""); err != nil {
 		return err
 	}
-	if err := updateERC20Holdings(ctx, tx, moved); err != nil {
+	if err := updateERC20Holdings(ctx, tx, movedRows); err != nil {
 		return err
 	}
-	_, err = tx.BulkInsert(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
+	trows := make([][]any, len(tokens))
+	for i, st := range tokens {
+		trows[i] = []any{cid, st.Token[:], int64(st.Block), bigBytes(st.Supply), boolInt(st.Unexplained), st.Reason}
+	}
+	_, err := tx.BulkInsert(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
 	return err
 }
 
@@ -282,18 +168,10 @@ func updateERC20Holdings(ctx context.Context, tx *database.DB, rows [][]any) err
 	return nil
 }
 
+// erc20TokenState is a token's row as read: stored when it has one.
 type erc20TokenState struct {
-	ERC20Token
-	stored, changed bool
-}
-
-// flag marks the token unexplained for the reason format tells, the
-// first one only: a token whose logs never gave its senders their
-// balances fails every transfer, and the reason is formatted once.
-func (s *erc20TokenState) flag(format string, args ...any) {
-	if !s.Unexplained {
-		s.Unexplained, s.Reason = true, fmt.Sprintf(format, args...)
-	}
+	internal.ERC20Token
+	stored bool
 }
 
 // arrayChunk bounds the keys a PostgreSQL statement of the appliers takes
@@ -308,7 +186,7 @@ const erc20Chunk = 64
 func erc20TokenStates(ctx context.Context, db *database.DB, cid int64, tokens []common.Address) (map[common.Address]*erc20TokenState, error) {
 	out := make(map[common.Address]*erc20TokenState, len(tokens))
 	for _, t := range tokens {
-		out[t] = &erc20TokenState{ERC20Token: ERC20Token{Token: t, Supply: new(big.Int)}}
+		out[t] = &erc20TokenState{ERC20Token: internal.ERC20Token{Token: t, Supply: new(big.Int)}}
 	}
 	for start := 0; start < len(tokens); start += erc20Chunk {
 		chunk := tokens[start:min(len(tokens), start+erc20Chunk)]
@@ -342,16 +220,14 @@ func erc20TokenStates(ctx context.Context, db *database.DB, cid int64, tokens []
 	return out, nil
 }
 
-// loadERC20Holdings fills holdings (one per pair) with the stored latest
-// balances; a pair never stored starts at zero. The pairs are joined on
+// loadERC20Holdings returns the stored latest balances of those of pairs
+// that have a row. The pairs are joined on
 // the key, one index seek each: on SQLite a VALUES list (an OR of pairs
 // it may scan, and IN lists of addresses and tokens cross them), on
 // PostgreSQL two arrays unnested, one statement of any length whose text
 // does not grow with it.
-func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []erc20Pair, holdings map[erc20Pair]*erc20HoldingState) error {
-	for _, p := range pairs {
-		holdings[p].bal = new(big.Int)
-	}
+func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []internal.ERC20Holder) (map[internal.ERC20Holder]internal.ERC20Balance, error) {
+	holdings := make(map[internal.ERC20Holder]internal.ERC20Balance, len(pairs))
 	scan := func(rows *sql.Rows) error {
 		var (
 			addr, token, bal []byte
@@ -360,11 +236,8 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 		if err := rows.Scan(&addr, &token, &first, &block, &bal); err != nil {
 			return err
 		}
-		h := holdings[erc20Pair{common.BytesToAddress(addr), common.BytesToAddress(token)}]
-		if h == nil {
-			return nil
-		}
-		h.first, h.block, h.bal, h.stored = uint64(first), uint64(block), amountFromSortable(bal), true
+		k := internal.ERC20Holder{Address: common.BytesToAddress(addr), Token: common.BytesToAddress(token)}
+		holdings[k] = internal.ERC20Balance{ERC20Holder: k, First: uint64(first), Block: uint64(block), Balance: amountFromSortable(bal)}
 		return nil
 	}
 	const sel = "SELECT h.address, h.token, h.first_block, h.block_number, h.balance FROM "
@@ -381,31 +254,31 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 		if db.Dialect() == database.Postgres {
 			addrs, tokens := make([]any, len(chunk)), make([]any, len(chunk))
 			for i, p := range chunk {
-				addrs[i], tokens[i] = p.addr[:], p.token[:]
+				addrs[i], tokens[i] = p.Address[:], p.Token[:]
 			}
 			q = sel + `unnest(?::BYTEA[], ?::BYTEA[]) AS p(address, token)
 				JOIN evm_erc20_holdings h ON h.chain_id = ? AND h.address = p.address AND h.token = p.token`
 			args = []any{addrs, tokens, cid}
 		} else {
 			for _, p := range chunk {
-				args = append(args, p.addr[:], p.token[:])
+				args = append(args, p.Address[:], p.Token[:])
 			}
 			q = sel + "(VALUES (?, ?)" + strings.Repeat(", (?, ?)", len(chunk)-1) +
 				") AS p JOIN evm_erc20_holdings h ON h.chain_id = ? AND h.address = p.column1 AND h.token = p.column2"
 			args = append(args, cid)
 		}
 		if err := db.RunQuery(ctx, q, scan, args...); err != nil {
-			return fmt.Errorf("reading the ERC-20 holdings: %w", err)
+			return nil, fmt.Errorf("reading the ERC-20 holdings: %w", err)
 		}
 	}
-	return nil
+	return holdings, nil
 }
 
 // erc20BalanceParts are the parts of the evm_erc20_balances backfill:
 // the balances derived from the transfers stored before migration 0027, a
-// chain at a time, in chain order: what ApplyERC20Balances would have
-// written.
-func erc20BalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
+// chain at a time, in chain order: derive, the derivation the indexer
+// runs (derive/erc20), handed the stored transfers.
+func erc20BalanceParts(ctx context.Context, db *database.DB, derive EVMDerivation) ([]BackfillPart, error) {
 	chains, err := chainIDs(ctx, db, "SELECT DISTINCT chain_id FROM evm_transfers WHERE erc_type = 20 ORDER BY chain_id")
 	if err != nil {
 		return nil, err
@@ -415,7 +288,7 @@ func erc20BalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, er
 		p, err := rangePart(ctx, db, fmt.Sprintf("chain %d", cid),
 			"SELECT MIN(block_number), MAX(block_number) FROM evm_transfers WHERE chain_id = ? AND erc_type = 20", []any{cid},
 			func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
-				return backfillERC20Balances(ctx, tx, cid, lo, hi)
+				return backfillERC20Balances(ctx, &EVMTx{db: tx, cid: cid}, lo, hi, derive)
 			})
 		if err != nil {
 			return nil, err
@@ -425,17 +298,26 @@ func erc20BalanceParts(ctx context.Context, db *database.DB) ([]BackfillPart, er
 	return parts, nil
 }
 
-// backfillERC20Balances applies the stored ERC-20 transfers of chain cid
-// from block lo on, before hi, at most one read's (whole blocks), and
-// returns the block it stopped before.
-func backfillERC20Balances(ctx context.Context, tx *database.DB, cid, lo, hi int64) (int64, error) {
-	return wholeBlocks(lo, hi, 10_000, func(m erc20Move) int64 { return int64(m.block) },
-		func(lo, hi int64, limit int) ([]erc20Move, error) {
-			return storedERC20Moves(ctx, tx, cid, lo, hi, limit)
+// backfillERC20Balances hands the stored ERC-20 transfers of tx's chain
+// from block lo on, before hi, at most one read's (whole blocks), to
+// derive as blocks that hold only them, and returns the block it stopped
+// before.
+func backfillERC20Balances(ctx context.Context, tx *EVMTx, lo, hi int64, derive EVMDerivation) (int64, error) {
+	return wholeBlocks(lo, hi, 10_000, func(m internal.ERC20Move) int64 { return int64(m.Block) },
+		func(lo, hi int64, limit int) ([]internal.ERC20Move, error) {
+			return storedERC20Moves(ctx, tx.db, tx.cid, lo, hi, limit)
 		},
-		func(moves []erc20Move) error {
-			if err := applyERC20Moves(ctx, tx, cid, moves); err != nil {
-				return fmt.Errorf("chain %d: %w", cid, err)
+		func(moves []internal.ERC20Move) error {
+			var blocks []*internal.EVMBlockData
+			for _, m := range moves {
+				if len(blocks) == 0 || blocks[len(blocks)-1].Number != m.Block {
+					blocks = append(blocks, &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: m.Block}})
+				}
+				b := blocks[len(blocks)-1]
+				b.Transfers = append(b.Transfers, internal.EVMTransfer{Type: internal.ERC20, Token: m.Token, From: m.From, To: m.To, Value: m.Value})
+			}
+			if err := derive(ctx, tx, blocks); err != nil {
+				return fmt.Errorf("chain %d: %w", tx.cid, err)
 			}
 			return nil
 		})
@@ -443,7 +325,7 @@ func backfillERC20Balances(ctx context.Context, tx *database.DB, cid, lo, hi int
 
 // storedERC20Moves reads the stored ERC-20 transfers of blocks lo to hi
 // (exclusive; -1: no end), in chain order, at most limit (0: all).
-func storedERC20Moves(ctx context.Context, tx *database.DB, cid, lo, hi int64, limit int) ([]erc20Move, error) {
+func storedERC20Moves(ctx context.Context, tx *database.DB, cid, lo, hi int64, limit int) ([]internal.ERC20Move, error) {
 	q := "SELECT block_number, token, from_address, to_address, value FROM evm_transfers WHERE chain_id = ? AND block_number >= ?"
 	args := []any{cid, lo}
 	if hi >= 0 {
@@ -455,7 +337,7 @@ func storedERC20Moves(ctx context.Context, tx *database.DB, cid, lo, hi int64, l
 		q += " LIMIT ?"
 		args = append(args, limit)
 	}
-	var moves []erc20Move
+	var moves []internal.ERC20Move
 	err := tx.RunQuery(ctx, q, func(rows *sql.Rows) error {
 		var (
 			number                 int64
@@ -464,8 +346,8 @@ func storedERC20Moves(ctx context.Context, tx *database.DB, cid, lo, hi int64, l
 		if err := rows.Scan(&number, &token, &from, &to, &value); err != nil {
 			return err
 		}
-		moves = append(moves, erc20Move{block: uint64(number), token: common.BytesToAddress(token),
-			from: common.BytesToAddress(from), to: common.BytesToAddress(to), value: bigFrom(value)})
+		moves = append(moves, internal.ERC20Move{Block: uint64(number), Token: common.BytesToAddress(token),
+			From: common.BytesToAddress(from), To: common.BytesToAddress(to), Value: bigFrom(value)})
 		return nil
 	}, args...)
 	if err != nil {
@@ -487,7 +369,7 @@ func (s *sqlStore) FlagERC20Token(ctx context.Context, chainID uint64, token com
 	return err
 }
 
-func (s *sqlStore) EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []common.Address) (_ map[common.Address]ERC20Token, err error) {
+func (s *sqlStore) EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []common.Address) (_ map[common.Address]internal.ERC20Token, err error) {
 	defer derrors.Wrap(&err, "store.EVMERC20Tokens(%d)", chainID)
 	cid, err := evmChainID(chainID)
 	if err != nil {
@@ -497,7 +379,7 @@ func (s *sqlStore) EVMERC20Tokens(ctx context.Context, chainID uint64, tokens []
 	if err != nil {
 		return nil, err
 	}
-	out := map[common.Address]ERC20Token{}
+	out := map[common.Address]internal.ERC20Token{}
 	for t, st := range states {
 		if st.stored {
 			out[t] = st.ERC20Token

@@ -17,6 +17,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/erc20"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
 
@@ -198,7 +199,7 @@ func TestERC20Balances(t *testing.T) {
 		}
 		for _, b := range blocks {
 			if err := s.db.Transact(ctx, func(tx *database.DB) error {
-				return (&EVMTx{db: tx, cid: cid}).ApplyERC20Balances(ctx, []*internal.EVMBlockData{b})
+				return erc20.Apply(ctx, &EVMTx{db: tx, cid: cid}, []*internal.EVMBlockData{b})
 			}); err != nil {
 				t.Fatal(err)
 			}

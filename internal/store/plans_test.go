@@ -197,7 +197,7 @@ func TestSQLitePlans(t *testing.T) {
 	// The backfills, as runBackfills runs them: their parts' bounds are
 	// read once, a part of one position (a step) is filled once, and the
 	// others a chunk at a time.
-	for name := range backfillParts {
+	for _, name := range Backfills {
 		if err := s.PutSettingIfAbsent(ctx, BackfillKey(name), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestSQLitePlans(t *testing.T) {
 	}
 	for _, b := range pending {
 		setOnce(true)
-		parts, err := s.BackfillParts(ctx, b.Name)
+		parts, err := s.BackfillParts(ctx, b.Name, backfillDerivation(b.Name))
 		if err != nil {
 			t.Fatal(err)
 		}

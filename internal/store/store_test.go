@@ -20,6 +20,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/erc20"
 	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -29,6 +30,16 @@ import (
 // deriveEVM is the indexer's derivation of an EVM chain's blocks, which
 // the tests of derived tables apply with their blocks.
 var deriveEVM = evmstate.Apply[*EVMTx]
+
+// backfillDerivation is the derivation of the backfill name's rows, as
+// derive's Backfiller passes it (for the ERC-20 balances; nil for the
+// backfills SQL fills).
+func backfillDerivation(name string) EVMDerivation {
+	if name == "evm_erc20_balances" {
+		return erc20.Apply[*EVMTx]
+	}
+	return nil
+}
 
 // testID derives a deterministic id from parts.
 func testID(parts ...any) ids.ID {

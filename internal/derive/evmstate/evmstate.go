@@ -15,6 +15,7 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/balances"
 	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/erc20"
 	"github.com/avaindex/avaindex/internal/derive/metrics"
 )
 
@@ -26,7 +27,7 @@ type Writer interface {
 	ApplyNFTs(ctx context.Context, blocks []*internal.EVMBlockData) error
 	ApplyNFTSpans(ctx context.Context, blocks []*internal.EVMBlockData) error
 	balances.NativeWriter
-	ApplyERC20Balances(ctx context.Context, blocks []*internal.EVMBlockData) error
+	erc20.Writer
 	metrics.EVMWriter
 	ApplyWebhookEvents(ctx context.Context, blocks []*internal.EVMBlockData) error
 	burned.EVMWriter
@@ -52,7 +53,9 @@ var steps = []step{
 	{"native balances", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return balances.Native(ctx, w, b)
 	}},
-	{"ERC-20 balances", Writer.ApplyERC20Balances},
+	{"ERC-20 balances", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+		return erc20.Apply(ctx, w, b)
+	}},
 	{"metrics", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return metrics.EVM(ctx, w, b)
 	}},
