@@ -54,14 +54,15 @@ var allowedImports = map[string][]string{
 	"internal/derive/burned":     {"internal"},
 	"internal/derive/erc20":      {"internal"},
 	"internal/derive/metrics":    {"internal", "internal/chainmetrics"},
+	"internal/derive/nfts":       {"internal"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
-		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics"},
+		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics", "internal/derive/nfts"},
 
 	"internal/store": {"internal", "internal/chainmetrics", "internal/database", "internal/derrors"},
 
 	// Derivation: decoded values into the store's derived state, and the
 	// rederive of stored blocks.
-	"internal/derive": {"internal", "internal/cchain", "internal/derive/erc20", "internal/pchain", "internal/progress",
+	"internal/derive": {"internal", "internal/cchain", "internal/derive/erc20", "internal/derive/nfts", "internal/pchain", "internal/progress",
 		"internal/store", "internal/xchain"},
 
 	// Workers: libraries run by internal/service.

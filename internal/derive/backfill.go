@@ -9,6 +9,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/erc20"
+	"github.com/avaindex/avaindex/internal/derive/nfts"
 	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -19,18 +20,18 @@ import (
 // store.Store satisfies it.
 type BackfillSource interface {
 	PendingBackfills(ctx context.Context) ([]store.Backfill, error)
-	BackfillParts(ctx context.Context, name string, derive store.EVMDerivation) ([]store.BackfillPart, error)
+	BackfillParts(ctx context.Context, name string, d store.BackfillDerivations) ([]store.BackfillPart, error)
 	FillBackfill(ctx context.Context, b store.Backfill, part store.BackfillPart, hi int64) (store.Backfill, error)
 	FinishBackfill(ctx context.Context, name string) error
 	MetricsLeft(ctx context.Context, chain internal.Chain) (from, to uint64, ok bool, err error)
 	CatchUpMetrics(ctx context.Context, chain internal.Chain, from, to uint64, decode store.MetricDecoder) error
 }
 
-// backfillDerivations are the derivations of the backfills whose rows
-// are derived from what the store holds: the store reads it, and the
-// derivation the indexer runs writes the rows.
-var backfillDerivations = map[string]store.EVMDerivation{
-	"evm_erc20_balances": erc20.Apply[*store.EVMTx],
+// backfillDerivations are the derivations the backfills of derived rows
+// hand what the store holds: those the indexer runs.
+var backfillDerivations = store.BackfillDerivations{
+	ERC20:    erc20.ApplyMoves[*store.EVMTx],
+	NFTSpans: nfts.ApplySpanMoves[*store.EVMTx],
 }
 
 // BackfillOptions tune the backfills.
@@ -111,7 +112,7 @@ func (b *Backfiller) Run(ctx context.Context) error {
 
 // backfill runs bf from its cursor to its end.
 func (b *Backfiller) backfill(ctx context.Context, bf store.Backfill) error {
-	parts, err := b.st.BackfillParts(ctx, bf.Name, backfillDerivations[bf.Name])
+	parts, err := b.st.BackfillParts(ctx, bf.Name, backfillDerivations)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func (f *fakeBackfills) PendingBackfills(context.Context) ([]store.Backfill, err
 	return f.pending, nil
 }
 
-func (f *fakeBackfills) BackfillParts(context.Context, string, store.EVMDerivation) ([]store.BackfillPart, error) {
+func (f *fakeBackfills) BackfillParts(context.Context, string, store.BackfillDerivations) ([]store.BackfillPart, error) {
 	return f.parts, nil
 }
 

@@ -16,6 +16,8 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/erc20"
+	"github.com/avaindex/avaindex/internal/derive/nfts"
 	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/benchstore"
@@ -258,7 +260,10 @@ func runBackfill(ctx context.Context, st store.Store, name string) error {
 		if bf.Name != name {
 			continue
 		}
-		parts, err := st.BackfillParts(ctx, name)
+		parts, err := st.BackfillParts(ctx, name, store.BackfillDerivations{
+			ERC20:    erc20.ApplyMoves[*store.EVMTx],
+			NFTSpans: nfts.ApplySpanMoves[*store.EVMTx],
+		})
 		if err != nil {
 			return err
 		}

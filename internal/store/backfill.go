@@ -73,16 +73,24 @@ var backfillParts = map[string]func(ctx context.Context, db *database.DB) ([]Bac
 	"nft_holders":         nftHolderParts,
 	"utxo_page_keys":      utxoPageKeyParts,
 	"evm_latest_balances": latestBalanceParts,
-	"nft_spans":           nftSpanParts,
 	"address_balances":    addressBalanceParts,
 }
 
+// BackfillDerivations are the derivations the backfills of derived rows
+// hand what the store holds (its stored transfers) to: the ones the
+// indexer runs, which derive's Backfiller passes.
+type BackfillDerivations struct {
+	// ERC20 applies ERC-20 transfers to the balances (derive/erc20).
+	ERC20 func(ctx context.Context, tx *EVMTx, moves []internal.ERC20Move) error
+	// NFTSpans applies NFT transfers to the holding spans (derive/nfts).
+	NFTSpans func(ctx context.Context, tx *EVMTx, moves []internal.NFTMove) error
+}
+
 // derivedBackfillParts are the parts of the backfills whose rows a
-// derivation writes: the store reads what it holds (the stored
-// transfers), and hands it, as blocks, to the derivation the caller
-// names, the one the indexer runs.
-var derivedBackfillParts = map[string]func(ctx context.Context, db *database.DB, derive EVMDerivation) ([]BackfillPart, error){
+// derivation writes.
+var derivedBackfillParts = map[string]func(ctx context.Context, db *database.DB, d BackfillDerivations) ([]BackfillPart, error){
 	"evm_erc20_balances": erc20BalanceParts,
+	"nft_spans":          nftSpanParts,
 }
 
 // BackfillStore is the store's side of the backfills: what is asked for,
@@ -94,10 +102,9 @@ type BackfillStore interface {
 	// Backfills.
 	PendingBackfills(ctx context.Context) ([]Backfill, error)
 	// BackfillParts returns the parts of the backfill name, as the stored
-	// data stands. derive is the derivation of the backfill's rows, for a
-	// backfill that re-derives them from stored transfers
-	// (evm_erc20_balances: derive/erc20's); nil for the others.
-	BackfillParts(ctx context.Context, name string, derive EVMDerivation) ([]BackfillPart, error)
+	// data stands; d are the derivations of the backfills of derived
+	// rows, which a backfill that needs one refuses to go without.
+	BackfillParts(ctx context.Context, name string, d BackfillDerivations) ([]BackfillPart, error)
 	// FillBackfill fills the positions [b.Next, hi) of the part b.Part
 	// (parts[b.Part]), at most, in one transaction with the backfill's
 	// cursor, and returns the backfill as it then stands.
@@ -169,13 +176,10 @@ func parseBackfill(name string, value []byte) (Backfill, error) {
 	return b, nil
 }
 
-func (s *sqlStore) BackfillParts(ctx context.Context, name string, derive EVMDerivation) (_ []BackfillPart, err error) {
+func (s *sqlStore) BackfillParts(ctx context.Context, name string, d BackfillDerivations) (_ []BackfillPart, err error) {
 	defer derrors.Wrap(&err, "store.BackfillParts(%s)", name)
 	if parts := derivedBackfillParts[name]; parts != nil {
-		if derive == nil {
-			return nil, derrors.Invalid("backfill %q needs the derivation of its rows", name)
-		}
-		return parts(ctx, s.db, derive)
+		return parts(ctx, s.db, d)
 	}
 	parts := backfillParts[name]
 	if parts == nil {

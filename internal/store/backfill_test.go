@@ -33,7 +33,7 @@ func runBackfillsChunked(ctx context.Context, s *sqlStore, chunk int64, stopAfte
 	}
 	fills := 0
 	for _, b := range pending {
-		parts, err := s.BackfillParts(ctx, b.Name, backfillDerivation(b.Name))
+		parts, err := s.BackfillParts(ctx, b.Name, backfillDerivations)
 		if err != nil {
 			return err
 		}
@@ -174,11 +174,13 @@ func TestPendingBackfills(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("pending %+v, want %+v", got, want)
 		}
-		if _, err := s.BackfillParts(ctx, "zz_newer", nil); err == nil {
+		if _, err := s.BackfillParts(ctx, "zz_newer", backfillDerivations); err == nil {
 			t.Error("the parts of an unknown backfill")
 		}
-		if _, err := s.BackfillParts(ctx, "evm_erc20_balances", nil); !errors.Is(err, derrors.InvalidArgument) {
-			t.Errorf("the ERC-20 backfill's parts without its derivation: %v, want InvalidArgument", err)
+		for _, name := range []string{"evm_erc20_balances", "nft_spans"} {
+			if _, err := s.BackfillParts(ctx, name, BackfillDerivations{}); !errors.Is(err, derrors.InvalidArgument) {
+				t.Errorf("the parts of %s without its derivation: %v, want InvalidArgument", name, err)
+			}
 		}
 	})
 }

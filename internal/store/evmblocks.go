@@ -55,7 +55,15 @@ type EVMDerivation func(ctx context.Context, tx *EVMTx, blocks []*internal.EVMBl
 type EVMTx struct {
 	db  *database.DB
 	cid int64
+	// applied is the chain's cursor before the batch, when ok.
+	applied uint64
+	ok      bool
 }
+
+// Applied is the last block of the chain applied before the batch; false
+// when none was. A batch may start at or below it: applied again, or
+// overlapping what was.
+func (t *EVMTx) Applied() (uint64, bool) { return t.applied, t.ok }
 
 // evmDecoded are the writes of what evm decodes with a block, in the
 // order ingestion has always run them; none reads another's rows.
@@ -139,7 +147,7 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 				return err
 			}
 		}
-		if err := derive(ctx, &EVMTx{db: tx, cid: cid}, blocks); err != nil {
+		if err := derive(ctx, &EVMTx{db: tx, cid: cid, applied: cur, ok: ok}, blocks); err != nil {
 			return err
 		}
 		return moveCursor(ctx, tx, key, last, ids.ID(blocks[len(blocks)-1].Hash))

@@ -276,9 +276,12 @@ func loadERC20Holdings(ctx context.Context, db *database.DB, cid int64, pairs []
 
 // erc20BalanceParts are the parts of the evm_erc20_balances backfill:
 // the balances derived from the transfers stored before migration 0027, a
-// chain at a time, in chain order: derive, the derivation the indexer
-// runs (derive/erc20), handed the stored transfers.
-func erc20BalanceParts(ctx context.Context, db *database.DB, derive EVMDerivation) ([]BackfillPart, error) {
+// chain at a time, in chain order, by the derivation the indexer runs
+// (d.ERC20), a read of whole blocks at a time.
+func erc20BalanceParts(ctx context.Context, db *database.DB, d BackfillDerivations) ([]BackfillPart, error) {
+	if d.ERC20 == nil {
+		return nil, derrors.Invalid("the ERC-20 balances' backfill needs their derivation")
+	}
 	chains, err := chainIDs(ctx, db, "SELECT DISTINCT chain_id FROM evm_transfers WHERE erc_type = 20 ORDER BY chain_id")
 	if err != nil {
 		return nil, err
@@ -288,7 +291,16 @@ func erc20BalanceParts(ctx context.Context, db *database.DB, derive EVMDerivatio
 		p, err := rangePart(ctx, db, fmt.Sprintf("chain %d", cid),
 			"SELECT MIN(block_number), MAX(block_number) FROM evm_transfers WHERE chain_id = ? AND erc_type = 20", []any{cid},
 			func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
-				return backfillERC20Balances(ctx, &EVMTx{db: tx, cid: cid}, lo, hi, derive)
+				return wholeBlocks(lo, hi, 10_000, func(m internal.ERC20Move) int64 { return int64(m.Block) },
+					func(lo, hi int64, limit int) ([]internal.ERC20Move, error) {
+						return storedERC20Moves(ctx, tx, cid, lo, hi, limit)
+					},
+					func(moves []internal.ERC20Move) error {
+						if err := d.ERC20(ctx, &EVMTx{db: tx, cid: cid}, moves); err != nil {
+							return fmt.Errorf("chain %d: %w", cid, err)
+						}
+						return nil
+					})
 			})
 		if err != nil {
 			return nil, err
@@ -296,31 +308,6 @@ func erc20BalanceParts(ctx context.Context, db *database.DB, derive EVMDerivatio
 		parts = append(parts, p)
 	}
 	return parts, nil
-}
-
-// backfillERC20Balances hands the stored ERC-20 transfers of tx's chain
-// from block lo on, before hi, at most one read's (whole blocks), to
-// derive as blocks that hold only them, and returns the block it stopped
-// before.
-func backfillERC20Balances(ctx context.Context, tx *EVMTx, lo, hi int64, derive EVMDerivation) (int64, error) {
-	return wholeBlocks(lo, hi, 10_000, func(m internal.ERC20Move) int64 { return int64(m.Block) },
-		func(lo, hi int64, limit int) ([]internal.ERC20Move, error) {
-			return storedERC20Moves(ctx, tx.db, tx.cid, lo, hi, limit)
-		},
-		func(moves []internal.ERC20Move) error {
-			var blocks []*internal.EVMBlockData
-			for _, m := range moves {
-				if len(blocks) == 0 || blocks[len(blocks)-1].Number != m.Block {
-					blocks = append(blocks, &internal.EVMBlockData{EVMBlock: internal.EVMBlock{Number: m.Block}})
-				}
-				b := blocks[len(blocks)-1]
-				b.Transfers = append(b.Transfers, internal.EVMTransfer{Type: internal.ERC20, Token: m.Token, From: m.From, To: m.To, Value: m.Value})
-			}
-			if err := derive(ctx, tx, blocks); err != nil {
-				return fmt.Errorf("chain %d: %w", tx.cid, err)
-			}
-			return nil
-		})
 }
 
 // storedERC20Moves reads the stored ERC-20 transfers of blocks lo to hi

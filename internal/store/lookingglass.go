@@ -763,8 +763,8 @@ func nftReplayStates(ctx context.Context, tx *database.DB, cid int64, q BalanceQ
 			return derrors.Invalid("the query's contract has more than %d holders over its history; narrow it", 4*q.Max)
 		}
 		m := storedNFTMove(block, *q.Token, code, src, dst, value)
-		move(m.from, new(big.Int).Neg(m.amount))
-		move(m.to, m.amount)
+		move(m.From, new(big.Int).Neg(m.Amount))
+		move(m.To, m.Amount)
 		return nil
 	}, cid, q.Token[:], to)
 	if err != nil {

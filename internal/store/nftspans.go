@@ -1,189 +1,46 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derrors"
 )
 
 // The holding spans of each NFT contract's holders (nft_spans, migration
 // 0048): a holder's count of the contract's tokens and the blocks over
-// which it held, kept by ApplyNFTSpans, so that the Looking Glass's NFT
+// which it held, kept by derive/nfts, so that the Looking Glass's NFT
 // holders over a range (NFTHoldersOver) read the spans that overlap the
 // range instead of replaying every transfer of the contract.
 
 // openSpan is the to_block of a holder's current span.
-const openSpan = math.MaxInt64
+const openSpan = internal.OpenSpan
 
 var nftSpanColumns = []string{"chain_id", "address", "to_block", "holder", "from_block", "amount"}
 
-// nftMove is an ERC-721 or ERC-1155 transfer as the spans count it: one
-// token for ERC-721, the value's units for ERC-1155 (as NFTHoldersOver's
-// replay counts them).
-type nftMove struct {
-	block    int64
-	contract common.Address
-	from, to common.Address
-	amount   *big.Int
-}
-
-var oneToken = big.NewInt(1)
-
-// nftMoveOf is t's move; false when t is no NFT transfer.
-func nftMoveOf(block int64, t *internal.EVMTransfer) (nftMove, bool) {
-	m := nftMove{block: block, contract: t.Token, from: t.From, to: t.To, amount: oneToken}
-	switch t.Type {
-	case internal.ERC721:
-	case internal.ERC1155:
-		m.amount = new(big.Int)
-		if t.Value != nil {
-			m.amount = t.Value
-		}
-	default:
-		return m, false
-	}
-	return m, true
-}
-
-// ApplyNFTSpans writes the spans the batch's NFT transfers close and open.
-// Blocks at or below the chain's cursor were applied already and are
-// skipped: a span is closed by the next change of its count.
-func (t *EVMTx) ApplyNFTSpans(ctx context.Context, blocks []*internal.EVMBlockData) error {
-	tx, cid := t.db, t.cid
-	cur, ok, err := cursor(ctx, tx, EVMCursor(uint64(cid)))
-	if err != nil {
-		return err
-	}
-	var moves []nftMove
-	for _, b := range blocks {
-		if ok && b.Number <= cur {
-			continue
-		}
-		for i := range b.Transfers {
-			if m, ok := nftMoveOf(int64(b.Number), &b.Transfers[i]); ok {
-				moves = append(moves, m)
-			}
-		}
-	}
-	return writeNFTSpans(ctx, tx, cid, moves)
-}
-
-type spanKey struct{ contract, holder common.Address }
-
-// spanChange is the net change of a holder's count at one block's end.
-type spanChange struct {
-	block int64
-	delta *big.Int
-}
-
-// storedSpan is a holder's open span as stored.
-type storedSpan struct {
-	from   int64
-	amount *big.Int
-}
-
-// writeNFTSpans applies moves, in block order and after every block the
-// stored spans hold, to nft_spans: for each holder whose count a block
-// changed (judged at the block's end: a token sent and back within it
-// changes nothing), the open span closes at that block and one opens
-// from it, unless the count is zero.
-func writeNFTSpans(ctx context.Context, tx *database.DB, cid int64, moves []nftMove) error {
-	changes := map[spanKey][]spanChange{}
-	add := func(contract, holder common.Address, block int64, d *big.Int, neg bool) {
-		if holder == (common.Address{}) {
-			return
-		}
-		k := spanKey{contract, holder}
-		cs := changes[k]
-		if len(cs) == 0 || cs[len(cs)-1].block != block {
-			cs = append(cs, spanChange{block: block, delta: new(big.Int)})
-			changes[k] = cs
-		}
-		if neg {
-			cs[len(cs)-1].delta.Sub(cs[len(cs)-1].delta, d)
-		} else {
-			cs[len(cs)-1].delta.Add(cs[len(cs)-1].delta, d)
-		}
-	}
-	for _, m := range moves {
-		add(m.contract, m.from, m.block, m.amount, true)
-		add(m.contract, m.to, m.block, m.amount, false)
-	}
-	keys := make([]spanKey, 0, len(changes))
-	for k, cs := range changes {
-		if slices.ContainsFunc(cs, func(c spanChange) bool { return c.delta.Sign() != 0 }) {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	// In key order, the pages the reads and writes touch follow each other.
-	slices.SortFunc(keys, func(x, y spanKey) int {
-		if c := bytes.Compare(x.contract[:], y.contract[:]); c != 0 {
-			return c
-		}
-		return bytes.Compare(x.holder[:], y.holder[:])
-	})
-	open, err := openSpans(ctx, tx, cid, keys)
-	if err != nil {
-		return err
-	}
-	var rows [][]any
-	span := func(k spanKey, from, to int64, amount *big.Int) {
-		rows = append(rows, []any{cid, k.contract[:], to, k.holder[:], from, spanAmount(amount)})
-	}
-	for _, k := range keys {
-		amount, from, held := new(big.Int), int64(0), false
-		if s, ok := open[k]; ok {
-			amount, from, held = s.amount, s.from, true
-		}
-		for _, c := range changes[k] {
-			if c.delta.Sign() == 0 {
-				continue
-			}
-			if held {
-				span(k, from, c.block, amount)
-			}
-			amount = new(big.Int).Add(amount, c.delta)
-			from, held = c.block, amount.Sign() != 0
-		}
-		if held {
-			span(k, from, openSpan, amount)
-		}
-	}
-	if _, err := tx.BulkInsert(ctx, "nft_spans", nftSpanColumns, rows, ""); err != nil {
-		return fmt.Errorf("writing the NFT holding spans: %w", err)
-	}
-	return nil
-}
-
-// openSpans reads the open spans of keys (sorted by contract) and deletes
-// them: the caller writes them again, closed.
-func openSpans(ctx context.Context, tx *database.DB, cid int64, keys []spanKey) (map[spanKey]storedSpan, error) {
-	open := map[spanKey]storedSpan{}
-	for start := 0; start < len(keys); {
-		contract := keys[start].contract
+// TakeOpenNFTSpans reads the open spans of holders (sorted by contract,
+// then holder) and deletes them: the caller writes them again, closed.
+func (t *EVMTx) TakeOpenNFTSpans(ctx context.Context, holders []internal.NFTHolder) (map[internal.NFTHolder]internal.NFTSpan, error) {
+	open := map[internal.NFTHolder]internal.NFTSpan{}
+	for start := 0; start < len(holders); {
+		contract := holders[start].Contract
 		end := start + 1
-		for end < len(keys) && end-start < readInList && keys[end].contract == contract {
+		for end < len(holders) && end-start < readInList && holders[end].Contract == contract {
 			end++
 		}
-		args := []any{cid, contract[:], int64(openSpan)}
-		for _, k := range keys[start:end] {
-			args = append(args, k.holder[:])
+		args := []any{t.cid, contract[:], int64(openSpan)}
+		for _, h := range holders[start:end] {
+			args = append(args, h.Holder[:])
 		}
 		in := "(?" + strings.Repeat(", ?", end-start-1) + ")"
-		err := tx.RunQuery(ctx, "SELECT holder, from_block, amount FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND holder IN "+in,
+		err := t.db.RunQuery(ctx, "SELECT holder, from_block, amount FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND holder IN "+in,
 			func(rows *sql.Rows) error {
 				var (
 					holder, amount []byte
@@ -192,18 +49,32 @@ func openSpans(ctx context.Context, tx *database.DB, cid int64, keys []spanKey) 
 				if err := rows.Scan(&holder, &from, &amount); err != nil {
 					return err
 				}
-				open[spanKey{contract, common.BytesToAddress(holder)}] = storedSpan{from: from, amount: spanAmountFrom(amount)}
+				k := internal.NFTHolder{Contract: contract, Holder: common.BytesToAddress(holder)}
+				open[k] = internal.NFTSpan{NFTHolder: k, From: uint64(from), To: openSpan, Amount: spanAmountFrom(amount)}
 				return nil
 			}, args...)
 		if err != nil {
 			return nil, fmt.Errorf("reading the open NFT holding spans: %w", err)
 		}
-		if _, err := tx.Exec(ctx, "DELETE FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND holder IN "+in, args...); err != nil {
+		if _, err := t.db.Exec(ctx, "DELETE FROM nft_spans WHERE chain_id = ? AND address = ? AND to_block = ? AND holder IN "+in, args...); err != nil {
 			return nil, fmt.Errorf("closing the NFT holding spans: %w", err)
 		}
 		start = end
 	}
 	return open, nil
+}
+
+// WriteNFTSpans writes spans, none of them stored (the open ones were
+// taken by TakeOpenNFTSpans).
+func (t *EVMTx) WriteNFTSpans(ctx context.Context, spans []internal.NFTSpan) error {
+	rows := make([][]any, len(spans))
+	for i, s := range spans {
+		rows[i] = []any{t.cid, s.Contract[:], int64(s.To), s.Holder[:], int64(s.From), spanAmount(s.Amount)}
+	}
+	if _, err := t.db.BulkInsert(ctx, "nft_spans", nftSpanColumns, rows, ""); err != nil {
+		return fmt.Errorf("writing the NFT holding spans: %w", err)
+	}
+	return nil
 }
 
 // spanAmount encodes a non-zero count: the magnitude big-endian, after a
@@ -231,10 +102,13 @@ func nftSpansReady(ctx context.Context, db *database.DB) (bool, error) {
 
 // nftSpanParts is the nft_spans backfill, for what was stored before
 // migration 0048: the spans cleared (a step), then per EVM chain its
-// stored NFT transfers applied as the applier applies a batch, a range of
-// blocks at a time, each building on the open spans the ones before
-// wrote.
-func nftSpanParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
+// stored NFT transfers handed to the derivation (d.NFTSpans) as a batch's
+// are, a range of blocks at a time, each building on the open spans the
+// ones before wrote.
+func nftSpanParts(ctx context.Context, db *database.DB, d BackfillDerivations) ([]BackfillPart, error) {
+	if d.NFTSpans == nil {
+		return nil, derrors.Invalid("the NFT holding spans' backfill needs their derivation")
+	}
 	parts := []BackfillPart{stepPart("clearing the NFT holding spans", func(ctx context.Context, tx *database.DB) error {
 		_, err := tx.Exec(ctx, "DELETE FROM nft_spans")
 		return err
@@ -247,7 +121,16 @@ func nftSpanParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) 
 		p, err := rangePart(ctx, db, fmt.Sprintf("the NFT holding spans of chain %d", cid),
 			"SELECT MIN(block_number), MAX(block_number) FROM evm_transfers WHERE chain_id = ? AND erc_type IN (721, 1155)", []any{cid},
 			func(ctx context.Context, tx *database.DB, lo, hi int64) (int64, error) {
-				return backfillNFTSpans(ctx, tx, cid, lo, hi)
+				return wholeBlocks(lo, hi, 10_000, func(m internal.NFTMove) int64 { return int64(m.Block) },
+					func(lo, hi int64, limit int) ([]internal.NFTMove, error) {
+						return storedNFTMoves(ctx, tx, cid, lo, hi, limit)
+					},
+					func(moves []internal.NFTMove) error {
+						if err := d.NFTSpans(ctx, &EVMTx{db: tx, cid: cid}, moves); err != nil {
+							return fmt.Errorf("chain %d: %w", cid, err)
+						}
+						return nil
+					})
 			})
 		if err != nil {
 			return nil, err
@@ -257,23 +140,9 @@ func nftSpanParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) 
 	return parts, nil
 }
 
-// backfillNFTSpans applies the stored NFT transfers of chain cid from
-// block lo on, before hi, at most one read's (whole blocks), and returns
-// the block it stopped before.
-func backfillNFTSpans(ctx context.Context, tx *database.DB, cid, lo, hi int64) (int64, error) {
-	return wholeBlocks(lo, hi, 10_000, func(m nftMove) int64 { return m.block },
-		func(lo, hi int64, limit int) ([]nftMove, error) { return storedNFTMoves(ctx, tx, cid, lo, hi, limit) },
-		func(moves []nftMove) error {
-			if err := writeNFTSpans(ctx, tx, cid, moves); err != nil {
-				return fmt.Errorf("chain %d: %w", cid, err)
-			}
-			return nil
-		})
-}
-
 // storedNFTMoves reads the stored NFT transfers of blocks [lo, hi) in
 // chain order, at most limit (0: all).
-func storedNFTMoves(ctx context.Context, tx *database.DB, cid, lo, hi int64, limit int) ([]nftMove, error) {
+func storedNFTMoves(ctx context.Context, tx *database.DB, cid, lo, hi int64, limit int) ([]internal.NFTMove, error) {
 	q := `SELECT block_number, token, erc_type, from_address, to_address, value FROM evm_transfers
 		WHERE chain_id = ? AND block_number >= ? AND block_number < ? AND erc_type IN (721, 1155)
 		ORDER BY block_number, log_index, batch_index`
@@ -282,7 +151,7 @@ func storedNFTMoves(ctx context.Context, tx *database.DB, cid, lo, hi int64, lim
 		q += " LIMIT ?"
 		args = append(args, limit)
 	}
-	var moves []nftMove
+	var moves []internal.NFTMove
 	err := tx.RunQuery(ctx, q, func(rows *sql.Rows) error {
 		var (
 			block                  int64
@@ -301,12 +170,15 @@ func storedNFTMoves(ctx context.Context, tx *database.DB, cid, lo, hi int64, lim
 	return moves, nil
 }
 
+// oneToken is an ERC-721 transfer's count.
+var oneToken = big.NewInt(1)
+
 // storedNFTMove is the move of an evm_transfers row of erc_type code (721
 // or 1155) of contract: one token, or the row's value of units.
-func storedNFTMove(block int64, contract common.Address, code int, from, to, value []byte) nftMove {
-	m := nftMove{block: block, contract: contract, from: common.BytesToAddress(from), to: common.BytesToAddress(to), amount: oneToken}
+func storedNFTMove(block int64, contract common.Address, code int, from, to, value []byte) internal.NFTMove {
+	m := internal.NFTMove{Block: uint64(block), Contract: contract, From: common.BytesToAddress(from), To: common.BytesToAddress(to), Amount: oneToken}
 	if code == 1155 {
-		m.amount = bigFrom(value)
+		m.Amount = bigFrom(value)
 	}
 	return m
 }

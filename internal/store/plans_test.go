@@ -209,7 +209,7 @@ func TestSQLitePlans(t *testing.T) {
 	}
 	for _, b := range pending {
 		setOnce(true)
-		parts, err := s.BackfillParts(ctx, b.Name, backfillDerivation(b.Name))
+		parts, err := s.BackfillParts(ctx, b.Name, backfillDerivations)
 		if err != nil {
 			t.Fatal(err)
 		}

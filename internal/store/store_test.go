@@ -22,6 +22,7 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derive/erc20"
 	"github.com/avaindex/avaindex/internal/derive/evmstate"
+	"github.com/avaindex/avaindex/internal/derive/nfts"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -31,14 +32,11 @@ import (
 // the tests of derived tables apply with their blocks.
 var deriveEVM = evmstate.Apply[*EVMTx]
 
-// backfillDerivation is the derivation of the backfill name's rows, as
-// derive's Backfiller passes it (for the ERC-20 balances; nil for the
-// backfills SQL fills).
-func backfillDerivation(name string) EVMDerivation {
-	if name == "evm_erc20_balances" {
-		return erc20.Apply[*EVMTx]
-	}
-	return nil
+// backfillDerivations are the derivations of the backfills of derived
+// rows, as derive's Backfiller passes them.
+var backfillDerivations = BackfillDerivations{
+	ERC20:    erc20.ApplyMoves[*EVMTx],
+	NFTSpans: nfts.ApplySpanMoves[*EVMTx],
 }
 
 // testID derives a deterministic id from parts.

@@ -34,10 +34,8 @@ type Writer interface {
 	WriteERC20(ctx context.Context, history, added, moved []internal.ERC20Balance, tokens []internal.ERC20Token) error
 }
 
-// Apply applies the batch's ERC-20 transfers to the balances. It is
-// generic so that Apply[*store.EVMTx] is a store.EVMDerivation (the
-// store's backfill of the balances hands it the stored transfers).
-func Apply[W Writer](ctx context.Context, w W, blocks []*internal.EVMBlockData) error {
+// Apply applies the batch's ERC-20 transfers to the balances.
+func Apply(ctx context.Context, w Writer, blocks []*internal.EVMBlockData) error {
 	var moves []internal.ERC20Move
 	for _, b := range blocks {
 		for i := range b.Transfers {
@@ -75,8 +73,9 @@ func (t *token) flag(format string, args ...any) {
 // ApplyMoves applies moves (in chain order) to the stored balances. A
 // token's row holds the last block applied of it: moves of a block at or
 // before it were applied already (a batch applied again), and are
-// skipped, so that applying is idempotent.
-func ApplyMoves(ctx context.Context, w Writer, moves []internal.ERC20Move) error {
+// skipped, so that applying is idempotent. It is generic so that
+// ApplyMoves[*store.EVMTx] is the store's backfill's derivation.
+func ApplyMoves[W Writer](ctx context.Context, w W, moves []internal.ERC20Move) error {
 	if len(moves) == 0 {
 		return nil
 	}

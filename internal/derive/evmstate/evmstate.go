@@ -17,6 +17,7 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/burned"
 	"github.com/avaindex/avaindex/internal/derive/erc20"
 	"github.com/avaindex/avaindex/internal/derive/metrics"
+	"github.com/avaindex/avaindex/internal/derive/nfts"
 )
 
 // Writer is what the derivation writes and reads in the batch's
@@ -25,7 +26,7 @@ import (
 type Writer interface {
 	addresstxs.Writer
 	ApplyNFTs(ctx context.Context, blocks []*internal.EVMBlockData) error
-	ApplyNFTSpans(ctx context.Context, blocks []*internal.EVMBlockData) error
+	nfts.SpanWriter
 	balances.NativeWriter
 	erc20.Writer
 	metrics.EVMWriter
@@ -49,7 +50,9 @@ var steps = []step{
 		return addresstxs.Apply(ctx, w, b)
 	}},
 	{"NFTs", Writer.ApplyNFTs},
-	{"NFT spans", Writer.ApplyNFTSpans},
+	{"NFT spans", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+		return nfts.Spans(ctx, w, b)
+	}},
 	{"native balances", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return balances.Native(ctx, w, b)
 	}},
