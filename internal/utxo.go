@@ -1,6 +1,7 @@
 package internal
 
 import (
+	"math/big"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -66,4 +67,30 @@ type UTXOBlock struct {
 type UTXOEffects struct {
 	Consumed, Imported []UTXOInput
 	Produced           []*UTXOOutput
+}
+
+// Burned is what the tx's AVAX (asset avax) inputs bring in beyond its
+// AVAX outputs (its own, staked, exported), less what it moves into L1
+// validators' balances (l1Balance): the fee it paid, plus whatever a
+// malformed tx lets go. A tx that mints (a reward, a refund) burns
+// nothing.
+func (e *UTXOEffects) Burned(avax ids.ID, l1Balance uint64) *big.Int {
+	in, out := new(big.Int), new(big.Int)
+	for _, l := range [][]UTXOInput{e.Consumed, e.Imported} {
+		for _, u := range l {
+			if u.AssetID == avax {
+				in.Add(in, new(big.Int).SetUint64(u.Amount))
+			}
+		}
+	}
+	for _, o := range e.Produced {
+		if o.AssetID == avax {
+			out.Add(out, new(big.Int).SetUint64(o.Amount))
+		}
+	}
+	out.Add(out, new(big.Int).SetUint64(l1Balance))
+	if in.Cmp(out) <= 0 {
+		return new(big.Int)
+	}
+	return in.Sub(in, out)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
+	"github.com/avaindex/avaindex/internal/derive/cstate"
+	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -26,10 +28,10 @@ type RederiveSource interface {
 	StoredPBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
 	RederivePBlocks(ctx context.Context, batch *internal.PBatch) (store.Rederive, error)
 	StoredXBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
-	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (store.Rederive, error)
+	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive store.XDerivation) (store.Rederive, error)
 	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (store.Rederive, error)
 	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]store.StoredCBlock, error)
-	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (store.Rederive, error)
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData, derive store.CDerivation) (store.Rederive, error)
 
 	// Setting reads the stored network (store.NetworkSetting), whose
 	// X-chain genesis the X-chain's rederive needs.
@@ -272,7 +274,7 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	if err != nil {
 		return r, 0, err
 	}
-	r, err = x.st.RederiveXBlocks(ctx, xchain.BlocksData(blocks))
+	r, err = x.st.RederiveXBlocks(ctx, xchain.BlocksData(blocks), xstate.Apply[*store.XTx])
 	return r, len(blocks), err
 }
 
@@ -317,7 +319,7 @@ func (c *cRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 		blocks = append(blocks, b)
 	}
 	from := r.Next
-	r, err = c.st.RederiveCBlocks(ctx, from, last, blocks)
+	r, err = c.st.RederiveCBlocks(ctx, from, last, blocks, cstate.Apply[*store.CTx])
 	return r, int(last - from + 1), err
 }
 

@@ -133,7 +133,7 @@ func (f *fakeCStore) StoredCAtomicBlocks(_ context.Context, from uint64, n int) 
 	return out, nil
 }
 
-func (f *fakeCStore) RederiveCBlocks(_ context.Context, first, last uint64, _ []*internal.CBlockData) (store.Rederive, error) {
+func (f *fakeCStore) RederiveCBlocks(_ context.Context, first, last uint64, _ []*internal.CBlockData, _ store.CDerivation) (store.Rederive, error) {
 	f.ranges = append(f.ranges, [2]uint64{first, last})
 	return store.Rederive{Chain: internal.CChain, Started: true, Phase: store.RederiveBlocks, Next: last + 1,
 		Target: f.target, Done: last == f.target}, nil

@@ -21,6 +21,7 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -207,7 +208,7 @@ func BenchmarkIngestX(b *testing.B) {
 		func(h uint64, raw []byte) (*xchain.Block, error) { return xchain.Decode(h, raw, nil) },
 		func(blk *xchain.Block) int { return len(blk.Txs) },
 		func(ctx context.Context, st store.Store, bs []*xchain.Block) error {
-			return st.ApplyXBlocks(ctx, xchain.BlocksData(bs))
+			return st.ApplyXBlocks(ctx, xchain.BlocksData(bs), xstate.Apply[*store.XTx])
 		}, nil)
 }
 

@@ -27,13 +27,13 @@ type Store interface {
 	// The P-, X- and C-chains (xc.go).
 	ApplyPBlocks(ctx context.Context, batch *internal.PBatch) error
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
-	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData) error
+	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive store.XDerivation) error
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
 	ApplyXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) error
 	XDAGContainers(ctx context.Context, max int) ([]store.Container, error)
 	ApplyXVertices(ctx context.Context, vs []*internal.XVertex) error
 	XVertexContainers(ctx context.Context, max int) ([]store.Container, error)
-	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) error
+	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData, derive store.CDerivation) error
 	CLastHash(ctx context.Context) (ids.ID, error)
 
 	// The supply the node reports (ingest.go).

@@ -9,6 +9,8 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
+	"github.com/avaindex/avaindex/internal/derive/cstate"
+	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -47,7 +49,7 @@ func (ix *Indexer) xFollower(g *xchain.Genesis) follower[*xchain.Block] {
 			return b.ID, nil
 		},
 		apply: func(ctx context.Context, bs []*xchain.Block) error {
-			return ix.store.ApplyXBlocks(ctx, xchain.BlocksData(bs))
+			return ix.store.ApplyXBlocks(ctx, xchain.BlocksData(bs), xstate.Apply[*store.XTx])
 		},
 		records: func(b *xchain.Block) int { return len(b.Txs) },
 	}
@@ -73,8 +75,10 @@ func (ix *Indexer) cFollower() follower[*cchain.Block] {
 		link: func(b *cchain.Block) (ids.ID, ids.ID) { return b.Hash, b.Parent },
 		// Only the cursor's block hash is kept of blocks without atomic txs.
 		storedID: func(ctx context.Context, _ uint64) (ids.ID, error) { return ix.store.CLastHash(ctx) },
-		apply:    ix.store.ApplyCBlocks,
-		records:  func(b *cchain.Block) int { return len(b.AtomicTxs) },
+		apply: func(ctx context.Context, bs []*cchain.Block) error {
+			return ix.store.ApplyCBlocks(ctx, bs, cstate.Apply[*store.CTx])
+		},
+		records: func(b *cchain.Block) int { return len(b.AtomicTxs) },
 	}
 }
 

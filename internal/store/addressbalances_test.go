@@ -35,7 +35,7 @@ func TestAddressBalances(t *testing.T) {
 		life := newXLife(t)
 		xl := openStore(t, dbtestFresh(t, dsn))
 		putXNetwork(t, xl, life.xChainID)
-		if err := xl.ApplyXBlocks(ctx, xchain.BlocksData(life.blocks)); err != nil {
+		if err := xl.ApplyXBlocks(ctx, xchain.BlocksData(life.blocks), deriveX); err != nil {
 			t.Fatal(err)
 		}
 

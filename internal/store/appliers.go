@@ -7,16 +7,12 @@ import (
 	"github.com/avaindex/avaindex/internal/database"
 )
 
-// This file holds each chain's appliers: one ordered list per chain, run
-// in the batch's transaction by the chain's Apply*Blocks and by its
-// rederive, so that both write the same. Order matters where an applier
-// reads what an earlier one wrote in the same transaction; each list's
-// comment says where.
-
-// applier writes state derived from a batch of a chain's blocks inside
-// the batch's transaction. Appliers must be idempotent: a batch may be
-// applied again after a crash.
-type applier[B any] func(ctx context.Context, tx *database.DB, blocks []B) error
+// This file holds the P-chain's appliers: one ordered list, run in the
+// batch's transaction by ApplyPBlocks and by its rederive, so that both
+// write the same. Order matters where an applier reads what an earlier one
+// wrote in the same transaction; the list's comment says where. (The X-,
+// C- and EVM chains' lists are in derive: derive/xstate, cstate and
+// evmstate.)
 
 // pApplier writes state derived from a P-chain batch inside the batch's
 // transaction; like an applier, it must be idempotent.
@@ -40,37 +36,6 @@ var pAppliers = []pApplier{
 	onBlocks(applyPBurned),
 }
 
-// xAppliers, in order: applyXMetrics and applyXWebhookEvents read the
-// owners of the UTXOs applyXUTXOs marks spent; the address history reads
-// what the others stored.
-var xAppliers = []applier[*internal.XBlockData]{
-	applyXUTXOs,
-	applyXMetrics,
-	applyXWebhookEvents,
-	applyXAddressTxs,
-	applyXBurned,
-}
-
-// cAppliers: the atomic txs' effects on shared memory, then the address
-// history, which reads the atomic rows applyCAtomic stored.
-var cAppliers = []applier[*internal.CBlockData]{
-	applyCAtomic,
-	applyCAddressTxs,
-	applyCBurned,
-}
-
-// runAppliers runs appliers over blocks, in order.
-// The UTXO sums they change are written last (withBalanceDeltas).
-func runAppliers[B any](ctx context.Context, tx *database.DB, appliers []applier[B], blocks []B) error {
-	ctx, sums := withBalanceDeltas(ctx)
-	for _, apply := range appliers {
-		if err := apply(ctx, tx, blocks); err != nil {
-			return err
-		}
-	}
-	return sums.write(ctx, tx)
-}
-
 // runPAppliers runs pAppliers over batch, in order, with the context
 // they share (the spent UTXOs' owners, the fee replay's history): an
 // apply and a rederive write the same.
@@ -85,7 +50,7 @@ func runPAppliers(ctx context.Context, tx *database.DB, batch *internal.PBatch) 
 }
 
 // onBlocks is apply, which reads the batch's blocks alone, as a pApplier.
-func onBlocks(apply applier[*internal.PBlockData]) pApplier {
+func onBlocks(apply func(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error) pApplier {
 	return func(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
 		return apply(ctx, tx, batch.Blocks)
 	}

@@ -144,9 +144,9 @@ func (sc *atomicScenario) apply(t *testing.T, s Store, chain byte, oneByOne bool
 		case 'P':
 			err = applyPBlocks(ctx, s, sc.p[lo:hi])
 		case 'X':
-			err = s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x[lo:hi]))
+			err = s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x[lo:hi]), deriveX)
 		case 'C':
-			err = s.ApplyCBlocks(ctx, sc.c[lo:hi])
+			err = s.ApplyCBlocks(ctx, sc.c[lo:hi], deriveC)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -245,8 +245,8 @@ func TestAtomicConcurrent(t *testing.T) {
 			s := openStore(t, dbtestFresh(t, dsn))
 			errs := make(chan error, 3)
 			go func() { errs <- applyPBlocks(context.Background(), s, sc.p) }()
-			go func() { errs <- s.ApplyXBlocks(context.Background(), xchain.BlocksData(sc.x)) }()
-			go func() { errs <- s.ApplyCBlocks(context.Background(), sc.c) }()
+			go func() { errs <- s.ApplyXBlocks(context.Background(), xchain.BlocksData(sc.x), deriveX) }()
+			go func() { errs <- s.ApplyCBlocks(context.Background(), sc.c, deriveC) }()
 			for range 3 {
 				if err := <-errs; err != nil {
 					t.Fatal(err)

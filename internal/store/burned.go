@@ -81,32 +81,7 @@ func addBurned(ctx context.Context, tx *database.DB, key string, heights []uint6
 	return err
 }
 
-// utxoBurn is what a tx's AVAX inputs bring in beyond its AVAX outputs
-// (its own, staked, exported), less what it moves into L1 validators'
-// balances: the fee it paid, plus whatever a malformed tx lets go. A tx
-// that mints (a reward, a refund) burns nothing.
-func utxoBurn(avax ids.ID, e *internal.UTXOEffects, l1Balance uint64) *big.Int {
-	in, out := new(big.Int), new(big.Int)
-	for _, l := range [][]internal.UTXOInput{e.Consumed, e.Imported} {
-		for _, u := range l {
-			if u.AssetID == avax {
-				in.Add(in, new(big.Int).SetUint64(u.Amount))
-			}
-		}
-	}
-	for _, o := range e.Produced {
-		if o.AssetID == avax {
-			out.Add(out, new(big.Int).SetUint64(o.Amount))
-		}
-	}
-	out.Add(out, new(big.Int).SetUint64(l1Balance))
-	if in.Cmp(out) <= 0 {
-		return new(big.Int)
-	}
-	return in.Sub(in, out)
-}
-
-// pBurn is utxoBurn as a P-chain tx's value counts it: its staked
+// pBurn is UTXOEffects.Burned as a P-chain tx's value counts it: its staked
 // outputs are no UTXOs until the staking ends.
 func pBurn(avax ids.ID, v *internal.PTxValue) *big.Int {
 	in := new(big.Int).SetUint64(v.In[avax])
@@ -208,26 +183,6 @@ func (s *sqlStore) L1ValidatorFees(ctx context.Context) (_ *big.Int, err error) 
 	return fees, nil
 }
 
-func applyXBurned(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
-	avax, ok, err := burnedNetwork(ctx, tx)
-	if err != nil || !ok {
-		return err
-	}
-	heights := make([]uint64, len(blocks))
-	for i, b := range blocks {
-		heights[i] = b.Height
-	}
-	return addBurned(ctx, tx, BurnedX, heights, func(i int) *big.Int {
-		sum := new(big.Int)
-		for _, t := range blocks[i].Txs {
-			if t.UTXOs != nil {
-				sum.Add(sum, utxoBurn(avax, t.UTXOs, 0))
-			}
-		}
-		return sum
-	})
-}
-
 // applyXDAGBurned counts the pre-Cortina DAG txs, by X/tx index.
 func applyXDAGBurned(ctx context.Context, tx *database.DB, dtxs []*internal.XDAGTxData) error {
 	avax, ok, err := burnedNetwork(ctx, tx)
@@ -242,45 +197,29 @@ func applyXDAGBurned(ctx context.Context, tx *database.DB, dtxs []*internal.XDAG
 		if dtxs[i].UTXOs == nil {
 			return new(big.Int)
 		}
-		return utxoBurn(avax, dtxs[i].UTXOs, 0)
+		return dtxs[i].UTXOs.Burned(avax, 0)
 	})
 }
 
-// applyCBurned counts the C-chain's atomic txs: the AVAX they import or
-// debit from EVM accounts beyond what they export or credit.
-func applyCBurned(ctx context.Context, tx *database.DB, blocks []*internal.CBlockData) error {
-	avax, ok, err := burnedNetwork(ctx, tx)
-	if err != nil || !ok {
-		return err
-	}
-	// Only the blocks with atomic txs count, as a rederive hands them: the
-	// sum's next is then the same after either.
-	var atomicBlocks []*internal.CBlockData
-	var heights []uint64
-	for _, b := range blocks {
-		if len(b.AtomicTxs) > 0 {
-			atomicBlocks, heights = append(atomicBlocks, b), append(heights, b.Height)
-		}
-	}
-	return addBurned(ctx, tx, BurnedC, heights, func(i int) *big.Int {
-		sum := new(big.Int)
-		for _, t := range atomicBlocks[i].AtomicTxs {
-			e := internal.UTXOEffects{Imported: t.Imported, Produced: t.Exported}
-			for _, c := range t.EVM {
-				if c.AssetID != avax {
-					continue
-				}
-				if c.Debit {
-					e.Consumed = append(e.Consumed, internal.UTXOInput{AssetID: avax, Amount: c.Amount})
-				} else {
-					e.Produced = append(e.Produced, &internal.UTXOOutput{AssetID: avax, Amount: c.Amount})
-				}
-			}
-			sum.Add(sum, utxoBurn(avax, &e, 0))
-		}
-		return sum
-	})
+// AddBurned adds amounts[i], burned in block heights[i] (ascending), to
+// the X-chain's burned sum, skipping the blocks it holds already.
+func (t *XTx) AddBurned(ctx context.Context, heights []uint64, amounts []*big.Int) error {
+	return addBurned(ctx, t.db, BurnedX, heights, func(i int) *big.Int { return amounts[i] })
 }
+
+// AddBurned adds amounts[i], burned in block heights[i] (ascending, the
+// blocks with atomic txs), to the C-chain's burned sum, skipping the
+// blocks it holds already.
+func (t *CTx) AddBurned(ctx context.Context, heights []uint64, amounts []*big.Int) error {
+	return addBurned(ctx, t.db, BurnedC, heights, func(i int) *big.Int { return amounts[i] })
+}
+
+// AVAXAssetID is the stored network's AVAX asset; false in store tests
+// that hold no network, which keep no burned sums.
+func (t *XTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return burnedNetwork(ctx, t.db) }
+
+// AVAXAssetID is XTx.AVAXAssetID.
+func (t *CTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return burnedNetwork(ctx, t.db) }
 
 // AddBurned adds fees[i], burned in block heights[i] (ascending), to the
 // chain's burned sum, skipping the blocks it holds already.

@@ -18,16 +18,45 @@ import (
 type CStore interface {
 	// ApplyCBlocks stores the atomic txs of blocks (consecutive heights,
 	// ascending; blocks without atomic txs included, so that the cursor
-	// moves past them) and moves the C-chain cursor to the last height, in
-	// one transaction. Re-applying changes nothing.
-	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) error
+	// moves past them), runs derive, and moves the C-chain cursor to the
+	// last height, in one transaction. Re-applying changes nothing.
+	ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData, derive CDerivation) error
 	// CLastHash returns the hash of the C-chain block at the cursor.
 	CLastHash(ctx context.Context) (ids.ID, error)
 }
 
 var cAtomicColumns = []string{"id", "block_height", "block_hash", "idx", "type", "timestamp", "bytes"}
 
-func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData) (err error) {
+// CDerivation writes, through tx, the state a C-chain batch's atomic txs
+// derive (derive/cstate). It runs in the batch's transaction, after the
+// atomic txs are written, and must be idempotent.
+type CDerivation func(ctx context.Context, tx *CTx, blocks []*internal.CBlockData) error
+
+// CTx is a C-chain batch's transaction as ApplyCBlocks and
+// RederiveCBlocks hand it to the derivation. It is valid only during that
+// call. The Apply* methods are the derivations still in the store.
+type CTx struct{ db *database.DB }
+
+// ApplyAtomic writes the atomic txs' effects on shared memory.
+func (t *CTx) ApplyAtomic(ctx context.Context, blocks []*internal.CBlockData) error {
+	return applyCAtomic(ctx, t.db, blocks)
+}
+
+// ApplyAddressTxs writes the address history of the atomic txs; it reads
+// the atomic rows ApplyAtomic stored.
+func (t *CTx) ApplyAddressTxs(ctx context.Context, blocks []*internal.CBlockData) error {
+	return applyCAddressTxs(ctx, t.db, blocks)
+}
+
+// runCDerivation runs derive on a C-chain batch in tx, with the batch's UTXO
+// sums gathered in its context.
+func runCDerivation(ctx context.Context, tx *database.DB, derive CDerivation, blocks []*internal.CBlockData) error {
+	return deriveUTXOBatch(ctx, tx, func(ctx context.Context) error {
+		return derive(ctx, &CTx{db: tx}, blocks)
+	})
+}
+
+func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData, derive CDerivation) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -69,7 +98,7 @@ func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockDa
 				}
 			}
 		}
-		if err := runAppliers(ctx, tx, cAppliers, blocks); err != nil {
+		if err := runCDerivation(ctx, tx, derive, blocks); err != nil {
 			return err
 		}
 		return moveCursor(ctx, tx, ChainCursor(internal.CChain), last, blocks[len(blocks)-1].Hash)

@@ -120,8 +120,8 @@ func TestSQLitePlans(t *testing.T) {
 		}
 	}
 	rederive(internal.PChain, func() (Rederive, error) { return s.RederivePBlocks(ctx, batch) })
-	rederive(internal.XChain, func() (Rederive, error) { return s.RederiveXBlocks(ctx, xchain.BlocksData(sc.x)) })
-	rederive(internal.CChain, func() (Rederive, error) { return s.RederiveCBlocks(ctx, 0, uint64(len(sc.c)-1), sc.c) })
+	rederive(internal.XChain, func() (Rederive, error) { return s.RederiveXBlocks(ctx, xchain.BlocksData(sc.x), deriveX) })
+	rederive(internal.CChain, func() (Rederive, error) { return s.RederiveCBlocks(ctx, 0, uint64(len(sc.c)-1), sc.c, deriveC) })
 	// Hot reads: the address histories' pages.
 	for _, c := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
 		for _, desc := range []bool{false, true} {

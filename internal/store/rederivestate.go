@@ -44,21 +44,22 @@ type RederiveStore interface {
 	StoredPBlocks(ctx context.Context, from uint64, n int) ([]StoredBlock, error)
 	StoredXBlocks(ctx context.Context, from uint64, n int) ([]StoredBlock, error)
 	// RederivePBlocks, RederiveXBlocks and RederiveXDAGTxs run the
-	// chain's appliers over a batch (what is stored, decoded again,
-	// consecutive, starting at the rederive's cursor in its phase) and
-	// move the cursor past it, in one transaction; the last batch of the
-	// last phase ends the rederive.
+	// chain's derivation (the P-chain's appliers, the X-chain's derive)
+	// over a batch (what is stored, decoded again, consecutive, starting
+	// at the rederive's cursor in its phase) and move the cursor past it,
+	// in one transaction; the last batch of the last phase ends the
+	// rederive.
 	RederivePBlocks(ctx context.Context, batch *internal.PBatch) (Rederive, error)
-	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (Rederive, error)
+	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive XDerivation) (Rederive, error)
 	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (Rederive, error)
 	// StoredCAtomicBlocks returns the stored atomic txs of up to n C-chain
 	// blocks from height from on, by block, ascending: only the atomic txs
 	// of the C-chain's blocks are stored, and all its derived state
 	// (shared memory) comes from them.
 	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]StoredCBlock, error)
-	// RederiveCBlocks applies the atomic txs of the C-chain's blocks
-	// (those of heights first..last that have any) again.
-	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (Rederive, error)
+	// RederiveCBlocks runs derive over the atomic txs of the C-chain's
+	// blocks (those of heights first..last that have any) again.
+	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData, derive CDerivation) (Rederive, error)
 }
 
 // StoredCBlock is a C-chain block's stored atomic txs, in block order.
@@ -418,7 +419,7 @@ func (s *sqlStore) RederivePBlocks(ctx context.Context, batch *internal.PBatch) 
 		func(tx *database.DB) error { return runPAppliers(ctx, tx, batch) })
 }
 
-func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData) (r Rederive, err error) {
+func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive XDerivation) (r Rederive, err error) {
 	if len(blocks) == 0 {
 		return r, fmt.Errorf("store.RederiveXBlocks: no blocks: %w", derrors.InvalidArgument)
 	}
@@ -430,9 +431,7 @@ func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBloc
 	first, last := blocks[0].Height, blocks[len(blocks)-1].Height
 	defer derrors.Wrap(&err, "store.RederiveXBlocks(%d..%d)", first, last)
 	return s.rederiveBatch(ctx, internal.XChain, RederiveBlocks, first, last,
-		// The spent UTXOs' owners, as ApplyXBlocks has them: the address
-		// webhooks' sent amounts come from them.
-		func(tx *database.DB) error { return runAppliers(withSpentOwners(ctx), tx, xAppliers, blocks) })
+		func(tx *database.DB) error { return runXDerivation(ctx, tx, derive, blocks) })
 }
 
 func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData) (r Rederive, err error) {
@@ -479,7 +478,7 @@ func (s *sqlStore) StoredCAtomicBlocks(ctx context.Context, from uint64, n int) 
 	return out, err
 }
 
-func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData) (r Rederive, err error) {
+func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData, derive CDerivation) (r Rederive, err error) {
 	defer derrors.Wrap(&err, "store.RederiveCBlocks(%d..%d)", first, last)
 	for i, b := range blocks {
 		if b == nil || b.Height < first || b.Height > last || (i > 0 && b.Height <= blocks[i-1].Height) {
@@ -490,7 +489,7 @@ func (s *sqlStore) RederiveCBlocks(ctx context.Context, first, last uint64, bloc
 		return r, fmt.Errorf("an empty range: %w", derrors.InvalidArgument)
 	}
 	return s.rederiveBatch(ctx, internal.CChain, RederiveBlocks, first, last,
-		func(tx *database.DB) error { return runAppliers(ctx, tx, cAppliers, blocks) })
+		func(tx *database.DB) error { return runCDerivation(ctx, tx, derive, blocks) })
 }
 
 // writePRewardUTXOs keeps the reward UTXOs the node reported for the

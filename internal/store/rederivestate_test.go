@@ -114,7 +114,7 @@ func TestRederiveXDAG(t *testing.T) {
 		if n := applyXDAG(t, s, g, 10); n != 2 {
 			t.Fatalf("applied %d DAG txs, want 2", n)
 		}
-		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(blocks)); err != nil {
+		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(blocks), deriveX); err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]string{}
@@ -139,7 +139,7 @@ func TestRederiveXDAG(t *testing.T) {
 		if err := s.RequestRederive(ctx, internal.XChain); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(blocks)); err == nil || !strings.Contains(err.Error(), "rederive") {
+		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(blocks), deriveX); err == nil || !strings.Contains(err.Error(), "rederive") {
 			t.Fatalf("ApplyXBlocks while a rederive is pending: %v, want a refusal", err)
 		}
 		r, err := s.StartRederive(ctx, internal.XChain)
@@ -155,7 +155,7 @@ func TestRederiveXDAG(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.RederiveXBlocks(ctx, xchain.BlocksData(blocks)); err == nil {
+		if _, err := s.RederiveXBlocks(ctx, xchain.BlocksData(blocks), deriveX); err == nil {
 			t.Fatal("RederiveXBlocks in the DAG phase succeeded")
 		}
 		if _, err := s.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dag[1:])); err == nil {
@@ -171,7 +171,7 @@ func TestRederiveXDAG(t *testing.T) {
 		if r, err = s.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dag[1:])); err != nil || r.Phase != RederiveBlocks || r.Next != 0 || r.Target != 1 || r.Done {
 			t.Fatalf("last DAG batch: %+v, %v; want the blocks phase at 0 of 1", r, err)
 		}
-		if r, err = s.RederiveXBlocks(ctx, xchain.BlocksData(blocks)); err != nil || !r.Done {
+		if r, err = s.RederiveXBlocks(ctx, xchain.BlocksData(blocks), deriveX); err != nil || !r.Done {
 			t.Fatalf("blocks: %+v, %v; want done", r, err)
 		}
 		if p, err := s.PendingRederives(ctx); err != nil || len(p) != 0 {

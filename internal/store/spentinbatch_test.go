@@ -137,7 +137,7 @@ func TestXUTXOsSpentInBatch(t *testing.T) {
 		apply := func(s *sqlStore, batches ...[]*xchain.Block) {
 			t.Helper()
 			for _, b := range batches {
-				if err := s.ApplyXBlocks(context.Background(), xchain.BlocksData(b)); err != nil {
+				if err := s.ApplyXBlocks(context.Background(), xchain.BlocksData(b), deriveX); err != nil {
 					t.Fatal(err)
 				}
 			}

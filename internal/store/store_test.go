@@ -20,9 +20,11 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/cstate"
 	"github.com/avaindex/avaindex/internal/derive/erc20"
 	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/derive/nfts"
+	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -31,6 +33,13 @@ import (
 // deriveEVM is the indexer's derivation of an EVM chain's blocks, which
 // the tests of derived tables apply with their blocks.
 var deriveEVM = evmstate.Apply[*EVMTx]
+
+// deriveX and deriveC are the indexer's derivations of the X- and
+// C-chains' batches.
+var (
+	deriveX = xstate.Apply[*XTx]
+	deriveC = cstate.Apply[*CTx]
+)
 
 // backfillDerivations are the derivations of the backfills of derived
 // rows, as derive's Backfiller passes them.

@@ -16,14 +16,68 @@ import (
 
 // XStore keeps X-chain blocks and transactions.
 type XStore interface {
-	// ApplyXBlocks is ApplyPBlocks for the X-chain, with what the blocks'
-	// txs (and, on block 0, the genesis) do to the X-chain's UTXOs.
-	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData) error
+	// ApplyXBlocks is ApplyPBlocks for the X-chain: it writes the blocks
+	// and their txs, runs derive (what the blocks' txs, and on block 0 the
+	// genesis, do to the X-chain's UTXOs and what follows from that), and
+	// moves the cursor, in one transaction.
+	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive XDerivation) error
 	// XBlockByHeight returns a stored X-chain block with its transactions.
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
 }
 
-func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData) (err error) {
+// XDerivation writes, through tx, the state an X-chain batch derives
+// (derive/xstate). It runs in the batch's transaction, after the blocks
+// and their txs are written, and must be idempotent.
+type XDerivation func(ctx context.Context, tx *XTx, blocks []*internal.XBlockData) error
+
+// XTx is an X-chain batch's transaction as ApplyXBlocks and
+// RederiveXBlocks hand it to the derivation. It is valid only during that
+// call. The Apply* methods are the derivations still in the store.
+type XTx struct{ db *database.DB }
+
+// ApplyUTXOs writes what the blocks' txs do to the X-chain's UTXOs.
+func (t *XTx) ApplyUTXOs(ctx context.Context, blocks []*internal.XBlockData) error {
+	return applyXUTXOs(ctx, t.db, blocks)
+}
+
+// ApplyMetrics rolls the blocks up into the X-chain's metrics; it reads
+// the owners of the UTXOs ApplyUTXOs marks spent.
+func (t *XTx) ApplyMetrics(ctx context.Context, blocks []*internal.XBlockData) error {
+	return applyXMetrics(ctx, t.db, blocks)
+}
+
+// ApplyWebhookEvents writes the blocks' address_activity events; it reads
+// the owners of the UTXOs ApplyUTXOs marks spent.
+func (t *XTx) ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error {
+	return applyXWebhookEvents(ctx, t.db, blocks)
+}
+
+// ApplyAddressTxs writes the address history of the blocks' txs from
+// what the others stored.
+func (t *XTx) ApplyAddressTxs(ctx context.Context, blocks []*internal.XBlockData) error {
+	return applyXAddressTxs(ctx, t.db, blocks)
+}
+
+// deriveUTXOBatch runs derive with the batch's changes to the UTXO sums
+// gathered in its context, and writes them after it (withBalanceDeltas).
+func deriveUTXOBatch(ctx context.Context, tx *database.DB, derive func(ctx context.Context) error) error {
+	ctx, sums := withBalanceDeltas(ctx)
+	if err := derive(ctx); err != nil {
+		return err
+	}
+	return sums.write(ctx, tx)
+}
+
+// runXDerivation runs derive on an X-chain batch in tx, with the context it
+// needs: the spent UTXOs' owners, which the metrics and the address
+// webhooks read, and the batch's UTXO sums.
+func runXDerivation(ctx context.Context, tx *database.DB, derive XDerivation, blocks []*internal.XBlockData) error {
+	return deriveUTXOBatch(withSpentOwners(ctx), tx, func(ctx context.Context) error {
+		return derive(ctx, &XTx{db: tx}, blocks)
+	})
+}
+
+func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive XDerivation) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -42,7 +96,7 @@ func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockDa
 		if err := refuseWhileRederiving(ctx, tx, internal.XChain); err != nil {
 			return err
 		}
-		return runAppliers(withSpentOwners(ctx), tx, xAppliers, blocks)
+		return runXDerivation(ctx, tx, derive, blocks)
 	})
 }
 

@@ -35,7 +35,7 @@ func TestApplyXBlocks(t *testing.T) {
 		s := openStore(t, dsn)
 		bs := makeXBlocks(t, "x", 0, 10)
 		for _, batch := range [][]*xchain.Block{bs[:6], bs[:6], bs[4:]} {
-			if err := s.ApplyXBlocks(ctx, xchain.BlocksData(batch)); err != nil {
+			if err := s.ApplyXBlocks(ctx, xchain.BlocksData(batch), deriveX); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -53,10 +53,10 @@ func TestApplyXBlocks(t *testing.T) {
 			t.Errorf("XBlockByHeight(7) = %+v, want %+v", got, bs[7])
 		}
 		// Another chain's block at a stored height is refused.
-		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(makeXBlocks(t, "other", 9, 10))); err == nil {
+		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(makeXBlocks(t, "other", 9, 10)), deriveX); err == nil {
 			t.Error("a different block at a stored height was accepted")
 		}
-		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(makeXBlocks(t, "x", 12, 13))); err == nil {
+		if err := s.ApplyXBlocks(ctx, xchain.BlocksData(makeXBlocks(t, "x", 12, 13)), deriveX); err == nil {
 			t.Error("a batch leaving a gap after the cursor was accepted")
 		}
 	})
@@ -80,7 +80,7 @@ func TestApplyCBlocks(t *testing.T) {
 			bs = append(bs, b)
 		}
 		for _, batch := range [][]*cchain.Block{bs[:4], bs[2:4], bs[3:]} {
-			if err := s.ApplyCBlocks(ctx, batch); err != nil {
+			if err := s.ApplyCBlocks(ctx, batch, deriveC); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -99,7 +99,7 @@ func TestApplyCBlocks(t *testing.T) {
 		}
 		// An atomic tx re-applied in another block is refused.
 		moved := &cchain.Block{Height: 6, Hash: testID("c", 6), Parent: bs[5].Hash, AtomicTxs: bs[3].AtomicTxs}
-		if err := s.ApplyCBlocks(ctx, []*cchain.Block{moved}); err == nil {
+		if err := s.ApplyCBlocks(ctx, []*cchain.Block{moved}, deriveC); err == nil {
 			t.Error("an atomic tx stored at block 3 was accepted again at block 6")
 		}
 	})

@@ -89,7 +89,7 @@ func TestXDAGHistory(t *testing.T) {
 					}
 				}
 				blks := func() {
-					if err := s.ApplyXBlocks(ctx, xchain.BlocksData(blocks)); err != nil {
+					if err := s.ApplyXBlocks(ctx, xchain.BlocksData(blocks), deriveX); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -295,7 +295,7 @@ func applyXDAG(t *testing.T, s Store, g *xchain.Genesis, max int) int {
 func (sc *dagScenario) applyBlocks(t *testing.T, s Store) {
 	t.Helper()
 	ctx := context.Background()
-	if err := s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x)); err != nil {
+	if err := s.ApplyXBlocks(ctx, xchain.BlocksData(sc.x), deriveX); err != nil {
 		t.Fatal(err)
 	}
 	if err := applyPBlocks(ctx, s, sc.p); err != nil {

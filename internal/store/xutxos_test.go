@@ -146,7 +146,7 @@ func TestXUTXOLife(t *testing.T) {
 		s := openStore(t, dsn)
 		putXNetwork(t, s, sc.xChainID)
 		for _, batch := range [][]*xchain.Block{bs[:2], bs[:2], bs[1:], bs} {
-			if err := s.ApplyXBlocks(ctx, xchain.BlocksData(batch)); err != nil {
+			if err := s.ApplyXBlocks(ctx, xchain.BlocksData(batch), deriveX); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,11 +1,15 @@
 // Package burned derives what a chain burns, summed by the store: on an
 // EVM chain, every tx's gas used times its effective gas price, which the
-// coinbase (on the C-chain the blackhole address) never spends.
+// coinbase (on the C-chain the blackhole address) never spends; on the X-
+// and C-chains (atomic txs), the AVAX a tx's inputs bring in beyond its
+// outputs.
 package burned
 
 import (
 	"context"
 	"math/big"
+
+	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
 )
@@ -25,4 +29,72 @@ func EVM(ctx context.Context, w EVMWriter, blocks []*internal.EVMBlockData) erro
 		heights[i], fees[i] = b.Number, internal.FeesSpent(b.Txs)
 	}
 	return w.AddBurned(ctx, heights, fees)
+}
+
+// UTXOWriter adds to the X- or C-chain's burned sum (store.XTx, CTx).
+type UTXOWriter interface {
+	// AVAXAssetID is the network's AVAX asset; false when the store holds
+	// no network (then it keeps no burned sums).
+	AVAXAssetID(ctx context.Context) (ids.ID, bool, error)
+	// AddBurned adds amounts[i], burned in block heights[i] (ascending),
+	// skipping the blocks the sum holds already.
+	AddBurned(ctx context.Context, heights []uint64, amounts []*big.Int) error
+}
+
+// X adds what the X-chain blocks' txs burn: the AVAX their inputs bring
+// in beyond their outputs.
+func X(ctx context.Context, w UTXOWriter, blocks []*internal.XBlockData) error {
+	avax, ok, err := w.AVAXAssetID(ctx)
+	if err != nil || !ok {
+		return err
+	}
+	heights := make([]uint64, len(blocks))
+	amounts := make([]*big.Int, len(blocks))
+	for i, b := range blocks {
+		sum := new(big.Int)
+		for _, t := range b.Txs {
+			if t.UTXOs != nil {
+				sum.Add(sum, t.UTXOs.Burned(avax, 0))
+			}
+		}
+		heights[i], amounts[i] = b.Height, sum
+	}
+	return w.AddBurned(ctx, heights, amounts)
+}
+
+// C adds what the C-chain's atomic txs burn: the AVAX they import or
+// debit from EVM accounts beyond what they export or credit. Only the
+// blocks with atomic txs count, as a rederive hands them: the sum's next
+// is then the same after either.
+func C(ctx context.Context, w UTXOWriter, blocks []*internal.CBlockData) error {
+	avax, ok, err := w.AVAXAssetID(ctx)
+	if err != nil || !ok {
+		return err
+	}
+	var (
+		heights []uint64
+		amounts []*big.Int
+	)
+	for _, b := range blocks {
+		if len(b.AtomicTxs) == 0 {
+			continue
+		}
+		sum := new(big.Int)
+		for _, t := range b.AtomicTxs {
+			e := internal.UTXOEffects{Imported: t.Imported, Produced: t.Exported}
+			for _, c := range t.EVM {
+				if c.AssetID != avax {
+					continue
+				}
+				if c.Debit {
+					e.Consumed = append(e.Consumed, internal.UTXOInput{AssetID: avax, Amount: c.Amount})
+				} else {
+					e.Produced = append(e.Produced, &internal.UTXOOutput{AssetID: avax, Amount: c.Amount})
+				}
+			}
+			sum.Add(sum, e.Burned(avax, 0))
+		}
+		heights, amounts = append(heights, b.Height), append(amounts, sum)
+	}
+	return w.AddBurned(ctx, heights, amounts)
 }

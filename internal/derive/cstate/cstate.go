@@ -1,0 +1,52 @@
+// Package cstate is the derivation of the C-chain's atomic txs: the
+// ordered list of what a batch derives (shared memory, the address
+// history, burned AVAX), run in the batch's transaction after the store
+// has written the atomic txs. Apply is the list, run by the indexer
+// through store.ApplyCBlocks and by a rederive through
+// store.RederiveCBlocks. It calls the store only through Writer, which
+// store.CTx satisfies.
+package cstate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/burned"
+)
+
+// Writer is what the derivation writes and reads in the batch's
+// transaction: each derivation package's writer, and the store's methods
+// that still derive as they write (Apply*).
+type Writer interface {
+	ApplyAtomic(ctx context.Context, blocks []*internal.CBlockData) error
+	ApplyAddressTxs(ctx context.Context, blocks []*internal.CBlockData) error
+	burned.UTXOWriter
+}
+
+// step is one derivation of the list, named for its errors.
+type step struct {
+	name  string
+	apply func(w Writer, ctx context.Context, blocks []*internal.CBlockData) error
+}
+
+// steps is the list in order: the atomic txs' effects on shared memory,
+// then the address history, which reads the atomic rows ApplyAtomic
+// stored; the burned sums read nothing of theirs.
+var steps = []step{
+	{"atomic", Writer.ApplyAtomic},
+	{"address txs", Writer.ApplyAddressTxs},
+	{"burned", func(w Writer, ctx context.Context, b []*internal.CBlockData) error { return burned.C(ctx, w, b) }},
+}
+
+// Apply derives the state of blocks (a batch, ascending) through w, in
+// order. It is idempotent as each step is. It is generic so that
+// Apply[*store.CTx] is a store.CDerivation.
+func Apply[W Writer](ctx context.Context, w W, blocks []*internal.CBlockData) error {
+	for _, s := range steps {
+		if err := s.apply(w, ctx, blocks); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+// Package xstate is the derivation of the X-chain's blocks: the ordered
+// list of what a batch derives (the UTXO set, the metrics rollups, webhook
+// events, the address history, burned AVAX), run in the batch's
+// transaction after the store has written the blocks and their txs. Apply
+// is the list, run by the indexer through store.ApplyXBlocks and by a
+// rederive through store.RederiveXBlocks. It calls the store only through
+// Writer, which store.XTx satisfies.
+package xstate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/burned"
+)
+
+// Writer is what the derivation writes and reads in the batch's
+// transaction: each derivation package's writer, and the store's methods
+// that still derive as they write (Apply*).
+type Writer interface {
+	ApplyUTXOs(ctx context.Context, blocks []*internal.XBlockData) error
+	ApplyMetrics(ctx context.Context, blocks []*internal.XBlockData) error
+	ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error
+	ApplyAddressTxs(ctx context.Context, blocks []*internal.XBlockData) error
+	burned.UTXOWriter
+}
+
+// step is one derivation of the list, named for its errors.
+type step struct {
+	name  string
+	apply func(w Writer, ctx context.Context, blocks []*internal.XBlockData) error
+}
+
+// steps is the list in order: the metrics and the webhook events read the
+// owners of the UTXOs ApplyUTXOs marks spent; the address history reads
+// what the others stored; the burned sums read nothing of theirs.
+var steps = []step{
+	{"UTXOs", Writer.ApplyUTXOs},
+	{"metrics", Writer.ApplyMetrics},
+	{"webhook events", Writer.ApplyWebhookEvents},
+	{"address txs", Writer.ApplyAddressTxs},
+	{"burned", func(w Writer, ctx context.Context, b []*internal.XBlockData) error { return burned.X(ctx, w, b) }},
+}
+
+// Apply derives the state of blocks (a batch, consecutive and ascending)
+// through w, in order. It is idempotent as each step is: a batch may be
+// applied again after a crash. It is generic so that Apply[*store.XTx] is
+// a store.XDerivation.
+func Apply[W Writer](ctx context.Context, w W, blocks []*internal.XBlockData) error {
+	for _, s := range steps {
+		if err := s.apply(w, ctx, blocks); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return nil
+}
