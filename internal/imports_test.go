@@ -56,6 +56,7 @@ var allowedImports = map[string][]string{
 	"internal/derive/metrics":    {"internal", "internal/chainmetrics"},
 	"internal/derive/nfts":       {"internal"},
 	"internal/derive/xstate":     {"internal", "internal/derive/burned"},
+	"internal/derive/pstate":     {"internal"},
 	"internal/derive/cstate":     {"internal", "internal/derive/burned"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
 		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics", "internal/derive/nfts"},
@@ -65,11 +66,11 @@ var allowedImports = map[string][]string{
 	// Derivation: decoded values into the store's derived state, and the
 	// rederive of stored blocks.
 	"internal/derive": {"internal", "internal/cchain", "internal/derive/cstate", "internal/derive/erc20", "internal/derive/nfts",
-		"internal/derive/xstate", "internal/pchain", "internal/progress",
+		"internal/derive/pstate", "internal/derive/xstate", "internal/pchain", "internal/progress",
 		"internal/store", "internal/xchain"},
 
 	// Workers: libraries run by internal/service.
-	"internal/ingest": {"internal", "internal/cchain", "internal/derive/cstate", "internal/derive/evmstate", "internal/derive/xstate", "internal/derrors", "internal/evm", "internal/instrument",
+	"internal/ingest": {"internal", "internal/cchain", "internal/derive/cstate", "internal/derive/evmstate", "internal/derive/pstate", "internal/derive/xstate", "internal/derrors", "internal/evm", "internal/instrument",
 		"internal/node", "internal/pchain", "internal/progress", "internal/store", "internal/xchain"},
 	"internal/nftmeta":          {"internal", "internal/instrument", "internal/progress", "internal/store"},
 	"internal/usage":            {"internal", "internal/progress", "internal/store"},

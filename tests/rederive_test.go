@@ -25,6 +25,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derive"
+	"github.com/avaindex/avaindex/internal/derive/pstate"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -327,7 +328,7 @@ func TestRederivePChain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ApplyPBlocks(ctx, batch); err == nil || !strings.Contains(err.Error(), "rederive") {
+		if err := st.ApplyPBlocks(ctx, batch, pstate.Apply[*store.PTx]); err == nil || !strings.Contains(err.Error(), "rederive") {
 			t.Fatalf("ApplyPBlocks during a rederive returned %v, want a refusal naming the rederive", err)
 		}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/derive/cstate"
+	"github.com/avaindex/avaindex/internal/derive/pstate"
 	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
@@ -26,7 +27,7 @@ type RederiveSource interface {
 	StartRederive(ctx context.Context, chain internal.Chain) (store.Rederive, error)
 
 	StoredPBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
-	RederivePBlocks(ctx context.Context, batch *internal.PBatch) (store.Rederive, error)
+	RederivePBlocks(ctx context.Context, batch *internal.PBatch, derive store.PDerivation) (store.Rederive, error)
 	StoredXBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
 	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive store.XDerivation) (store.Rederive, error)
 	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (store.Rederive, error)
@@ -202,7 +203,7 @@ func (p *pRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 	if err != nil {
 		return r, 0, fmt.Errorf("rederive: %w", err)
 	}
-	if r, err = p.st.RederivePBlocks(ctx, batch); err != nil {
+	if r, err = p.st.RederivePBlocks(ctx, batch, pstate.Apply[*store.PTx]); err != nil {
 		return r, 0, err
 	}
 	p.last = blocks[len(blocks)-1]

@@ -41,7 +41,7 @@ func (f *fakePStore) StoredPBlocks(_ context.Context, from uint64, n int) ([]sto
 	return out, nil
 }
 
-func (f *fakePStore) RederivePBlocks(_ context.Context, b *internal.PBatch) (store.Rederive, error) {
+func (f *fakePStore) RederivePBlocks(_ context.Context, b *internal.PBatch, _ store.PDerivation) (store.Rederive, error) {
 	first, last := b.Blocks[0].Height, b.Blocks[len(b.Blocks)-1].Height
 	f.batches = append(f.batches, [2]uint64{first, last})
 	target := uint64(len(f.blocks))

@@ -22,13 +22,13 @@ type batchCounter struct {
 	records, blocks []int
 }
 
-func (s *batchCounter) ApplyPBlocks(ctx context.Context, batch *internal.PBatch) error {
+func (s *batchCounter) ApplyPBlocks(ctx context.Context, batch *internal.PBatch, derive store.PDerivation) error {
 	n := 0
 	for _, b := range batch.Blocks {
 		n += len(b.Txs)
 	}
 	s.records, s.blocks = append(s.records, n), append(s.blocks, len(batch.Blocks))
-	return s.Store.ApplyPBlocks(ctx, batch)
+	return s.Store.ApplyPBlocks(ctx, batch, derive)
 }
 
 func (s *batchCounter) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []*internal.EVMBlockData, derive store.EVMDerivation) error {

@@ -21,6 +21,7 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/pstate"
 	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
@@ -328,5 +329,5 @@ func applyP(ctx context.Context, st store.Store, blocks []*pchain.Block) error {
 	if err != nil {
 		return err
 	}
-	return st.ApplyPBlocks(ctx, batch)
+	return st.ApplyPBlocks(ctx, batch, pstate.Apply[*store.PTx])
 }

@@ -25,7 +25,7 @@ type Store interface {
 	ContainerRange(ctx context.Context, index string, first, last uint64) ([]store.Container, error)
 
 	// The P-, X- and C-chains (xc.go).
-	ApplyPBlocks(ctx context.Context, batch *internal.PBatch) error
+	ApplyPBlocks(ctx context.Context, batch *internal.PBatch, derive store.PDerivation) error
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
 	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive store.XDerivation) error
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)

@@ -10,6 +10,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/cchain"
 	"github.com/avaindex/avaindex/internal/derive/cstate"
+	"github.com/avaindex/avaindex/internal/derive/pstate"
 	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/node"
@@ -138,7 +139,7 @@ func (ix *Indexer) applyPBlocks(ctx context.Context, blocks []*pchain.Block) err
 	if err != nil {
 		return err
 	}
-	if err := ix.store.ApplyPBlocks(ctx, batch); err != nil {
+	if err := ix.store.ApplyPBlocks(ctx, batch, pstate.Apply[*store.PTx]); err != nil {
 		return err
 	}
 	if len(blocks) > 0 {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/evmstate"
+	"github.com/avaindex/avaindex/internal/derive/pstate"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -104,7 +105,7 @@ func newFixture(t *testing.T, dsn string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.ApplyPBlocks(context.Background(), batch); err != nil {
+	if err := st.ApplyPBlocks(context.Background(), batch, pstate.Apply[*store.PTx]); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, now: utc(13, 10, 0, 0), doc: openapitest.Metrics(t)}

@@ -17,6 +17,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/platformvm/block"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/pstate"
 	"github.com/avaindex/avaindex/internal/jsonrpc"
 	"github.com/avaindex/avaindex/internal/node"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -50,7 +51,7 @@ func fuzzStore(f *testing.F) (store.Store, ids.ID, ids.ID) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := st.ApplyPBlocks(ctx, batch); err != nil {
+	if err := st.ApplyPBlocks(ctx, batch, pstate.Apply[*store.PTx]); err != nil {
 		f.Fatal(err)
 	}
 	c := store.Container{Index: 0, ID: ids.ID{0xc}, Bytes: []byte{1, 2, 3}, Timestamp: "2025-01-02T03:04:05Z"}

@@ -17,7 +17,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/pstate"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -147,31 +147,27 @@ func BenchmarkRollupCost(b *testing.B) {
 			b.Run(w.name, func(b *testing.B) {
 				const batches = 40
 				all := w.blocks(b, batches)
-				orig := pAppliers
-				defer func() { pAppliers = orig }()
-				without := slices.Clone(orig[:len(orig)-1]) // applyPMetrics is last
 				// The rollup's own time in the run with it on, next to the
 				// rest: steadier than two runs' difference, which also
 				// counts what the rollup costs the rest (a larger WAL).
 				var inRollup time.Duration
-				withMetrics := append(slices.Clone(without), func(ctx context.Context, tx *database.DB, bs *internal.PBatch) error {
-					start := time.Now()
-					defer func() { inRollup += time.Since(start) }()
-					return orig[len(orig)-1](ctx, tx, bs)
-				})
+				derivation := func(on bool) PDerivation {
+					return func(ctx context.Context, tx *PTx, batch *internal.PBatch) error {
+						return pstate.Apply(ctx, timedMetrics{PTx: tx, on: on, took: &inRollup}, batch)
+					}
+				}
 				var took [2]time.Duration
 				blocks := 0
 				for b.Loop() {
-					for mode, appliers := range [][]pApplier{without, withMetrics} {
+					for mode, derive := range []PDerivation{derivation(false), derivation(true)} {
 						fresh := dbtest.SQLite(b)
 						if !strings.HasPrefix(dsn, "sqlite:") {
 							fresh = dbtest.Postgres(b)
 						}
 						s := openStore(b, fresh)
-						pAppliers = appliers
 						start := time.Now()
 						for _, bs := range all {
-							if err := applyPBlocks(context.Background(), s, bs); err != nil {
+							if err := applyPBlocksWith(context.Background(), s, bs, derive); err != nil {
 								b.Fatal(err)
 							}
 						}
@@ -187,4 +183,21 @@ func BenchmarkRollupCost(b *testing.B) {
 			})
 		}
 	})
+}
+
+// timedMetrics is a P-chain batch's transaction whose metrics step runs
+// only when on, and then adds its time to took.
+type timedMetrics struct {
+	*PTx
+	on   bool
+	took *time.Duration
+}
+
+func (m timedMetrics) ApplyMetrics(ctx context.Context, batch *internal.PBatch) error {
+	if !m.on {
+		return nil
+	}
+	start := time.Now()
+	defer func() { *m.took += time.Since(start) }()
+	return m.PTx.ApplyMetrics(ctx, batch)
 }

@@ -19,8 +19,8 @@ import (
 type PBlockStore interface {
 	// ApplyPBlocks writes a batch of blocks (consecutive heights,
 	// ascending, with what the derivation layer derived from them: see
-	// pchain.Batch) with their transactions and the state derived from
-	// them, and moves the P-chain cursor to the last height, all in
+	// pchain.Batch) with their transactions, runs derive (the state
+	// derived from them), and moves the P-chain cursor to the last height, all in
 	// one database transaction. Re-applying a block already stored changes
 	// nothing, so a crash at any point resumes with nothing lost or doubled;
 	// the cursor never moves back. A batch that is not consecutive, or that
@@ -28,7 +28,7 @@ type PBlockStore interface {
 	// with derrors.InvalidArgument; one that disagrees with what is stored
 	// (another block at a stored height, a tx id stored for another block)
 	// fails whole. An empty batch does nothing.
-	ApplyPBlocks(ctx context.Context, batch *internal.PBatch) error
+	ApplyPBlocks(ctx context.Context, batch *internal.PBatch, derive PDerivation) error
 
 	// PBlockByHeight returns a stored P-chain block with its
 	// transactions.
@@ -65,7 +65,75 @@ func scanPBlock(r scanner) (*internal.PBlock, error) {
 	return &b, nil
 }
 
-func (s *sqlStore) ApplyPBlocks(ctx context.Context, batch *internal.PBatch) (err error) {
+// PDerivation writes, through tx, the state a P-chain batch derives
+// (derive/pstate). It runs in the batch's transaction, after the blocks,
+// their txs and the reward UTXOs are written, and must be idempotent.
+type PDerivation func(ctx context.Context, tx *PTx, batch *internal.PBatch) error
+
+// PTx is a P-chain batch's transaction as ApplyPBlocks and
+// RederivePBlocks hand it to the derivation. It is valid only during that
+// call. Its Apply* methods are the derivations still in the store; the
+// order they must run in is derive/pstate's.
+type PTx struct{ db *database.DB }
+
+// ApplyStaking writes the staking and validator state (the stakers, the
+// L1 validators and their refund UTXOs, the staker addresses), the
+// rewards and the L1 fees.
+func (t *PTx) ApplyStaking(ctx context.Context, batch *internal.PBatch) error {
+	return applyPStaking(ctx, t.db, batch)
+}
+
+// ApplyUTXOs writes what the blocks' txs do to the P-chain's UTXOs.
+func (t *PTx) ApplyUTXOs(ctx context.Context, batch *internal.PBatch) error {
+	return applyPUTXOs(ctx, t.db, batch.Blocks)
+}
+
+// ApplyRewardHistory writes the historical rewards of the stakings the
+// blocks end.
+func (t *PTx) ApplyRewardHistory(ctx context.Context, batch *internal.PBatch) error {
+	return applyPRewardHistory(ctx, t.db, batch.Blocks)
+}
+
+// ApplyAtomic writes the exports' and imports' effects on shared memory.
+func (t *PTx) ApplyAtomic(ctx context.Context, batch *internal.PBatch) error {
+	return applyPAtomic(ctx, t.db, batch.Blocks)
+}
+
+// ApplyState writes the subnets, chains and supply state.
+func (t *PTx) ApplyState(ctx context.Context, batch *internal.PBatch) error {
+	return applyPState(ctx, t.db, batch)
+}
+
+// ApplyMetrics rolls the blocks up into the P-chain's metrics.
+func (t *PTx) ApplyMetrics(ctx context.Context, batch *internal.PBatch) error {
+	return applyPMetrics(ctx, t.db, batch.Blocks)
+}
+
+// ApplyWebhookEvents writes the batch's platform webhook events.
+func (t *PTx) ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error {
+	return applyPWebhookEvents(ctx, t.db, batch)
+}
+
+// ApplyAddressTxs writes the address history of the blocks' txs.
+func (t *PTx) ApplyAddressTxs(ctx context.Context, batch *internal.PBatch) error {
+	return applyPAddressTxs(ctx, t.db, batch.Blocks)
+}
+
+// ApplyBurned adds what the blocks' txs burn to the P-chain's sums.
+func (t *PTx) ApplyBurned(ctx context.Context, batch *internal.PBatch) error {
+	return applyPBurned(ctx, t.db, batch.Blocks)
+}
+
+// runPDerivation runs derive on a P-chain batch in tx, with the context
+// its steps share (the spent UTXOs' owners, the fee replay's history, the
+// UTXO sums, written after it): an apply and a rederive write the same.
+func runPDerivation(ctx context.Context, tx *database.DB, derive PDerivation, batch *internal.PBatch) error {
+	return deriveUTXOBatch(withL1FeeReplay(withSpentOwners(ctx)), tx, func(ctx context.Context) error {
+		return derive(ctx, &PTx{db: tx}, batch)
+	})
+}
+
+func (s *sqlStore) ApplyPBlocks(ctx context.Context, batch *internal.PBatch, derive PDerivation) (err error) {
 	if batch == nil || len(batch.Blocks) == 0 {
 		return nil
 	}
@@ -90,7 +158,7 @@ func (s *sqlStore) ApplyPBlocks(ctx context.Context, batch *internal.PBatch) (er
 		}
 		// Derived state, written with the blocks so that it commits (or
 		// not) with them and the cursor.
-		return runPAppliers(ctx, tx, batch)
+		return runPDerivation(ctx, tx, derive, batch)
 	})
 }
 

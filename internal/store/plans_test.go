@@ -119,7 +119,7 @@ func TestSQLitePlans(t *testing.T) {
 			t.Fatalf("rederive of the %s-chain: %v", c, err)
 		}
 	}
-	rederive(internal.PChain, func() (Rederive, error) { return s.RederivePBlocks(ctx, batch) })
+	rederive(internal.PChain, func() (Rederive, error) { return s.RederivePBlocks(ctx, batch, deriveP) })
 	rederive(internal.XChain, func() (Rederive, error) { return s.RederiveXBlocks(ctx, xchain.BlocksData(sc.x), deriveX) })
 	rederive(internal.CChain, func() (Rederive, error) { return s.RederiveCBlocks(ctx, 0, uint64(len(sc.c)-1), sc.c, deriveC) })
 	// Hot reads: the address histories' pages.

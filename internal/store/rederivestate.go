@@ -44,12 +44,12 @@ type RederiveStore interface {
 	StoredPBlocks(ctx context.Context, from uint64, n int) ([]StoredBlock, error)
 	StoredXBlocks(ctx context.Context, from uint64, n int) ([]StoredBlock, error)
 	// RederivePBlocks, RederiveXBlocks and RederiveXDAGTxs run the
-	// chain's derivation (the P-chain's appliers, the X-chain's derive)
+	// chain's derivation (derive)
 	// over a batch (what is stored, decoded again, consecutive, starting
 	// at the rederive's cursor in its phase) and move the cursor past it,
 	// in one transaction; the last batch of the last phase ends the
 	// rederive.
-	RederivePBlocks(ctx context.Context, batch *internal.PBatch) (Rederive, error)
+	RederivePBlocks(ctx context.Context, batch *internal.PBatch, derive PDerivation) (Rederive, error)
 	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive XDerivation) (Rederive, error)
 	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (Rederive, error)
 	// StoredCAtomicBlocks returns the stored atomic txs of up to n C-chain
@@ -404,7 +404,7 @@ func (s *sqlStore) storedBlocks(ctx context.Context, table string, from uint64, 
 	return out, err
 }
 
-func (s *sqlStore) RederivePBlocks(ctx context.Context, batch *internal.PBatch) (r Rederive, err error) {
+func (s *sqlStore) RederivePBlocks(ctx context.Context, batch *internal.PBatch, derive PDerivation) (r Rederive, err error) {
 	if batch == nil || len(batch.Blocks) == 0 {
 		return r, fmt.Errorf("store.RederivePBlocks: no blocks: %w", derrors.InvalidArgument)
 	}
@@ -416,7 +416,7 @@ func (s *sqlStore) RederivePBlocks(ctx context.Context, batch *internal.PBatch) 
 		}
 	}
 	return s.rederiveBatch(ctx, internal.PChain, RederiveBlocks, blocks[0].Height, blocks[len(blocks)-1].Height,
-		func(tx *database.DB) error { return runPAppliers(ctx, tx, batch) })
+		func(tx *database.DB) error { return runPDerivation(ctx, tx, derive, batch) })
 }
 
 func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive XDerivation) (r Rederive, err error) {

@@ -24,6 +24,7 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/erc20"
 	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/derive/nfts"
+	"github.com/avaindex/avaindex/internal/derive/pstate"
 	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
@@ -34,9 +35,10 @@ import (
 // the tests of derived tables apply with their blocks.
 var deriveEVM = evmstate.Apply[*EVMTx]
 
-// deriveX and deriveC are the indexer's derivations of the X- and
-// C-chains' batches.
+// deriveP, deriveX and deriveC are the indexer's derivations of the P-,
+// X- and C-chains' batches.
 var (
+	deriveP = pstate.Apply[*PTx]
 	deriveX = xstate.Apply[*XTx]
 	deriveC = cstate.Apply[*CTx]
 )
@@ -338,14 +340,14 @@ func TestFreshBatch(t *testing.T) {
 	dbtest.Run(t, func(t *testing.T, dsn string) {
 		s := openStore(t, dsn)
 		var fresh []bool
-		saved := pAppliers
-		pAppliers = append(slices.Clip(saved), func(ctx context.Context, _ *database.DB, _ *internal.PBatch) error {
+		derive := func(ctx context.Context, tx *PTx, batch *internal.PBatch) error {
 			fresh = append(fresh, newRowsConflict(ctx) == "")
-			return nil
-		})
-		t.Cleanup(func() { pAppliers = saved })
+			return deriveP(ctx, tx, batch)
+		}
 		for _, r := range [][2]uint64{{0, 10}, {0, 10}, {5, 12}, {12, 20}, {19, 25}, {25, 26}} {
-			mustApply(t, s, makeBlocks(t, "a", r[0], r[1]))
+			if err := applyPBlocksWith(context.Background(), s, makeBlocks(t, "a", r[0], r[1]), derive); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if want := []bool{true, false, false, true, false, true}; !slices.Equal(fresh, want) {
 			t.Errorf("fresh = %v, want %v", fresh, want)
@@ -429,16 +431,6 @@ func TestApplyConflicts(t *testing.T) {
 	})
 }
 
-// lastPApplier runs f last among the P-chain's appliers, inside
-// ApplyPBlocks's transaction after the rows are written and before the
-// cursor moves, until t ends.
-func lastPApplier(t *testing.T, f func(tx *database.DB) error) {
-	t.Helper()
-	saved := pAppliers
-	pAppliers = append(slices.Clip(saved), func(_ context.Context, tx *database.DB, _ *internal.PBatch) error { return f(tx) })
-	t.Cleanup(func() { pAppliers = saved })
-}
-
 // TestApplyAtomic fails ApplyPBlocks's transaction after its rows are
 // written and before the cursor moves, as a crash would: neither the blocks
 // nor the cursor may change.
@@ -448,13 +440,16 @@ func TestApplyAtomic(t *testing.T) {
 		s := openStore(t, dsn)
 		errCrash := errors.New("crash")
 		var sawRows bool
+		// derive runs beforeCursor after the indexer's derivation, inside
+		// ApplyPBlocks's transaction after the rows are written and before
+		// the cursor moves.
 		var beforeCursor func(tx *database.DB) error
-		lastPApplier(t, func(tx *database.DB) error {
-			if beforeCursor == nil {
-				return nil
+		derive := func(ctx context.Context, tx *PTx, batch *internal.PBatch) error {
+			if err := deriveP(ctx, tx, batch); err != nil {
+				return err
 			}
-			return beforeCursor(tx)
-		})
+			return beforeCursor(tx.db)
+		}
 		beforeCursor = func(tx *database.DB) error {
 			var n int
 			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM p_blocks").Scan(&n); err != nil {
@@ -463,7 +458,7 @@ func TestApplyAtomic(t *testing.T) {
 			sawRows = n > 0
 			return errCrash
 		}
-		if err := applyPBlocks(ctx, s, makeBlocks(t, "a", 0, 300)); !errors.Is(err, errCrash) {
+		if err := applyPBlocksWith(ctx, s, makeBlocks(t, "a", 0, 300), derive); !errors.Is(err, errCrash) {
 			t.Fatalf("err = %v, want errCrash", err)
 		}
 		if !sawRows {
@@ -471,13 +466,12 @@ func TestApplyAtomic(t *testing.T) {
 		}
 		wantState(t, s, state{})
 
-		beforeCursor = nil
 		mustApply(t, s, makeBlocks(t, "a", 0, 300))
 		want := state{blocks: 300, txs: txCount(0, 300), cursor: 299, hasCursor: true}
 		wantState(t, s, want)
 
 		beforeCursor = func(*database.DB) error { return errCrash }
-		if err := applyPBlocks(ctx, s, makeBlocks(t, "a", 250, 600)); !errors.Is(err, errCrash) {
+		if err := applyPBlocksWith(ctx, s, makeBlocks(t, "a", 250, 600), derive); !errors.Is(err, errCrash) {
 			t.Fatalf("err = %v, want errCrash", err)
 		}
 		wantState(t, s, want)
@@ -486,7 +480,6 @@ func TestApplyAtomic(t *testing.T) {
 		}
 
 		// A cancelled context fails the batch the same way.
-		beforeCursor = nil
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		if err := applyPBlocks(cctx, s, makeBlocks(t, "a", 300, 400)); err == nil {
@@ -783,13 +776,20 @@ func TestReadWhileIngesting(t *testing.T) {
 }
 
 // applyPBlocks applies blocks to st as the indexer does: as the batch
-// pchain.Batch makes of them.
-func applyPBlocks(ctx context.Context, st interface {
-	ApplyPBlocks(context.Context, *internal.PBatch) error
-}, blocks []*pchain.Block) error {
+// pchain.Batch makes of them, with the indexer's derivation.
+func applyPBlocks(ctx context.Context, st pBlockApplier, blocks []*pchain.Block) error {
+	return applyPBlocksWith(ctx, st, blocks, deriveP)
+}
+
+type pBlockApplier interface {
+	ApplyPBlocks(context.Context, *internal.PBatch, PDerivation) error
+}
+
+// applyPBlocksWith is applyPBlocks with the derivation derive.
+func applyPBlocksWith(ctx context.Context, st pBlockApplier, blocks []*pchain.Block, derive PDerivation) error {
 	batch, err := pchain.Batch(blocks)
 	if err != nil {
 		return err
 	}
-	return st.ApplyPBlocks(ctx, batch)
+	return st.ApplyPBlocks(ctx, batch, derive)
 }

@@ -212,7 +212,7 @@ func TestL1FeeWebhookEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r, err = s.RederivePBlocks(ctx, batch); err != nil {
+			if r, err = s.RederivePBlocks(ctx, batch, deriveP); err != nil {
 				t.Fatal(err)
 			}
 		}

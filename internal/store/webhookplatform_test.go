@@ -181,7 +181,7 @@ func TestPlatformWebhookEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.RederivePBlocks(ctx, batch); err != nil {
+			if _, err := s.RederivePBlocks(ctx, batch, deriveP); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -19,7 +19,9 @@ type fakeWriter struct {
 	added   []string
 }
 
-func (f *fakeWriter) AVAXAssetID(context.Context) (ids.ID, bool, error) { return f.avax, f.network, nil }
+func (f *fakeWriter) AVAXAssetID(context.Context) (ids.ID, bool, error) {
+	return f.avax, f.network, nil
+}
 
 func (f *fakeWriter) AddBurned(_ context.Context, heights []uint64, amounts []*big.Int) error {
 	for i, h := range heights {

@@ -1,0 +1,66 @@
+// Package pstate is the derivation of the P-chain's blocks: the ordered
+// list of what a batch (pchain.Batch: the blocks with what was derived of
+// them before the store) derives, run in the batch's transaction after the
+// store has written the blocks, their txs and the reward UTXOs. Apply is
+// the list, run by the indexer through store.ApplyPBlocks and by a
+// rederive through store.RederivePBlocks. It calls the store only through
+// Writer, which store.PTx satisfies.
+package pstate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/avaindex/avaindex/internal"
+)
+
+// Writer is what the derivation writes and reads in the batch's
+// transaction: the store's methods that still derive as they write
+// (Apply*).
+type Writer interface {
+	ApplyStaking(ctx context.Context, batch *internal.PBatch) error
+	ApplyUTXOs(ctx context.Context, batch *internal.PBatch) error
+	ApplyRewardHistory(ctx context.Context, batch *internal.PBatch) error
+	ApplyAtomic(ctx context.Context, batch *internal.PBatch) error
+	ApplyState(ctx context.Context, batch *internal.PBatch) error
+	ApplyMetrics(ctx context.Context, batch *internal.PBatch) error
+	ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error
+	ApplyAddressTxs(ctx context.Context, batch *internal.PBatch) error
+	ApplyBurned(ctx context.Context, batch *internal.PBatch) error
+}
+
+// step is one derivation of the list, named for its errors.
+type step struct {
+	name  string
+	apply func(w Writer, ctx context.Context, batch *internal.PBatch) error
+}
+
+// steps is the list in order: the staking writes L1 refund UTXOs that
+// the UTXOs' step may see spent, and the stakers that the reward history
+// reads; the atomic step needs the exports and imports the UTXOs' step
+// stores; the metrics read the owners of the UTXOs spent; the webhook
+// events read the UTXOs and stakers the others wrote; the address history
+// reads what all of them stored; the burned sums read nothing of theirs.
+var steps = []step{
+	{"staking", Writer.ApplyStaking},
+	{"UTXOs", Writer.ApplyUTXOs},
+	{"reward history", Writer.ApplyRewardHistory},
+	{"atomic", Writer.ApplyAtomic},
+	{"state", Writer.ApplyState},
+	{"metrics", Writer.ApplyMetrics},
+	{"webhook events", Writer.ApplyWebhookEvents},
+	{"address txs", Writer.ApplyAddressTxs},
+	{"burned", Writer.ApplyBurned},
+}
+
+// Apply derives the state of batch through w, in order. It is idempotent
+// as each step is: a batch may be applied again after a crash. It is
+// generic so that Apply[*store.PTx] is a store.PDerivation.
+func Apply[W Writer](ctx context.Context, w W, batch *internal.PBatch) error {
+	for _, s := range steps {
+		if err := s.apply(w, ctx, batch); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return nil
+}
