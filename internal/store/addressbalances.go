@@ -81,8 +81,8 @@ func (d balanceDeltas) merge(o balanceDeltas) {
 type balanceDeltasKey struct{}
 
 // withBalanceDeltas returns ctx with a batch's changes to the sums, which
-// addBalances collects there for the batch to write once, at its end
-// (runAppliers): the rows of address_balances are then the last a
+// addBalances collects there for the batch to write once, after its
+// derivation (deriveUTXOBatch): the rows of address_balances are then the last a
 // batch's transaction locks, all at once and in key order, so that the
 // concurrent batches of two chains (a P-chain export, the X-chain's
 // import of an earlier one, to one address) cannot wait on each other's

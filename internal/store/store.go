@@ -3,10 +3,15 @@
 // embedded default) and PostgreSQL with the same schema and queries.
 //
 // It keeps the tables, the reads, the cursors and the transaction shell in
-// which a batch of blocks is written with the state derived from it (each
-// chain's appliers, one ordered list per chain in appliers.go). The values it writes are the domain types of package
-// internal (PBatch, XBlockData, CBlockData, EVMBlockData, UTXOOutput,
-// ...), which the chain packages decode and derive; it imports no decoder.
+// which a batch of blocks is written with the state derived from it: each
+// chain's Apply*Blocks writes the blocks and hands the batch's transaction
+// (PTx, XTx, CTx, EVMTx: the writes of derived state, and the reads they
+// need) to the derivation it is given, the ordered list in derive/pstate,
+// xstate, cstate or evmstate. Some of those writes still derive as they
+// write (the Apply* methods). The values it writes are the domain types of
+// package internal (PBatch, XBlockData, CBlockData, EVMBlockData,
+// UTXOOutput, ...), which the chain packages decode and derive; it imports
+// no decoder and no derivation.
 // The P-chain's replays over what is stored (L1 fees, staking rewards)
 // reach it as PBatch.Replay, which it calls inside the batch's transaction.
 // Open only migrates: the backfills a migration asks for and the metrics'
