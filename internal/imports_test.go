@@ -56,7 +56,7 @@ var allowedImports = map[string][]string{
 	"internal/derive/metrics":    {"internal", "internal/chainmetrics"},
 	"internal/derive/nfts":       {"internal"},
 	"internal/derive/xstate":     {"internal", "internal/derive/burned"},
-	"internal/derive/pstate":     {"internal"},
+	"internal/derive/pstate":     {"internal", "internal/derive/burned"},
 	"internal/derive/cstate":     {"internal", "internal/derive/burned"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
 		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics", "internal/derive/nfts"},

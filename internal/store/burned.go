@@ -81,18 +81,6 @@ func addBurned(ctx context.Context, tx *database.DB, key string, heights []uint6
 	return err
 }
 
-// pBurn is UTXOEffects.Burned as a P-chain tx's value counts it: its staked
-// outputs are no UTXOs until the staking ends.
-func pBurn(avax ids.ID, v *internal.PTxValue) *big.Int {
-	in := new(big.Int).SetUint64(v.In[avax])
-	out := new(big.Int).SetUint64(v.Out[avax])
-	out.Add(out, new(big.Int).SetUint64(v.L1Balance))
-	if in.Cmp(out) <= 0 {
-		return new(big.Int)
-	}
-	return in.Sub(in, out)
-}
-
 // burnedNetwork is the stored network's AVAX asset; ok is false in store
 // tests that hold no network, which keep no burned sums.
 func burnedNetwork(ctx context.Context, tx *database.DB) (ids.ID, bool, error) {
@@ -103,28 +91,18 @@ func burnedNetwork(ctx context.Context, tx *database.DB) (ids.ID, bool, error) {
 	return n.AVAXAssetID, true, nil
 }
 
-func applyPBurned(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
-	avax, ok, err := burnedNetwork(ctx, tx)
-	if err != nil || !ok {
+// AddBurned adds burns[i], burned in block heights[i] (ascending), to
+// the P-chain's burned sum and deposits[i], moved into L1 validators'
+// balances, to theirs, skipping the blocks they hold already.
+func (t *PTx) AddBurned(ctx context.Context, heights []uint64, burns, deposits []*big.Int) error {
+	if err := addBurned(ctx, t.db, BurnedP, heights, func(i int) *big.Int { return burns[i] }); err != nil {
 		return err
 	}
-	burns, deposits := make([]*big.Int, len(blocks)), make([]*big.Int, len(blocks))
-	heights := make([]uint64, len(blocks))
-	for i, b := range blocks {
-		heights[i], burns[i], deposits[i] = b.Height, new(big.Int), new(big.Int)
-		for _, t := range b.Txs {
-			if t.Value == nil {
-				continue
-			}
-			burns[i].Add(burns[i], pBurn(avax, t.Value))
-			deposits[i].Add(deposits[i], new(big.Int).SetUint64(t.Value.L1Balance))
-		}
-	}
-	if err := addBurned(ctx, tx, BurnedP, heights, func(i int) *big.Int { return burns[i] }); err != nil {
-		return err
-	}
-	return addBurned(ctx, tx, l1Deposits, heights, func(i int) *big.Int { return deposits[i] })
+	return addBurned(ctx, t.db, l1Deposits, heights, func(i int) *big.Int { return deposits[i] })
 }
+
+// AVAXAssetID is XTx.AVAXAssetID.
+func (t *PTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return burnedNetwork(ctx, t.db) }
 
 // addL1Refunds counts the L1 validators' refunds of a batch that the fee
 // replay (applyL1Fees) made.

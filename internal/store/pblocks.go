@@ -119,11 +119,6 @@ func (t *PTx) ApplyAddressTxs(ctx context.Context, batch *internal.PBatch) error
 	return applyPAddressTxs(ctx, t.db, batch.Blocks)
 }
 
-// ApplyBurned adds what the blocks' txs burn to the P-chain's sums.
-func (t *PTx) ApplyBurned(ctx context.Context, batch *internal.PBatch) error {
-	return applyPBurned(ctx, t.db, batch.Blocks)
-}
-
 // runPDerivation runs derive on a P-chain batch in tx, with the context
 // its steps share (the spent UTXOs' owners, the fee replay's history, the
 // UTXO sums, written after it): an apply and a rederive write the same.

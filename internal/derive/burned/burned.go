@@ -1,8 +1,8 @@
 // Package burned derives what a chain burns, summed by the store: on an
 // EVM chain, every tx's gas used times its effective gas price, which the
-// coinbase (on the C-chain the blackhole address) never spends; on the X-
-// and C-chains (atomic txs), the AVAX a tx's inputs bring in beyond its
-// outputs.
+// coinbase (on the C-chain the blackhole address) never spends; on the
+// P-, X- and C-chains (atomic txs), the AVAX a tx's inputs bring in
+// beyond its outputs.
 package burned
 
 import (
@@ -97,4 +97,42 @@ func C(ctx context.Context, w UTXOWriter, blocks []*internal.CBlockData) error {
 		heights, amounts = append(heights, b.Height), append(amounts, sum)
 	}
 	return w.AddBurned(ctx, heights, amounts)
+}
+
+// PWriter adds to the P-chain's burned sum and to what its txs moved into
+// L1 validators' balances (store.PTx).
+type PWriter interface {
+	AVAXAssetID(ctx context.Context) (ids.ID, bool, error)
+	// AddBurned adds burns[i] and deposits[i] of block heights[i]
+	// (ascending), skipping the blocks the sums hold already.
+	AddBurned(ctx context.Context, heights []uint64, burns, deposits []*big.Int) error
+}
+
+// P adds what the P-chain blocks' txs burn, as their values count it
+// (internal.PTxValue: a staking's outputs are no UTXOs until it ends):
+// the AVAX in beyond the AVAX out and the L1 validators' deposits; and
+// the deposits themselves.
+func P(ctx context.Context, w PWriter, blocks []*internal.PBlockData) error {
+	avax, ok, err := w.AVAXAssetID(ctx)
+	if err != nil || !ok {
+		return err
+	}
+	heights := make([]uint64, len(blocks))
+	burns, deposits := make([]*big.Int, len(blocks)), make([]*big.Int, len(blocks))
+	for i, b := range blocks {
+		heights[i], burns[i], deposits[i] = b.Height, new(big.Int), new(big.Int)
+		for _, t := range b.Txs {
+			if t.Value == nil {
+				continue
+			}
+			in := new(big.Int).SetUint64(t.Value.In[avax])
+			out := new(big.Int).SetUint64(t.Value.Out[avax])
+			out.Add(out, new(big.Int).SetUint64(t.Value.L1Balance))
+			if in.Cmp(out) > 0 {
+				burns[i].Add(burns[i], in.Sub(in, out))
+			}
+			deposits[i].Add(deposits[i], new(big.Int).SetUint64(t.Value.L1Balance))
+		}
+	}
+	return w.AddBurned(ctx, heights, burns, deposits)
 }

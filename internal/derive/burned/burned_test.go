@@ -95,3 +95,40 @@ func (f *evmWriter) AddBurned(_ context.Context, heights []uint64, fees []*big.I
 	}
 	return nil
 }
+
+type pWriter struct {
+	fakeWriter
+	deposits []string
+}
+
+func (f *pWriter) AddBurned(_ context.Context, heights []uint64, burns, deposits []*big.Int) error {
+	for i, h := range heights {
+		f.added = append(f.added, fmt.Sprintf("%d:%s", h, burns[i]))
+		f.deposits = append(f.deposits, fmt.Sprintf("%d:%s", h, deposits[i]))
+	}
+	return nil
+}
+
+func TestP(t *testing.T) {
+	avax, other := ids.ID{0xa}, ids.ID{0xb}
+	value := func(in, out, l1 uint64) *internal.PTxValue {
+		return &internal.PTxValue{In: map[ids.ID]uint64{avax: in, other: 50}, Out: map[ids.ID]uint64{avax: out}, L1Balance: l1}
+	}
+	blocks := []*internal.PBlockData{
+		// Fee 1; an L1 validator's deposit of 5 with a fee of 2; a tx
+		// without a value.
+		{Height: 8, Txs: []internal.PTxData{{Value: value(10, 9, 0)}, {Value: value(20, 13, 5)}, {}}},
+		// A reward: more out than in, burns nothing.
+		{Height: 9, Txs: []internal.PTxData{{Value: value(0, 7, 0)}}},
+	}
+	w := &pWriter{fakeWriter: fakeWriter{avax: avax, network: true}}
+	if err := P(context.Background(), w, blocks); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"8:3", "9:0"}; !slices.Equal(w.added, want) {
+		t.Errorf("burned %q, want %q", w.added, want)
+	}
+	if want := []string{"8:5", "9:0"}; !slices.Equal(w.deposits, want) {
+		t.Errorf("deposits %q, want %q", w.deposits, want)
+	}
+}

@@ -12,11 +12,12 @@ import (
 	"fmt"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/burned"
 )
 
 // Writer is what the derivation writes and reads in the batch's
-// transaction: the store's methods that still derive as they write
-// (Apply*).
+// transaction: each derivation package's writer, and the store's methods
+// that still derive as they write (Apply*).
 type Writer interface {
 	ApplyStaking(ctx context.Context, batch *internal.PBatch) error
 	ApplyUTXOs(ctx context.Context, batch *internal.PBatch) error
@@ -26,7 +27,7 @@ type Writer interface {
 	ApplyMetrics(ctx context.Context, batch *internal.PBatch) error
 	ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error
 	ApplyAddressTxs(ctx context.Context, batch *internal.PBatch) error
-	ApplyBurned(ctx context.Context, batch *internal.PBatch) error
+	burned.PWriter
 }
 
 // step is one derivation of the list, named for its errors.
@@ -50,7 +51,7 @@ var steps = []step{
 	{"metrics", Writer.ApplyMetrics},
 	{"webhook events", Writer.ApplyWebhookEvents},
 	{"address txs", Writer.ApplyAddressTxs},
-	{"burned", Writer.ApplyBurned},
+	{"burned", func(w Writer, ctx context.Context, b *internal.PBatch) error { return burned.P(ctx, w, b.Blocks) }},
 }
 
 // Apply derives the state of batch through w, in order. It is idempotent
