@@ -145,10 +145,7 @@ type holdingKey struct {
 // cursor were applied already and are skipped: balances move by deltas.
 func (t *EVMTx) ApplyNFTs(ctx context.Context, blocks []*internal.EVMBlockData) error {
 	tx, cid := t.db, t.cid
-	cur, ok, err := cursor(ctx, tx, EVMCursor(uint64(cid)))
-	if err != nil {
-		return err
-	}
+	cur, ok := t.Applied()
 	rows := map[nftRowKey]*nftRow{}
 	var order []nftRowKey
 	row := func(token common.Address, id *big.Int, typ internal.ERCType, n uint64) *nftRow {
