@@ -55,11 +55,13 @@ var allowedImports = map[string][]string{
 	"internal/derive/erc20":      {"internal"},
 	"internal/derive/metrics":    {"internal", "internal/chainmetrics"},
 	"internal/derive/nfts":       {"internal"},
-	"internal/derive/xstate":     {"internal", "internal/derive/burned"},
-	"internal/derive/pstate":     {"internal", "internal/derive/burned"},
-	"internal/derive/cstate":     {"internal", "internal/derive/burned"},
+	"internal/derive/steps":      nil,
+	"internal/derive/xstate":     {"internal", "internal/derive/burned", "internal/derive/steps"},
+	"internal/derive/pstate":     {"internal", "internal/derive/burned", "internal/derive/steps"},
+	"internal/derive/cstate":     {"internal", "internal/derive/burned", "internal/derive/steps"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
-		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics", "internal/derive/nfts"},
+		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics", "internal/derive/nfts",
+		"internal/derive/steps"},
 
 	"internal/store": {"internal", "internal/chainmetrics", "internal/database", "internal/derrors"},
 

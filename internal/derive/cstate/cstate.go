@@ -9,10 +9,10 @@ package cstate
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/steps"
 )
 
 // Writer is what the derivation writes and reads in the batch's
@@ -24,29 +24,18 @@ type Writer interface {
 	burned.UTXOWriter
 }
 
-// step is one derivation of the list, named for its errors.
-type step struct {
-	name  string
-	apply func(w Writer, ctx context.Context, blocks []*internal.CBlockData) error
-}
-
-// steps is the list in order: the atomic txs' effects on shared memory,
+// list is the steps in order: the atomic txs' effects on shared memory,
 // then the address history, which reads the atomic rows ApplyAtomic
 // stored; the burned sums read nothing of theirs.
-var steps = []step{
-	{"atomic", Writer.ApplyAtomic},
-	{"address txs", Writer.ApplyAddressTxs},
-	{"burned", func(w Writer, ctx context.Context, b []*internal.CBlockData) error { return burned.C(ctx, w, b) }},
+var list = []steps.Step[Writer, []*internal.CBlockData]{
+	{Name: "atomic", Apply: Writer.ApplyAtomic},
+	{Name: "address txs", Apply: Writer.ApplyAddressTxs},
+	{Name: "burned", Apply: func(w Writer, ctx context.Context, b []*internal.CBlockData) error { return burned.C(ctx, w, b) }},
 }
 
 // Apply derives the state of blocks (a batch, ascending) through w, in
 // order. It is idempotent as each step is. It is generic so that
 // Apply[*store.CTx] is a store.CDerivation.
 func Apply[W Writer](ctx context.Context, w W, blocks []*internal.CBlockData) error {
-	for _, s := range steps {
-		if err := s.apply(w, ctx, blocks); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-	}
-	return nil
+	return steps.Run[Writer](ctx, w, blocks, list)
 }

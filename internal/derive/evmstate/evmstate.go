@@ -9,7 +9,6 @@ package evmstate
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/addresstxs"
@@ -18,6 +17,7 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/erc20"
 	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derive/nfts"
+	"github.com/avaindex/avaindex/internal/derive/steps"
 )
 
 // Writer is what the derivation writes and reads in the batch's
@@ -34,36 +34,29 @@ type Writer interface {
 	burned.EVMWriter
 }
 
-// step is one derivation of the list, named for its errors. apply takes
-// the writer first, as a method expression of Writer does.
-type step struct {
-	name  string
-	apply func(w Writer, ctx context.Context, blocks []*internal.EVMBlockData) error
-}
-
-// steps is the list in order. Each reads the batch's blocks and its own
+// list is the steps in order. Each reads the batch's blocks and its own
 // tables, none another's rows, so the order is the one ingestion has
 // always run: the indexes and holdings first, the metrics after them as
 // on every chain, the webhook events and burned sums last.
-var steps = []step{
-	{"address txs", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+var list = []steps.Step[Writer, []*internal.EVMBlockData]{
+	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return addresstxs.Apply(ctx, w, b)
 	}},
-	{"NFTs", Writer.ApplyNFTs},
-	{"NFT spans", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+	{Name: "NFTs", Apply: Writer.ApplyNFTs},
+	{Name: "NFT spans", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return nfts.Spans(ctx, w, b)
 	}},
-	{"native balances", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+	{Name: "native balances", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return balances.Native(ctx, w, b)
 	}},
-	{"ERC-20 balances", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+	{Name: "ERC-20 balances", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return erc20.Apply(ctx, w, b)
 	}},
-	{"metrics", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+	{Name: "metrics", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return metrics.EVM(ctx, w, b)
 	}},
-	{"webhook events", Writer.ApplyWebhookEvents},
-	{"burned fees", func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
+	{Name: "burned fees", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return burned.EVM(ctx, w, b)
 	}},
 }
@@ -73,10 +66,5 @@ var steps = []step{
 // a batch may be applied again after a crash. It is generic so that
 // Apply[*store.EVMTx] is a store.EVMDerivation.
 func Apply[W Writer](ctx context.Context, w W, blocks []*internal.EVMBlockData) error {
-	for _, s := range steps {
-		if err := s.apply(w, ctx, blocks); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-	}
-	return nil
+	return steps.Run[Writer](ctx, w, blocks, list)
 }

@@ -9,10 +9,10 @@ package pstate
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/steps"
 )
 
 // Writer is what the derivation writes and reads in the batch's
@@ -30,38 +30,27 @@ type Writer interface {
 	burned.PWriter
 }
 
-// step is one derivation of the list, named for its errors.
-type step struct {
-	name  string
-	apply func(w Writer, ctx context.Context, batch *internal.PBatch) error
-}
-
-// steps is the list in order: the staking writes L1 refund UTXOs that
+// list is the steps in order: the staking writes L1 refund UTXOs that
 // the UTXOs' step may see spent, and the stakers that the reward history
 // reads; the atomic step needs the exports and imports the UTXOs' step
 // stores; the metrics read the owners of the UTXOs spent; the webhook
 // events read the UTXOs and stakers the others wrote; the address history
 // reads what all of them stored; the burned sums read nothing of theirs.
-var steps = []step{
-	{"staking", Writer.ApplyStaking},
-	{"UTXOs", Writer.ApplyUTXOs},
-	{"reward history", Writer.ApplyRewardHistory},
-	{"atomic", Writer.ApplyAtomic},
-	{"state", Writer.ApplyState},
-	{"metrics", Writer.ApplyMetrics},
-	{"webhook events", Writer.ApplyWebhookEvents},
-	{"address txs", Writer.ApplyAddressTxs},
-	{"burned", func(w Writer, ctx context.Context, b *internal.PBatch) error { return burned.P(ctx, w, b.Blocks) }},
+var list = []steps.Step[Writer, *internal.PBatch]{
+	{Name: "staking", Apply: Writer.ApplyStaking},
+	{Name: "UTXOs", Apply: Writer.ApplyUTXOs},
+	{Name: "reward history", Apply: Writer.ApplyRewardHistory},
+	{Name: "atomic", Apply: Writer.ApplyAtomic},
+	{Name: "state", Apply: Writer.ApplyState},
+	{Name: "metrics", Apply: Writer.ApplyMetrics},
+	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
+	{Name: "address txs", Apply: Writer.ApplyAddressTxs},
+	{Name: "burned", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error { return burned.P(ctx, w, b.Blocks) }},
 }
 
 // Apply derives the state of batch through w, in order. It is idempotent
 // as each step is: a batch may be applied again after a crash. It is
 // generic so that Apply[*store.PTx] is a store.PDerivation.
 func Apply[W Writer](ctx context.Context, w W, batch *internal.PBatch) error {
-	for _, s := range steps {
-		if err := s.apply(w, ctx, batch); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-	}
-	return nil
+	return steps.Run[Writer](ctx, w, batch, list)
 }

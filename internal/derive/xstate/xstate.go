@@ -9,10 +9,10 @@ package xstate
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/steps"
 )
 
 // Writer is what the derivation writes and reads in the batch's
@@ -26,21 +26,15 @@ type Writer interface {
 	burned.UTXOWriter
 }
 
-// step is one derivation of the list, named for its errors.
-type step struct {
-	name  string
-	apply func(w Writer, ctx context.Context, blocks []*internal.XBlockData) error
-}
-
-// steps is the list in order: the metrics and the webhook events read the
+// list is the steps in order: the metrics and the webhook events read the
 // owners of the UTXOs ApplyUTXOs marks spent; the address history reads
 // what the others stored; the burned sums read nothing of theirs.
-var steps = []step{
-	{"UTXOs", Writer.ApplyUTXOs},
-	{"metrics", Writer.ApplyMetrics},
-	{"webhook events", Writer.ApplyWebhookEvents},
-	{"address txs", Writer.ApplyAddressTxs},
-	{"burned", func(w Writer, ctx context.Context, b []*internal.XBlockData) error { return burned.X(ctx, w, b) }},
+var list = []steps.Step[Writer, []*internal.XBlockData]{
+	{Name: "UTXOs", Apply: Writer.ApplyUTXOs},
+	{Name: "metrics", Apply: Writer.ApplyMetrics},
+	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
+	{Name: "address txs", Apply: Writer.ApplyAddressTxs},
+	{Name: "burned", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error { return burned.X(ctx, w, b) }},
 }
 
 // Apply derives the state of blocks (a batch, consecutive and ascending)
@@ -48,10 +42,5 @@ var steps = []step{
 // applied again after a crash. It is generic so that Apply[*store.XTx] is
 // a store.XDerivation.
 func Apply[W Writer](ctx context.Context, w W, blocks []*internal.XBlockData) error {
-	for _, s := range steps {
-		if err := s.apply(w, ctx, blocks); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-	}
-	return nil
+	return steps.Run[Writer](ctx, w, blocks, list)
 }
