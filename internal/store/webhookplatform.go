@@ -24,10 +24,10 @@ import (
 // The primary-network webhooks' appliers: primary_network_address_activity
 // (P- and X-chain addresses: balance_change, balance_threshold,
 // reward_distribution) and validator_activity (node or subnet ids: staker
-// txs, staker ends, L1 validator txs). They run last in the P- and X-
-// chain applier lists, so that the batch's UTXOs, stakers and rewards are
-// stored, and write their events to the outbox in the batch's
-// transaction.
+// txs, staker ends, L1 validator txs). They run after the UTXOs, stakers
+// and rewards in the P- and X-chains' lists (derive/pstate, xstate), so
+// that the batch's are stored, and write their events to the outbox in
+// the batch's transaction.
 
 // Sub-event types.
 const (
