@@ -477,6 +477,9 @@ func TestSignatureAggregatorCChainWarp(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		base := startService(t, n.URL, dsn, "--genesis-file", n.GenesisFile, "--network-alias", "testnet")
+		// Until the service has asked the node its network, the surfaces
+		// answer 503; the aggregator also needs the P-chain's validators.
+		indexedNow(t, n, base)
 		nodeID, _, err := n.InfoClient().GetNodeID(ctx)
 		if err != nil {
 			t.Fatal(err)
