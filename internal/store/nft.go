@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
@@ -120,138 +121,88 @@ const nftTouched = `ON CONFLICT (chain_id, address, token_id) DO UPDATE SET
 
 func tokenIDBytes(id *big.Int) []byte { return common.BigToHash(id).Bytes() }
 
-type nftRowKey struct {
-	token common.Address
-	id    common.Hash
+// NFTOwners returns the stored owners of those of tokens that have one.
+func (t *EVMTx) NFTOwners(ctx context.Context, tokens []internal.NFTID) (map[internal.NFTID]common.Address, error) {
+	byContract := map[common.Address][]any{}
+	var contracts []common.Address
+	for _, k := range tokens {
+		if byContract[k.Token] == nil {
+			contracts = append(contracts, k.Token)
+		}
+		byContract[k.Token] = append(byContract[k.Token], k.ID[:])
+	}
+	owners := map[internal.NFTID]common.Address{}
+	for _, c := range contracts {
+		ids := byContract[c]
+		for start := 0; start < len(ids); start += readInList {
+			chunk := ids[start:min(len(ids), start+readInList)]
+			q := "SELECT token_id, owner FROM nft_tokens WHERE chain_id = ? AND address = ? AND owner IS NOT NULL AND token_id IN (?" +
+				strings.Repeat(", ?", len(chunk)-1) + ")"
+			err := t.db.RunQuery(ctx, q, func(rs *sql.Rows) error {
+				var id, owner []byte
+				if err := rs.Scan(&id, &owner); err != nil {
+					return err
+				}
+				owners[internal.NFTID{Token: c, ID: common.BytesToHash(id)}] = common.BytesToAddress(owner)
+				return nil
+			}, append([]any{t.cid, c[:]}, chunk...)...)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return owners, nil
 }
 
-type nftRow struct {
-	typ     internal.ERCType
-	id      *big.Int
-	mint    uint64
-	owner   *common.Address
-	uriRead bool
-	uri     *string
+// NFTBalances returns the stored ERC-1155 balances of those of held that
+// have one.
+func (t *EVMTx) NFTBalances(ctx context.Context, held []internal.NFTHeld) (map[internal.NFTHeld]*big.Int, error) {
+	out := make(map[internal.NFTHeld]*big.Int, len(held))
+	for _, h := range held {
+		var b []byte
+		err := t.db.QueryRow(ctx, "SELECT balance FROM nft_balances WHERE chain_id = ? AND holder = ? AND address = ? AND token_id = ?",
+			t.cid, h.Holder[:], h.Token[:], h.ID[:]).Scan(&b)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, err
+		default:
+			out[h] = bigFrom(b)
+		}
+	}
+	return out, nil
 }
 
-type holdingKey struct {
-	holder common.Address
-	nftRowKey
-}
-
-// ApplyNFTs writes the tokens the batch's transfers and URI reads touched,
-// the ERC-1155 balances its transfers moved, and queues again the tokens
-// of its BatchMetadataUpdate events. Blocks at or below the chain's
-// cursor were applied already and are skipped: balances move by deltas.
-func (t *EVMTx) ApplyNFTs(ctx context.Context, blocks []*internal.EVMBlockData) error {
+// WriteNFTs writes a batch's NFT tokens, the ERC-1155 balances it moved
+// (a zero balance is stored as no bytes), the changes of the holders'
+// counts, and queues again the tokens of its metadata updates.
+func (t *EVMTx) WriteNFTs(ctx context.Context, tokens []internal.NFTTouch, balances []internal.NFTUnits, holders []internal.NFTHolderDelta, refreshes []internal.NFTRefresh) error {
 	tx, cid := t.db, t.cid
-	cur, ok := t.Applied()
-	rows := map[nftRowKey]*nftRow{}
-	var order []nftRowKey
-	row := func(token common.Address, id *big.Int, typ internal.ERCType, n uint64) *nftRow {
-		k := nftRowKey{token, common.BigToHash(id)}
-		r, ok := rows[k]
-		if !ok {
-			r = &nftRow{typ: typ, id: id, mint: n}
-			rows[k] = r
-			order = append(order, k)
-		}
-		return r
-	}
-	deltas := map[holdingKey]*big.Int{}
-	var holdOrder []holdingKey
-	move := func(holder common.Address, k nftRowKey, v *big.Int) {
-		if holder == (common.Address{}) {
-			return
-		}
-		hk := holdingKey{holder, k}
-		d, ok := deltas[hk]
-		if !ok {
-			d = new(big.Int)
-			deltas[hk] = d
-			holdOrder = append(holdOrder, hk)
-		}
-		d.Add(d, v)
-	}
-	var refreshes []internal.NFTRefresh
-	for _, b := range blocks {
-		if ok && b.Number <= cur {
-			continue
-		}
-		for i := range b.Transfers {
-			t := &b.Transfers[i]
-			switch t.Type {
-			case internal.ERC721:
-				r := row(t.Token, t.TokenID, t.Type, b.Number)
-				to := t.To
-				r.owner = &to
-			case internal.ERC1155:
-				row(t.Token, t.TokenID, t.Type, b.Number)
-				k := nftRowKey{t.Token, common.BigToHash(t.TokenID)}
-				move(t.From, k, new(big.Int).Neg(t.Value))
-				move(t.To, k, t.Value)
-			}
-		}
-		for _, u := range b.NFTURIs {
-			r := row(u.Token, u.TokenID, u.Type, b.Number)
-			r.uriRead, r.uri = true, u.URI
-		}
-		refreshes = append(refreshes, b.NFTRefreshes...)
-	}
-	// The holders' counts (nft_holders) move with the owners the batch
-	// changes, from the owners stored before it.
-	held := holderDeltas{}
-	if err := held.owners(ctx, tx, cid, rows, order); err != nil {
-		return err
-	}
-	if len(rows) > 0 {
-		ins := make([][]any, 0, len(order))
-		for _, k := range order {
-			r := rows[k]
+	if len(tokens) > 0 {
+		ins := make([][]any, 0, len(tokens))
+		for _, r := range tokens {
 			var owner, uri any
-			if r.owner != nil {
-				owner = r.owner[:]
+			if r.Owner != nil {
+				owner = r.Owner[:]
 			}
-			if r.uri != nil {
-				uri = *r.uri
+			if r.URI != nil {
+				uri = *r.URI
 			}
-			ins = append(ins, []any{cid, k.token[:], k.id[:], ercCode(r.typ), owner, blockBound(r.mint), uri,
-				boolInt(r.uriRead), 0, 0, 0, string(internal.NFTUnindexed), 0})
+			ins = append(ins, []any{cid, r.Token[:], r.ID[:], ercCode(r.Type), owner, blockBound(r.First), uri,
+				boolInt(r.URIRead), 0, 0, 0, string(internal.NFTUnindexed), 0})
 		}
 		if _, err := tx.BulkInsert(ctx, "nft_tokens", nftTokenColumns, ins, nftTouched); err != nil {
 			return err
 		}
 	}
-	for _, hk := range holdOrder {
-		d := deltas[hk]
-		if d.Sign() == 0 {
-			continue
-		}
-		var b []byte
-		err := tx.QueryRow(ctx, "SELECT balance FROM nft_balances WHERE chain_id = ? AND holder = ? AND address = ? AND token_id = ?",
-			cid, hk.holder[:], hk.token[:], hk.id[:]).Scan(&b)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		bal := new(big.Int).Add(bigFrom(b), d)
-		if bal.Sign() < 0 {
-			bal.SetUint64(0) // a balance moved some way no transfer shows
-		}
-		// A holder holds the token id while its balance is not zero
-		// (stored as no bytes).
-		switch was, is := len(b) > 0, bal.Sign() != 0; {
-		case !was && is:
-			held.add(hk.token, 1155, hk.holder, 1)
-		case was && !is:
-			held.add(hk.token, 1155, hk.holder, -1)
-		}
+	for _, b := range balances {
 		if _, err := tx.Exec(ctx, `INSERT INTO nft_balances (chain_id, holder, address, token_id, balance) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (chain_id, holder, address, token_id) DO UPDATE SET balance = excluded.balance`,
-			cid, hk.holder[:], hk.token[:], hk.id[:], bigBytes(bal)); err != nil {
+			cid, b.Holder[:], b.Token[:], b.ID[:], bigBytes(b.Balance)); err != nil {
 			return err
 		}
 	}
-	if err := held.apply(ctx, tx, cid); err != nil {
+	if err := addNFTHolders(ctx, tx, cid, holders); err != nil {
 		return err
 	}
 	for _, r := range refreshes {
@@ -549,7 +500,7 @@ func (s *sqlStore) NFTHoldingsAt(ctx context.Context, chainID uint64, holder com
 		q += ` AND t.token = ?`
 		args = append(args, contract[:])
 	}
-	sums := map[nftRowKey]*big.Int{}
+	sums := map[internal.NFTID]*big.Int{}
 	n := 0
 	err = s.db.RunQuery(ctx, q+` LIMIT ?`, func(rows *sql.Rows) error {
 		var token, id, from, to, value []byte
@@ -557,7 +508,7 @@ func (s *sqlStore) NFTHoldingsAt(ctx context.Context, chainID uint64, holder com
 			return err
 		}
 		n++
-		k := nftRowKey{common.BytesToAddress(token), common.BytesToHash(id)}
+		k := internal.NFTID{Token: common.BytesToAddress(token), ID: common.BytesToHash(id)}
 		sum, ok := sums[k]
 		if !ok {
 			sum = new(big.Int)
@@ -578,24 +529,24 @@ func (s *sqlStore) NFTHoldingsAt(ctx context.Context, chainID uint64, holder com
 	if n > maxHistoryTransfers {
 		return nil, derrors.Invalid("the address has more than %d ERC-1155 transfers: its balances at a past block are not computed; omit blockNumber", maxHistoryTransfers)
 	}
-	var keys []nftRowKey
+	var keys []internal.NFTID
 	for k, v := range sums {
 		if v.Sign() > 0 {
 			keys = append(keys, k)
 		}
 	}
-	slices.SortFunc(keys, func(x, y nftRowKey) int {
-		if c := bytes.Compare(x.token[:], y.token[:]); c != 0 {
+	slices.SortFunc(keys, func(x, y internal.NFTID) int {
+		if c := bytes.Compare(x.Token[:], y.Token[:]); c != 0 {
 			return c
 		}
-		return bytes.Compare(x.id[:], y.id[:])
+		return bytes.Compare(x.ID[:], y.ID[:])
 	})
 	out := make([]NFTHolding, 0, len(keys))
 	for _, k := range keys {
 		t, err := scanNFT(s.db.QueryRow(ctx, nftSelect+` FROM nft_tokens t WHERE t.chain_id = ? AND t.address = ? AND t.token_id = ?`,
-			cid, k.token[:], k.id[:]))
+			cid, k.Token[:], k.ID[:]))
 		if errors.Is(err, sql.ErrNoRows) {
-			t = internal.NFTToken{Token: k.token, TokenID: k.id.Big(), Type: internal.ERC1155, Metadata: internal.NFTMetadata{Status: internal.NFTUnindexed}}
+			t = internal.NFTToken{Token: k.Token, TokenID: k.ID.Big(), Type: internal.ERC1155, Metadata: internal.NFTMetadata{Status: internal.NFTUnindexed}}
 		} else if err != nil {
 			return nil, err
 		}

@@ -3,9 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"slices"
-	"strings"
 
 	"github.com/ava-labs/libevm/common"
 
@@ -18,93 +16,19 @@ import (
 // pages of a collection's holders read, a range of their key, instead of
 // grouping the contract's tokens on every request.
 
-// holderKey is a holder of a contract in one of its counts (erc 721: the
-// tokens it owns; 1155: the token ids it holds some of).
-type holderKey struct {
-	contract common.Address
-	erc      int
-	holder   common.Address
-}
-
-// holderDeltas are the changes of a batch to the holders' counts.
-type holderDeltas map[holderKey]int64
-
-func (h holderDeltas) add(contract common.Address, erc int, holder common.Address, d int64) {
-	if holder == (common.Address{}) {
-		return
-	}
-	h[holderKey{contract, erc, holder}] += d
-}
-
-// owners adds the ERC-721 owner changes of rows (the batch's tokens, each
-// with its last owner when the batch moved it): one token less for its
-// owner stored before the batch, one more for the new one.
-func (h holderDeltas) owners(ctx context.Context, tx *database.DB, cid int64, rows map[nftRowKey]*nftRow, order []nftRowKey) error {
-	byContract := map[common.Address][]any{}
-	var contracts []common.Address
-	for _, k := range order {
-		if rows[k].owner == nil {
-			continue
-		}
-		if byContract[k.token] == nil {
-			contracts = append(contracts, k.token)
-		}
-		byContract[k.token] = append(byContract[k.token], k.id[:])
-	}
-	old := map[nftRowKey]common.Address{}
-	for _, c := range contracts {
-		ids := byContract[c]
-		for start := 0; start < len(ids); start += readInList {
-			chunk := ids[start:min(len(ids), start+readInList)]
-			q := "SELECT token_id, owner FROM nft_tokens WHERE chain_id = ? AND address = ? AND owner IS NOT NULL AND token_id IN (?" +
-				strings.Repeat(", ?", len(chunk)-1) + ")"
-			err := tx.RunQuery(ctx, q, func(rs *sql.Rows) error {
-				var id, owner []byte
-				if err := rs.Scan(&id, &owner); err != nil {
-					return err
-				}
-				old[nftRowKey{c, common.BytesToHash(id)}] = common.BytesToAddress(owner)
-				return nil
-			}, append([]any{cid, c[:]}, chunk...)...)
-			if err != nil {
-				return err
-			}
-		}
-	}
-	for _, k := range order {
-		r := rows[k]
-		if r.owner == nil {
-			continue
-		}
-		prev, ok := old[k]
-		if ok && prev == *r.owner {
-			continue
-		}
-		if ok {
-			h.add(k.token, 721, prev, -1)
-		}
-		h.add(k.token, 721, *r.owner, 1)
-	}
-	return nil
-}
-
-// apply writes the deltas to nft_holders and nft_holder_totals.
-func (h holderDeltas) apply(ctx context.Context, tx *database.DB, cid int64) error {
-	keys := make([]holderKey, 0, len(h))
-	for k, d := range h {
-		if d != 0 {
-			keys = append(keys, k)
-		}
-	}
+// addNFTHolders writes a batch's changes of the holders' counts to
+// nft_holders and nft_holder_totals.
+func addNFTHolders(ctx context.Context, tx *database.DB, cid int64, deltas []internal.NFTHolderDelta) error {
+	keys := slices.Clone(deltas)
 	// In key order, the index pages the upserts touch follow each other.
-	slices.SortFunc(keys, func(x, y holderKey) int {
-		if c := bytes.Compare(x.contract[:], y.contract[:]); c != 0 {
+	slices.SortFunc(keys, func(x, y internal.NFTHolderDelta) int {
+		if c := bytes.Compare(x.Contract[:], y.Contract[:]); c != 0 {
 			return c
 		}
-		if x.erc != y.erc {
-			return x.erc - y.erc
+		if c := ercTypeCode(x.Type) - ercTypeCode(y.Type); c != 0 {
+			return c
 		}
-		return bytes.Compare(x.holder[:], y.holder[:])
+		return bytes.Compare(x.Holder[:], y.Holder[:])
 	})
 	type totalKey struct {
 		contract common.Address
@@ -113,21 +37,24 @@ func (h holderDeltas) apply(ctx context.Context, tx *database.DB, cid int64) err
 	totals := map[totalKey]*[2]int64{}
 	var totalOrder []totalKey
 	for _, k := range keys {
-		d := h[k]
+		d, erc := k.Delta, ercTypeCode(k.Type)
+		if d == 0 {
+			continue
+		}
 		var now int64
 		err := tx.QueryRow(ctx, `INSERT INTO nft_holders (chain_id, address, erc_type, holder, tokens) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (chain_id, address, erc_type, holder) DO UPDATE SET tokens = nft_holders.tokens + excluded.tokens
-			RETURNING tokens`, cid, k.contract[:], k.erc, k.holder[:], d).Scan(&now)
+			RETURNING tokens`, cid, k.Contract[:], erc, k.Holder[:], d).Scan(&now)
 		if err != nil {
 			return err
 		}
 		if now <= 0 {
 			if _, err := tx.Exec(ctx, "DELETE FROM nft_holders WHERE chain_id = ? AND address = ? AND erc_type = ? AND holder = ?",
-				cid, k.contract[:], k.erc, k.holder[:]); err != nil {
+				cid, k.Contract[:], erc, k.Holder[:]); err != nil {
 				return err
 			}
 		}
-		tk := totalKey{k.contract, k.erc}
+		tk := totalKey{k.Contract, erc}
 		t := totals[tk]
 		if t == nil {
 			t = new([2]int64)

@@ -25,7 +25,7 @@ import (
 // the store's methods that still derive as they write (Apply*).
 type Writer interface {
 	addresstxs.Writer
-	ApplyNFTs(ctx context.Context, blocks []*internal.EVMBlockData) error
+	nfts.TokenWriter
 	nfts.SpanWriter
 	balances.NativeWriter
 	erc20.Writer
@@ -42,7 +42,9 @@ var list = []steps.Step[Writer, []*internal.EVMBlockData]{
 	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return addresstxs.Apply(ctx, w, b)
 	}},
-	{Name: "NFTs", Apply: Writer.ApplyNFTs},
+	{Name: "NFTs", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+		return nfts.Tokens(ctx, w, b)
+	}},
 	{Name: "NFT spans", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return nfts.Spans(ctx, w, b)
 	}},

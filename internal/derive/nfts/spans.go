@@ -1,6 +1,8 @@
-// Package nfts derives the NFT holdings of the EVM chains: each NFT
-// contract's holders' counts over the blocks they held them (the holding
-// spans), from the ERC-721 and ERC-1155 transfers.
+// Package nfts derives the NFT holdings of the EVM chains from the
+// ERC-721 and ERC-1155 transfers, URI reads and metadata updates: the
+// tokens with their owners and URIs, the ERC-1155 balances, each
+// contract's holders' counts (Tokens), and those counts over the blocks
+// they held them, the holding spans (Spans).
 package nfts
 
 import (
