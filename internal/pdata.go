@@ -356,7 +356,7 @@ const (
 	PKindReward = "reward"
 	// PKindExported is an output exported to another chain: it goes into
 	// shared memory, never into the P-chain's UTXO set.
-	PKindExported = "exported"
+	PKindExported = UTXOKindExported
 )
 
 // PTxUTXOs is what one P-chain tx does to the UTXO set.

@@ -25,6 +25,10 @@ type UTXOInput struct {
 	SourceChain ids.ID
 }
 
+// UTXOKindExported is every chain's kind of an output an ExportTx puts
+// into another chain's shared memory: never part of its own UTXO set.
+const UTXOKindExported = "exported"
+
 // UTXOOutput is one UTXO as a chain (or shared memory) holds it, with the
 // fields the store indexes read from it.
 type UTXOOutput struct {
@@ -33,7 +37,7 @@ type UTXOOutput struct {
 	// serves and what an ExportTx puts into shared memory.
 	Bytes []byte
 	// Kind is the chain's name for what the UTXO is (e.g. "regular",
-	// "stake", "exported").
+	// "stake", UTXOKindExported).
 	Kind string
 	// PeerChain is the destination chain of an exported output.
 	PeerChain ids.ID
@@ -93,4 +97,27 @@ func (e *UTXOEffects) Burned(avax ids.ID, l1Balance uint64) *big.Int {
 		return new(big.Int)
 	}
 	return in.Sub(in, out)
+}
+
+// AddressTxParts are what a batch's address history needs beyond its
+// own txs' UTXOs: the imports (the other chains' UTXOs its ImportTxs
+// spend) and the exports (the importing txs of what it exported, when
+// another chain indexed them first). Most batches need neither, and each
+// is a join per other chain.
+type AddressTxParts struct{ Imports, Exports bool }
+
+// AllAddressTxParts is what a range whose UTXO effects are unknown needs.
+var AllAddressTxParts = AddressTxParts{Imports: true, Exports: true}
+
+// AddressTxRow is an address's row in a primary-network chain's tx
+// history that no UTXO names: an EVM address a C-chain atomic tx debits
+// or credits.
+type AddressTxRow struct {
+	Chain   Chain
+	Address []byte
+	Time    time.Time
+	Height  uint64
+	Index   int
+	TxID    ids.ID
+	Type    string
 }

@@ -130,7 +130,7 @@ const (
 // imported, the importing tx's row on that chain's list (the import's
 // own applier writes it when the export is indexed first). Idempotent.
 // has says which of the import and export parts the range can need.
-func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, txSel string, lo, hi int64, has atxParts) error {
+func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, txSel string, lo, hi int64, has internal.AddressTxParts) error {
 	s := atxChains[c]
 	// The range's txs are materialized once, and each part reads from
 	// them: T CROSS JOIN ... keeps that order on SQLite, whose planner
@@ -145,7 +145,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 		parts = append(parts, sel+s.utxos+" u CROSS JOIN "+s.addrs+" a WHERE "+s.spentBy+" AND "+s.spends+" AND a.utxo_id = u.id")
 	}
 	for _, from := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
-		if from != c && has.imports {
+		if from != c && has.Imports {
 			parts = append(parts, sel+s.imported+" i CROSS JOIN "+atxChains[from].addrs+" a WHERE i.consumed_tx_id = T.id AND a.utxo_id = i.id")
 		}
 	}
@@ -177,7 +177,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 	}
 	// The imports of what the range exported, on the importing chains.
 	for _, to := range []internal.Chain{internal.PChain, internal.XChain, internal.CChain} {
-		if to == c || !has.exports {
+		if to == c || !has.Exports {
 			continue
 		}
 		q := with + "SELECT i.consumed_tx_id, i.consumed_height, i.consumed_idx, 'ImportTx', i.consumed_time, a.address " +
@@ -191,80 +191,45 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 	return err
 }
 
-// atxParts are the parts of deriveAddressTxs a range can need beyond its
-// own UTXOs: imports (the other chains' UTXOs its ImportTxs spend) and
-// exports (the importing txs of what it exported). Most batches have
-// neither, and each part is a join per other chain; the backfill and the
-// DAG writer, which hold no decoded effects, ask for all.
-type atxParts struct{ imports, exports bool }
-
-var allATXParts = atxParts{imports: true, exports: true}
-
-// partsOf returns the parts blocks need, from their txs' UTXO effects;
-// a tx whose effects are unknown may need anything.
-func partsOf[B interface{ UTXOBlock() internal.UTXOBlock }](blocks []B) atxParts {
-	var has atxParts
-	for _, b := range blocks {
-		ub := b.UTXOBlock()
-		if len(ub.Effects) < ub.Txs {
-			return allATXParts
-		}
-		for _, e := range ub.Effects {
-			has.imports = has.imports || len(e.Imported) > 0
-			for _, o := range e.Produced {
-				has.exports = has.exports || o.Kind == exportedKind
-			}
-		}
-	}
-	return has
+// writeAddressTxRange writes the history rows of chain's txs at heights
+// first..last (deriveAddressTxs).
+func writeAddressTxRange(ctx context.Context, tx *database.DB, c internal.Chain, first, last uint64, parts internal.AddressTxParts) error {
+	sel := map[internal.Chain]string{internal.PChain: pTxRange, internal.XChain: xTxRange, internal.CChain: cAtomRange}[c]
+	return deriveAddressTxs(ctx, tx, c, sel, u64(first), u64(last), parts)
 }
 
-func applyPAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
-	if len(blocks) == 0 {
-		return nil
-	}
-	return deriveAddressTxs(ctx, tx, internal.PChain, pTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), partsOf(blocks))
+// WriteAddressTxRange writes the history rows of the P-chain's txs at
+// heights first..last, from their stored UTXOs and stakers.
+func (t *PTx) WriteAddressTxRange(ctx context.Context, first, last uint64, parts internal.AddressTxParts) error {
+	return writeAddressTxRange(ctx, t.db, internal.PChain, first, last, parts)
 }
 
-func applyXAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
-	if len(blocks) == 0 {
-		return nil
+// WriteAddressTxRange writes the history rows of the X-chain's txs at
+// heights first..last, from their stored UTXOs.
+func (t *XTx) WriteAddressTxRange(ctx context.Context, first, last uint64, parts internal.AddressTxParts) error {
+	return writeAddressTxRange(ctx, t.db, internal.XChain, first, last, parts)
+}
+
+// WriteAddressTxRange writes the history rows of the C-chain's atomic
+// txs at heights first..last, from their stored UTXOs.
+func (t *CTx) WriteAddressTxRange(ctx context.Context, first, last uint64, parts internal.AddressTxParts) error {
+	return writeAddressTxRange(ctx, t.db, internal.CChain, first, last, parts)
+}
+
+// WriteAddressTxRows writes history rows that no UTXO names.
+func (t *CTx) WriteAddressTxRows(ctx context.Context, rows []internal.AddressTxRow) error {
+	ins := make([][]any, len(rows))
+	for i, r := range rows {
+		ins[i] = []any{string(r.Chain), r.Address, unixSeconds(r.Time), addressTxKey(r.Height, int64(r.Index), r.TxID), r.Type}
 	}
-	return deriveAddressTxs(ctx, tx, internal.XChain, xTxRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), partsOf(blocks))
+	_, err := t.db.BulkInsert(ctx, "address_txs", addressTxColumns, ins, onConflictDoNothing)
+	return err
 }
 
 // writeDAGAddressTxs writes the history rows of the DAG txs first..last,
 // after xDAGWriter stored them.
 func writeDAGAddressTxs(ctx context.Context, tx *database.DB, first, last uint64) error {
-	return deriveAddressTxs(ctx, tx, internal.XChain, xDAGRange, u64(first), u64(last), allATXParts)
-}
-
-// applyCAddressTxs writes the rows of the batch's atomic txs: their
-// UTXOs' owners, and the EVM addresses they debit or credit, which only
-// the decoded txs name.
-func applyCAddressTxs(ctx context.Context, tx *database.DB, blocks []*internal.CBlockData) error {
-	if len(blocks) == 0 {
-		return nil
-	}
-	if err := deriveAddressTxs(ctx, tx, internal.CChain, cAtomRange, u64(blocks[0].Height), u64(blocks[len(blocks)-1].Height), allATXParts); err != nil {
-		return err
-	}
-	var rows [][]any
-	for _, b := range blocks {
-		for i, t := range b.AtomicTxs {
-			seen := map[[20]byte]bool{}
-			for _, e := range t.EVM {
-				if seen[e.Address] {
-					continue
-				}
-				seen[e.Address] = true
-				rows = append(rows, []any{string(internal.CChain), slices.Clone(e.Address[:]), unixSeconds(b.Timestamp),
-					addressTxKey(b.Height, int64(i), t.ID), t.Type})
-			}
-		}
-	}
-	_, err := tx.BulkInsert(ctx, "address_txs", addressTxColumns, rows, onConflictDoNothing)
-	return err
+	return deriveAddressTxs(ctx, tx, internal.XChain, xDAGRange, u64(first), u64(last), internal.AllAddressTxParts)
 }
 
 // addressTxParts are the parts of the address_txs backfill: the history
@@ -286,7 +251,7 @@ func addressTxParts(ctx context.Context, db *database.DB) ([]BackfillPart, error
 	var parts []BackfillPart
 	for _, r := range ranges {
 		p, err := rangePart(ctx, db, r.name, r.bounds, nil, inclusive(func(ctx context.Context, tx *database.DB, lo, hi int64) error {
-			return deriveAddressTxs(ctx, tx, r.chain, r.sel, lo, hi, allATXParts)
+			return deriveAddressTxs(ctx, tx, r.chain, r.sel, lo, hi, internal.AllAddressTxParts)
 		}))
 		if err != nil {
 			return nil, err

@@ -42,12 +42,6 @@ func (t *CTx) ApplyAtomic(ctx context.Context, blocks []*internal.CBlockData) er
 	return applyCAtomic(ctx, t.db, blocks)
 }
 
-// ApplyAddressTxs writes the address history of the atomic txs; it reads
-// the atomic rows ApplyAtomic stored.
-func (t *CTx) ApplyAddressTxs(ctx context.Context, blocks []*internal.CBlockData) error {
-	return applyCAddressTxs(ctx, t.db, blocks)
-}
-
 // runCDerivation runs derive on a C-chain batch in tx, with the batch's UTXO
 // sums gathered in its context.
 func runCDerivation(ctx context.Context, tx *database.DB, derive CDerivation, blocks []*internal.CBlockData) error {

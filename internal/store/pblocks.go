@@ -114,11 +114,6 @@ func (t *PTx) ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) er
 	return applyPWebhookEvents(ctx, t.db, batch)
 }
 
-// ApplyAddressTxs writes the address history of the blocks' txs.
-func (t *PTx) ApplyAddressTxs(ctx context.Context, batch *internal.PBatch) error {
-	return applyPAddressTxs(ctx, t.db, batch.Blocks)
-}
-
 // runPDerivation runs derive on a P-chain batch in tx, with the context
 // its steps share (the spent UTXOs' owners, the fee replay's history, the
 // UTXO sums, written after it): an apply and a rederive write the same.

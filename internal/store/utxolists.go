@@ -118,7 +118,7 @@ func (u *ListedUTXO) Key(byAmount bool) UTXOKey {
 }
 
 // exportedKind is the kind of exported UTXOs in every chain's table.
-const exportedKind = "exported"
+const exportedKind = internal.UTXOKindExported
 
 // xchainKindOther is xchain.KindOther (the store imports no chain package): the kind
 // of the X-chain outputs a balance decodes.

@@ -52,12 +52,6 @@ func (t *XTx) ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockD
 	return applyXWebhookEvents(ctx, t.db, blocks)
 }
 
-// ApplyAddressTxs writes the address history of the blocks' txs from
-// what the others stored.
-func (t *XTx) ApplyAddressTxs(ctx context.Context, blocks []*internal.XBlockData) error {
-	return applyXAddressTxs(ctx, t.db, blocks)
-}
-
 // deriveUTXOBatch runs derive with the batch's changes to the UTXO sums
 // gathered in its context, and writes them after it (withBalanceDeltas).
 func deriveUTXOBatch(ctx context.Context, tx *database.DB, derive func(ctx context.Context) error) error {

@@ -13,12 +13,12 @@ import (
 	"github.com/ava-labs/avalanchego/vms/avm"
 	"github.com/ava-labs/avalanchego/vms/avm/txs"
 	"github.com/ava-labs/avalanchego/vms/components/avax"
+	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
+	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
-	pgenesis "github.com/ava-labs/avalanchego/vms/platformvm/genesis"
-	ptxs "github.com/ava-labs/avalanchego/vms/platformvm/txs"
-
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/utxo"
 )
 
@@ -32,7 +32,7 @@ const (
 	KindOther = "other"
 	// KindExported is an output an ExportTx put into another chain's shared
 	// memory; it is never part of the X-chain's UTXO set.
-	KindExported = "exported"
+	KindExported = internal.UTXOKindExported
 )
 
 // UTXO is one X-chain output (or one the X-chain exported): Bytes in the

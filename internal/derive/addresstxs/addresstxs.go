@@ -1,6 +1,10 @@
-// Package addresstxs derives the EVM chains' address index: for each tx,
-// the addresses that took part in it and how (internal.EVMAddressRole),
-// from the tx, its token transfers and its listed internal txs.
+// Package addresstxs derives the address indexes. On the EVM chains
+// (Apply): for each tx, the addresses that took part in it and how
+// (internal.EVMAddressRole), from the tx, its token transfers and its
+// listed internal txs. On the primary network's chains (UTXOs, Atomic):
+// each tx's history rows, which the store reads from the owners of the
+// UTXOs it stored; the derivation says which ranges and joins a batch
+// needs, and adds the EVM addresses of the C-chain's atomic txs.
 package addresstxs
 
 import (

@@ -11,6 +11,7 @@ import (
 	"context"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/burned"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 )
@@ -20,7 +21,7 @@ import (
 // that still derive as they write (Apply*).
 type Writer interface {
 	ApplyAtomic(ctx context.Context, blocks []*internal.CBlockData) error
-	ApplyAddressTxs(ctx context.Context, blocks []*internal.CBlockData) error
+	addresstxs.AtomicWriter
 	burned.UTXOWriter
 }
 
@@ -29,7 +30,9 @@ type Writer interface {
 // stored; the burned sums read nothing of theirs.
 var list = []steps.Step[Writer, []*internal.CBlockData]{
 	{Name: "atomic", Apply: Writer.ApplyAtomic},
-	{Name: "address txs", Apply: Writer.ApplyAddressTxs},
+	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b []*internal.CBlockData) error {
+		return addresstxs.Atomic(ctx, w, b)
+	}},
 	{Name: "burned", Apply: func(w Writer, ctx context.Context, b []*internal.CBlockData) error { return burned.C(ctx, w, b) }},
 }
 

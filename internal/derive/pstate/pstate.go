@@ -11,6 +11,7 @@ import (
 	"context"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/burned"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 )
@@ -26,7 +27,7 @@ type Writer interface {
 	ApplyState(ctx context.Context, batch *internal.PBatch) error
 	ApplyMetrics(ctx context.Context, batch *internal.PBatch) error
 	ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error
-	ApplyAddressTxs(ctx context.Context, batch *internal.PBatch) error
+	addresstxs.RangeWriter
 	burned.PWriter
 }
 
@@ -44,7 +45,9 @@ var list = []steps.Step[Writer, *internal.PBatch]{
 	{Name: "state", Apply: Writer.ApplyState},
 	{Name: "metrics", Apply: Writer.ApplyMetrics},
 	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
-	{Name: "address txs", Apply: Writer.ApplyAddressTxs},
+	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
+		return addresstxs.UTXOs(ctx, w, b.Blocks)
+	}},
 	{Name: "burned", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error { return burned.P(ctx, w, b.Blocks) }},
 }
 

@@ -11,6 +11,7 @@ import (
 	"context"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/burned"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 )
@@ -22,7 +23,7 @@ type Writer interface {
 	ApplyUTXOs(ctx context.Context, blocks []*internal.XBlockData) error
 	ApplyMetrics(ctx context.Context, blocks []*internal.XBlockData) error
 	ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error
-	ApplyAddressTxs(ctx context.Context, blocks []*internal.XBlockData) error
+	addresstxs.RangeWriter
 	burned.UTXOWriter
 }
 
@@ -33,7 +34,9 @@ var list = []steps.Step[Writer, []*internal.XBlockData]{
 	{Name: "UTXOs", Apply: Writer.ApplyUTXOs},
 	{Name: "metrics", Apply: Writer.ApplyMetrics},
 	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
-	{Name: "address txs", Apply: Writer.ApplyAddressTxs},
+	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error {
+		return addresstxs.UTXOs(ctx, w, b)
+	}},
 	{Name: "burned", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error { return burned.X(ctx, w, b) }},
 }
 
