@@ -48,21 +48,26 @@ var allowedImports = map[string][]string{
 	// The C-chain's atomic txs in an EVM block.
 	"internal/evm": {"internal", "internal/cchain", "internal/jsonscan"},
 
-	// The store: tables, reads, cursors. It imports no decoder.
-	"internal/derive/addresstxs": {"internal"},
-	"internal/derive/balances":   {"internal"},
-	"internal/derive/burned":     {"internal"},
-	"internal/derive/erc20":      {"internal"},
-	"internal/derive/metrics":    {"internal", "internal/chainmetrics"},
-	"internal/derive/nfts":       {"internal"},
-	"internal/derive/steps":      nil,
-	"internal/derive/xstate":     {"internal", "internal/derive/burned", "internal/derive/steps"},
-	"internal/derive/pstate":     {"internal", "internal/derive/burned", "internal/derive/steps"},
-	"internal/derive/cstate":     {"internal", "internal/derive/burned", "internal/derive/steps"},
+	// The derivation's nouns, pure, each over a writer it declares, and
+	// each chain's ordered list of them.
+	"internal/derive/addresstxs":   {"internal"},
+	"internal/derive/balances":     {"internal"},
+	"internal/derive/burned":       {"internal"},
+	"internal/derive/erc20":        {"internal"},
+	"internal/derive/metrics":      {"internal", "internal/chainmetrics"},
+	"internal/derive/nfts":         {"internal"},
+	"internal/derive/sharedmemory": {"internal"},
+	"internal/derive/steps":        nil,
+	"internal/derive/xstate":       {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/steps"},
+	"internal/derive/pstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/sharedmemory",
+		"internal/derive/steps"},
+	"internal/derive/cstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/sharedmemory",
+		"internal/derive/steps"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
 		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics", "internal/derive/nfts",
 		"internal/derive/steps"},
 
+	// The store: tables, reads, cursors. It imports no decoder.
 	"internal/store": {"internal", "internal/chainmetrics", "internal/database", "internal/derrors"},
 
 	// Derivation: decoded values into the store's derived state, and the

@@ -121,3 +121,26 @@ type AddressTxRow struct {
 	TxID    ids.ID
 	Type    string
 }
+
+// TxPosition is where a tx is in its chain: its id, block height and
+// index in the block, and the block's time.
+type TxPosition struct {
+	TxID   ids.ID
+	Height uint64
+	Index  int
+	Time   time.Time
+}
+
+// AtomicImport is a UTXO of a chain's shared memory that the ImportTx at
+// Pos, on another chain, consumes.
+type AtomicImport struct {
+	UTXO UTXOInput
+	Pos  TxPosition
+}
+
+// AtomicExport is an output that the ExportTx at Pos put into another
+// chain's shared memory.
+type AtomicExport struct {
+	Output *UTXOOutput
+	Pos    TxPosition
+}

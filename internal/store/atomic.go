@@ -134,27 +134,29 @@ func storedImports(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) ([]at
 	return out, err
 }
 
-// applyPAtomic matches the P-chain's ImportTxs and ExportTxs of a batch
-// with the other chains' exports and imports (applyPUTXOs stored them).
-func applyPAtomic(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
-	var (
-		imports  []atomicImport
-		exported []ids.ID
-	)
-	for _, b := range blocks {
-		for j, t := range b.Txs {
-			pos := position{txID: t.ID, height: b.Height, idx: j, time: unixSeconds(b.Timestamp)}
-			for _, in := range t.UTXOs.Imported {
-				imports = append(imports, atomicImport{id: in.ID, pos: pos})
-			}
-			for _, p := range t.UTXOs.Produced {
-				if p.Kind == internal.PKindExported {
-					exported = append(exported, p.ID())
-				}
-			}
-		}
+// atomicImports converts the derivation's imports.
+func atomicImports(in []internal.AtomicImport) []atomicImport {
+	out := make([]atomicImport, len(in))
+	for i, im := range in {
+		out[i] = atomicImport{id: im.UTXO.ID, pos: txPosition(im.Pos)}
 	}
-	return matchAtomic(ctx, tx, imports, exported)
+	return out
+}
+
+// txPosition is p as the UTXO tables store it.
+func txPosition(p internal.TxPosition) position {
+	return position{txID: p.TxID, height: p.Height, idx: p.Index, time: unixSeconds(p.Time)}
+}
+
+// MatchAtomic marks consumed the exports that imports consume, and those
+// of exported whose imports are stored already.
+func (t *PTx) MatchAtomic(ctx context.Context, imports []internal.AtomicImport, exported []ids.ID) error {
+	return matchAtomic(ctx, t.db, atomicImports(imports), exported)
+}
+
+// MatchAtomic is PTx.MatchAtomic for the C-chain's atomic txs.
+func (t *CTx) MatchAtomic(ctx context.Context, imports []internal.AtomicImport, exported []ids.ID) error {
+	return matchAtomic(ctx, t.db, atomicImports(imports), exported)
 }
 
 var (
@@ -164,37 +166,28 @@ var (
 		"consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
 )
 
-// applyCAtomic stores the UTXOs a batch of C-chain blocks' ExportTxs put
-// into shared memory and the UTXOs their ImportTxs consume (see
-// cchain.AtomicTx), and matches both with the other chains' imports and
-// exports.
-func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBlockData) error {
+// WriteAtomicUTXOs writes the UTXOs the C-chain's ExportTxs put into
+// shared memory (c_atomic_utxos, their owners, their list rows) and
+// those its ImportTxs consume (c_imported_utxos).
+func (t *CTx) WriteAtomicUTXOs(ctx context.Context, exports []internal.AtomicExport, imports []internal.AtomicImport) error {
+	tx := t.db
 	var (
 		utxoRows, addrRows [][]any
 		listed             listedOutputs
 		sp                 spends
-		imports            []atomicImport
-		exported           []ids.ID
 	)
-	for _, b := range blocks {
-		ts := unixSeconds(b.Timestamp)
-		for j, t := range b.AtomicTxs {
-			pos := position{txID: t.ID, height: b.Height, idx: j, time: ts}
-			for _, e := range t.Exported {
-				id := e.ID()
-				utxoRows = append(utxoRows, []any{id[:], e.UTXO.TxID[:], int64(e.UTXO.OutputIndex), e.PeerChain[:], e.AssetID[:],
-					int64(e.Amount), int64(e.Owners.Locktime), int64(e.Owners.Threshold), e.Bytes, t.ID[:], int64(b.Height), j, ts})
-				for _, a := range e.Owners.Addrs {
-					addrRows = append(addrRows, []any{a[:], id[:]})
-				}
-				listed.add(e, internal.CChain, ts)
-				exported = append(exported, id)
-			}
-			sp.add(pos, nil, t.Imported)
-			for _, in := range t.Imported {
-				imports = append(imports, atomicImport{id: in.ID, pos: pos})
-			}
+	for _, x := range exports {
+		e, pos := x.Output, txPosition(x.Pos)
+		id := e.ID()
+		utxoRows = append(utxoRows, []any{id[:], e.UTXO.TxID[:], int64(e.UTXO.OutputIndex), e.PeerChain[:], e.AssetID[:],
+			int64(e.Amount), int64(e.Owners.Locktime), int64(e.Owners.Threshold), e.Bytes, pos.txID[:], int64(pos.height), pos.idx, pos.time})
+		for _, a := range e.Owners.Addrs {
+			addrRows = append(addrRows, []any{a[:], id[:]})
 		}
+		listed.add(e, internal.CChain, pos.time)
+	}
+	for _, im := range imports {
+		sp.add(txPosition(im.Pos), nil, []internal.UTXOInput{im.UTXO})
 	}
 	n, err := tx.BulkInsert(ctx, "c_atomic_utxos", cAtomicUTXOColumns, utxoRows, onConflictDoNothing)
 	if err != nil {
@@ -206,10 +199,8 @@ func applyCAtomic(ctx context.Context, tx *database.DB, blocks []*internal.CBloc
 	if err := listed.write(ctx, tx, n == int64(len(utxoRows))); err != nil {
 		return err
 	}
-	if _, err := tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing); err != nil {
-		return err
-	}
-	return matchAtomic(ctx, tx, imports, exported)
+	_, err = tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing)
+	return err
 }
 
 // addressColumns are the columns of every *_addresses table.

@@ -37,11 +37,6 @@ type CDerivation func(ctx context.Context, tx *CTx, blocks []*internal.CBlockDat
 // call. The Apply* methods are the derivations still in the store.
 type CTx struct{ db *database.DB }
 
-// ApplyAtomic writes the atomic txs' effects on shared memory.
-func (t *CTx) ApplyAtomic(ctx context.Context, blocks []*internal.CBlockData) error {
-	return applyCAtomic(ctx, t.db, blocks)
-}
-
 // runCDerivation runs derive on a C-chain batch in tx, with the batch's UTXO
 // sums gathered in its context.
 func runCDerivation(ctx context.Context, tx *database.DB, derive CDerivation, blocks []*internal.CBlockData) error {

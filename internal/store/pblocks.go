@@ -94,11 +94,6 @@ func (t *PTx) ApplyRewardHistory(ctx context.Context, batch *internal.PBatch) er
 	return applyPRewardHistory(ctx, t.db, batch.Blocks)
 }
 
-// ApplyAtomic writes the exports' and imports' effects on shared memory.
-func (t *PTx) ApplyAtomic(ctx context.Context, batch *internal.PBatch) error {
-	return applyPAtomic(ctx, t.db, batch.Blocks)
-}
-
 // ApplyState writes the subnets, chains and supply state.
 func (t *PTx) ApplyState(ctx context.Context, batch *internal.PBatch) error {
 	return applyPState(ctx, t.db, batch)

@@ -13,6 +13,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/sharedmemory"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 )
 
@@ -20,16 +21,17 @@ import (
 // transaction: each derivation package's writer, and the store's methods
 // that still derive as they write (Apply*).
 type Writer interface {
-	ApplyAtomic(ctx context.Context, blocks []*internal.CBlockData) error
+	sharedmemory.CWriter
 	addresstxs.AtomicWriter
 	burned.UTXOWriter
 }
 
 // list is the steps in order: the atomic txs' effects on shared memory,
-// then the address history, which reads the atomic rows ApplyAtomic
-// stored; the burned sums read nothing of theirs.
+// then the address history, which reads the atomic rows they stored; the burned sums read nothing of theirs.
 var list = []steps.Step[Writer, []*internal.CBlockData]{
-	{Name: "atomic", Apply: Writer.ApplyAtomic},
+	{Name: "atomic", Apply: func(w Writer, ctx context.Context, b []*internal.CBlockData) error {
+		return sharedmemory.C(ctx, w, b)
+	}},
 	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b []*internal.CBlockData) error {
 		return addresstxs.Atomic(ctx, w, b)
 	}},

@@ -13,6 +13,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/sharedmemory"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 )
 
@@ -23,7 +24,7 @@ type Writer interface {
 	ApplyStaking(ctx context.Context, batch *internal.PBatch) error
 	ApplyUTXOs(ctx context.Context, batch *internal.PBatch) error
 	ApplyRewardHistory(ctx context.Context, batch *internal.PBatch) error
-	ApplyAtomic(ctx context.Context, batch *internal.PBatch) error
+	sharedmemory.Writer
 	ApplyState(ctx context.Context, batch *internal.PBatch) error
 	ApplyMetrics(ctx context.Context, batch *internal.PBatch) error
 	ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error
@@ -41,7 +42,9 @@ var list = []steps.Step[Writer, *internal.PBatch]{
 	{Name: "staking", Apply: Writer.ApplyStaking},
 	{Name: "UTXOs", Apply: Writer.ApplyUTXOs},
 	{Name: "reward history", Apply: Writer.ApplyRewardHistory},
-	{Name: "atomic", Apply: Writer.ApplyAtomic},
+	{Name: "atomic", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
+		return sharedmemory.P(ctx, w, b.Blocks)
+	}},
 	{Name: "state", Apply: Writer.ApplyState},
 	{Name: "metrics", Apply: Writer.ApplyMetrics},
 	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
