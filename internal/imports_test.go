@@ -58,9 +58,10 @@ var allowedImports = map[string][]string{
 	"internal/derive/nfts":         {"internal"},
 	"internal/derive/sharedmemory": {"internal"},
 	"internal/derive/steps":        nil,
-	"internal/derive/xstate":       {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/steps"},
-	"internal/derive/pstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/sharedmemory",
+	"internal/derive/xstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/metrics",
 		"internal/derive/steps"},
+	"internal/derive/pstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/metrics",
+		"internal/derive/sharedmemory", "internal/derive/steps"},
 	"internal/derive/cstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/sharedmemory",
 		"internal/derive/steps"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
@@ -72,7 +73,7 @@ var allowedImports = map[string][]string{
 
 	// Derivation: decoded values into the store's derived state, and the
 	// rederive of stored blocks.
-	"internal/derive": {"internal", "internal/cchain", "internal/derive/cstate", "internal/derive/erc20", "internal/derive/nfts",
+	"internal/derive": {"internal", "internal/cchain", "internal/derive/cstate", "internal/derive/erc20", "internal/derive/metrics", "internal/derive/nfts",
 		"internal/derive/pstate", "internal/derive/xstate", "internal/pchain", "internal/progress",
 		"internal/store", "internal/xchain"},
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/erc20"
+	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derive/nfts"
 	"github.com/avaindex/avaindex/internal/progress"
 	"github.com/avaindex/avaindex/internal/store"
@@ -24,7 +25,7 @@ type BackfillSource interface {
 	FillBackfill(ctx context.Context, b store.Backfill, part store.BackfillPart, hi int64) (store.Backfill, error)
 	FinishBackfill(ctx context.Context, name string) error
 	MetricsLeft(ctx context.Context, chain internal.Chain) (from, to uint64, ok bool, err error)
-	CatchUpMetrics(ctx context.Context, chain internal.Chain, from, to uint64, decode store.MetricDecoder) error
+	CatchUpMetrics(ctx context.Context, chain internal.Chain, from, to uint64, decode store.MetricDecoder, derive store.MetricDerivation) error
 }
 
 // backfillDerivations are the derivations the backfills of derived rows
@@ -170,7 +171,7 @@ func (b *Backfiller) catchUpMetrics(ctx context.Context, chain internal.Chain) e
 	start, lastLog := time.Now(), time.Now()
 	for h := from; h <= to; h += b.opts.MetricsChunk {
 		last := min(to, h+b.opts.MetricsChunk-1)
-		if err := b.st.CatchUpMetrics(ctx, chain, h, last, decode); err != nil {
+		if err := b.st.CatchUpMetrics(ctx, chain, h, last, decode, metrics.UTXOBlocks[*store.MetricsTx]); err != nil {
 			return err
 		}
 		b.update(step, int64(last-from+1))

@@ -67,8 +67,8 @@ func (f *fakeBackfills) MetricsLeft(_ context.Context, c internal.Chain) (uint64
 	return f.metrics[0], f.metrics[1], true, nil
 }
 
-func (f *fakeBackfills) CatchUpMetrics(_ context.Context, c internal.Chain, from, to uint64, decode store.MetricDecoder) error {
-	if c != internal.PChain || decode == nil {
+func (f *fakeBackfills) CatchUpMetrics(_ context.Context, c internal.Chain, from, to uint64, decode store.MetricDecoder, derive store.MetricDerivation) error {
+	if c != internal.PChain || decode == nil || derive == nil {
 		return errors.New("unexpected catch-up")
 	}
 	f.rolled = append(f.rolled, [2]uint64{from, to})

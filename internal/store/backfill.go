@@ -116,7 +116,7 @@ type BackfillStore interface {
 	// heights of a chain's stored blocks its metrics lack, and their
 	// rollup, a range at a time.
 	MetricsLeft(ctx context.Context, chain internal.Chain) (from, to uint64, ok bool, err error)
-	CatchUpMetrics(ctx context.Context, chain internal.Chain, from, to uint64, decode MetricDecoder) error
+	CatchUpMetrics(ctx context.Context, chain internal.Chain, from, to uint64, decode MetricDecoder, derive MetricDerivation) error
 }
 
 func (s *sqlStore) PendingBackfills(ctx context.Context) (_ []Backfill, err error) {

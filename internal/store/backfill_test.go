@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -143,7 +144,7 @@ func catchUpMetrics(t testing.TB, s *sqlStore) {
 			t.Fatal(err)
 		}
 		for h := from; ok && h <= to; h += 2 {
-			if err := s.CatchUpMetrics(ctx, c, h, min(to, h+1), testMetricDecoders[c]); err != nil {
+			if err := s.CatchUpMetrics(ctx, c, h, min(to, h+1), testMetricDecoders[c], metrics.UTXOBlocks[*MetricsTx]); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -491,85 +491,26 @@ func (s *sqlStore) MetricChains(ctx context.Context) (_ []MetricChain, err error
 	return out, err
 }
 
-// The P- and X-chains' blocks as the metrics see them.
-
-// utxoBlocker is a P- or X-chain block that tells what its txs do to
-// UTXOs.
-type utxoBlocker interface{ UTXOBlock() internal.UTXOBlock }
-
-// applyUTXOMetrics returns the applier that rolls a batch of chain's (the
-// P- or X-chain's) blocks up into its metrics.
-func applyUTXOMetrics[B utxoBlocker](chain internal.Chain) func(context.Context, *database.DB, []B) error {
-	return func(ctx context.Context, tx *database.DB, blocks []B) error {
-		ubs := make([]internal.UTXOBlock, len(blocks))
-		for i, b := range blocks {
-			ubs[i] = b.UTXOBlock()
-		}
-		mbs, err := utxoMetricBlocks(ctx, tx, chain, ubs)
-		if err != nil {
-			return err
-		}
-		return RollupMetrics(ctx, tx, string(chain), mbs)
-	}
+// InputOwners returns the owners' addresses of the UTXOs ids on the
+// P-chain's UTXO lists (inputOwners).
+func (t *PTx) InputOwners(ctx context.Context, ids []ids.ID) (map[ids.ID][][]byte, error) {
+	return inputOwners(ctx, t.db, internal.PChain, ids)
 }
 
-var (
-	applyPMetrics = applyUTXOMetrics[*internal.PBlockData](internal.PChain)
-	applyXMetrics = applyUTXOMetrics[*internal.XBlockData](internal.XChain)
-)
-
-// utxoMetricBlocks returns the metrics' view of a P- or X-chain's blocks:
-// their txs, the owners of the outputs they produce, and those of the
-// UTXOs they consume (stored by the UTXO appliers, which run first), who
-// send.
-func utxoMetricBlocks(ctx context.Context, tx *database.DB, chain internal.Chain, blocks []internal.UTXOBlock) ([]chainmetrics.Block, error) {
-	var inputs []ids.ID
-	for _, b := range blocks {
-		for _, e := range b.Effects {
-			inputs = appendInputIDs(inputs, e.Consumed, e.Imported)
-		}
-	}
-	owners, err := inputOwners(ctx, tx, chain, inputs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]chainmetrics.Block, len(blocks))
-	for i, b := range blocks {
-		mb := chainmetrics.Block{Height: b.Height, Time: unixSeconds(b.Time), Txs: b.Txs}
-		for _, e := range b.Effects {
-			mb.Addresses = appendOwners(mb.Addresses, e.Produced)
-			mb.Senders = appendSenders(mb.Senders, owners, e.Consumed, e.Imported)
-		}
-		out[i] = mb
-	}
-	return out, nil
+// RollupMetrics rolls the blocks up into the P-chain's metrics.
+func (t *PTx) RollupMetrics(ctx context.Context, blocks []chainmetrics.Block) error {
+	return RollupMetrics(ctx, t.db, string(internal.PChain), blocks)
 }
 
-func appendInputIDs(dst []ids.ID, lists ...[]internal.UTXOInput) []ids.ID {
-	for _, l := range lists {
-		for _, in := range l {
-			dst = append(dst, in.ID)
-		}
-	}
-	return dst
+// InputOwners returns the owners' addresses of the UTXOs ids on the
+// X-chain's UTXO lists (inputOwners).
+func (t *XTx) InputOwners(ctx context.Context, ids []ids.ID) (map[ids.ID][][]byte, error) {
+	return inputOwners(ctx, t.db, internal.XChain, ids)
 }
 
-func appendOwners(dst [][]byte, outs []*internal.UTXOOutput) [][]byte {
-	for _, o := range outs {
-		for _, a := range o.Owners.Addrs {
-			dst = append(dst, a[:])
-		}
-	}
-	return dst
-}
-
-func appendSenders(dst [][]byte, owners map[ids.ID][][]byte, lists ...[]internal.UTXOInput) [][]byte {
-	for _, l := range lists {
-		for _, in := range l {
-			dst = append(dst, owners[in.ID]...)
-		}
-	}
-	return dst
+// RollupMetrics rolls the blocks up into the X-chain's metrics.
+func (t *XTx) RollupMetrics(ctx context.Context, blocks []chainmetrics.Block) error {
+	return RollupMetrics(ctx, t.db, string(internal.XChain), blocks)
 }
 
 // inputOwners returns the owners' addresses of the UTXOs ids on chain's
@@ -625,6 +566,28 @@ func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all
 // handed to CatchUpMetrics.
 type MetricDecoder func(height uint64, b []byte) (internal.UTXOBlock, error)
 
+// MetricDerivation rolls up, through tx, a P- or X-chain's blocks as
+// MetricDecoder decoded them (derive/metrics).
+type MetricDerivation func(ctx context.Context, tx *MetricsTx, blocks []internal.UTXOBlock) error
+
+// MetricsTx is a metrics catch-up's transaction as CatchUpMetrics hands
+// it to its derivation, bound to one chain; valid only during that call.
+type MetricsTx struct {
+	db    *database.DB
+	chain internal.Chain
+}
+
+// InputOwners returns the owners' addresses of the UTXOs ids on the
+// chain's UTXO lists (inputOwners).
+func (t *MetricsTx) InputOwners(ctx context.Context, ids []ids.ID) (map[ids.ID][][]byte, error) {
+	return inputOwners(ctx, t.db, t.chain, ids)
+}
+
+// RollupMetrics rolls the blocks up into the chain's metrics.
+func (t *MetricsTx) RollupMetrics(ctx context.Context, blocks []chainmetrics.Block) error {
+	return RollupMetrics(ctx, t.db, string(t.chain), blocks)
+}
+
 // MetricsCatchUpChains are the chains whose metrics a catch-up rolls up
 // from their stored blocks.
 var MetricsCatchUpChains = []internal.Chain{internal.PChain, internal.XChain}
@@ -671,10 +634,10 @@ func metricsLeft(ctx context.Context, db *database.DB, chain internal.Chain) (fr
 var metricBlockTables = map[internal.Chain]string{internal.PChain: "p_blocks", internal.XChain: "x_blocks"}
 
 // CatchUpMetrics rolls the stored blocks from..to of chain up into its
-// metrics, in one transaction, decoded by decode (the derivation
-// layer's: the store decodes nothing). Blocks rolled up already are
-// skipped.
-func (s *sqlStore) CatchUpMetrics(ctx context.Context, chain internal.Chain, from, to uint64, decode MetricDecoder) (err error) {
+// metrics, in one transaction, decoded by decode and rolled up by derive
+// (the derivation layer's: the store decodes and derives nothing). Blocks
+// rolled up already are skipped.
+func (s *sqlStore) CatchUpMetrics(ctx context.Context, chain internal.Chain, from, to uint64, decode MetricDecoder, derive MetricDerivation) (err error) {
 	defer derrors.Wrap(&err, "store.CatchUpMetrics(%s, %d..%d)", chain, from, to)
 	table, ok := metricBlockTables[chain]
 	if !ok {
@@ -701,11 +664,7 @@ func (s *sqlStore) CatchUpMetrics(ctx context.Context, chain internal.Chain, fro
 		if err != nil {
 			return err
 		}
-		mbs, err := utxoMetricBlocks(ctx, tx, chain, ubs)
-		if err != nil {
-			return err
-		}
-		return RollupMetrics(ctx, tx, string(chain), mbs)
+		return derive(ctx, &MetricsTx{db: tx, chain: chain}, ubs)
 	})
 }
 

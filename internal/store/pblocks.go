@@ -99,11 +99,6 @@ func (t *PTx) ApplyState(ctx context.Context, batch *internal.PBatch) error {
 	return applyPState(ctx, t.db, batch)
 }
 
-// ApplyMetrics rolls the blocks up into the P-chain's metrics.
-func (t *PTx) ApplyMetrics(ctx context.Context, batch *internal.PBatch) error {
-	return applyPMetrics(ctx, t.db, batch.Blocks)
-}
-
 // ApplyWebhookEvents writes the batch's platform webhook events.
 func (t *PTx) ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error {
 	return applyPWebhookEvents(ctx, t.db, batch)

@@ -40,12 +40,6 @@ func (t *XTx) ApplyUTXOs(ctx context.Context, blocks []*internal.XBlockData) err
 	return applyXUTXOs(ctx, t.db, blocks)
 }
 
-// ApplyMetrics rolls the blocks up into the X-chain's metrics; it reads
-// the owners of the UTXOs ApplyUTXOs marks spent.
-func (t *XTx) ApplyMetrics(ctx context.Context, blocks []*internal.XBlockData) error {
-	return applyXMetrics(ctx, t.db, blocks)
-}
-
 // ApplyWebhookEvents writes the blocks' address_activity events; it reads
 // the owners of the UTXOs ApplyUTXOs marks spent.
 func (t *XTx) ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error {

@@ -1,12 +1,15 @@
 // Package metrics derives what the chain metrics roll up of a batch of
 // blocks: each block as chainmetrics sees it (its txs, gas, fees, the
 // addresses that took part, the senders and the deployers), which the
-// store adds to its rollups.
+// store adds to its rollups. EVM chains' blocks tell all of it; a P- or
+// X-chain block's senders are the owners of the UTXOs it spends, which
+// the store is asked for.
 package metrics
 
 import (
 	"context"
 	"math/big"
+	"time"
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/chainmetrics"
@@ -29,7 +32,7 @@ func EVM(ctx context.Context, w EVMWriter, blocks []*internal.EVMBlockData) erro
 func EVMBlocks(blocks []*internal.EVMBlockData) []chainmetrics.Block {
 	out := make([]chainmetrics.Block, len(blocks))
 	for i, b := range blocks {
-		mb := chainmetrics.Block{Height: b.Number, Time: unixSeconds(b), Txs: len(b.Txs), GasUsed: b.GasUsed,
+		mb := chainmetrics.Block{Height: b.Number, Time: unixSeconds(b.Timestamp), Txs: len(b.Txs), GasUsed: b.GasUsed,
 			Contracts: len(b.Contracts)}
 		for _, t := range b.Txs {
 			var price float64
@@ -56,11 +59,11 @@ func EVMBlocks(blocks []*internal.EVMBlockData) []chainmetrics.Block {
 	return out
 }
 
-// unixSeconds is b's time in Unix seconds, 0 for none (as the store keeps
-// block times).
-func unixSeconds(b *internal.EVMBlockData) int64 {
-	if b.Timestamp.IsZero() {
+// unixSeconds is a block's time in Unix seconds, 0 for none (as the
+// store keeps block times).
+func unixSeconds(t time.Time) int64 {
+	if t.IsZero() {
 		return 0
 	}
-	return b.Timestamp.Unix()
+	return t.Unix()
 }

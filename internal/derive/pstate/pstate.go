@@ -13,6 +13,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derive/sharedmemory"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 )
@@ -26,7 +27,7 @@ type Writer interface {
 	ApplyRewardHistory(ctx context.Context, batch *internal.PBatch) error
 	sharedmemory.Writer
 	ApplyState(ctx context.Context, batch *internal.PBatch) error
-	ApplyMetrics(ctx context.Context, batch *internal.PBatch) error
+	metrics.UTXOWriter
 	ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error
 	addresstxs.RangeWriter
 	burned.PWriter
@@ -46,7 +47,9 @@ var list = []steps.Step[Writer, *internal.PBatch]{
 		return sharedmemory.P(ctx, w, b.Blocks)
 	}},
 	{Name: "state", Apply: Writer.ApplyState},
-	{Name: "metrics", Apply: Writer.ApplyMetrics},
+	{Name: "metrics", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
+		return metrics.UTXO(ctx, w, b.Blocks)
+	}},
 	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
 	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
 		return addresstxs.UTXOs(ctx, w, b.Blocks)

@@ -13,6 +13,7 @@ import (
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/burned"
+	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 )
 
@@ -21,7 +22,7 @@ import (
 // that still derive as they write (Apply*).
 type Writer interface {
 	ApplyUTXOs(ctx context.Context, blocks []*internal.XBlockData) error
-	ApplyMetrics(ctx context.Context, blocks []*internal.XBlockData) error
+	metrics.UTXOWriter
 	ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error
 	addresstxs.RangeWriter
 	burned.UTXOWriter
@@ -32,7 +33,9 @@ type Writer interface {
 // what the others stored; the burned sums read nothing of theirs.
 var list = []steps.Step[Writer, []*internal.XBlockData]{
 	{Name: "UTXOs", Apply: Writer.ApplyUTXOs},
-	{Name: "metrics", Apply: Writer.ApplyMetrics},
+	{Name: "metrics", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error {
+		return metrics.UTXO(ctx, w, b)
+	}},
 	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
 	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error {
 		return addresstxs.UTXOs(ctx, w, b)
