@@ -88,17 +88,6 @@ func (t *PTx) ApplyUTXOs(ctx context.Context, batch *internal.PBatch) error {
 	return applyPUTXOs(ctx, t.db, batch.Blocks)
 }
 
-// ApplyRewardHistory writes the historical rewards of the stakings the
-// blocks end.
-func (t *PTx) ApplyRewardHistory(ctx context.Context, batch *internal.PBatch) error {
-	return applyPRewardHistory(ctx, t.db, batch.Blocks)
-}
-
-// ApplyState writes the subnets, chains and supply state.
-func (t *PTx) ApplyState(ctx context.Context, batch *internal.PBatch) error {
-	return applyPState(ctx, t.db, batch)
-}
-
 // ApplyWebhookEvents writes the batch's platform webhook events.
 func (t *PTx) ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error {
 	return applyPWebhookEvents(ctx, t.db, batch)

@@ -10,7 +10,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
 
@@ -30,13 +29,14 @@ type SubnetStore interface {
 	Blockchain(ctx context.Context, id ids.ID) (*internal.Blockchain, error)
 }
 
-// applyPState writes the subnet and blockchain changes of a batch of
-// P-chain blocks. Every write is idempotent: creations are inserted with ON
-// CONFLICT DO NOTHING, an owner change applies only over an owner set
-// earlier in the chain, and conversions and transformations are set once.
-func applyPState(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
-	ch := batch.State
-	if ch.Empty() {
+// WriteStateChanges writes the subnet and blockchain changes of a batch
+// of P-chain blocks (pchain derives them). Every write is idempotent:
+// creations are inserted with ON CONFLICT DO NOTHING, an owner change
+// applies only over an owner set earlier in the chain, and conversions
+// and transformations are set once.
+func (t *PTx) WriteStateChanges(ctx context.Context, ch *internal.PStateChanges) error {
+	tx := t.db
+	if ch == nil || ch.Empty() {
 		return nil
 	}
 	for _, s := range ch.Subnets {

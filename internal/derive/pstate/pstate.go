@@ -14,6 +14,7 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/addresstxs"
 	"github.com/avaindex/avaindex/internal/derive/burned"
 	"github.com/avaindex/avaindex/internal/derive/metrics"
+	"github.com/avaindex/avaindex/internal/derive/rewards"
 	"github.com/avaindex/avaindex/internal/derive/sharedmemory"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 )
@@ -24,9 +25,9 @@ import (
 type Writer interface {
 	ApplyStaking(ctx context.Context, batch *internal.PBatch) error
 	ApplyUTXOs(ctx context.Context, batch *internal.PBatch) error
-	ApplyRewardHistory(ctx context.Context, batch *internal.PBatch) error
+	rewards.Writer
 	sharedmemory.Writer
-	ApplyState(ctx context.Context, batch *internal.PBatch) error
+	WriteStateChanges(ctx context.Context, changes *internal.PStateChanges) error
 	metrics.UTXOWriter
 	ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error
 	addresstxs.RangeWriter
@@ -42,11 +43,15 @@ type Writer interface {
 var list = []steps.Step[Writer, *internal.PBatch]{
 	{Name: "staking", Apply: Writer.ApplyStaking},
 	{Name: "UTXOs", Apply: Writer.ApplyUTXOs},
-	{Name: "reward history", Apply: Writer.ApplyRewardHistory},
+	{Name: "reward history", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
+		return rewards.History(ctx, w, b.Blocks)
+	}},
 	{Name: "atomic", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
 		return sharedmemory.P(ctx, w, b.Blocks)
 	}},
-	{Name: "state", Apply: Writer.ApplyState},
+	{Name: "state", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
+		return w.WriteStateChanges(ctx, b.State)
+	}},
 	{Name: "metrics", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
 		return metrics.UTXO(ctx, w, b.Blocks)
 	}},
