@@ -691,3 +691,20 @@ type PReplay interface {
 	// supplies that changed.
 	Rewards(s *RewardState, n *Network, book RewardBook) ([]SupplyChange, error)
 }
+
+// PaidReward is a reward UTXO a RewardValidatorTx created, with its
+// staker (the tx that added it), the staker's node and end time: a row of
+// the historical rewards.
+type PaidReward struct {
+	UTXO    *UTXOOutput
+	Staker  ids.ID
+	NodeID  ids.NodeID
+	EndTime uint64
+}
+
+// StakerPeriod is a stored staker's node and end time, what its rewards
+// are listed by.
+type StakerPeriod struct {
+	NodeID  ids.NodeID
+	EndTime uint64
+}

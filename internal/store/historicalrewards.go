@@ -71,64 +71,51 @@ type HistoricalReward struct {
 // Key returns the reward's position.
 func (r *HistoricalReward) Key() RewardKey { return RewardKey{EndTime: r.EndTime, UTXOID: r.UTXOID} }
 
-// applyPRewardHistory writes the historical rewards of the reward UTXOs a
-// batch's RewardValidatorTxs created (internal.PBlockData.Rewards), with their
-// stakers' node and end time (applyPStaking wrote the stakers).
-func applyPRewardHistory(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
-	rewards := map[ids.ID][]*internal.UTXOOutput{}
-	var stakers []ids.ID
-	for _, b := range blocks {
-		for _, staker := range b.RewardedStakers() {
-			if us := b.Rewards[staker]; len(us) > 0 {
-				rewards[staker] = us
-				stakers = append(stakers, staker)
-			}
-		}
-	}
-	if len(stakers) == 0 {
-		return nil
-	}
-	type stakerRow struct {
-		node []byte
-		end  int64
-	}
-	known := map[ids.ID]stakerRow{}
+// StakerPeriods returns the node and end time of those of stakers that are
+// stored (p_stakers).
+func (t *PTx) StakerPeriods(ctx context.Context, stakers []ids.ID) (map[ids.ID]internal.StakerPeriod, error) {
+	known := map[ids.ID]internal.StakerPeriod{}
 	err := idChunksOf(stakers, readInList, func(args []any, in string) error {
-		return tx.RunQuery(ctx, "SELECT tx_id, node_id, end_time FROM p_stakers WHERE tx_id IN "+in, func(r *sql.Rows) error {
+		return t.db.RunQuery(ctx, "SELECT tx_id, node_id, end_time FROM p_stakers WHERE tx_id IN "+in, func(r *sql.Rows) error {
 			var (
-				id []byte
-				s  stakerRow
+				id, node []byte
+				end      int64
 			)
-			if err := r.Scan(&id, &s.node, &s.end); err != nil {
+			if err := r.Scan(&id, &node, &end); err != nil {
 				return err
 			}
 			txID, err := ids.ToID(id)
-			known[txID] = s
-			return err
+			if err != nil {
+				return err
+			}
+			nodeID, err := ids.ToNodeID(node)
+			if err != nil {
+				return fmt.Errorf("staker %s's node id: %w", txID, err)
+			}
+			known[txID] = internal.StakerPeriod{NodeID: nodeID, EndTime: uint64(end)}
+			return nil
 		}, args...)
 	})
-	if err != nil {
-		return err
-	}
+	return known, err
+}
+
+// WriteRewardHistory writes the historical rewards (p_historical_rewards)
+// and their owners, keyed by their stakers' end time.
+func (t *PTx) WriteRewardHistory(ctx context.Context, rewards []internal.PaidReward) error {
 	var rows, owners [][]any
-	for _, staker := range stakers {
-		s, ok := known[staker]
-		if !ok {
-			continue // a staker of an unknown genesis is not stored
-		}
-		for _, u := range rewards[staker] {
-			id := u.ID()
-			rows = append(rows, []any{id[:], staker[:], s.node, s.end})
-			for _, a := range u.Owners.Addrs {
-				owners = append(owners, []any{a[:], s.end, id[:]})
-			}
+	for _, r := range rewards {
+		id := r.UTXO.ID()
+		end := u64(r.EndTime)
+		rows = append(rows, []any{id[:], r.Staker[:], r.NodeID.Bytes(), end})
+		for _, a := range r.UTXO.Owners.Addrs {
+			owners = append(owners, []any{a[:], end, id[:]})
 		}
 	}
-	if _, err := tx.BulkInsert(ctx, "p_historical_rewards", []string{"utxo_id", "staker_tx_id", "node_id", "end_time"},
+	if _, err := t.db.BulkInsert(ctx, "p_historical_rewards", []string{"utxo_id", "staker_tx_id", "node_id", "end_time"},
 		rows, onConflictDoNothing); err != nil {
 		return err
 	}
-	_, err = tx.BulkInsert(ctx, "p_historical_reward_owners", []string{"address", "end_time", "utxo_id"}, owners, onConflictDoNothing)
+	_, err := t.db.BulkInsert(ctx, "p_historical_reward_owners", []string{"address", "end_time", "utxo_id"}, owners, onConflictDoNothing)
 	return err
 }
 
