@@ -34,7 +34,7 @@ type CDerivation func(ctx context.Context, tx *CTx, blocks []*internal.CBlockDat
 
 // CTx is a C-chain batch's transaction as ApplyCBlocks and
 // RederiveCBlocks hand it to the derivation. It is valid only during that
-// call. The Apply* methods are the derivations still in the store.
+// call.
 type CTx struct{ db *database.DB }
 
 // runCDerivation runs derive on a C-chain batch in tx, with the batch's UTXO

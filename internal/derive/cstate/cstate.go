@@ -18,8 +18,7 @@ import (
 )
 
 // Writer is what the derivation writes and reads in the batch's
-// transaction: each derivation package's writer, and the store's methods
-// that still derive as they write (Apply*).
+// transaction: each derivation package's writer.
 type Writer interface {
 	sharedmemory.CWriter
 	addresstxs.AtomicWriter
