@@ -1,6 +1,7 @@
 package internal
 
 import (
+	"math/big"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -608,6 +609,12 @@ type PTxData struct {
 type PTxValue struct {
 	In, Out   map[ids.ID]uint64
 	L1Balance uint64
+}
+
+// Burned is what the tx burns of asset avax, as UTXOEffects.Burned
+// counts it.
+func (v *PTxValue) Burned(avax ids.ID) *big.Int {
+	return burnedBeyond(new(big.Int).SetUint64(v.In[avax]), new(big.Int).SetUint64(v.Out[avax]), v.L1Balance)
 }
 
 // PGenesisData is what the store keeps of the P-chain's genesis: its time

@@ -92,6 +92,12 @@ func (e *UTXOEffects) Burned(avax ids.ID, l1Balance uint64) *big.Int {
 			out.Add(out, new(big.Int).SetUint64(o.Amount))
 		}
 	}
+	return burnedBeyond(in, out, l1Balance)
+}
+
+// burnedBeyond is what in brings beyond out and l1Balance, zero when it
+// brings nothing more. It may change in and out.
+func burnedBeyond(in, out *big.Int, l1Balance uint64) *big.Int {
 	out.Add(out, new(big.Int).SetUint64(l1Balance))
 	if in.Cmp(out) <= 0 {
 		return new(big.Int)

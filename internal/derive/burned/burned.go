@@ -125,12 +125,7 @@ func P(ctx context.Context, w PWriter, blocks []*internal.PBlockData) error {
 			if t.Value == nil {
 				continue
 			}
-			in := new(big.Int).SetUint64(t.Value.In[avax])
-			out := new(big.Int).SetUint64(t.Value.Out[avax])
-			out.Add(out, new(big.Int).SetUint64(t.Value.L1Balance))
-			if in.Cmp(out) > 0 {
-				burns[i].Add(burns[i], in.Sub(in, out))
-			}
+			burns[i].Add(burns[i], t.Value.Burned(avax))
 			deposits[i].Add(deposits[i], new(big.Int).SetUint64(t.Value.L1Balance))
 		}
 	}
