@@ -150,3 +150,11 @@ type AtomicExport struct {
 	Output *UTXOOutput
 	Pos    TxPosition
 }
+
+// UTXOTx is what the tx at Pos does to its chain's UTXOs. A genesis
+// output is a UTXOTx of its own, at index -1 of height 0, that produces
+// it.
+type UTXOTx struct {
+	Pos     TxPosition
+	Effects *UTXOEffects
+}

@@ -35,13 +35,8 @@ type XDerivation func(ctx context.Context, tx *XTx, blocks []*internal.XBlockDat
 // call. The Apply* methods are the derivations still in the store.
 type XTx struct{ db *database.DB }
 
-// ApplyUTXOs writes what the blocks' txs do to the X-chain's UTXOs.
-func (t *XTx) ApplyUTXOs(ctx context.Context, blocks []*internal.XBlockData) error {
-	return applyXUTXOs(ctx, t.db, blocks)
-}
-
 // ApplyWebhookEvents writes the blocks' address_activity events; it reads
-// the owners of the UTXOs ApplyUTXOs marks spent.
+// the owners of the UTXOs the UTXO changes mark spent.
 func (t *XTx) ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error {
 	return applyXWebhookEvents(ctx, t.db, blocks)
 }

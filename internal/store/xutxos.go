@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -66,30 +67,25 @@ func (u *xUTXOBatch) tx(eff *internal.UTXOEffects, pos position) {
 	}
 }
 
-// applyXUTXOs writes the X-chain's UTXO changes of a batch of blocks, as
-// the avm's executor makes them (see xchain.UTXOsOfTx): inputs and
-// operation inputs consumed, outputs, initial states and operation outputs
-// produced, exported outputs stored as 'exported', imported inputs
-// recorded and matched with the exporting chain's rows (see atomic.go).
-// Block 0 of a chain linear from its genesis brings the genesis UTXOs (a
-// DAG chain's genesis goes with its DAG txs, xdag.go). Re-applying a batch
-// changes nothing.
-func applyXUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
+// WriteUTXOChanges writes the X-chain's UTXO changes of a batch's txs
+// (derive/utxoset): outputs, initial states and operation outputs
+// produced, inputs and operation inputs consumed, exported outputs stored
+// as 'exported', imported inputs recorded and matched with the exporting
+// chain's rows (see atomic.go). Re-applying a batch changes nothing.
+func (t *XTx) WriteUTXOChanges(ctx context.Context, txs []internal.UTXOTx) error {
 	var u xUTXOBatch
-	for _, b := range blocks {
-		ts := unixSeconds(b.Timestamp)
-		if b.Genesis != nil {
-			u.genesis(b.Genesis, ts)
+	for _, x := range txs {
+		if x.Effects == nil {
+			return fmt.Errorf("tx %s at %d/%d: no UTXO effects", x.Pos.TxID, x.Pos.Height, x.Pos.Index)
 		}
-		for j, t := range b.Txs {
-			u.tx(t.UTXOs, position{txID: t.ID, height: b.Height, idx: j, time: ts})
-		}
+		u.tx(x.Effects, txPosition(x.Pos))
 	}
-	return u.write(ctx, tx)
+	return u.write(ctx, t.db)
 }
 
 // genesis adds the X-chain's genesis UTXOs, created by the genesis
-// CreateAssetTxs at height 0, idx -1, at time ts.
+// CreateAssetTxs at height 0, idx -1, at time ts: a DAG chain's, with its
+// DAG txs (a linear chain's come as UTXOTxs of its block 0).
 func (u *xUTXOBatch) genesis(g *internal.XGenesisData, ts int64) {
 	for _, p := range g.UTXOs {
 		u.produce(p, position{txID: p.UTXO.TxID, height: 0, idx: -1, time: ts})

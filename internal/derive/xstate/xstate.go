@@ -15,13 +15,14 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/burned"
 	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derive/steps"
+	"github.com/avaindex/avaindex/internal/derive/utxoset"
 )
 
 // Writer is what the derivation writes and reads in the batch's
 // transaction: each derivation package's writer, and the store's methods
 // that still derive as they write (Apply*).
 type Writer interface {
-	ApplyUTXOs(ctx context.Context, blocks []*internal.XBlockData) error
+	utxoset.XWriter
 	metrics.UTXOWriter
 	ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error
 	addresstxs.RangeWriter
@@ -29,10 +30,12 @@ type Writer interface {
 }
 
 // list is the steps in order: the metrics and the webhook events read the
-// owners of the UTXOs ApplyUTXOs marks spent; the address history reads
+// owners of the UTXOs the UTXO changes mark spent; the address history reads
 // what the others stored; the burned sums read nothing of theirs.
 var list = []steps.Step[Writer, []*internal.XBlockData]{
-	{Name: "UTXOs", Apply: Writer.ApplyUTXOs},
+	{Name: "UTXOs", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error {
+		return utxoset.X(ctx, w, b)
+	}},
 	{Name: "metrics", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error {
 		return metrics.UTXO(ctx, w, b)
 	}},
