@@ -63,7 +63,7 @@ var allowedImports = map[string][]string{
 	"internal/derive/xstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/metrics",
 		"internal/derive/steps", "internal/derive/utxoset"},
 	"internal/derive/pstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/metrics",
-		"internal/derive/rewards", "internal/derive/sharedmemory", "internal/derive/steps"},
+		"internal/derive/rewards", "internal/derive/sharedmemory", "internal/derive/steps", "internal/derive/utxoset"},
 	"internal/derive/cstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/sharedmemory",
 		"internal/derive/steps"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",

@@ -715,3 +715,23 @@ type StakerPeriod struct {
 	NodeID  ids.NodeID
 	EndTime uint64
 }
+
+// PUTXOTx is what the P-chain tx at Pos does to the UTXO set, with the
+// reward UTXOs the node reported for the staker a RewardValidatorTx
+// rewards. The genesis allocations are a PUTXOTx of their own (tx id
+// ids.Empty), and each genesis validator's stake another, at index -1
+// of height 0.
+type PUTXOTx struct {
+	Pos     TxPosition
+	Effects *PTxUTXOs
+	Rewards []*UTXOOutput
+}
+
+// StakeRelease is the end of a staker's stake: its stake outputs leave
+// the staked state and enter the UTXO set at Height, released by the tx
+// By (its RewardValidatorTx, or the aborted pre-Banff staker proposal
+// itself).
+type StakeRelease struct {
+	Staker, By ids.ID
+	Height     uint64
+}

@@ -12,8 +12,8 @@
 // What a batch of blocks derives is in its subpackages, which import
 // neither the store nor this package: a list per chain (pstate, xstate,
 // cstate, evmstate), whose steps are the nouns' packages (addresstxs,
-// balances, burned, erc20, metrics, nfts, rewards, sharedmemory) over
-// writer interfaces the store's batch transactions satisfy, and the
-// store's Apply* methods not yet moved out (the P-chain's staking, the
-// P- and X-chain's UTXO sets, and the webhook events).
+// balances, burned, erc20, metrics, nfts, rewards, sharedmemory,
+// utxoset) over writer interfaces the store's batch transactions
+// satisfy, and the store's Apply* methods not yet moved out (the
+// P-chain's staking and the webhook events).
 package derive

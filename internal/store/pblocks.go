@@ -83,11 +83,6 @@ func (t *PTx) ApplyStaking(ctx context.Context, batch *internal.PBatch) error {
 	return applyPStaking(ctx, t.db, batch)
 }
 
-// ApplyUTXOs writes what the blocks' txs do to the P-chain's UTXOs.
-func (t *PTx) ApplyUTXOs(ctx context.Context, batch *internal.PBatch) error {
-	return applyPUTXOs(ctx, t.db, batch.Blocks)
-}
-
 // ApplyWebhookEvents writes the batch's platform webhook events.
 func (t *PTx) ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error {
 	return applyPWebhookEvents(ctx, t.db, batch)

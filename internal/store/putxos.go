@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -238,49 +237,30 @@ func (u *utxoBatch) produce(p *internal.UTXOOutput, pos position, staked bool, s
 	}, key, pos.time)
 }
 
-// applyPUTXOs writes the UTXO changes of a batch of P-chain blocks: what
-// each tx consumes and produces (see pchain.UTXOsOfTx), stake outputs
-// released by RewardValidatorTxs and by aborted pre-Banff staker
-// proposals, the reward UTXOs the node reported (internal.PBlockData.Rewards) and,
-// at height 0, the genesis allocations and genesis validators' stake.
-// Every write is an insert that skips existing rows or an update to the
-// same values, so re-applying a batch changes nothing.
-func applyPUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData) error {
+// WriteUTXOChanges writes the UTXO changes of a batch of P-chain blocks
+// (derive/utxoset): what each tx consumes and produces, its reward UTXOs,
+// and the stakes released. Every write is an insert that skips existing
+// rows or an update to the same values, so re-applying a batch changes
+// nothing.
+func (t *PTx) WriteUTXOChanges(ctx context.Context, txs []internal.PUTXOTx, released []internal.StakeRelease) error {
 	var u utxoBatch
-	for _, b := range blocks {
-		ts := unixSeconds(b.Timestamp)
-		if b.Genesis != nil {
-			u.genesis(b.Genesis)
-		}
-		for j, t := range b.Txs {
-			pos := position{txID: t.ID, height: b.Height, idx: j, time: ts}
-			if err := u.tx(t.UTXOs, pos, b); err != nil {
-				return err
-			}
-		}
-		// An aborted pre-Banff staker proposal returns its stake at once.
-		if st := b.AbortedStaker; st != ids.Empty {
-			u.released = append(u.released, release{stakerTxID: st, by: st, height: b.Height})
+	for _, x := range txs {
+		pos := txPosition(x.Pos)
+		u.effects(x.Effects, pos)
+		h := pos.height
+		for _, p := range x.Rewards {
+			u.produce(p, pos, false, &h)
 		}
 	}
-	return u.write(ctx, tx)
+	for _, r := range released {
+		u.released = append(u.released, release{stakerTxID: r.Staker, by: r.By, height: r.Height})
+	}
+	return u.write(ctx, t.db)
 }
 
-// genesis adds the genesis UTXOs and the genesis validators' stake.
-func (u *utxoBatch) genesis(g *internal.PGenesisData) {
-	ts := int64(g.Timestamp)
-	zero := uint64(0)
-	for _, p := range g.UTXOs {
-		u.produce(p, position{txID: ids.Empty, height: 0, idx: -1, time: ts}, false, &zero)
-	}
-	for _, eff := range g.Stakes {
-		// Genesis validators reward no one: no reward UTXOs to look for.
-		u.effects(eff, position{txID: eff.TxID, height: 0, idx: -1, time: ts})
-	}
-}
-
-// effects adds what a tx at pos does to the UTXO set, but for the reward
-// UTXOs of a RewardValidatorTx (see tx).
+// effects adds what a tx at pos does to the UTXO set: stake outputs
+// staked, exported ones kept as such, the others spendable from its
+// height.
 func (u *utxoBatch) effects(eff *internal.PTxUTXOs, pos position) {
 	h := pos.height
 	for _, p := range eff.Produced {
@@ -294,28 +274,6 @@ func (u *utxoBatch) effects(eff *internal.PTxUTXOs, pos position) {
 		}
 	}
 	u.add(pos, eff.Consumed, eff.Imported)
-	if eff.RewardedStaker != ids.Empty {
-		u.released = append(u.released, release{stakerTxID: eff.RewardedStaker, by: pos.txID, height: h})
-	}
-}
-
-// tx adds what the tx at pos of block b does to the UTXO set, with the
-// reward UTXOs b carries for a RewardValidatorTx.
-func (u *utxoBatch) tx(eff *internal.PTxUTXOs, pos position, b *internal.PBlockData) error {
-	u.effects(eff, pos)
-	staker := eff.RewardedStaker
-	if staker == ids.Empty || b.Rewards == nil {
-		return nil
-	}
-	rewards, ok := b.Rewards[staker]
-	if !ok {
-		return fmt.Errorf("block %d: the reward UTXOs of staker %s were not fetched", b.Height, staker)
-	}
-	h := pos.height
-	for _, p := range rewards {
-		u.produce(p, pos, false, &h)
-	}
-	return nil
 }
 
 // markConsumed records in the chain's UTXO table (pg: p_utxos or x_utxos)

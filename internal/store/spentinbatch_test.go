@@ -11,6 +11,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
+	"github.com/avaindex/avaindex/internal/derive/utxoset"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/xchain"
@@ -103,7 +104,7 @@ func spentOwnersApplying(t *testing.T, s *sqlStore, bs []*pchain.Block, n int) s
 		}
 		bctx, sums := withBalanceDeltas(withSpentOwners(ctx))
 		err = s.db.Transact(ctx, func(tx *database.DB) error {
-			if err := applyPUTXOs(bctx, tx, batch.Blocks); err != nil {
+			if err := utxoset.P(bctx, &PTx{db: tx}, batch.Blocks); err != nil {
 				return err
 			}
 			return sums.write(bctx, tx)

@@ -109,7 +109,7 @@ const (
 
 // applyPStaking applies the staking changes of a batch of P-chain blocks
 // and what follows from them: the L1 fee replay (first: its
-// refund UTXOs may be spent in the batch, which applyPUTXOs, after it,
+// refund UTXOs may be spent in the batch, which the UTXO changes, after it,
 // marks), the staking records, and the reward replay (which reads those
 // records).
 func applyPStaking(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {

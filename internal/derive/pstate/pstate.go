@@ -17,6 +17,7 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/rewards"
 	"github.com/avaindex/avaindex/internal/derive/sharedmemory"
 	"github.com/avaindex/avaindex/internal/derive/steps"
+	"github.com/avaindex/avaindex/internal/derive/utxoset"
 )
 
 // Writer is what the derivation writes and reads in the batch's
@@ -24,7 +25,7 @@ import (
 // that still derive as they write (Apply*).
 type Writer interface {
 	ApplyStaking(ctx context.Context, batch *internal.PBatch) error
-	ApplyUTXOs(ctx context.Context, batch *internal.PBatch) error
+	utxoset.PWriter
 	rewards.Writer
 	sharedmemory.Writer
 	WriteStateChanges(ctx context.Context, changes *internal.PStateChanges) error
@@ -42,7 +43,9 @@ type Writer interface {
 // reads what all of them stored; the burned sums read nothing of theirs.
 var list = []steps.Step[Writer, *internal.PBatch]{
 	{Name: "staking", Apply: Writer.ApplyStaking},
-	{Name: "UTXOs", Apply: Writer.ApplyUTXOs},
+	{Name: "UTXOs", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
+		return utxoset.P(ctx, w, b.Blocks)
+	}},
 	{Name: "reward history", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
 		return rewards.History(ctx, w, b.Blocks)
 	}},

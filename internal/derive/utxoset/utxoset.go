@@ -6,6 +6,10 @@ package utxoset
 
 import (
 	"context"
+	"fmt"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
 )
@@ -47,4 +51,66 @@ func X(ctx context.Context, w XWriter, blocks []*internal.XBlockData) error {
 		return nil
 	}
 	return w.WriteUTXOChanges(ctx, txs)
+}
+
+// PWriter is what the P-chain's UTXO changes write in the batch's
+// transaction (store.PTx).
+type PWriter interface {
+	// WriteUTXOChanges writes what txs (in chain order) do to the
+	// P-chain's UTXOs (stake outputs staked, exported ones kept as such,
+	// the others spendable from their tx's height; the reward UTXOs
+	// spendable from theirs), and the stakes released. Idempotent.
+	WriteUTXOChanges(ctx context.Context, txs []internal.PUTXOTx, released []internal.StakeRelease) error
+}
+
+// P writes what a P-chain batch does to the UTXO set: what each tx
+// consumes and produces (see pchain.UTXOsOfTx), the reward UTXOs the node
+// reported (internal.PBlockData.Rewards), the stakes released by
+// RewardValidatorTxs and by aborted pre-Banff staker proposals and, at
+// height 0, the genesis allocations and the genesis validators' stake.
+// A RewardValidatorTx of a block fetched with rewards whose staker's
+// reward UTXOs were not fetched is an error: they would be lost.
+func P(ctx context.Context, w PWriter, blocks []*internal.PBlockData) error {
+	var (
+		txs      []internal.PUTXOTx
+		released []internal.StakeRelease
+	)
+	for _, b := range blocks {
+		if g := b.Genesis; g != nil {
+			at := time.Unix(int64(g.Timestamp), 0)
+			txs = append(txs, internal.PUTXOTx{
+				Pos:     internal.TxPosition{TxID: ids.Empty, Height: 0, Index: -1, Time: at},
+				Effects: &internal.PTxUTXOs{Produced: g.UTXOs},
+			})
+			// Genesis validators reward no one: no reward UTXOs.
+			for _, eff := range g.Stakes {
+				txs = append(txs, internal.PUTXOTx{Pos: internal.TxPosition{TxID: eff.TxID, Height: 0, Index: -1, Time: at}, Effects: eff})
+			}
+		}
+		for j, t := range b.Txs {
+			if t.UTXOs == nil {
+				return fmt.Errorf("block %d: tx %s has no UTXO effects", b.Height, t.ID)
+			}
+			x := internal.PUTXOTx{Pos: internal.TxPosition{TxID: t.ID, Height: b.Height, Index: j, Time: b.Timestamp}, Effects: t.UTXOs}
+			if staker := t.UTXOs.RewardedStaker; staker != ids.Empty {
+				released = append(released, internal.StakeRelease{Staker: staker, By: t.ID, Height: b.Height})
+				if b.Rewards != nil {
+					rewards, ok := b.Rewards[staker]
+					if !ok {
+						return fmt.Errorf("block %d: the reward UTXOs of staker %s were not fetched", b.Height, staker)
+					}
+					x.Rewards = rewards
+				}
+			}
+			txs = append(txs, x)
+		}
+		// An aborted pre-Banff staker proposal returns its stake at once.
+		if st := b.AbortedStaker; st != ids.Empty {
+			released = append(released, internal.StakeRelease{Staker: st, By: st, Height: b.Height})
+		}
+	}
+	if len(txs) == 0 && len(released) == 0 {
+		return nil
+	}
+	return w.WriteUTXOChanges(ctx, txs, released)
 }

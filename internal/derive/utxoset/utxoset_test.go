@@ -70,3 +70,70 @@ func TestX(t *testing.T) {
 		t.Errorf("blocks without txs wrote %v", w.written)
 	}
 }
+
+type fakePSet struct {
+	txs      []internal.PUTXOTx
+	released []internal.StakeRelease
+	writes   int
+}
+
+func (f *fakePSet) WriteUTXOChanges(_ context.Context, txs []internal.PUTXOTx, released []internal.StakeRelease) error {
+	f.writes++
+	f.txs, f.released = txs, released
+	return nil
+}
+
+func TestP(t *testing.T) {
+	genesis := time.Unix(1500000000, 0)
+	out := func(tx ids.ID, i uint32) *internal.UTXOOutput {
+		return &internal.UTXOOutput{UTXO: &avax.UTXO{UTXOID: avax.UTXOID{TxID: tx, OutputIndex: i}}}
+	}
+	validator, staker, aborted := ids.ID{0xa}, ids.ID{0x5}, ids.ID{0xab}
+	rewardTx := ids.ID{0x7}
+	blocks := []*internal.PBlockData{
+		{Height: 0, Timestamp: time.Unix(1, 0), Genesis: &internal.PGenesisData{
+			Timestamp: uint64(genesis.Unix()),
+			UTXOs:     []*internal.UTXOOutput{out(ids.Empty, 0), out(ids.Empty, 1)},
+			Stakes:    []*internal.PTxUTXOs{{TxID: validator}},
+		}},
+		{Height: 3, Timestamp: genesis.Add(time.Hour), Txs: []internal.PTxData{
+			{PTx: internal.PTx{ID: rewardTx}, UTXOs: &internal.PTxUTXOs{TxID: rewardTx, RewardedStaker: staker}},
+		}, Rewards: map[ids.ID][]*internal.UTXOOutput{staker: {out(rewardTx, 0)}}},
+		// A pre-Banff abort returns the proposal's stake.
+		{Height: 4, AbortedStaker: aborted},
+	}
+	w := &fakePSet{}
+	if err := P(context.Background(), w, blocks); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range w.txs {
+		got = append(got, fmt.Sprintf("%x@%d/%d t%d produces %d rewards %d", x.Pos.TxID[:1], x.Pos.Height, x.Pos.Index,
+			x.Pos.Time.Unix(), len(x.Effects.Produced), len(x.Rewards)))
+	}
+	want := []string{
+		"00@0/-1 t1500000000 produces 2 rewards 0",
+		"0a@0/-1 t1500000000 produces 0 rewards 0",
+		"07@3/0 t1500003600 produces 0 rewards 1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("txs\n%q\nwant\n%q", got, want)
+	}
+	wantReleased := []internal.StakeRelease{{Staker: staker, By: rewardTx, Height: 3}, {Staker: aborted, By: aborted, Height: 4}}
+	if !slices.Equal(w.released, wantReleased) {
+		t.Errorf("released %v, want %v", w.released, wantReleased)
+	}
+
+	// A block fetched with rewards that lacks a rewarded staker's fails:
+	// its reward UTXOs would be lost.
+	blocks[1].Rewards = map[ids.ID][]*internal.UTXOOutput{}
+	w = &fakePSet{}
+	if err := P(context.Background(), w, blocks[1:2]); err == nil || w.writes != 0 {
+		t.Errorf("missing reward UTXOs: err %v, %d writes", err, w.writes)
+	}
+	// A block fetched without rewards (nil) releases the stake alone.
+	blocks[1].Rewards = nil
+	if err := P(context.Background(), w, blocks[1:2]); err != nil || len(w.txs) != 1 || w.txs[0].Rewards != nil || len(w.released) != 1 {
+		t.Errorf("without rewards: err %v, txs %v, released %v", err, w.txs, w.released)
+	}
+}
