@@ -19,15 +19,20 @@ import (
 // SpanWriter is what the spans' derivation reads and writes in the
 // batch's transaction (store.EVMTx).
 type SpanWriter interface {
-	// Applied is the last block applied before the batch; false when none
-	// was.
-	Applied() (uint64, bool)
+	batch
 	// TakeOpenNFTSpans reads the open spans of holders (sorted by
 	// contract, then holder) and deletes them: the caller writes them
 	// again, closed.
 	TakeOpenNFTSpans(ctx context.Context, holders []internal.NFTHolder) (map[internal.NFTHolder]internal.NFTSpan, error)
 	// WriteNFTSpans writes new spans.
 	WriteNFTSpans(ctx context.Context, spans []internal.NFTSpan) error
+}
+
+// batch is what both derivations know of the batch's place in its chain.
+type batch interface {
+	// Applied is the last block applied before the batch; false when none
+	// was.
+	Applied() (uint64, bool)
 }
 
 // Spans writes the spans the batch's NFT transfers close and open. Blocks

@@ -12,9 +12,7 @@ import (
 // TokenWriter is what the tokens' derivation reads and writes in the
 // batch's transaction (store.EVMTx).
 type TokenWriter interface {
-	// Applied is the last block applied before the batch; false when none
-	// was.
-	Applied() (uint64, bool)
+	batch
 	// NFTOwners returns the stored owners of those of tokens that have
 	// one.
 	NFTOwners(ctx context.Context, tokens []internal.NFTID) (map[internal.NFTID]common.Address, error)
