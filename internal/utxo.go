@@ -121,20 +121,20 @@ var AllAddressTxParts = AddressTxParts{Imports: true, Exports: true}
 type AddressTxRow struct {
 	Chain   Chain
 	Address []byte
-	Time    time.Time
-	Height  uint64
-	Index   int
-	TxID    ids.ID
+	Pos     TxPosition
 	Type    string
 }
 
-// TxPosition is where a tx is in its chain: its id, block height and
-// index in the block, and the block's time.
+// TxPosition is a tx and its position in its chain (PPos: block height,
+// index in the block, the block's time), on any chain.
 type TxPosition struct {
-	TxID   ids.ID
-	Height uint64
-	Index  int
-	Time   time.Time
+	TxID ids.ID
+	PPos
+}
+
+// TxAt is the tx id at height, index i, of a block of time t.
+func TxAt(id ids.ID, height uint64, i int, t time.Time) TxPosition {
+	return TxPosition{TxID: id, PPos: PPos{Height: height, Index: i, Time: t}}
 }
 
 // AtomicImport is a UTXO of a chain's shared memory that the ImportTx at

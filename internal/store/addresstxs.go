@@ -124,6 +124,9 @@ const (
 	cAtomRange = "SELECT id, block_height AS h, idx AS i, type, timestamp AS ts FROM c_atomic_txs WHERE block_height BETWEEN ? AND ?"
 )
 
+// txRanges are the chains' tx selections of a range of heights.
+var txRanges = map[internal.Chain]string{internal.PChain: pTxRange, internal.XChain: xTxRange, internal.CChain: cAtomRange}
+
 // deriveAddressTxs writes the history rows of the txs txSel selects (with
 // lo and hi) on chain c: every owner of a UTXO they created or spent or
 // imported, and, for the UTXOs they exported that another chain already
@@ -194,8 +197,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 // writeAddressTxRange writes the history rows of chain's txs at heights
 // first..last (deriveAddressTxs).
 func writeAddressTxRange(ctx context.Context, tx *database.DB, c internal.Chain, first, last uint64, parts internal.AddressTxParts) error {
-	sel := map[internal.Chain]string{internal.PChain: pTxRange, internal.XChain: xTxRange, internal.CChain: cAtomRange}[c]
-	return deriveAddressTxs(ctx, tx, c, sel, u64(first), u64(last), parts)
+	return deriveAddressTxs(ctx, tx, c, txRanges[c], u64(first), u64(last), parts)
 }
 
 // WriteAddressTxRange writes the history rows of the P-chain's txs at
@@ -220,7 +222,7 @@ func (t *CTx) WriteAddressTxRange(ctx context.Context, first, last uint64, parts
 func (t *CTx) WriteAddressTxRows(ctx context.Context, rows []internal.AddressTxRow) error {
 	ins := make([][]any, len(rows))
 	for i, r := range rows {
-		ins[i] = []any{string(r.Chain), r.Address, unixSeconds(r.Time), addressTxKey(r.Height, int64(r.Index), r.TxID), r.Type}
+		ins[i] = []any{string(r.Chain), r.Address, unixSeconds(r.Pos.Time), addressTxKey(r.Pos.Height, int64(r.Pos.Index), r.Pos.TxID), r.Type}
 	}
 	_, err := t.db.BulkInsert(ctx, "address_txs", addressTxColumns, ins, onConflictDoNothing)
 	return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -75,9 +74,6 @@ func (u *xUTXOBatch) tx(eff *internal.UTXOEffects, pos position) {
 func (t *XTx) WriteUTXOChanges(ctx context.Context, txs []internal.UTXOTx) error {
 	var u xUTXOBatch
 	for _, x := range txs {
-		if x.Effects == nil {
-			return fmt.Errorf("tx %s at %d/%d: no UTXO effects", x.Pos.TxID, x.Pos.Height, x.Pos.Index)
-		}
 		u.tx(x.Effects, txPosition(x.Pos))
 	}
 	return u.write(ctx, t.db)

@@ -73,7 +73,7 @@ func Atomic(ctx context.Context, w AtomicWriter, blocks []*internal.CBlockData) 
 				}
 				seen[e.Address] = true
 				rows = append(rows, internal.AddressTxRow{Chain: internal.CChain, Address: append([]byte(nil), e.Address[:]...),
-					Time: b.Timestamp, Height: b.Height, Index: i, TxID: t.ID, Type: t.Type})
+					Pos: internal.TxAt(t.ID, b.Height, i, b.Timestamp), Type: t.Type})
 			}
 		}
 	}

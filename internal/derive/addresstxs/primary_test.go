@@ -87,7 +87,7 @@ func TestAtomicRows(t *testing.T) {
 	}
 	var got []string
 	for _, r := range w.rows {
-		got = append(got, fmt.Sprintf("%s %x %d %d/%d %x %s", r.Chain, r.Address[:1], r.Time.Unix(), r.Height, r.Index, r.TxID[:1], r.Type))
+		got = append(got, fmt.Sprintf("%s %x %d %d/%d %x %s", r.Chain, r.Address[:1], r.Pos.Time.Unix(), r.Pos.Height, r.Pos.Index, r.Pos.TxID[:1], r.Type))
 	}
 	want := []string{
 		"C 0a 1700000000 3/0 01 ExportTx",

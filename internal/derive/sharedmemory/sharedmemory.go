@@ -44,7 +44,7 @@ func P(ctx context.Context, w Writer, blocks []*internal.PBlockData) error {
 			if t.UTXOs == nil {
 				continue
 			}
-			pos := internal.TxPosition{TxID: t.ID, Height: b.Height, Index: j, Time: b.Timestamp}
+			pos := internal.TxAt(t.ID, b.Height, j, b.Timestamp)
 			for _, in := range t.UTXOs.Imported {
 				imports = append(imports, internal.AtomicImport{UTXO: in, Pos: pos})
 			}
@@ -68,7 +68,7 @@ func C(ctx context.Context, w CWriter, blocks []*internal.CBlockData) error {
 	)
 	for _, b := range blocks {
 		for j, t := range b.AtomicTxs {
-			pos := internal.TxPosition{TxID: t.ID, Height: b.Height, Index: j, Time: b.Timestamp}
+			pos := internal.TxAt(t.ID, b.Height, j, b.Timestamp)
 			for _, e := range t.Exported {
 				exports = append(exports, internal.AtomicExport{Output: e, Pos: pos})
 				exported = append(exported, e.ID())

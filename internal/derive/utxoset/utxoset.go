@@ -35,14 +35,17 @@ func X(ctx context.Context, w XWriter, blocks []*internal.XBlockData) error {
 		if b.Genesis != nil {
 			for _, p := range b.Genesis.UTXOs {
 				txs = append(txs, internal.UTXOTx{
-					Pos:     internal.TxPosition{TxID: p.UTXO.TxID, Height: 0, Index: -1, Time: b.Timestamp},
+					Pos:     internal.TxAt(p.UTXO.TxID, 0, -1, b.Timestamp),
 					Effects: &internal.UTXOEffects{Produced: []*internal.UTXOOutput{p}},
 				})
 			}
 		}
 		for j, t := range b.Txs {
+			if t.UTXOs == nil {
+				return fmt.Errorf("block %d: tx %s has no UTXO effects", b.Height, t.ID)
+			}
 			txs = append(txs, internal.UTXOTx{
-				Pos:     internal.TxPosition{TxID: t.ID, Height: b.Height, Index: j, Time: b.Timestamp},
+				Pos:     internal.TxAt(t.ID, b.Height, j, b.Timestamp),
 				Effects: t.UTXOs,
 			})
 		}
@@ -79,19 +82,19 @@ func P(ctx context.Context, w PWriter, blocks []*internal.PBlockData) error {
 		if g := b.Genesis; g != nil {
 			at := time.Unix(int64(g.Timestamp), 0)
 			txs = append(txs, internal.PUTXOTx{
-				Pos:     internal.TxPosition{TxID: ids.Empty, Height: 0, Index: -1, Time: at},
+				Pos:     internal.TxAt(ids.Empty, 0, -1, at),
 				Effects: &internal.PTxUTXOs{Produced: g.UTXOs},
 			})
 			// Genesis validators reward no one: no reward UTXOs.
 			for _, eff := range g.Stakes {
-				txs = append(txs, internal.PUTXOTx{Pos: internal.TxPosition{TxID: eff.TxID, Height: 0, Index: -1, Time: at}, Effects: eff})
+				txs = append(txs, internal.PUTXOTx{Pos: internal.TxAt(eff.TxID, 0, -1, at), Effects: eff})
 			}
 		}
 		for j, t := range b.Txs {
 			if t.UTXOs == nil {
 				return fmt.Errorf("block %d: tx %s has no UTXO effects", b.Height, t.ID)
 			}
-			x := internal.PUTXOTx{Pos: internal.TxPosition{TxID: t.ID, Height: b.Height, Index: j, Time: b.Timestamp}, Effects: t.UTXOs}
+			x := internal.PUTXOTx{Pos: internal.TxAt(t.ID, b.Height, j, b.Timestamp), Effects: t.UTXOs}
 			if staker := t.UTXOs.RewardedStaker; staker != ids.Empty {
 				released = append(released, internal.StakeRelease{Staker: staker, By: t.ID, Height: b.Height})
 				if b.Rewards != nil {
