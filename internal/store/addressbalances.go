@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"maps"
 	"math/big"
@@ -76,32 +75,6 @@ func (d balanceDeltas) merge(o balanceDeltas) {
 		}
 		y.lo, y.hi, y.n = y.lo+x.lo, y.hi+x.hi, y.n+x.n
 	}
-}
-
-type balanceDeltasKey struct{}
-
-// withBalanceDeltas returns ctx with a batch's changes to the sums, which
-// addBalances collects there for the batch to write once, after its
-// derivation (deriveUTXOBatch): the rows of address_balances are then the last a
-// batch's transaction locks, all at once and in key order, so that the
-// concurrent batches of two chains (a P-chain export, the X-chain's
-// import of an earlier one, to one address) cannot wait on each other's
-// sums while one of them waits for the atomic lock.
-func withBalanceDeltas(ctx context.Context) (context.Context, balanceDeltas) {
-	d := balanceDeltas{}
-	return context.WithValue(ctx, balanceDeltasKey{}, d), d
-}
-
-// addBalances adds d to the batch's changes in ctx. A change written at
-// once, out of key order, could deadlock (withBalanceDeltas): a caller
-// without a batch's context is a bug.
-func addBalances(ctx context.Context, d balanceDeltas) error {
-	acc, ok := ctx.Value(balanceDeltasKey{}).(balanceDeltas)
-	if !ok {
-		return errors.New("address_balances: a change outside a batch's withBalanceDeltas")
-	}
-	acc.merge(d)
-	return nil
 }
 
 var addressBalanceColumns = []string{"chain", "address", "origin", "asset_id", "kind", "locktime", "stakeable_locktime",

@@ -312,7 +312,7 @@ func TestAmountHalvesSQL(t *testing.T) {
 
 // TestAddressBalancesWrittenLast checks that a batch writes the sums
 // after every other statement of its appliers, the atomic lock's and the
-// list rows' included (withBalanceDeltas: no batch waits for the lock, or
+// list rows' included (batchTx.sums: no batch waits for the lock, or
 // for a list row, while it holds rows of the sums), and that the P-chain
 // scenario's batches do write sums under that rule.
 func TestAddressBalancesWrittenLast(t *testing.T) {

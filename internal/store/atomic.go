@@ -62,33 +62,33 @@ func lockAtomic(ctx context.Context, tx *database.DB) error {
 
 // matchAtomic marks consumed the exports that imports consume, and the
 // exports exported whose imports are already stored. Both are idempotent.
-func matchAtomic(ctx context.Context, tx *database.DB, imports []atomicImport, exported []ids.ID) error {
+func matchAtomic(ctx context.Context, b *batchTx, imports []atomicImport, exported []ids.ID) error {
 	if len(imports) == 0 && len(exported) == 0 {
 		return nil
 	}
-	if err := lockAtomic(ctx, tx); err != nil {
+	if err := lockAtomic(ctx, b.db); err != nil {
 		return err
 	}
-	found, err := storedImports(ctx, tx, exported)
+	found, err := storedImports(ctx, b.db, exported)
 	if err != nil {
 		return err
 	}
-	return markImported(ctx, tx, append(imports, found...))
+	return markImported(ctx, b, append(imports, found...))
 }
 
 // markImported sets the consumed_* columns of the exports that imps
 // consume, wherever they are stored, and marks their list rows spent.
-func markImported(ctx context.Context, tx *database.DB, imps []atomicImport) error {
+func markImported(ctx context.Context, b *batchTx, imps []atomicImport) error {
 	spent := make([]ids.ID, len(imps))
 	for i, im := range imps {
 		spent[i] = im.id
 	}
-	if err := markListedSpent(ctx, tx, spent); err != nil {
+	if err := markListedSpent(ctx, b, spent); err != nil {
 		return err
 	}
 	for _, im := range imps {
 		for _, t := range exportTables {
-			if _, err := tx.Exec(ctx, `UPDATE `+t.table+` SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
+			if _, err := b.db.Exec(ctx, `UPDATE `+t.table+` SET consumed_tx_id = ?, consumed_height = ?, consumed_idx = ?, consumed_time = ?
 				WHERE id = ? AND `+t.where,
 				im.pos.txID[:], int64(im.pos.height), im.pos.idx, im.pos.time, im.id[:]); err != nil {
 				return err
@@ -151,12 +151,12 @@ func txPosition(p internal.TxPosition) position {
 // MatchAtomic marks consumed the exports that imports consume, and those
 // of exported whose imports are stored already.
 func (t *PTx) MatchAtomic(ctx context.Context, imports []internal.AtomicImport, exported []ids.ID) error {
-	return matchAtomic(ctx, t.db, atomicImports(imports), exported)
+	return matchAtomic(ctx, t.batchTx, atomicImports(imports), exported)
 }
 
 // MatchAtomic is PTx.MatchAtomic for the C-chain's atomic txs.
 func (t *CTx) MatchAtomic(ctx context.Context, imports []internal.AtomicImport, exported []ids.ID) error {
-	return matchAtomic(ctx, t.db, atomicImports(imports), exported)
+	return matchAtomic(ctx, t.batchTx, atomicImports(imports), exported)
 }
 
 var (
@@ -196,7 +196,7 @@ func (t *CTx) WriteAtomicUTXOs(ctx context.Context, exports []internal.AtomicExp
 	if _, err := tx.BulkInsert(ctx, "c_atomic_utxo_addresses", addressColumns, addrRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	if err := listed.write(ctx, tx, n == int64(len(utxoRows))); err != nil {
+	if err := listed.write(ctx, t.batchTx, n == int64(len(utxoRows))); err != nil {
 		return err
 	}
 	_, err = tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing)

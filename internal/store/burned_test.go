@@ -44,7 +44,7 @@ func TestBurnedSums(t *testing.T) {
 		blocks := []*internal.CBlockData{{Height: 3, AtomicTxs: []*internal.CAtomicTxData{imp}}, {Height: 9, AtomicTxs: []*internal.CAtomicTxData{exp}}}
 		apply := func(bs []*internal.CBlockData) {
 			t.Helper()
-			if err := s.db.Transact(ctx, func(tx *database.DB) error { return burned.C(ctx, &CTx{db: tx}, bs) }); err != nil {
+			if err := s.db.Transact(ctx, func(tx *database.DB) error { return burned.C(ctx, &CTx{newBatchTx(tx, false)}, bs) }); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -35,14 +35,12 @@ type CDerivation func(ctx context.Context, tx *CTx, blocks []*internal.CBlockDat
 // CTx is a C-chain batch's transaction as ApplyCBlocks and
 // RederiveCBlocks hand it to the derivation. It is valid only during that
 // call.
-type CTx struct{ db *database.DB }
+type CTx struct{ *batchTx }
 
-// runCDerivation runs derive on a C-chain batch in tx, with the batch's UTXO
-// sums gathered in its context.
+// runCDerivation runs derive on a C-chain batch in tx.
 func runCDerivation(ctx context.Context, tx *database.DB, derive CDerivation, blocks []*internal.CBlockData) error {
-	return deriveUTXOBatch(ctx, tx, func(ctx context.Context) error {
-		return derive(ctx, &CTx{db: tx}, blocks)
-	})
+	b := newBatchTx(tx, false)
+	return b.run(ctx, func() error { return derive(ctx, &CTx{b}, blocks) })
 }
 
 func (s *sqlStore) ApplyCBlocks(ctx context.Context, blocks []*internal.CBlockData, derive CDerivation) (err error) {

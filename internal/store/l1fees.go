@@ -19,10 +19,11 @@ import (
 // and the refund UTXOs of disabled
 // or removed validators. A store that holds no network (n nil: store
 // tests) keeps no fee state.
-func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, batch *internal.PBatch) error {
+func applyL1Fees(ctx context.Context, b *batchTx, n *internal.Network, batch *internal.PBatch) error {
 	if n == nil {
 		return nil
 	}
+	tx := b.db
 	blocks := batch.Blocks
 	state, err := loadL1Fees(ctx, tx)
 	if err != nil {
@@ -43,9 +44,7 @@ func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, batc
 	if err := saveL1FeeHistory(ctx, tx, state.History); err != nil {
 		return err
 	}
-	if r := l1FeeReplayOf(ctx); r != nil {
-		r.before, r.history = before, state.History
-	}
+	b.fees = l1FeeReplay{before: before, history: state.History}
 	if err := addL1Refunds(ctx, tx, blocks, refunds); err != nil {
 		return err
 	}
@@ -53,37 +52,24 @@ func applyL1Fees(ctx context.Context, tx *database.DB, n *internal.Network, batc
 		return nil
 	}
 	times := map[uint64]int64{}
-	for _, b := range blocks {
-		times[b.Height] = unixSeconds(b.Timestamp)
+	for _, blk := range blocks {
+		times[blk.Height] = unixSeconds(blk.Timestamp)
 	}
 	var u utxoBatch
 	for _, r := range refunds {
 		spendable := r.Height
 		u.produce(r.UTXO, position{txID: r.TxID, height: r.Height, idx: r.Index, time: times[r.Height]}, false, &spendable)
 	}
-	return u.write(ctx, tx)
+	return u.write(ctx, b)
 }
 
-// l1FeeReplay is what the batch's fee replay changed, for the appliers
+// l1FeeReplay is what the batch's fee replay changed, for the steps
 // after it (the fee webhook events need each block's accrued total, which
 // the store keeps by day only): the validators' state before the batch
 // and the replay's history. Empty when the replay ran on no block.
 type l1FeeReplay struct {
 	before  map[ids.ID]internal.L1FeeValidator
 	history *internal.L1FeeHistory
-}
-
-type l1FeeReplayKey struct{}
-
-// withL1FeeReplay gives ctx a place for the batch's l1FeeReplay.
-func withL1FeeReplay(ctx context.Context) context.Context {
-	return context.WithValue(ctx, l1FeeReplayKey{}, &l1FeeReplay{})
-}
-
-// l1FeeReplayOf returns ctx's l1FeeReplay, nil when it has none.
-func l1FeeReplayOf(ctx context.Context) *l1FeeReplay {
-	r, _ := ctx.Value(l1FeeReplayKey{}).(*l1FeeReplay)
-	return r
 }
 
 func loadL1Fees(ctx context.Context, tx *database.DB) (*internal.L1Fees, error) {

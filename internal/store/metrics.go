@@ -494,7 +494,7 @@ func (s *sqlStore) MetricChains(ctx context.Context) (_ []MetricChain, err error
 // InputOwners returns the owners' addresses of the UTXOs ids on the
 // P-chain's UTXO lists (inputOwners).
 func (t *PTx) InputOwners(ctx context.Context, ids []ids.ID) (map[ids.ID][][]byte, error) {
-	return inputOwners(ctx, t.db, internal.PChain, ids)
+	return inputOwners(ctx, t.db, t.spent[internal.PChain], internal.PChain, ids)
 }
 
 // RollupMetrics rolls the blocks up into the P-chain's metrics.
@@ -505,7 +505,7 @@ func (t *PTx) RollupMetrics(ctx context.Context, blocks []chainmetrics.Block) er
 // InputOwners returns the owners' addresses of the UTXOs ids on the
 // X-chain's UTXO lists (inputOwners).
 func (t *XTx) InputOwners(ctx context.Context, ids []ids.ID) (map[ids.ID][][]byte, error) {
-	return inputOwners(ctx, t.db, internal.XChain, ids)
+	return inputOwners(ctx, t.db, t.spent[internal.XChain], internal.XChain, ids)
 }
 
 // RollupMetrics rolls the blocks up into the X-chain's metrics.
@@ -515,17 +515,16 @@ func (t *XTx) RollupMetrics(ctx context.Context, blocks []chainmetrics.Block) er
 
 // inputOwners returns the owners' addresses of the UTXOs ids on chain's
 // UTXO lists (its own and those exported to it). An imported UTXO whose
-// export is not stored yet has none. Those the batch's appliers marked
-// spent come from ctx's spentOwners; the others (a batch applied again
+// export is not stored yet has none. Those the batch's steps marked
+// spent come from marked (the batch's spent owners); the others (a batch applied again
 // finds its UTXOs spent already) are read.
 //
 // The ids go as one list (database.InList): on PostgreSQL one array,
 // which halved this lookup's time next to an IN list of a batch's 256
 // spent UTXOs. (The same change made the address lookups of loadAddrs and
 // the UTXO appliers' lookups slower; they keep their IN lists.)
-func inputOwners(ctx context.Context, tx *database.DB, chain internal.Chain, all []ids.ID) (map[ids.ID][][]byte, error) {
+func inputOwners(ctx context.Context, tx *database.DB, marked map[ids.ID][][]byte, chain internal.Chain, all []ids.ID) (map[ids.ID][][]byte, error) {
 	owners := map[ids.ID][][]byte{}
-	marked := spentOwnersOf(ctx)[chain]
 	var missing []ids.ID
 	for _, id := range all {
 		if o, ok := marked[id]; ok {
@@ -580,7 +579,7 @@ type MetricsTx struct {
 // InputOwners returns the owners' addresses of the UTXOs ids on the
 // chain's UTXO lists (inputOwners).
 func (t *MetricsTx) InputOwners(ctx context.Context, ids []ids.ID) (map[ids.ID][][]byte, error) {
-	return inputOwners(ctx, t.db, t.chain, ids)
+	return inputOwners(ctx, t.db, nil, t.chain, ids)
 }
 
 // RollupMetrics rolls the blocks up into the chain's metrics.

@@ -74,27 +74,25 @@ type PDerivation func(ctx context.Context, tx *PTx, batch *internal.PBatch) erro
 // RederivePBlocks hand it to the derivation. It is valid only during that
 // call. Its Apply* methods are the derivations still in the store; the
 // order they must run in is derive/pstate's.
-type PTx struct{ db *database.DB }
+type PTx struct{ *batchTx }
 
 // ApplyStaking writes the staking and validator state (the stakers, the
 // L1 validators and their refund UTXOs, the staker addresses), the
 // rewards and the L1 fees.
 func (t *PTx) ApplyStaking(ctx context.Context, batch *internal.PBatch) error {
-	return applyPStaking(ctx, t.db, batch)
+	return applyPStaking(ctx, t.batchTx, batch)
 }
 
 // ApplyWebhookEvents writes the batch's platform webhook events.
 func (t *PTx) ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error {
-	return applyPWebhookEvents(ctx, t.db, batch)
+	return applyPWebhookEvents(ctx, t.batchTx, batch)
 }
 
-// runPDerivation runs derive on a P-chain batch in tx, with the context
-// its steps share (the spent UTXOs' owners, the fee replay's history, the
-// UTXO sums, written after it): an apply and a rederive write the same.
+// runPDerivation runs derive on a P-chain batch in tx, keeping the spent
+// UTXOs' owners: an apply and a rederive write the same.
 func runPDerivation(ctx context.Context, tx *database.DB, derive PDerivation, batch *internal.PBatch) error {
-	return deriveUTXOBatch(withL1FeeReplay(withSpentOwners(ctx)), tx, func(ctx context.Context) error {
-		return derive(ctx, &PTx{db: tx}, batch)
-	})
+	b := newBatchTx(tx, true)
+	return b.run(ctx, func() error { return derive(ctx, &PTx{b}, batch) })
 }
 
 func (s *sqlStore) ApplyPBlocks(ctx context.Context, batch *internal.PBatch, derive PDerivation) (err error) {

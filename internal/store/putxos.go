@@ -10,7 +10,6 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 
 	"github.com/avaindex/avaindex/internal"
-	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
 
@@ -128,14 +127,15 @@ var ownerColumns = []string{"address", "utxo_id", "page_key"}
 // into the chain's tables t. Rows already stored are skipped.
 //
 // An output the batch both produces and spends is written spent:
-// consumed_* set, no page key, its list rows spent, its owners in ctx's
-// spentOwners, and it leaves u.consumed, which markConsumed would
+// consumed_* set, no page key, its list rows spent, its owners in the
+// batch's spent owners, and it leaves u.consumed, which markConsumed would
 // otherwise update just after. That holds only when every UTXO row is
 // new: a batch applied again over rows stored unspent by an earlier
 // batch that ended between an output and its spend would skip them, so
 // then every spend stays in u.consumed, updated as the others (the new
 // rows to the values they hold).
-func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTables) error {
+func (u *utxoRows) writeRows(ctx context.Context, b *batchTx, t chainUTXOTables) error {
+	tx := b.db
 	made, others := u.spendMade()
 	n, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, newRowsConflict(ctx))
 	if err != nil {
@@ -156,7 +156,7 @@ func (u *utxoRows) writeRows(ctx context.Context, tx *database.DB, t chainUTXOTa
 	if _, err := tx.BulkInsert(ctx, t.addresses, ownerColumns, u.addrRows, newRowsConflict(ctx)); err != nil {
 		return err
 	}
-	if err := u.listed.write(ctx, tx, n == int64(len(u.utxoRows))); err != nil {
+	if err := u.listed.write(ctx, b, n == int64(len(u.utxoRows))); err != nil {
 		return err
 	}
 	_, err = tx.BulkInsert(ctx, t.imported, importedUTXOColumns, u.importRows, onConflictDoNothing)
@@ -255,7 +255,7 @@ func (t *PTx) WriteUTXOChanges(ctx context.Context, txs []internal.PUTXOTx, rele
 	for _, r := range released {
 		u.released = append(u.released, release{stakerTxID: r.Staker, by: r.By, height: r.Height})
 	}
-	return u.write(ctx, t.db)
+	return u.write(ctx, t.batchTx)
 }
 
 // effects adds what a tx at pos does to the UTXO set: stake outputs
@@ -280,7 +280,7 @@ func (u *utxoBatch) effects(eff *internal.PTxUTXOs, pos position) {
 // where each consumed UTXO was spent, takes it out of its owners' pages
 // (page_key) and marks its list rows spent (address_utxos); cond restricts
 // the rows (e.g. "kind <> 'exported'"), or is empty.
-func markConsumed(ctx context.Context, tx *database.DB, pg utxoPage, cond string, consumed []consumption) (marked int64, err error) {
+func markConsumed(ctx context.Context, b *batchTx, pg utxoPage, cond string, consumed []consumption) (marked int64, err error) {
 	var (
 		rows [][]any
 		all  []ids.ID
@@ -291,13 +291,13 @@ func markConsumed(ctx context.Context, tx *database.DB, pg utxoPage, cond string
 			all = append(all, id)
 		}
 	}
-	if err := markListedSpent(ctx, tx, all); err != nil {
+	if err := markListedSpent(ctx, b, all); err != nil {
 		return 0, err
 	}
-	if err := clearPageKeys(ctx, tx, pg, all); err != nil {
+	if err := clearPageKeys(ctx, b.db, pg, all); err != nil {
 		return 0, err
 	}
-	return tx.BulkUpdate(ctx, pg.utxos, "id", consumedColumns, cond, rows)
+	return b.db.BulkUpdate(ctx, pg.utxos, "id", consumedColumns, cond, rows)
 }
 
 // consumedColumns record where a UTXO was spent.
@@ -306,8 +306,9 @@ var consumedColumns = []string{"consumed_tx_id", "consumed_height", "consumed_id
 // maxInList bounds the ids of one IN (...) list.
 const maxInList = 500
 
-func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
-	if err := u.writeRows(ctx, tx, pUTXOTables); err != nil {
+func (u *utxoBatch) write(ctx context.Context, b *batchTx) error {
+	tx := b.db
+	if err := u.writeRows(ctx, b, pUTXOTables); err != nil {
 		return err
 	}
 	for _, r := range u.released {
@@ -321,7 +322,7 @@ func (u *utxoBatch) write(ctx context.Context, tx *database.DB) error {
 			return err
 		}
 	}
-	_, err := markConsumed(ctx, tx, pUTXOPage, "", u.consumed)
+	_, err := markConsumed(ctx, b, pUTXOPage, "", u.consumed)
 	return err
 }
 

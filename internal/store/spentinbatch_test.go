@@ -102,17 +102,15 @@ func spentOwnersApplying(t *testing.T, s *sqlStore, bs []*pchain.Block, n int) s
 		if err != nil {
 			t.Fatal(err)
 		}
-		bctx, sums := withBalanceDeltas(withSpentOwners(ctx))
+		var b *batchTx
 		err = s.db.Transact(ctx, func(tx *database.DB) error {
-			if err := utxoset.P(bctx, &PTx{db: tx}, batch.Blocks); err != nil {
-				return err
-			}
-			return sums.write(bctx, tx)
+			b = newBatchTx(tx, true)
+			return b.run(ctx, func() error { return utxoset.P(ctx, &PTx{b}, batch.Blocks) })
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for chain, m := range spentOwnersOf(bctx) {
+		for chain, m := range b.spent {
 			for id, addrs := range m {
 				for _, a := range addrs {
 					all.add(chain, id, a)

@@ -112,8 +112,8 @@ const (
 // refund UTXOs may be spent in the batch, which the UTXO changes, after it,
 // marks), the staking records, and the reward replay (which reads those
 // records).
-func applyPStaking(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
-	ch := batch.Staking
+func applyPStaking(ctx context.Context, b *batchTx, batch *internal.PBatch) error {
+	ch, tx := batch.Staking, b.db
 	n, ok, err := storedNetwork(ctx, tx)
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func applyPStaking(ctx context.Context, tx *database.DB, batch *internal.PBatch)
 	if !ok {
 		n = nil
 	}
-	if err := applyL1Fees(ctx, tx, n, batch); err != nil {
+	if err := applyL1Fees(ctx, b, n, batch); err != nil {
 		return err
 	}
 	if err := applyPStakers(ctx, tx, ch); err != nil {

@@ -189,12 +189,13 @@ func listChains(ctx context.Context, tx *database.DB) (map[ids.ID]internal.Chain
 
 // write inserts the list rows of the outputs: one per owner on the
 // origin's list and, for an exported output, on its destination's, and
-// adds those inserted unspent to address_balances. The owners of those
-// the batch spends go to ctx's spentOwners, as markListedSpent's would.
+// adds those inserted unspent to the batch's sums. The owners of those
+// the batch spends go to its spent owners, as markListedSpent's would.
 // fresh tells that the outputs' UTXO rows were all new (the batch not
 // applied before), and so are their list rows; otherwise the rows
 // already stored are read first, not to be added twice.
-func (l *listedOutputs) write(ctx context.Context, tx *database.DB, fresh bool) error {
+func (l *listedOutputs) write(ctx context.Context, b *batchTx, fresh bool) error {
+	tx := b.db
 	if len(l.outs) == 0 {
 		return nil
 	}
@@ -208,8 +209,7 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB, fresh bool) 
 			return err
 		}
 	}
-	so := spentOwnersOf(ctx)
-	d := balanceDeltas{}
+	so := b.spent
 	var rows [][]any
 	for _, lo := range l.outs {
 		o := lo.o
@@ -238,16 +238,14 @@ func (l *listedOutputs) write(ctx context.Context, tx *database.DB, fresh bool) 
 					so.add(c, id, a[:])
 				}
 				if summed == 1 && !lo.spent && !stored[listRowKey(id[:], string(c), a[:])] {
-					d.add(balanceGroup{chain: string(c), address: string(a[:]), origin: string(lo.origin), kind: kind, asset: o.AssetID,
+					b.sums.add(balanceGroup{chain: string(c), address: string(a[:]), origin: string(lo.origin), kind: kind, asset: o.AssetID,
 						locktime: int64(o.Owners.Locktime), stakeable: int64(o.StakeableLocktime)}, o.Amount, 1)
 				}
 			}
 		}
 	}
-	if _, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, newRowsConflict(ctx)); err != nil {
-		return err
-	}
-	return addBalances(ctx, d)
+	_, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, newRowsConflict(ctx))
+	return err
 }
 
 // listRowKey is the key of a list row in storedListRows' set.
@@ -280,14 +278,13 @@ func storedListRows(ctx context.Context, tx *database.DB, outs []listedOutput) (
 }
 
 // markListedSpent marks the list rows of the UTXOs utxoIDs consumed, on
-// every list. With a spentOwners in ctx, it records the owners of the rows
-// it marks there.
-func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) error {
-	so := spentOwnersOf(ctx)
-	d := balanceDeltas{}
-	err := idChunks(utxoIDs, func(args []any, in string) error {
+// every list, takes them out of the batch's sums and, when it keeps them,
+// records their owners in its spent owners.
+func markListedSpent(ctx context.Context, b *batchTx, utxoIDs []ids.ID) error {
+	so := b.spent
+	return idChunks(utxoIDs, func(args []any, in string) error {
 		var r balanceRow
-		return tx.RunQuery(ctx, "UPDATE address_utxos SET spent = 1 WHERE spent = 0 AND utxo_id IN "+in+
+		return b.db.RunQuery(ctx, "UPDATE address_utxos SET spent = 1 WHERE spent = 0 AND utxo_id IN "+in+
 			" RETURNING utxo_id, chain, address, "+returningBalanceRow, func(rows *sql.Rows) error {
 			if err := rows.Scan(r.dest()...); err != nil {
 				return err
@@ -299,33 +296,14 @@ func markListedSpent(ctx context.Context, tx *database.DB, utxoIDs []ids.ID) err
 				}
 				so.add(internal.Chain(r.chain), uid, r.address) // Scan gave a copy
 			}
-			return r.uncount(d)
+			return r.uncount(b.sums)
 		}, args...)
 	})
-	if err != nil {
-		return err
-	}
-	return addBalances(ctx, d)
 }
 
-// spentOwners are the owners of the UTXOs a batch's appliers marked
-// spent, by list (chain) and UTXO: the metrics' senders (inputOwners),
-// which would otherwise read again the rows the UPDATE just returned.
-// The P- and X-chain appliers have one in their context (applied or
-// rederived): the webhook events' sent amounts come from it alone.
+// spentOwners are the owners of the UTXOs a batch's steps marked spent,
+// by list (chain) and UTXO (batchTx.spent).
 type spentOwners map[internal.Chain]map[ids.ID][][]byte
-
-type spentOwnersKey struct{}
-
-func withSpentOwners(ctx context.Context) context.Context {
-	return context.WithValue(ctx, spentOwnersKey{}, spentOwners{})
-}
-
-// spentOwnersOf returns ctx's spentOwners, nil when it has none.
-func spentOwnersOf(ctx context.Context) spentOwners {
-	so, _ := ctx.Value(spentOwnersKey{}).(spentOwners)
-	return so
-}
 
 func (so spentOwners) add(chain internal.Chain, id ids.ID, addr []byte) {
 	m := so[chain]

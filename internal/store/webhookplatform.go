@@ -631,7 +631,8 @@ func unspentAVAX(ctx context.Context, tx *database.DB, chain internal.Chain, a i
 }
 
 // applyXWebhookEvents writes the batch's X-chain address events.
-func applyXWebhookEvents(ctx context.Context, tx *database.DB, blocks []*internal.XBlockData) error {
+func applyXWebhookEvents(ctx context.Context, bt *batchTx, blocks []*internal.XBlockData) error {
+	tx := bt.db
 	ix, err := platformHooks(ctx, tx)
 	if err != nil {
 		return err
@@ -645,7 +646,7 @@ func applyXWebhookEvents(ctx context.Context, tx *database.DB, blocks []*interna
 	if err != nil {
 		return err
 	}
-	spent := spentOwnersOf(ctx)[internal.XChain]
+	spent := bt.spent[internal.XChain]
 	var all []*txFlows
 	for _, b := range blocks {
 		for i := range b.Txs {
@@ -668,7 +669,8 @@ func applyXWebhookEvents(ctx context.Context, tx *database.DB, blocks []*interna
 
 // applyPWebhookEvents writes the batch's P-chain address and validator
 // events.
-func applyPWebhookEvents(ctx context.Context, tx *database.DB, batch *internal.PBatch) error {
+func applyPWebhookEvents(ctx context.Context, bt *batchTx, batch *internal.PBatch) error {
+	tx := bt.db
 	ix, err := platformHooks(ctx, tx)
 	if err != nil {
 		return err
@@ -690,7 +692,7 @@ func applyPWebhookEvents(ctx context.Context, tx *database.DB, batch *internal.P
 	if err != nil {
 		return err
 	}
-	spent := spentOwnersOf(ctx)[internal.PChain]
+	spent := bt.spent[internal.PChain]
 	var all []*txFlows
 	for _, b := range batch.Blocks {
 		for i := range b.Txs {
@@ -726,7 +728,7 @@ func applyPWebhookEvents(ctx context.Context, tx *database.DB, batch *internal.P
 			return err
 		}
 	}
-	if err := pb.l1FeeEvents(ctx, tx, l1FeeReplayOf(ctx), byHeight); err != nil {
+	if err := pb.l1FeeEvents(ctx, tx, &bt.fees, byHeight); err != nil {
 		return err
 	}
 	return pb.write(ctx, tx)

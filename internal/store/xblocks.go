@@ -33,31 +33,19 @@ type XDerivation func(ctx context.Context, tx *XTx, blocks []*internal.XBlockDat
 // XTx is an X-chain batch's transaction as ApplyXBlocks and
 // RederiveXBlocks hand it to the derivation. It is valid only during that
 // call. The Apply* methods are the derivations still in the store.
-type XTx struct{ db *database.DB }
+type XTx struct{ *batchTx }
 
 // ApplyWebhookEvents writes the blocks' address_activity events; it reads
 // the owners of the UTXOs the UTXO changes mark spent.
 func (t *XTx) ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error {
-	return applyXWebhookEvents(ctx, t.db, blocks)
+	return applyXWebhookEvents(ctx, t.batchTx, blocks)
 }
 
-// deriveUTXOBatch runs derive with the batch's changes to the UTXO sums
-// gathered in its context, and writes them after it (withBalanceDeltas).
-func deriveUTXOBatch(ctx context.Context, tx *database.DB, derive func(ctx context.Context) error) error {
-	ctx, sums := withBalanceDeltas(ctx)
-	if err := derive(ctx); err != nil {
-		return err
-	}
-	return sums.write(ctx, tx)
-}
-
-// runXDerivation runs derive on an X-chain batch in tx, with the context it
-// needs: the spent UTXOs' owners, which the metrics and the address
-// webhooks read, and the batch's UTXO sums.
+// runXDerivation runs derive on an X-chain batch in tx, keeping the spent
+// UTXOs' owners, which the metrics and the address webhooks read.
 func runXDerivation(ctx context.Context, tx *database.DB, derive XDerivation, blocks []*internal.XBlockData) error {
-	return deriveUTXOBatch(withSpentOwners(ctx), tx, func(ctx context.Context) error {
-		return derive(ctx, &XTx{db: tx}, blocks)
-	})
+	b := newBatchTx(tx, true)
+	return b.run(ctx, func() error { return derive(ctx, &XTx{b}, blocks) })
 }
 
 func (s *sqlStore) ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive XDerivation) (err error) {

@@ -111,11 +111,11 @@ func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *data
 		rows = append(rows, []any{int64(t.Index), t.ID[:], t.Type, ts})
 	}
 	return func(ctx context.Context, tx *database.DB) error {
-		ctx, sums := withBalanceDeltas(ctx)
+		b := newBatchTx(tx, false)
 		if _, err := tx.BulkInsert(ctx, "x_dag_txs", xDAGTxColumns, rows, onConflictDoNothing); err != nil {
 			return err
 		}
-		if err := u.write(ctx, tx); err != nil {
+		if err := u.write(ctx, b); err != nil {
 			return err
 		}
 		if err := applyXDAGBurned(ctx, tx, dtxs); err != nil {
@@ -124,7 +124,7 @@ func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *data
 		if err := writeDAGAddressTxs(ctx, tx, dtxs[0].Index, dtxs[len(dtxs)-1].Index); err != nil {
 			return err
 		}
-		return sums.write(ctx, tx)
+		return b.sums.write(ctx, tx)
 	}, nil
 }
 

@@ -76,7 +76,7 @@ func (t *XTx) WriteUTXOChanges(ctx context.Context, txs []internal.UTXOTx) error
 	for _, x := range txs {
 		u.tx(x.Effects, txPosition(x.Pos))
 	}
-	return u.write(ctx, t.db)
+	return u.write(ctx, t.batchTx)
 }
 
 // genesis adds the X-chain's genesis UTXOs, created by the genesis
@@ -88,15 +88,15 @@ func (u *xUTXOBatch) genesis(g *internal.XGenesisData, ts int64) {
 	}
 }
 
-func (u *xUTXOBatch) write(ctx context.Context, tx *database.DB) error {
-	if err := u.writeRows(ctx, tx, xUTXOTables); err != nil {
+func (u *xUTXOBatch) write(ctx context.Context, b *batchTx) error {
+	if err := u.writeRows(ctx, b, xUTXOTables); err != nil {
 		return err
 	}
 	// The X lock before the atomic one, always, so they cannot deadlock.
-	if err := matchXSpends(ctx, tx, u.consumed, u.produced); err != nil {
+	if err := matchXSpends(ctx, b, u.consumed, u.produced); err != nil {
 		return err
 	}
-	return matchAtomic(ctx, tx, u.imports, u.exported)
+	return matchAtomic(ctx, b, u.imports, u.exported)
 }
 
 // xSpendLockKey names the lock (database.LockTx) that
@@ -118,14 +118,14 @@ const xSpendLockKey = 0x61766169_78737064
 // stores it. Each side has written its own rows before it matches under
 // the lock, so whichever commits second sees the other. Re-applying a
 // batch changes nothing.
-func matchXSpends(ctx context.Context, tx *database.DB, consumed []consumption, produced []ids.ID) error {
+func matchXSpends(ctx context.Context, b *batchTx, consumed []consumption, produced []ids.ID) error {
 	if len(consumed) == 0 && len(produced) == 0 {
 		return nil
 	}
-	if err := tx.LockTx(ctx, xSpendLockKey); err != nil {
+	if err := b.db.LockTx(ctx, xSpendLockKey); err != nil {
 		return err
 	}
-	marked, err := markConsumed(ctx, tx, xUTXOPage, "kind <> 'exported'", consumed)
+	marked, err := markConsumed(ctx, b, xUTXOPage, "kind <> 'exported'", consumed)
 	if err != nil {
 		return err
 	}
@@ -135,11 +135,11 @@ func matchXSpends(ctx context.Context, tx *database.DB, consumed []consumption, 
 	}
 	// The usual case, every spent UTXO stored, needs no look for the others.
 	if marked < int64(spent) {
-		if err := keepEarlySpends(ctx, tx, consumed); err != nil {
+		if err := keepEarlySpends(ctx, b.db, consumed); err != nil {
 			return err
 		}
 	}
-	return matchEarlySpends(ctx, tx, produced)
+	return matchEarlySpends(ctx, b, produced)
 }
 
 var earlySpendColumns = []string{"utxo_id", "consumed_tx_id", "consumed_height", "consumed_idx", "consumed_time"}
@@ -180,10 +180,11 @@ func keepEarlySpends(ctx context.Context, tx *database.DB, consumed []consumptio
 
 // matchEarlySpends marks consumed the UTXOs among produced that stored
 // early spends consume, and forgets those spends.
-func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) error {
+func matchEarlySpends(ctx context.Context, b *batchTx, produced []ids.ID) error {
 	if len(produced) == 0 {
 		return nil
 	}
+	tx := b.db
 	var waiting int
 	err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM x_early_spends LIMIT 1) e").Scan(&waiting)
 	if err != nil || waiting == 0 {
@@ -217,7 +218,7 @@ func matchEarlySpends(ctx context.Context, tx *database.DB, produced []ids.ID) e
 	if err != nil || len(found) == 0 {
 		return err
 	}
-	if _, err := markConsumed(ctx, tx, xUTXOPage, "kind <> 'exported'", found); err != nil {
+	if _, err := markConsumed(ctx, b, xUTXOPage, "kind <> 'exported'", found); err != nil {
 		return err
 	}
 	matched := make([]ids.ID, len(found))
