@@ -685,9 +685,9 @@ type PBatch struct {
 }
 
 // PReplay replays a batch over the P-chain state that no block carries
-// and that the store keeps from the batches before it: the store loads
-// the state, calls these inside the batch's transaction, and writes what
-// they changed.
+// and that the store keeps from the batches before it: the derivation
+// (derive/staking) loads the state through the batch's transaction,
+// calls these, and has the store write what they changed.
 type PReplay interface {
 	// L1Fees advances s, the validator-fee state of network n, over the
 	// batch and returns the refund UTXOs of the validators it disabled or

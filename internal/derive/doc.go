@@ -13,7 +13,7 @@
 // neither the store nor this package: a list per chain (pstate, xstate,
 // cstate, evmstate), whose steps are the nouns' packages (addresstxs,
 // balances, burned, erc20, metrics, nfts, rewards, sharedmemory,
-// utxoset) over writer interfaces the store's batch transactions
-// satisfy, and the store's Apply* methods not yet moved out (the
-// P-chain's staking and the webhook events).
+// staking, utxoset) over writer interfaces the store's batch
+// transactions satisfy, and the store's ApplyWebhookEvents methods, not
+// yet moved out.
 package derive

@@ -105,7 +105,7 @@ func (t *PTx) AddBurned(ctx context.Context, heights []uint64, burns, deposits [
 func (t *PTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return burnedNetwork(ctx, t.db) }
 
 // addL1Refunds counts the L1 validators' refunds of a batch that the fee
-// replay (applyL1Fees) made.
+// replay (WriteL1Refunds) made.
 func addL1Refunds(ctx context.Context, tx *database.DB, blocks []*internal.PBlockData, refunds []internal.L1Refund) error {
 	heights := make([]uint64, len(blocks))
 	for i, b := range blocks {

@@ -15,7 +15,7 @@ import (
 
 // The L1 validator-fee state's history (migration 0038): the accrued fee
 // total at each UTC day's start and end, and every change of an L1
-// validator's balance, written by the fee replay (applyL1Fees) with the
+// validator's balance, written by the fee replay (WriteL1Fees) with the
 // state, so a rederive of the P-chain writes it again from the stored
 // blocks.
 

@@ -14,53 +14,42 @@ import (
 	"github.com/avaindex/avaindex/internal/derrors"
 )
 
-// applyL1Fees replays the L1 validator-fee state over a batch of network
-// n (batch.Replay computes it), and writes its history (l1feehistory.go)
-// and the refund UTXOs of disabled
-// or removed validators. A store that holds no network (n nil: store
-// tests) keeps no fee state.
-func applyL1Fees(ctx context.Context, b *batchTx, n *internal.Network, batch *internal.PBatch) error {
-	if n == nil {
-		return nil
-	}
-	tx := b.db
-	blocks := batch.Blocks
-	state, err := loadL1Fees(ctx, tx)
-	if err != nil {
+// L1Fees returns the replayed L1 validator-fee state (staking.Writer).
+func (t *PTx) L1Fees(ctx context.Context) (*internal.L1Fees, error) { return loadL1Fees(ctx, t.db) }
+
+// WriteL1Fees writes the fee state s, its validators that differ from
+// before, and the replay's history (l1feehistory.go), and keeps before and
+// the history for the batch's webhook events.
+func (t *PTx) WriteL1Fees(ctx context.Context, s *internal.L1Fees, before map[ids.ID]internal.L1FeeValidator) error {
+	if err := saveL1Fees(ctx, t.db, s, before); err != nil {
 		return err
 	}
-	if blocks[len(blocks)-1].Height < state.Next {
-		return nil // the whole batch was applied already
-	}
-	before := cloneFeeValidators(state.Validators)
-	state.History = &internal.L1FeeHistory{}
-	refunds, err := batch.Replay.L1Fees(state, n)
-	if err != nil {
+	if err := saveL1FeeHistory(ctx, t.db, s.History); err != nil {
 		return err
 	}
-	if err := saveL1Fees(ctx, tx, state, before); err != nil {
-		return err
-	}
-	if err := saveL1FeeHistory(ctx, tx, state.History); err != nil {
-		return err
-	}
-	b.fees = l1FeeReplay{before: before, history: state.History}
-	if err := addL1Refunds(ctx, tx, blocks, refunds); err != nil {
+	t.fees = l1FeeReplay{before: before, history: s.History}
+	return nil
+}
+
+// WriteL1Refunds writes the refund UTXOs of the validators the fee replay
+// disabled or removed over blocks, and counts them in the refunded sums.
+func (t *PTx) WriteL1Refunds(ctx context.Context, blocks []*internal.PBlockData, refunds []internal.L1Refund) error {
+	if err := addL1Refunds(ctx, t.db, blocks, refunds); err != nil {
 		return err
 	}
 	if len(refunds) == 0 {
 		return nil
 	}
 	times := map[uint64]int64{}
-	for _, blk := range blocks {
-		times[blk.Height] = unixSeconds(blk.Timestamp)
+	for _, b := range blocks {
+		times[b.Height] = unixSeconds(b.Timestamp)
 	}
 	var u utxoBatch
 	for _, r := range refunds {
 		spendable := r.Height
 		u.produce(r.UTXO, position{txID: r.TxID, height: r.Height, idx: r.Index, time: times[r.Height]}, false, &spendable)
 	}
-	return u.write(ctx, b)
+	return u.write(ctx, t.batchTx)
 }
 
 // l1FeeReplay is what the batch's fee replay changed, for the steps
@@ -105,14 +94,6 @@ func loadL1Fees(ctx context.Context, tx *database.DB) (*internal.L1Fees, error) 
 			return nil
 		})
 	return s, err
-}
-
-func cloneFeeValidators(m map[ids.ID]*internal.L1FeeValidator) map[ids.ID]internal.L1FeeValidator {
-	out := make(map[ids.ID]internal.L1FeeValidator, len(m))
-	for k, v := range m {
-		out[k] = *v
-	}
-	return out
 }
 
 // saveL1Fees writes the state and the validators that changed since before.

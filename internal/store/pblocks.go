@@ -72,16 +72,9 @@ type PDerivation func(ctx context.Context, tx *PTx, batch *internal.PBatch) erro
 
 // PTx is a P-chain batch's transaction as ApplyPBlocks and
 // RederivePBlocks hand it to the derivation. It is valid only during that
-// call. Its Apply* methods are the derivations still in the store; the
-// order they must run in is derive/pstate's.
+// call. ApplyWebhookEvents is the derivation still in the store; the
+// order the writes must run in is derive/pstate's.
 type PTx struct{ *batchTx }
-
-// ApplyStaking writes the staking and validator state (the stakers, the
-// L1 validators and their refund UTXOs, the staker addresses), the
-// rewards and the L1 fees.
-func (t *PTx) ApplyStaking(ctx context.Context, batch *internal.PBatch) error {
-	return applyPStaking(ctx, t.batchTx, batch)
-}
 
 // ApplyWebhookEvents writes the batch's platform webhook events.
 func (t *PTx) ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error {

@@ -15,33 +15,28 @@ import (
 	"github.com/avaindex/avaindex/internal/derrors"
 )
 
-// applyRewards replays the staking rewards over a batch of network n
-// (batch.Replay computes them) whose staking changes are already
-// written. A store that holds no network (n nil: store tests) keeps no
-// reward state.
-func applyRewards(ctx context.Context, tx *database.DB, n *internal.Network, batch *internal.PBatch) error {
-	if n == nil {
-		return nil
-	}
-	state, err := loadRewards(ctx, tx)
-	if err != nil {
-		return err
-	}
-	if !state.Complete || batch.Blocks[len(batch.Blocks)-1].Height < state.Next {
-		return nil
-	}
-	changes, err := batch.Replay.Rewards(state, n, &rewardBook{ctx: ctx, tx: tx})
-	if err != nil {
-		return fmt.Errorf("replaying staking rewards: %w", err)
-	}
-	if err := saveRewards(ctx, tx, state, changes); err != nil {
+// RewardState returns the reward replay's state (staking.Writer).
+func (t *PTx) RewardState(ctx context.Context) (*internal.RewardState, error) {
+	return loadRewards(ctx, t.db)
+}
+
+// RewardBook is the staking records as the reward replay reads and
+// records them, in the batch's transaction.
+func (t *PTx) RewardBook(ctx context.Context) internal.RewardBook {
+	return &rewardBook{ctx: ctx, tx: t.db}
+}
+
+// WriteRewards writes the reward state s, the subnets whose supply
+// changes changed, and the supply history.
+func (t *PTx) WriteRewards(ctx context.Context, s *internal.RewardState, changes []internal.SupplyChange) error {
+	if err := saveRewards(ctx, t.db, s, changes); err != nil {
 		return err
 	}
 	rows := make([][]any, len(changes))
 	for i, c := range changes {
 		rows[i] = []any{c.SubnetID[:], u64(c.Height), u64(c.Supply)}
 	}
-	_, err = tx.BulkInsert(ctx, "p_supply_history", []string{"subnet_id", "height", "supply"}, rows, onConflictDoNothing)
+	_, err := t.db.BulkInsert(ctx, "p_supply_history", []string{"subnet_id", "height", "supply"}, rows, onConflictDoNothing)
 	return err
 }
 

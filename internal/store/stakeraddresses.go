@@ -36,10 +36,10 @@ func stakerAddressRows(txID ids.ID, txType string, start int64, removed int64, o
 	return rows
 }
 
-// applyStakerAddresses writes the list rows of ch's stakers and marks
+// writeStakerAddresses writes the list rows of ch's stakers and marks
 // removed those of the stakers ch's RewardValidatorTxs remove. It is
-// idempotent, as applyPStakers is.
-func applyStakerAddresses(ctx context.Context, tx *database.DB, ch *internal.StakingChanges) error {
+// idempotent, as WriteStakers is.
+func writeStakerAddresses(ctx context.Context, tx *database.DB, ch *internal.StakingChanges) error {
 	var rows [][]any
 	for i := range ch.Stakers {
 		s := &ch.Stakers[i]

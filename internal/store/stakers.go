@@ -107,37 +107,19 @@ const (
 	roleDeactivation     = "deactivation"
 )
 
-// applyPStaking applies the staking changes of a batch of P-chain blocks
-// and what follows from them: the L1 fee replay (first: its
-// refund UTXOs may be spent in the batch, which the UTXO changes, after it,
-// marks), the staking records, and the reward replay (which reads those
-// records).
-func applyPStaking(ctx context.Context, b *batchTx, batch *internal.PBatch) error {
-	ch, tx := batch.Staking, b.db
-	n, ok, err := storedNetwork(ctx, tx)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		n = nil
-	}
-	if err := applyL1Fees(ctx, b, n, batch); err != nil {
-		return err
-	}
-	if err := applyPStakers(ctx, tx, ch); err != nil {
-		return err
-	}
-	if err := applyStakerAddresses(ctx, tx, ch); err != nil {
-		return err
-	}
-	return applyRewards(ctx, tx, n, batch)
+// Network returns the stored network (staking.Writer); ok is false in a
+// store that holds none.
+func (t *PTx) Network(ctx context.Context) (*internal.Network, bool, error) {
+	return storedNetwork(ctx, t.db)
 }
 
-// applyPStakers writes the staking records of ch. It is idempotent: rows
-// are inserted with ON CONFLICT DO NOTHING, removals set the same values
-// again, and L1 validators are recomputed from all of their events.
-func applyPStakers(ctx context.Context, tx *database.DB, ch *internal.StakingChanges) error {
-
+// WriteStakers writes the staking records of ch: the stakers with their
+// reward owners and address lists, the ends of those it removes, and the
+// L1 validators' events with their owners (the derivation folds them:
+// WriteL1Validator). It is idempotent: rows are inserted with ON
+// CONFLICT DO NOTHING and removals set the same values again.
+func (t *PTx) WriteStakers(ctx context.Context, ch *internal.StakingChanges) error {
+	tx := t.db
 	var stakerRows, ownerRows [][]any
 	for i := range ch.Stakers {
 		s := &ch.Stakers[i]
@@ -198,14 +180,17 @@ func applyPStakers(ctx context.Context, tx *database.DB, ch *internal.StakingCha
 		}
 	}
 
-	if len(ch.L1Events) == 0 {
-		return nil
+	if err := writeL1Events(ctx, tx, ch.L1Events); err != nil {
+		return err
 	}
+	return writeStakerAddresses(ctx, tx, ch)
+}
+
+// writeL1Events writes the L1 validators' events with their owners.
+func writeL1Events(ctx context.Context, tx *database.DB, events []internal.L1Event) error {
 	var eventRows, l1OwnerRows [][]any
-	touched := map[ids.ID]bool{}
-	var order []ids.ID
-	for i := range ch.L1Events {
-		e := &ch.L1Events[i]
+	for i := range events {
+		e := &events[i]
 		var subnet, node []byte
 		if e.Kind == internal.L1Convert || e.Kind == internal.L1Register {
 			subnet, node = e.SubnetID[:], e.NodeID[:]
@@ -222,46 +207,39 @@ func applyPStakers(ctx context.Context, tx *database.DB, ch *internal.StakingCha
 			e.TxID[:], e.ValidationID[:], u64(e.Height), int64(e.Index), string(e.Kind), u64(e.Time),
 			subnet, node, nullBytes(e.PublicKey), u64(e.Weight), u64(e.Nonce), u64(e.Balance),
 		})
-		if !touched[e.ValidationID] {
-			touched[e.ValidationID] = true
-			order = append(order, e.ValidationID)
-		}
 	}
 	if _, err := tx.BulkInsert(ctx, "p_l1_validator_events", pL1EventColumns, eventRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	if _, err := tx.BulkInsert(ctx, "p_l1_validator_owners", pL1OwnerColumns, l1OwnerRows, onConflictDoNothing); err != nil {
-		return err
+	_, err := tx.BulkInsert(ctx, "p_l1_validator_owners", pL1OwnerColumns, l1OwnerRows, onConflictDoNothing)
+	return err
+}
+
+// L1Events returns the stored events of the L1 validator vid, in chain
+// order.
+func (t *PTx) L1Events(ctx context.Context, vid ids.ID) ([]internal.L1Event, error) {
+	return l1Events(ctx, t.db, vid)
+}
+
+// WriteL1Validator writes v's state, replacing the one stored.
+func (t *PTx) WriteL1Validator(ctx context.Context, v *internal.L1Validator) error {
+	active := int64(0)
+	if v.Active {
+		active = 1
 	}
-	for _, vid := range order {
-		events, err := l1Events(ctx, tx, vid)
-		if err != nil {
-			return err
-		}
-		v, ok := internal.FoldL1(events)
-		if !ok {
-			continue // its registration is not indexed
-		}
-		active := int64(0)
-		if v.Active {
-			active = 1
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO p_l1_validators (validation_id, subnet_id, node_id, public_key,
-				start_time, weight, min_nonce, deposited_balance, active, added_tx_id, added_height,
-				removed_tx_id, removed_height, disabled_tx_id, updated_height)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (validation_id) DO UPDATE SET weight = excluded.weight, min_nonce = excluded.min_nonce,
-				deposited_balance = excluded.deposited_balance, active = excluded.active,
-				removed_tx_id = excluded.removed_tx_id, removed_height = excluded.removed_height,
-				disabled_tx_id = excluded.disabled_tx_id, updated_height = excluded.updated_height`,
-			v.ValidationID[:], v.SubnetID[:], v.NodeID[:], nonNil(v.PublicKey),
-			u64(v.StartTime), u64(v.Weight), u64(v.MinNonce), u64(v.DepositedBalance), active,
-			v.AddedTxID[:], u64(v.AddedHeight), nullID(v.RemovedTxID), nullHeight(v.RemovedTxID, v.RemovedHeight),
-			nullID(v.DisabledTxID), u64(v.UpdatedHeight)); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := t.db.Exec(ctx, `INSERT INTO p_l1_validators (validation_id, subnet_id, node_id, public_key,
+			start_time, weight, min_nonce, deposited_balance, active, added_tx_id, added_height,
+			removed_tx_id, removed_height, disabled_tx_id, updated_height)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (validation_id) DO UPDATE SET weight = excluded.weight, min_nonce = excluded.min_nonce,
+			deposited_balance = excluded.deposited_balance, active = excluded.active,
+			removed_tx_id = excluded.removed_tx_id, removed_height = excluded.removed_height,
+			disabled_tx_id = excluded.disabled_tx_id, updated_height = excluded.updated_height`,
+		v.ValidationID[:], v.SubnetID[:], v.NodeID[:], nonNil(v.PublicKey),
+		u64(v.StartTime), u64(v.Weight), u64(v.MinNonce), u64(v.DepositedBalance), active,
+		v.AddedTxID[:], u64(v.AddedHeight), nullID(v.RemovedTxID), nullHeight(v.RemovedTxID, v.RemovedHeight),
+		nullID(v.DisabledTxID), u64(v.UpdatedHeight))
+	return err
 }
 
 func l1Events(ctx context.Context, db *database.DB, vid ids.ID) ([]internal.L1Event, error) {

@@ -32,7 +32,7 @@ type XDerivation func(ctx context.Context, tx *XTx, blocks []*internal.XBlockDat
 
 // XTx is an X-chain batch's transaction as ApplyXBlocks and
 // RederiveXBlocks hand it to the derivation. It is valid only during that
-// call. The Apply* methods are the derivations still in the store.
+// call. ApplyWebhookEvents is the derivation still in the store.
 type XTx struct{ *batchTx }
 
 // ApplyWebhookEvents writes the blocks' address_activity events; it reads

@@ -16,15 +16,16 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derive/rewards"
 	"github.com/avaindex/avaindex/internal/derive/sharedmemory"
+	"github.com/avaindex/avaindex/internal/derive/staking"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 	"github.com/avaindex/avaindex/internal/derive/utxoset"
 )
 
 // Writer is what the derivation writes and reads in the batch's
-// transaction: each derivation package's writer, and the store's methods
-// that still derive as they write (Apply*).
+// transaction: each derivation package's writer, and the store's method
+// that still derives as it writes (ApplyWebhookEvents).
 type Writer interface {
-	ApplyStaking(ctx context.Context, batch *internal.PBatch) error
+	staking.Writer
 	utxoset.PWriter
 	rewards.Writer
 	sharedmemory.Writer
@@ -42,7 +43,9 @@ type Writer interface {
 // events read the UTXOs and stakers the others wrote; the address history
 // reads what all of them stored; the burned sums read nothing of theirs.
 var list = []steps.Step[Writer, *internal.PBatch]{
-	{Name: "staking", Apply: Writer.ApplyStaking},
+	{Name: "staking", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
+		return staking.P(ctx, w, b)
+	}},
 	{Name: "UTXOs", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
 		return utxoset.P(ctx, w, b.Blocks)
 	}},
