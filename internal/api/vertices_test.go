@@ -20,6 +20,7 @@ import (
 	"github.com/ava-labs/avalanchego/wallet/chain/x/builder"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -114,7 +115,7 @@ func TestDAGTxVertices(t *testing.T) {
 			}
 			dtxs = append(dtxs, d)
 		}
-		if err := st.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs)); err != nil {
+		if err := st.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs), xstate.ApplyDAG[*store.DAGTx]); err != nil {
 			t.Fatal(err)
 		}
 		if cs, err = st.XVertexContainers(ctx, 10); err != nil || len(cs) != 3 {

@@ -30,7 +30,7 @@ type RederiveSource interface {
 	RederivePBlocks(ctx context.Context, batch *internal.PBatch, derive store.PDerivation) (store.Rederive, error)
 	StoredXBlocks(ctx context.Context, from uint64, n int) ([]store.StoredBlock, error)
 	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive store.XDerivation) (store.Rederive, error)
-	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (store.Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData, derive store.XDAGDerivation) (store.Rederive, error)
 	StoredCAtomicBlocks(ctx context.Context, from uint64, n int) ([]store.StoredCBlock, error)
 	RederiveCBlocks(ctx context.Context, first, last uint64, blocks []*internal.CBlockData, derive store.CDerivation) (store.Rederive, error)
 
@@ -255,7 +255,7 @@ func (x *xRederive) step(ctx context.Context, r store.Rederive, n int) (store.Re
 				return r, 0, fmt.Errorf("rederive: %w", err)
 			}
 		}
-		r, err = x.st.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dtxs))
+		r, err = x.st.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dtxs), xstate.ApplyDAG[*store.DAGTx])
 		return r, len(dtxs), err
 	}
 	stored, err := x.st.StoredXBlocks(ctx, r.Next, n)

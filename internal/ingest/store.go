@@ -29,7 +29,7 @@ type Store interface {
 	PBlockByHeight(ctx context.Context, height uint64) (*internal.PBlock, error)
 	ApplyXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive store.XDerivation) error
 	XBlockByHeight(ctx context.Context, height uint64) (*internal.XBlock, error)
-	ApplyXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) error
+	ApplyXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData, derive store.XDAGDerivation) error
 	XDAGContainers(ctx context.Context, max int) ([]store.Container, error)
 	ApplyXVertices(ctx context.Context, vs []*internal.XVertex) error
 	XVertexContainers(ctx context.Context, max int) ([]store.Container, error)

@@ -210,7 +210,7 @@ func (ix *Indexer) applyXDAG(ctx context.Context, g *xchain.Genesis) (int, error
 			return 0, err
 		}
 	}
-	if err := ix.store.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs)); err != nil {
+	if err := ix.store.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs), xstate.ApplyDAG[*store.DAGTx]); err != nil {
 		return 0, err
 	}
 	return len(cs), nil

@@ -228,12 +228,6 @@ func (t *CTx) WriteAddressTxRows(ctx context.Context, rows []internal.AddressTxR
 	return err
 }
 
-// writeDAGAddressTxs writes the history rows of the DAG txs first..last,
-// after xDAGWriter stored them.
-func writeDAGAddressTxs(ctx context.Context, tx *database.DB, first, last uint64) error {
-	return deriveAddressTxs(ctx, tx, internal.XChain, xDAGRange, u64(first), u64(last), internal.AllAddressTxParts)
-}
-
 // addressTxParts are the parts of the address_txs backfill: the history
 // rows of every stored tx from the stored UTXOs, chain by chain, and last
 // a rederive of the C-chain (cheap: only its atomic txs are stored) asked

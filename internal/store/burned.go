@@ -161,24 +161,6 @@ func (s *sqlStore) L1ValidatorFees(ctx context.Context) (_ *big.Int, err error) 
 	return fees, nil
 }
 
-// applyXDAGBurned counts the pre-Cortina DAG txs, by X/tx index.
-func applyXDAGBurned(ctx context.Context, tx *database.DB, dtxs []*internal.XDAGTxData) error {
-	avax, ok, err := burnedNetwork(ctx, tx)
-	if err != nil || !ok {
-		return err
-	}
-	idx := make([]uint64, len(dtxs))
-	for i, t := range dtxs {
-		idx[i] = t.Index
-	}
-	return addBurned(ctx, tx, BurnedXDAG, idx, func(i int) *big.Int {
-		if dtxs[i].UTXOs == nil {
-			return new(big.Int)
-		}
-		return dtxs[i].UTXOs.Burned(avax, 0)
-	})
-}
-
 // AddBurned adds amounts[i], burned in block heights[i] (ascending), to
 // the X-chain's burned sum, skipping the blocks it holds already.
 func (t *XTx) AddBurned(ctx context.Context, heights []uint64, amounts []*big.Int) error {

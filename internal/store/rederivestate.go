@@ -51,7 +51,7 @@ type RederiveStore interface {
 	// rederive.
 	RederivePBlocks(ctx context.Context, batch *internal.PBatch, derive PDerivation) (Rederive, error)
 	RederiveXBlocks(ctx context.Context, blocks []*internal.XBlockData, derive XDerivation) (Rederive, error)
-	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) (Rederive, error)
+	RederiveXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData, derive XDAGDerivation) (Rederive, error)
 	// StoredCAtomicBlocks returns the stored atomic txs of up to n C-chain
 	// blocks from height from on, by block, ascending: only the atomic txs
 	// of the C-chain's blocks are stored, and all its derived state
@@ -434,13 +434,13 @@ func (s *sqlStore) RederiveXBlocks(ctx context.Context, blocks []*internal.XBloc
 		func(tx *database.DB) error { return runXDerivation(ctx, tx, derive, blocks) })
 }
 
-func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData) (r Rederive, err error) {
+func (s *sqlStore) RederiveXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData, derive XDAGDerivation) (r Rederive, err error) {
 	if len(dtxs) == 0 || dtxs[0] == nil || dtxs[len(dtxs)-1] == nil {
 		return r, fmt.Errorf("store.RederiveXDAGTxs: no txs: %w", derrors.InvalidArgument)
 	}
 	first, last := dtxs[0].Index, dtxs[len(dtxs)-1].Index
 	defer derrors.Wrap(&err, "store.RederiveXDAGTxs(%d..%d)", first, last)
-	write, err := xDAGWriter(dtxs)
+	write, err := xDAGWriter(dtxs, derive)
 	if err != nil {
 		return r, err
 	}

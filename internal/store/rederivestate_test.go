@@ -17,6 +17,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/components/avax"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/xchain"
 )
@@ -158,17 +159,17 @@ func TestRederiveXDAG(t *testing.T) {
 		if _, err := s.RederiveXBlocks(ctx, xchain.BlocksData(blocks), deriveX); err == nil {
 			t.Fatal("RederiveXBlocks in the DAG phase succeeded")
 		}
-		if _, err := s.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dag[1:])); err == nil {
+		if _, err := s.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dag[1:]), xstate.ApplyDAG[*DAGTx]); err == nil {
 			t.Fatal("RederiveXDAGTxs past the cursor succeeded")
 		}
-		if r, err = s.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dag[:1])); err != nil || r.Phase != RederiveDAG || r.Next != 1 {
+		if r, err = s.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dag[:1]), xstate.ApplyDAG[*DAGTx]); err != nil || r.Phase != RederiveDAG || r.Next != 1 {
 			t.Fatalf("first DAG batch: %+v, %v", r, err)
 		}
 		// A restart reads the cursor back.
 		if r, err = s.StartRederive(ctx, internal.XChain); err != nil || r.Phase != RederiveDAG || r.Next != 1 {
 			t.Fatalf("StartRederive under way = %+v, %v; want it left at 1", r, err)
 		}
-		if r, err = s.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dag[1:])); err != nil || r.Phase != RederiveBlocks || r.Next != 0 || r.Target != 1 || r.Done {
+		if r, err = s.RederiveXDAGTxs(ctx, xchain.DAGTxsData(dag[1:]), xstate.ApplyDAG[*DAGTx]); err != nil || r.Phase != RederiveBlocks || r.Next != 0 || r.Target != 1 || r.Done {
 			t.Fatalf("last DAG batch: %+v, %v; want the blocks phase at 0 of 1", r, err)
 		}
 		if r, err = s.RederiveXBlocks(ctx, xchain.BlocksData(blocks), deriveX); err != nil || !r.Done {

@@ -4,10 +4,10 @@
 //
 // It keeps the tables, the reads, the cursors and the transaction shell in
 // which a batch of blocks is written with the state derived from it: each
-// chain's Apply*Blocks writes the blocks and hands the batch's transaction
-// (PTx, XTx, CTx, EVMTx: the writes of derived state, and the reads they
-// need) to the derivation it is given, the ordered list in derive/pstate,
-// xstate, cstate or evmstate. One of those writes still derives as it
+// chain's Apply*Blocks (and ApplyXDAGTxs) writes the blocks and hands the
+// batch's transaction (PTx, XTx, DAGTx, CTx, EVMTx: the writes of derived
+// state, and the reads they need) to the derivation it is given, the
+// ordered list in derive/pstate, xstate, cstate or evmstate. One of those writes still derives as it
 // writes (ApplyWebhookEvents). The values it writes are the domain types of
 // package internal (PBatch, XBlockData, CBlockData, EVMBlockData,
 // UTXOOutput, ...), which the chain packages decode and derive; it imports

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"time"
 
 	"github.com/ava-labs/avalanchego/ids"
@@ -28,12 +29,12 @@ type XDAGStore interface {
 	// when the DAG txs are caught up with the mirror.
 	XDAGContainers(ctx context.Context, max int) ([]Container, error)
 	// ApplyXDAGTxs stores txs (consecutive X/tx indices, ascending) as DAG
-	// txs with what they do to the X-chain's UTXOs (the genesis UTXOs
-	// first, on a tx that carries them) and moves XDAGCursor to the last,
-	// in one transaction. A batch that would leave a gap after the cursor
-	// fails with derrors.InvalidArgument. Re-applying changes nothing; the
+	// txs, runs derive (what they do to the X-chain's UTXOs, burned sums,
+	// address history) and moves XDAGCursor to the last, in one
+	// transaction. A batch that would leave a gap after the cursor fails
+	// with derrors.InvalidArgument. Re-applying changes nothing; the
 	// cursor never moves back. An empty batch does nothing.
-	ApplyXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData) error
+	ApplyXDAGTxs(ctx context.Context, txs []*internal.XDAGTxData, derive XDAGDerivation) error
 }
 
 // XDAGTx is one pre-Cortina X-chain tx.
@@ -55,7 +56,40 @@ func (s *sqlStore) XDAGContainers(ctx context.Context, max int) (_ []Container, 
 	return containersBeyond(ctx, s.db, XDAGCursor, XTxIndex, max)
 }
 
-func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData) (err error) {
+// XDAGDerivation writes, through tx, the state a batch of DAG txs derives
+// (derive/xstate.ApplyDAG). It runs in the batch's transaction, after the
+// txs are written, and must be idempotent.
+type XDAGDerivation func(ctx context.Context, tx *DAGTx, txs []*internal.XDAGTxData) error
+
+// DAGTx is a batch of DAG txs' transaction as ApplyXDAGTxs and
+// RederiveXDAGTxs hand it to the derivation; valid only during that call.
+type DAGTx struct{ *batchTx }
+
+// WriteUTXOChanges is XTx.WriteUTXOChanges for the DAG txs, each at its
+// X/tx index.
+func (t *DAGTx) WriteUTXOChanges(ctx context.Context, txs []internal.UTXOTx) error {
+	return writeXUTXOChanges(ctx, t.batchTx, txs)
+}
+
+// AVAXAssetID is XTx.AVAXAssetID.
+func (t *DAGTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) {
+	return burnedNetwork(ctx, t.db)
+}
+
+// AddBurned adds amounts[i], burned by the DAG tx at X/tx index idx[i]
+// (ascending), to the DAG's burned sum, skipping the txs it holds
+// already.
+func (t *DAGTx) AddBurned(ctx context.Context, idx []uint64, amounts []*big.Int) error {
+	return addBurned(ctx, t.db, BurnedXDAG, idx, func(i int) *big.Int { return amounts[i] })
+}
+
+// WriteAddressTxRange writes the history rows of the DAG txs first..last
+// from the UTXOs stored, with the parts asked for.
+func (t *DAGTx) WriteAddressTxRange(ctx context.Context, first, last uint64, parts internal.AddressTxParts) error {
+	return deriveAddressTxs(ctx, t.db, internal.XChain, xDAGRange, u64(first), u64(last), parts)
+}
+
+func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData, derive XDAGDerivation) (err error) {
 	if len(dtxs) == 0 {
 		return nil
 	}
@@ -64,7 +98,7 @@ func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData
 		return fmt.Errorf("store.ApplyXDAGTxs: nil tx: %w", derrors.InvalidArgument)
 	}
 	defer derrors.Wrap(&err, "store.ApplyXDAGTxs(%d..%d)", first.Index, last.Index)
-	write, err := xDAGWriter(dtxs)
+	write, err := xDAGWriter(dtxs, derive)
 	if err != nil {
 		return err
 	}
@@ -87,12 +121,10 @@ func (s *sqlStore) ApplyXDAGTxs(ctx context.Context, dtxs []*internal.XDAGTxData
 }
 
 // xDAGWriter checks dtxs (non-nil, consecutive indices) and returns what
-// writes them as DAG txs with their UTXO changes in a transaction.
-func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *database.DB) error, error) {
-	var (
-		u    xUTXOBatch
-		rows [][]any
-	)
+// writes them as DAG txs, with what derive derives of them, in a
+// transaction.
+func xDAGWriter(dtxs []*internal.XDAGTxData, derive XDAGDerivation) (func(ctx context.Context, tx *database.DB) error, error) {
+	rows := make([][]any, len(dtxs))
 	for i, t := range dtxs {
 		if t == nil {
 			return nil, fmt.Errorf("tx %d of the batch is nil: %w", i, derrors.InvalidArgument)
@@ -103,28 +135,14 @@ func xDAGWriter(dtxs []*internal.XDAGTxData) (func(ctx context.Context, tx *data
 		if t.Index > math.MaxInt32 {
 			return nil, fmt.Errorf("X/tx container %d: index beyond the positions x_utxos holds: %w", t.Index, derrors.InvalidArgument)
 		}
-		if t.Genesis != nil {
-			u.genesis(t.Genesis, int64(t.Genesis.Timestamp))
-		}
-		ts := t.Timestamp.Unix()
-		u.tx(t.UTXOs, position{txID: t.ID, height: 0, idx: int(t.Index), time: ts})
-		rows = append(rows, []any{int64(t.Index), t.ID[:], t.Type, ts})
+		rows[i] = []any{int64(t.Index), t.ID[:], t.Type, t.Timestamp.Unix()}
 	}
 	return func(ctx context.Context, tx *database.DB) error {
-		b := newBatchTx(tx, false)
 		if _, err := tx.BulkInsert(ctx, "x_dag_txs", xDAGTxColumns, rows, onConflictDoNothing); err != nil {
 			return err
 		}
-		if err := u.write(ctx, b); err != nil {
-			return err
-		}
-		if err := applyXDAGBurned(ctx, tx, dtxs); err != nil {
-			return err
-		}
-		if err := writeDAGAddressTxs(ctx, tx, dtxs[0].Index, dtxs[len(dtxs)-1].Index); err != nil {
-			return err
-		}
-		return b.sums.write(ctx, tx)
+		b := newBatchTx(tx, false)
+		return b.run(ctx, func() error { return derive(ctx, &DAGTx{b}, dtxs) })
 	}, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
 
 	"github.com/avaindex/avaindex/internal"
+	"github.com/avaindex/avaindex/internal/derive/xstate"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/pchain"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -286,7 +287,7 @@ func applyXDAG(t *testing.T, s Store, g *xchain.Genesis, max int) int {
 		}
 		dtxs = append(dtxs, d)
 	}
-	if err := s.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs)); err != nil {
+	if err := s.ApplyXDAGTxs(ctx, xchain.DAGTxsData(dtxs), xstate.ApplyDAG[*DAGTx]); err != nil {
 		t.Fatal(err)
 	}
 	return len(cs)

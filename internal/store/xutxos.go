@@ -72,20 +72,15 @@ func (u *xUTXOBatch) tx(eff *internal.UTXOEffects, pos position) {
 // as 'exported', imported inputs recorded and matched with the exporting
 // chain's rows (see atomic.go). Re-applying a batch changes nothing.
 func (t *XTx) WriteUTXOChanges(ctx context.Context, txs []internal.UTXOTx) error {
+	return writeXUTXOChanges(ctx, t.batchTx, txs)
+}
+
+func writeXUTXOChanges(ctx context.Context, b *batchTx, txs []internal.UTXOTx) error {
 	var u xUTXOBatch
 	for _, x := range txs {
 		u.tx(x.Effects, txPosition(x.Pos))
 	}
-	return u.write(ctx, t.batchTx)
-}
-
-// genesis adds the X-chain's genesis UTXOs, created by the genesis
-// CreateAssetTxs at height 0, idx -1, at time ts: a DAG chain's, with its
-// DAG txs (a linear chain's come as UTXOTxs of its block 0).
-func (u *xUTXOBatch) genesis(g *internal.XGenesisData, ts int64) {
-	for _, p := range g.UTXOs {
-		u.produce(p, position{txID: p.UTXO.TxID, height: 0, idx: -1, time: ts})
-	}
+	return u.write(ctx, b)
 }
 
 func (u *xUTXOBatch) write(ctx context.Context, b *batchTx) error {

@@ -52,6 +52,15 @@ func partsOf[B interface{ UTXOBlock() internal.UTXOBlock }](blocks []B) internal
 	return has
 }
 
+// DAG writes the history of a batch of the X-chain's DAG txs (consecutive
+// indices, ascending), after their UTXOs are stored, with every part.
+func DAG(ctx context.Context, w RangeWriter, dtxs []*internal.XDAGTxData) error {
+	if len(dtxs) == 0 {
+		return nil
+	}
+	return w.WriteAddressTxRange(ctx, dtxs[0].Index, dtxs[len(dtxs)-1].Index, internal.AllAddressTxParts)
+}
+
 // Atomic writes the history of a C-chain batch (ascending), after its
 // atomic txs are stored: their UTXOs' owners, with every part (the
 // decoded atomic txs say nothing of the order their peers were indexed

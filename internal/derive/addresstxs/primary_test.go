@@ -98,3 +98,17 @@ func TestAtomicRows(t *testing.T) {
 		t.Errorf("rows\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestDAG(t *testing.T) {
+	w := &fakeRanges{}
+	if err := DAG(context.Background(), w, []*internal.XDAGTxData{{Index: 3}, {Index: 4}, {Index: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"3..5 {Imports:true Exports:true}"}; !slices.Equal(w.ranges, want) {
+		t.Errorf("wrote %q, want %q", w.ranges, want)
+	}
+	w = &fakeRanges{}
+	if err := DAG(context.Background(), w, nil); err != nil || len(w.ranges) != 0 {
+		t.Errorf("no txs wrote %q, %v", w.ranges, err)
+	}
+}

@@ -62,6 +62,24 @@ func X(ctx context.Context, w UTXOWriter, blocks []*internal.XBlockData) error {
 	return w.AddBurned(ctx, heights, amounts)
 }
 
+// XDAG adds what a batch of the X-chain's DAG txs burns, by tx: the sum's
+// heights are the txs' indices in the node's X/tx index.
+func XDAG(ctx context.Context, w UTXOWriter, dtxs []*internal.XDAGTxData) error {
+	avax, ok, err := w.AVAXAssetID(ctx)
+	if err != nil || !ok {
+		return err
+	}
+	idx := make([]uint64, len(dtxs))
+	amounts := make([]*big.Int, len(dtxs))
+	for i, t := range dtxs {
+		idx[i], amounts[i] = t.Index, new(big.Int)
+		if t.UTXOs != nil {
+			amounts[i] = t.UTXOs.Burned(avax, 0)
+		}
+	}
+	return w.AddBurned(ctx, idx, amounts)
+}
+
 // C adds what the C-chain's atomic txs burn: the AVAX they import or
 // debit from EVM accounts beyond what they export or credit. Only the
 // blocks with atomic txs count, as a rederive hands them: the sum's next

@@ -132,3 +132,26 @@ func TestP(t *testing.T) {
 		t.Errorf("deposits %q, want %q", w.deposits, want)
 	}
 }
+
+func TestXDAG(t *testing.T) {
+	avax := ids.ID{0xa}
+	dtxs := []*internal.XDAGTxData{
+		{Index: 11, XTxData: internal.XTxData{UTXOs: &internal.UTXOEffects{
+			Consumed: []internal.UTXOInput{{AssetID: avax, Amount: 10}},
+			Produced: []*internal.UTXOOutput{{AssetID: avax, Amount: 9}},
+		}}},
+		{Index: 12}, // effects unknown: burns nothing known
+	}
+	w := &fakeWriter{avax: avax, network: true}
+	if err := XDAG(context.Background(), w, dtxs); err != nil {
+		t.Fatal(err)
+	}
+	// By X/tx index, one entry per tx.
+	if want := []string{"11:1", "12:0"}; !slices.Equal(w.added, want) {
+		t.Errorf("XDAG added %q, want %q", w.added, want)
+	}
+	w = &fakeWriter{}
+	if err := XDAG(context.Background(), w, dtxs); err != nil || len(w.added) != 0 {
+		t.Errorf("XDAG without a network added %q, %v", w.added, err)
+	}
+}

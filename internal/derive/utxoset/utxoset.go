@@ -56,6 +56,33 @@ func X(ctx context.Context, w XWriter, blocks []*internal.XBlockData) error {
 	return w.WriteUTXOChanges(ctx, txs)
 }
 
+// XDAG writes what a batch of the X-chain's pre-Cortina DAG txs does to
+// its UTXOs, each tx at its index in the node's X/tx index (height 0);
+// container 0 of a chain that ran as a DAG brings the genesis UTXOs, each
+// at index -1 of its genesis tx.
+func XDAG(ctx context.Context, w XWriter, dtxs []*internal.XDAGTxData) error {
+	var txs []internal.UTXOTx
+	for _, t := range dtxs {
+		if g := t.Genesis; g != nil {
+			at := time.Unix(int64(g.Timestamp), 0)
+			for _, p := range g.UTXOs {
+				txs = append(txs, internal.UTXOTx{
+					Pos:     internal.TxAt(p.UTXO.TxID, 0, -1, at),
+					Effects: &internal.UTXOEffects{Produced: []*internal.UTXOOutput{p}},
+				})
+			}
+		}
+		if t.UTXOs == nil {
+			return fmt.Errorf("DAG tx %d (%s) has no UTXO effects", t.Index, t.ID)
+		}
+		txs = append(txs, internal.UTXOTx{Pos: internal.TxAt(t.ID, 0, int(t.Index), t.Timestamp), Effects: t.UTXOs})
+	}
+	if len(txs) == 0 {
+		return nil
+	}
+	return w.WriteUTXOChanges(ctx, txs)
+}
+
 // PWriter is what the P-chain's UTXO changes write in the batch's
 // transaction (store.PTx).
 type PWriter interface {

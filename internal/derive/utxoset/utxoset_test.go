@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,5 +136,48 @@ func TestP(t *testing.T) {
 	blocks[1].Rewards = nil
 	if err := P(context.Background(), w, blocks[1:2]); err != nil || len(w.txs) != 1 || w.txs[0].Rewards != nil || len(w.released) != 1 {
 		t.Errorf("without rewards: err %v, txs %v, released %v", err, w.txs, w.released)
+	}
+}
+
+func TestXDAG(t *testing.T) {
+	ts := time.Unix(1600000100, 0)
+	genesisTx := ids.ID{0x9}
+	out := func(tx ids.ID, i uint32) *internal.UTXOOutput {
+		return &internal.UTXOOutput{UTXO: &avax.UTXO{UTXOID: avax.UTXOID{TxID: tx, OutputIndex: i}}}
+	}
+	dtxs := []*internal.XDAGTxData{
+		{XTxData: internal.XTxData{XTx: internal.XTx{ID: ids.ID{1}}, UTXOs: &internal.UTXOEffects{Produced: []*internal.UTXOOutput{out(ids.ID{1}, 0)}}},
+			Index: 0, Timestamp: ts,
+			Genesis: &internal.XGenesisData{Timestamp: 1599999999, UTXOs: []*internal.UTXOOutput{out(genesisTx, 0)}}},
+		{XTxData: internal.XTxData{XTx: internal.XTx{ID: ids.ID{2}}, UTXOs: &internal.UTXOEffects{Consumed: []internal.UTXOInput{{ID: ids.ID{0x55}}}}},
+			Index: 1, Timestamp: ts.Add(time.Second)},
+	}
+	w := &fakeSet{}
+	if err := XDAG(context.Background(), w, dtxs); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.written) != 1 {
+		t.Fatalf("%d writes, want 1", len(w.written))
+	}
+	var got []string
+	for _, x := range w.written[0] {
+		got = append(got, fmt.Sprintf("%x@%d/%d t%d produces %d consumes %d", x.Pos.TxID[:1], x.Pos.Height, x.Pos.Index,
+			x.Pos.Time.Unix(), len(x.Effects.Produced), len(x.Effects.Consumed)))
+	}
+	// The genesis output at index -1 of its tx, at the genesis time, before
+	// the first DAG tx; each DAG tx at its X/tx index, height 0.
+	want := []string{
+		"09@0/-1 t1599999999 produces 1 consumes 0",
+		"01@0/0 t1600000100 produces 1 consumes 0",
+		"02@0/1 t1600000101 produces 0 consumes 1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("wrote\n%q\nwant\n%q", got, want)
+	}
+
+	// A DAG tx whose effects are unknown is an error, not a panic.
+	err := XDAG(context.Background(), &fakeSet{}, []*internal.XDAGTxData{{Index: 7}})
+	if err == nil || !strings.Contains(err.Error(), "DAG tx 7") {
+		t.Errorf("a tx without effects: %v, want an error naming DAG tx 7", err)
 	}
 }

@@ -4,7 +4,9 @@
 // transaction after the store has written the blocks and their txs. Apply
 // is the list, run by the indexer through store.ApplyXBlocks and by a
 // rederive through store.RederiveXBlocks. It calls the store only through
-// Writer, which store.XTx satisfies.
+// Writer, which store.XTx satisfies. ApplyDAG is the same for the txs of
+// the pre-Cortina DAG (store.ApplyXDAGTxs, RederiveXDAGTxs, over
+// DAGWriter: store.DAGTx).
 package xstate
 
 import (
@@ -52,4 +54,34 @@ var list = []steps.Step[Writer, []*internal.XBlockData]{
 // a store.XDerivation.
 func Apply[W Writer](ctx context.Context, w W, blocks []*internal.XBlockData) error {
 	return steps.Run[Writer](ctx, w, blocks, list)
+}
+
+// DAGWriter is what the derivation of the X-chain's DAG txs writes and
+// reads in the batch's transaction (store.DAGTx).
+type DAGWriter interface {
+	utxoset.XWriter
+	burned.UTXOWriter
+	addresstxs.RangeWriter
+}
+
+// dagList is the steps of a batch of DAG txs in order: the address
+// history reads the UTXOs the first step stores. DAG txs roll up no
+// metrics and raise no webhook events.
+var dagList = []steps.Step[DAGWriter, []*internal.XDAGTxData]{
+	{Name: "UTXOs", Apply: func(w DAGWriter, ctx context.Context, t []*internal.XDAGTxData) error {
+		return utxoset.XDAG(ctx, w, t)
+	}},
+	{Name: "burned", Apply: func(w DAGWriter, ctx context.Context, t []*internal.XDAGTxData) error {
+		return burned.XDAG(ctx, w, t)
+	}},
+	{Name: "address txs", Apply: func(w DAGWriter, ctx context.Context, t []*internal.XDAGTxData) error {
+		return addresstxs.DAG(ctx, w, t)
+	}},
+}
+
+// ApplyDAG derives the state of a batch of DAG txs (consecutive indices,
+// ascending) through w, in order; idempotent. ApplyDAG[*store.DAGTx] is a
+// store.XDAGDerivation.
+func ApplyDAG[W DAGWriter](ctx context.Context, w W, dtxs []*internal.XDAGTxData) error {
+	return steps.Run[DAGWriter](ctx, w, dtxs, dagList)
 }
