@@ -50,17 +50,18 @@ var allowedImports = map[string][]string{
 
 	// The derivation's nouns, pure, each over a writer it declares, and
 	// each chain's ordered list of them.
-	"internal/derive/addresstxs":   {"internal"},
-	"internal/derive/balances":     {"internal"},
-	"internal/derive/burned":       {"internal"},
-	"internal/derive/erc20":        {"internal"},
-	"internal/derive/metrics":      {"internal", "internal/chainmetrics"},
-	"internal/derive/nfts":         {"internal"},
-	"internal/derive/rewards":      {"internal"},
-	"internal/derive/sharedmemory": {"internal"},
-	"internal/derive/staking":      {"internal"},
-	"internal/derive/steps":        nil,
-	"internal/derive/utxoset":      {"internal"},
+	"internal/derive/addresstxs":    {"internal"},
+	"internal/derive/balances":      {"internal"},
+	"internal/derive/burned":        {"internal"},
+	"internal/derive/erc20":         {"internal"},
+	"internal/derive/metrics":       {"internal", "internal/chainmetrics"},
+	"internal/derive/nfts":          {"internal"},
+	"internal/derive/rewards":       {"internal"},
+	"internal/derive/sharedmemory":  {"internal"},
+	"internal/derive/staking":       {"internal"},
+	"internal/derive/steps":         nil,
+	"internal/derive/utxoset":       {"internal"},
+	"internal/derive/webhookevents": {"internal"},
 	"internal/derive/xstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/metrics",
 		"internal/derive/steps", "internal/derive/utxoset"},
 	"internal/derive/pstate": {"internal", "internal/derive/addresstxs", "internal/derive/burned", "internal/derive/metrics",
@@ -70,7 +71,7 @@ var allowedImports = map[string][]string{
 		"internal/derive/steps"},
 	"internal/derive/evmstate": {"internal", "internal/derive/addresstxs", "internal/derive/balances",
 		"internal/derive/burned", "internal/derive/erc20", "internal/derive/metrics", "internal/derive/nfts",
-		"internal/derive/steps"},
+		"internal/derive/steps", "internal/derive/webhookevents"},
 
 	// The store: tables, reads, cursors. It imports no decoder.
 	"internal/store": {"internal", "internal/chainmetrics", "internal/database", "internal/derrors"},

@@ -13,7 +13,7 @@
 // neither the store nor this package: a list per chain (pstate, xstate,
 // cstate, evmstate), whose steps are the nouns' packages (addresstxs,
 // balances, burned, erc20, metrics, nfts, rewards, sharedmemory,
-// staking, utxoset) over writer interfaces the store's batch
-// transactions satisfy, and the store's ApplyWebhookEvents methods, not
-// yet moved out.
+// staking, utxoset, webhookevents) over writer interfaces the store's
+// batch transactions satisfy, and the P- and X-chain's ApplyWebhookEvents
+// methods of the store, not yet moved out.
 package derive

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
@@ -204,15 +203,8 @@ func (ix *platformIndex) load(ctx context.Context, tx *database.DB) error {
 
 // platformMessageID is an event's id, a UUID made of what the event is.
 func platformMessageID(webhook string, chain internal.Chain, height uint64, position int64, txID ids.ID) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s/%s/%d/%d/", webhook, chain, height, position)
-	h.Write(txID[:])
-	var u [16]byte
-	copy(u[:], h.Sum(nil))
-	u[6] = u[6]&0x0f | 0x50
-	u[8] = u[8]&0x3f | 0x80
-	x := hex.EncodeToString(u[:])
-	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+	name := fmt.Appendf(nil, "%s/%s/%d/%d/", webhook, chain, height, position)
+	return internal.MessageID(append(name, txID[:]...))
 }
 
 // The payloads. Fields are in the byte order of their JSON names, so that
@@ -353,13 +345,12 @@ type platformBatch struct {
 	hrp     string
 	avax    ids.ID
 	hasAVAX bool
-	now     int64
-	rows    [][]any
+	events  []internal.WebhookEvent
 }
 
 func newPlatformBatch(ctx context.Context, tx *database.DB, ix *platformIndex, chain internal.Chain) (*platformBatch, error) {
 	pb := &platformBatch{ix: ix, chain: chain, chainID: constants.PlatformChainID.String(), hrp: constants.FallbackHRP,
-		network: "", now: time.Now().UnixMilli()}
+		network: ""}
 	n, ok, err := storedNetwork(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -377,21 +368,20 @@ func newPlatformBatch(ctx context.Context, tx *database.DB, ix *platformIndex, c
 
 func (pb *platformBatch) add(h *platformHook, height uint64, position int64, txID ids.ID, event any) error {
 	msgID := platformMessageID(h.id, pb.chain, height, position, txID)
-	payload, err := encodeCanonical(wirePlatformEvent{Event: event, EventType: h.eventType, MessageID: msgID, WebhookID: h.id})
+	payload, err := internal.EncodeCanonical(wirePlatformEvent{Event: event, EventType: h.eventType, MessageID: msgID, WebhookID: h.id})
 	if err != nil {
 		return fmt.Errorf("webhook %s, tx %s: %w", h.id, txID, err)
 	}
-	pb.rows = append(pb.rows, []any{h.id, int64(height), position, msgID, string(payload), pb.now})
+	pb.events = append(pb.events, internal.WebhookEvent{WebhookID: h.id, Block: height, Position: position,
+		MessageID: msgID, Payload: payload})
 	return nil
 }
 
 func (pb *platformBatch) write(ctx context.Context, tx *database.DB) error {
-	if len(pb.rows) == 0 {
+	if len(pb.events) == 0 {
 		return nil
 	}
-	_, err := tx.BulkInsert(ctx, "webhook_outbox", []string{"webhook_id", "block_number", "position", "message_id", "payload", "created_at"},
-		pb.rows, onConflictDoNothing)
-	return err
+	return writeOutbox(ctx, tx, pb.events)
 }
 
 func (pb *platformBatch) bech32(a []byte) string {

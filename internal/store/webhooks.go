@@ -10,6 +10,7 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -23,9 +24,9 @@ const (
 // Event types: EVM address activity, P- and X-chain address activity,
 // and validator activity.
 const (
-	EventAddressActivity         = "address_activity"
-	EventPlatformAddressActivity = "primary_network_address_activity"
-	EventValidatorActivity       = "validator_activity"
+	EventAddressActivity         = internal.EventAddressActivity
+	EventPlatformAddressActivity = internal.EventPlatformAddressActivity
+	EventValidatorActivity       = internal.EventValidatorActivity
 )
 
 // WebhookFilter is what a primary_network_address_activity or

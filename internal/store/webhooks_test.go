@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -323,4 +325,21 @@ func TestWebhookClaims(t *testing.T) {
 			t.Error("an inactive webhook was claimed")
 		}
 	})
+}
+
+// canonicalJSON encodes v as RFC 8785 (JCS) would for avaindex's
+// payloads (object keys sorted, no insignificant space, no HTML escapes):
+// a receiver that re-canonicalizes a parsed payload must get its bytes.
+func canonicalJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return nil, err
+	}
+	return internal.EncodeCanonical(generic)
 }

@@ -18,11 +18,11 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derive/nfts"
 	"github.com/avaindex/avaindex/internal/derive/steps"
+	"github.com/avaindex/avaindex/internal/derive/webhookevents"
 )
 
 // Writer is what the derivation writes and reads in the batch's
-// transaction, bound to one chain: each derivation package's writer, and
-// the store's methods that still derive as they write (Apply*).
+// transaction, bound to one chain: each derivation package's writer.
 type Writer interface {
 	addresstxs.Writer
 	nfts.TokenWriter
@@ -30,7 +30,7 @@ type Writer interface {
 	balances.NativeWriter
 	erc20.Writer
 	metrics.EVMWriter
-	ApplyWebhookEvents(ctx context.Context, blocks []*internal.EVMBlockData) error
+	webhookevents.EVMWriter
 	burned.EVMWriter
 }
 
@@ -57,7 +57,9 @@ var list = []steps.Step[Writer, []*internal.EVMBlockData]{
 	{Name: "metrics", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return metrics.EVM(ctx, w, b)
 	}},
-	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
+	{Name: "webhook events", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
+		return webhookevents.EVM(ctx, w, b)
+	}},
 	{Name: "burned fees", Apply: func(w Writer, ctx context.Context, b []*internal.EVMBlockData) error {
 		return burned.EVM(ctx, w, b)
 	}},
