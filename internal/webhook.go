@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"math/big"
 
+	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/libevm/common"
 )
 
@@ -16,6 +18,22 @@ const (
 	EventAddressActivity         = "address_activity"
 	EventPlatformAddressActivity = "primary_network_address_activity"
 	EventValidatorActivity       = "validator_activity"
+)
+
+// The primary-network webhooks' sub-events: of
+// EventPlatformAddressActivity (balance change, balance threshold,
+// reward distribution) and of EventValidatorActivity (the rest, and
+// reward distribution).
+const (
+	SubBalanceChange      = "balance_change"
+	SubBalanceThreshold   = "balance_threshold"
+	SubRewardDistribution = "reward_distribution"
+	SubValidatorStake     = "validator_stake"
+	SubDelegatorStake     = "delegator_stake"
+	SubL1BalanceIncreased = "l1_validator_balance_increased"
+	SubL1Disabled         = "l1_validator_disabled"
+	SubL1Removed          = "l1_validator_removed"
+	SubL1BalanceThreshold = "l1_validator_balance_threshold"
 )
 
 // WebhookEvent is one event the derivation raised for a webhook: a row of
@@ -130,4 +148,76 @@ func (w *AddressWatches) Watchers(chainID uint64, a *common.Address) []int32 {
 		return nil
 	}
 	return w.byAddr[WatchedAddress{chainID, *a}]
+}
+
+// PlatformWatch is an active primary-network webhook
+// (EventPlatformAddressActivity or EventValidatorActivity) as the P- and
+// X-chain's batches are matched against it.
+type PlatformWatch struct {
+	ID, EventType string
+	// Created is when it was created, unix seconds: blocks older than it
+	// raise no event.
+	Created int64
+	// Chain is the chain whose addresses an address webhook watches.
+	Chain     Chain
+	SubEvents map[string]bool
+	// BalanceType and Threshold are SubBalanceThreshold's filter (nAVAX);
+	// Threshold is nil without one.
+	BalanceType string
+	Threshold   *big.Int
+	// Keys are the addresses an address webhook watches, as it spelled
+	// them.
+	Keys map[ids.ShortID]string
+	// Nodes and Subnets narrow a validator webhook's events; nil keeps
+	// any.
+	Nodes   map[ids.NodeID]bool
+	Subnets map[ids.ID]bool
+	// L1Threshold is SubL1BalanceThreshold's (nAVAX); without
+	// HasL1Threshold that sub-event matches nothing.
+	L1Threshold    uint64
+	HasL1Threshold bool
+}
+
+// L1Fee tells whether h wants events of the L1 validators' continuous
+// fee, which no tx carries.
+func (h *PlatformWatch) L1Fee() bool {
+	return h.SubEvents[SubL1Disabled] || (h.SubEvents[SubL1BalanceThreshold] && h.HasL1Threshold)
+}
+
+// PlatformWatches are the active primary-network webhooks, by what they
+// key on (indices in Hooks). Not changed once built.
+type PlatformWatches struct {
+	Hooks    []PlatformWatch
+	ByAddr   map[Chain]map[ids.ShortID][]int32
+	ByNode   map[ids.NodeID][]int32
+	BySubnet map[ids.ID][]int32
+	// L1Fee is set when a validator webhook wants the L1 fee's events.
+	L1Fee bool
+}
+
+// EndedStaker is a staker a RewardValidatorTx removed, as its
+// reward_distribution events tell it.
+type EndedStaker struct {
+	Kind       StakerKind
+	SubnetID   ids.ID
+	NodeID     ids.NodeID
+	Weight     uint64
+	Start, End int64 // unix seconds
+	// RewardTypes are the types of its reward UTXOs, by UTXO id.
+	RewardTypes map[ids.ID]string
+}
+
+// StakerOutput is an owner of a stake or reward UTXO of a staker's tx.
+type StakerOutput struct {
+	UTXOID  ids.ID
+	Kind    string // PKindStake or PKindReward
+	Amount  uint64
+	AssetID ids.ID
+	Owner   ids.ShortID
+}
+
+// L1ValidatorKey is what a validator webhook keys an L1 validator by.
+type L1ValidatorKey struct {
+	NodeID   ids.NodeID
+	SubnetID ids.ID
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/constants"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/store"
 )
@@ -144,7 +145,7 @@ func (a *API) platformRequest(body *webhookRequest, hook *store.Webhook) ([]stri
 		return nil, err
 	}
 	subs, err := subEventList("metadata.subEvents.addressActivitySubEvents", md.SubEvents.AddressActivitySubEvents,
-		store.SubBalanceChange, store.SubBalanceThreshold, store.SubRewardDistribution)
+		internal.SubBalanceChange, internal.SubBalanceThreshold, internal.SubRewardDistribution)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +162,7 @@ func (a *API) platformRequest(body *webhookRequest, hook *store.Webhook) ([]stri
 		}
 		f.BalanceType, f.BalanceThreshold = tf.BalanceType, v.String()
 	}
-	if slices.Contains(subs, store.SubBalanceThreshold) && f.BalanceThreshold == "" {
+	if slices.Contains(subs, internal.SubBalanceThreshold) && f.BalanceThreshold == "" {
 		return nil, derrors.Invalid("metadata.balanceThresholdFilter: required with the balance_threshold sub-event")
 	}
 	hook.Filter = f
@@ -218,8 +219,8 @@ func (a *API) validatorRequest(body *webhookRequest, hook *store.Webhook) ([]str
 		return nil, derrors.Invalid("metadata.keys: a validator_activity webhook watches one key; %d given", len(keys))
 	}
 	subs, err := subEventList("metadata.subEvents.validatorActivitySubEvents", md.SubEvents.ValidatorActivitySubEvents,
-		store.SubValidatorStake, store.SubDelegatorStake, store.SubRewardDistribution, store.SubL1BalanceIncreased,
-		store.SubL1Disabled, store.SubL1Removed, store.SubL1BalanceThreshold)
+		internal.SubValidatorStake, internal.SubDelegatorStake, internal.SubRewardDistribution, internal.SubL1BalanceIncreased,
+		internal.SubL1Disabled, internal.SubL1Removed, internal.SubL1BalanceThreshold)
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +240,8 @@ func (a *API) validatorRequest(body *webhookRequest, hook *store.Webhook) ([]str
 			return nil, derrors.Invalid("metadata.l1ValidatorFeeBalanceThreshold: must be a decimal amount of nAVAX; got %s", derrors.Echo(t))
 		}
 	}
-	if md.L1ValidatorFeeBalanceThreshold == "" && slices.Contains(subs, store.SubL1BalanceThreshold) {
-		return nil, derrors.Invalid("metadata.l1ValidatorFeeBalanceThreshold: required with the %s sub-event", store.SubL1BalanceThreshold)
+	if md.L1ValidatorFeeBalanceThreshold == "" && slices.Contains(subs, internal.SubL1BalanceThreshold) {
+		return nil, derrors.Invalid("metadata.l1ValidatorFeeBalanceThreshold: required with the %s sub-event", internal.SubL1BalanceThreshold)
 	}
 	chainName := body.ChainID
 	if chainName == "" {

@@ -14,6 +14,5 @@
 // cstate, evmstate), whose steps are the nouns' packages (addresstxs,
 // balances, burned, erc20, metrics, nfts, rewards, sharedmemory,
 // staking, utxoset, webhookevents) over writer interfaces the store's
-// batch transactions satisfy, and the P- and X-chain's ApplyWebhookEvents
-// methods of the store, not yet moved out.
+// batch transactions satisfy.
 package derive

@@ -72,14 +72,8 @@ type PDerivation func(ctx context.Context, tx *PTx, batch *internal.PBatch) erro
 
 // PTx is a P-chain batch's transaction as ApplyPBlocks and
 // RederivePBlocks hand it to the derivation. It is valid only during that
-// call. ApplyWebhookEvents is the derivation still in the store; the
-// order the writes must run in is derive/pstate's.
+// call. The order its writes must run in is derive/pstate's.
 type PTx struct{ *batchTx }
-
-// ApplyWebhookEvents writes the batch's platform webhook events.
-func (t *PTx) ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error {
-	return applyPWebhookEvents(ctx, t.batchTx, batch)
-}
 
 // runPDerivation runs derive on a P-chain batch in tx, keeping the spent
 // UTXOs' owners: an apply and a rederive write the same.

@@ -105,7 +105,7 @@ func TestRederiveXDAG(t *testing.T) {
 		// sent amount comes from the spent UTXOs' owners.
 		aKey, _ := address.FormatBech32("avax", uAddrA[:])
 		if err := s.CreateWebhook(ctx, Webhook{ID: "x", Owner: "o", EventType: EventPlatformAddressActivity, Status: WebhookActive,
-			Created: time.Unix(0, 0), Filter: WebhookFilter{Chain: "X", KeyType: "addresses", SubEvents: []string{SubBalanceChange}}},
+			Created: time.Unix(0, 0), Filter: WebhookFilter{Chain: "X", KeyType: "addresses", SubEvents: []string{internal.SubBalanceChange}}},
 			[]string{aKey}, WebhookLimits{Webhooks: 1, Addresses: 1}); err != nil {
 			t.Fatal(err)
 		}

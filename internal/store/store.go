@@ -7,13 +7,13 @@
 // chain's Apply*Blocks (and ApplyXDAGTxs) writes the blocks and hands the
 // batch's transaction (PTx, XTx, DAGTx, CTx, EVMTx: the writes of derived
 // state, and the reads they need) to the derivation it is given, the
-// ordered list in derive/pstate, xstate, cstate or evmstate. One of those writes still derives as it
-// writes (ApplyWebhookEvents). The values it writes are the domain types of
-// package internal (PBatch, XBlockData, CBlockData, EVMBlockData,
-// UTXOOutput, ...), which the chain packages decode and derive; it imports
-// no decoder and no derivation.
-// The P-chain's replays over what is stored (L1 fees, staking rewards)
-// are PBatch.Replay, which derive/staking runs over the state PTx loads.
+// ordered list in derive/pstate, xstate, cstate or evmstate; no write
+// derives. The values it writes are the domain types of package internal
+// (PBatch, XBlockData, CBlockData, EVMBlockData, UTXOOutput, ...), which
+// the chain packages decode and derive; it imports no decoder and no
+// derivation. The P-chain's replays over what is stored (L1 fees, staking
+// rewards) are PBatch.Replay, which derive/staking runs over the state
+// PTx loads.
 // Open only migrates: the backfills a migration asks for and the metrics'
 // catch-up are per-range fills (BackfillStore) that the derivation layer
 // runs, decoding what needs decoding itself.

@@ -81,11 +81,11 @@ func TestL1FeeWebhookEvents(t *testing.T) {
 				created                     time.Time
 				subs                        []string
 			}{
-				{"subnet", "subnetId", l1.String(), "900", time.Unix(0, 0), []string{SubL1Disabled, SubL1BalanceThreshold}},
-				{"node", "nodeId", nodeB.String(), "1000", time.Unix(0, 0), []string{SubL1BalanceThreshold}},
+				{"subnet", "subnetId", l1.String(), "900", time.Unix(0, 0), []string{internal.SubL1Disabled, internal.SubL1BalanceThreshold}},
+				{"node", "nodeId", nodeB.String(), "1000", time.Unix(0, 0), []string{internal.SubL1BalanceThreshold}},
 				// Without a threshold the sub-event matches nothing.
-				{"nothreshold", "subnetId", l1.String(), "", time.Unix(0, 0), []string{SubL1BalanceThreshold}},
-				{"late", "subnetId", l1.String(), "900", time.Now(), []string{SubL1Disabled, SubL1BalanceThreshold}},
+				{"nothreshold", "subnetId", l1.String(), "", time.Unix(0, 0), []string{internal.SubL1BalanceThreshold}},
+				{"late", "subnetId", l1.String(), "900", time.Now(), []string{internal.SubL1Disabled, internal.SubL1BalanceThreshold}},
 			} {
 				if err := s.CreateWebhook(ctx, Webhook{ID: h.id, Owner: "o", EventType: EventValidatorActivity, Status: WebhookActive,
 					Created: h.created, Filter: WebhookFilter{KeyType: h.keyType, SubEvents: h.subs, L1FeeBalanceThreshold: h.threshold}},

@@ -70,19 +70,19 @@ func TestPlatformWebhookEvents(t *testing.T) {
 			lim := WebhookLimits{Webhooks: 10, Addresses: 10}
 			if err := s.CreateWebhook(ctx, Webhook{ID: "addr", Owner: "o", EventType: EventPlatformAddressActivity, Status: WebhookActive,
 				Created: time.Unix(0, 0), Filter: WebhookFilter{Chain: "P", KeyType: "addresses",
-					SubEvents: []string{SubBalanceChange, SubBalanceThreshold, SubRewardDistribution}, BalanceType: "unlockedUnstaked", BalanceThreshold: "200"}},
+					SubEvents: []string{internal.SubBalanceChange, internal.SubBalanceThreshold, internal.SubRewardDistribution}, BalanceType: "unlockedUnstaked", BalanceThreshold: "200"}},
 				[]string{b}, lim); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.CreateWebhook(ctx, Webhook{ID: "node", Owner: "o", EventType: EventValidatorActivity, Status: WebhookActive,
 				Created: time.Unix(0, 0), Filter: WebhookFilter{KeyType: "nodeId",
-					SubEvents: []string{SubValidatorStake, SubDelegatorStake, SubRewardDistribution}}},
+					SubEvents: []string{internal.SubValidatorStake, internal.SubDelegatorStake, internal.SubRewardDistribution}}},
 				[]string{ids.NodeID{2}.String()}, lim); err != nil {
 				t.Fatal(err)
 			}
 			// A webhook created after the blocks gets none of them.
 			if err := s.CreateWebhook(ctx, Webhook{ID: "late", Owner: "o", EventType: EventPlatformAddressActivity, Status: WebhookActive,
-				Created: time.Now(), Filter: WebhookFilter{Chain: "P", KeyType: "addresses", SubEvents: []string{SubBalanceChange}}},
+				Created: time.Now(), Filter: WebhookFilter{Chain: "P", KeyType: "addresses", SubEvents: []string{internal.SubBalanceChange}}},
 				[]string{b}, lim); err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestPlatformWebhookEvents(t *testing.T) {
 			for _, r := range e.Event.Rewards {
 				l += fmt.Sprintf(" reward=%s %s", r.Amount, r.RewardType)
 			}
-			if e.Event.EventType == SubBalanceThreshold {
+			if e.Event.EventType == internal.SubBalanceThreshold {
 				l += " " + string(e.Event.Addresses)
 			}
 			lines = append(lines, l)

@@ -32,14 +32,8 @@ type XDerivation func(ctx context.Context, tx *XTx, blocks []*internal.XBlockDat
 
 // XTx is an X-chain batch's transaction as ApplyXBlocks and
 // RederiveXBlocks hand it to the derivation. It is valid only during that
-// call. ApplyWebhookEvents is the derivation still in the store.
+// call.
 type XTx struct{ *batchTx }
-
-// ApplyWebhookEvents writes the blocks' address_activity events; it reads
-// the owners of the UTXOs the UTXO changes mark spent.
-func (t *XTx) ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error {
-	return applyXWebhookEvents(ctx, t.batchTx, blocks)
-}
 
 // runXDerivation runs derive on an X-chain batch in tx, keeping the spent
 // UTXOs' owners, which the metrics and the address webhooks read.

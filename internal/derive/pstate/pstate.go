@@ -19,11 +19,11 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/staking"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 	"github.com/avaindex/avaindex/internal/derive/utxoset"
+	"github.com/avaindex/avaindex/internal/derive/webhookevents"
 )
 
 // Writer is what the derivation writes and reads in the batch's
-// transaction: each derivation package's writer, and the store's method
-// that still derives as it writes (ApplyWebhookEvents).
+// transaction: each derivation package's writer.
 type Writer interface {
 	staking.Writer
 	utxoset.PWriter
@@ -31,7 +31,7 @@ type Writer interface {
 	sharedmemory.Writer
 	WriteStateChanges(ctx context.Context, changes *internal.PStateChanges) error
 	metrics.UTXOWriter
-	ApplyWebhookEvents(ctx context.Context, batch *internal.PBatch) error
+	webhookevents.PWriter
 	addresstxs.RangeWriter
 	burned.PWriter
 }
@@ -61,7 +61,9 @@ var list = []steps.Step[Writer, *internal.PBatch]{
 	{Name: "metrics", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
 		return metrics.UTXO(ctx, w, b.Blocks)
 	}},
-	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
+	{Name: "webhook events", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
+		return webhookevents.P(ctx, w, b)
+	}},
 	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b *internal.PBatch) error {
 		return addresstxs.UTXOs(ctx, w, b.Blocks)
 	}},

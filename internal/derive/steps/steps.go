@@ -10,7 +10,7 @@ import (
 
 // Step is one derivation of a chain's list, named for its errors. Apply
 // takes the writer first, as a method expression of the writer's
-// interface does (Writer.ApplyWebhookEvents).
+// interface would.
 type Step[W, B any] struct {
 	Name  string
 	Apply func(w W, ctx context.Context, batch B) error

@@ -1,13 +1,12 @@
 // Package webhookevents derives the webhooks' events from a batch: each
 // block matched against the active webhooks, and an event rendered, in
-// the hosted service's payload shape, for each matched tx and webhook.
-// The store keeps the webhooks (and the index of what they watch) and the
-// outbox the events go to; the delivery worker (package webhooks) sends
-// them. A batch applied again raises the same events, with the same ids.
-//
-// The primary network's events (P- and X-chain address activity,
-// validator activity) are not here yet: store.PTx and store.XTx still
-// derive them (ApplyWebhookEvents).
+// the hosted service's payload shape, for each matched tx (or staker end,
+// or L1 fee change) and webhook: EVM for the EVM chains' address
+// activity, P and X for the primary network's address and validator
+// activity (platform.go). The store keeps the webhooks (and the index of
+// what they watch) and the outbox the events go to; the delivery worker
+// (package webhooks) sends them. A batch applied again raises the same
+// events, with the same ids.
 package webhookevents
 
 import (

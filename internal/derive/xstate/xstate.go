@@ -18,15 +18,15 @@ import (
 	"github.com/avaindex/avaindex/internal/derive/metrics"
 	"github.com/avaindex/avaindex/internal/derive/steps"
 	"github.com/avaindex/avaindex/internal/derive/utxoset"
+	"github.com/avaindex/avaindex/internal/derive/webhookevents"
 )
 
 // Writer is what the derivation writes and reads in the batch's
-// transaction: each derivation package's writer, and the store's methods
-// that still derive as they write (Apply*).
+// transaction: each derivation package's writer.
 type Writer interface {
 	utxoset.XWriter
 	metrics.UTXOWriter
-	ApplyWebhookEvents(ctx context.Context, blocks []*internal.XBlockData) error
+	webhookevents.PlatformWriter
 	addresstxs.RangeWriter
 	burned.UTXOWriter
 }
@@ -41,7 +41,9 @@ var list = []steps.Step[Writer, []*internal.XBlockData]{
 	{Name: "metrics", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error {
 		return metrics.UTXO(ctx, w, b)
 	}},
-	{Name: "webhook events", Apply: Writer.ApplyWebhookEvents},
+	{Name: "webhook events", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error {
+		return webhookevents.X(ctx, w, b)
+	}},
 	{Name: "address txs", Apply: func(w Writer, ctx context.Context, b []*internal.XBlockData) error {
 		return addresstxs.UTXOs(ctx, w, b)
 	}},
