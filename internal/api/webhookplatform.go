@@ -271,9 +271,9 @@ func renderValidatorMetadata(w *store.Webhook, keys []string) validatorMetadata 
 // addresses as hook's keys.
 func (a *API) webhookKeys(ctx context.Context, src WebhookSource, hook *store.Webhook, in []string, add bool) ([]string, error) {
 	switch hook.EventType {
-	case store.EventPlatformAddressActivity:
+	case internal.EventPlatformAddressActivity:
 		return a.platformAddresses("addresses", in)
-	case store.EventValidatorActivity:
+	case internal.EventValidatorActivity:
 		keys, err := validatorKeys("addresses", hook.Filter.KeyType, in)
 		if err != nil || !add {
 			return keys, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derrors"
 	"github.com/avaindex/avaindex/internal/param"
 	"github.com/avaindex/avaindex/internal/store"
@@ -117,10 +118,10 @@ func (a *API) renderWebhook(ctx context.Context, src WebhookSource, w *store.Web
 		after = page[len(page)-1]
 	}
 	switch w.EventType {
-	case store.EventPlatformAddressActivity:
+	case internal.EventPlatformAddressActivity:
 		resp.ChainID = w.Filter.ChainName
 		resp.Metadata = renderPlatformMetadata(w, keys)
-	case store.EventValidatorActivity:
+	case internal.EventValidatorActivity:
 		resp.ChainID = w.Filter.ChainName
 		resp.Metadata = renderValidatorMetadata(w, keys)
 	default:
@@ -210,7 +211,7 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	switch body.EventType {
-	case store.EventAddressActivity, store.EventPlatformAddressActivity, store.EventValidatorActivity:
+	case internal.EventAddressActivity, internal.EventPlatformAddressActivity, internal.EventValidatorActivity:
 	default:
 		return derrors.Invalid("eventType: must be address_activity, primary_network_address_activity or validator_activity; got %s", derrors.Echo(body.EventType))
 	}
@@ -227,9 +228,9 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		Description: body.Description, Status: store.WebhookActive, Created: time.Now()}
 	var keys []string
 	switch body.EventType {
-	case store.EventAddressActivity:
+	case internal.EventAddressActivity:
 		keys, err = a.addressActivityRequest(&body, &hook)
-	case store.EventPlatformAddressActivity:
+	case internal.EventPlatformAddressActivity:
 		keys, err = a.platformRequest(&body, &hook)
 	default:
 		keys, err = a.validatorRequest(&body, &hook)

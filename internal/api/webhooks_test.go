@@ -16,6 +16,7 @@ import (
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 	"github.com/avaindex/avaindex/internal/testing/openapitest"
@@ -340,7 +341,7 @@ func TestPlatformWebhookEndpoints(t *testing.T) {
 			"chainId":"p-chain","network":"local","metadata":{"keyType":"addresses","keys":["P-`+a2+`","`+a1+`"],
 			"subEvents":{"addressActivitySubEvents":["balance_change","balance_threshold","reward_distribution"]},
 			"balanceThresholdFilter":{"balanceType":"unlockedUnstaked","balanceThreshold":"5500000000"}}}`, &hook)
-		if hook.EventType != store.EventPlatformAddressActivity || hook.ChainID != "p-chain" || !slices.Equal(hook.Metadata.Keys, []string{a2, a1}) ||
+		if hook.EventType != internal.EventPlatformAddressActivity || hook.ChainID != "p-chain" || !slices.Equal(hook.Metadata.Keys, []string{a2, a1}) ||
 			hook.Metadata.KeyType != "addresses" || len(hook.Metadata.SubEvents.AddressActivitySubEvents) != 3 ||
 			hook.Metadata.BalanceThresholdFilter == nil || hook.Metadata.BalanceThresholdFilter.BalanceThreshold != "5500000000" {
 			t.Errorf("created %+v", hook)
@@ -382,7 +383,7 @@ func TestPlatformWebhookEndpoints(t *testing.T) {
 		callOK(t, h, "alice", "POST", "/v1/webhooks", `{"eventType":"validator_activity","url":"https://example.org/v","network":"local",
 			"metadata":{"keyType":"nodeId","keys":["`+node+`"],"subEvents":{"validatorActivitySubEvents":["validator_stake","delegator_stake"]},
 			"subnetIds":["`+subnet+`"]}}`, &vh)
-		if vh.EventType != store.EventValidatorActivity || !slices.Equal(vh.Metadata.Keys, []string{node}) || vh.Metadata.KeyType != "nodeId" ||
+		if vh.EventType != internal.EventValidatorActivity || !slices.Equal(vh.Metadata.Keys, []string{node}) || vh.Metadata.KeyType != "nodeId" ||
 			!slices.Equal(vh.Metadata.SubnetIDs, []string{subnet}) || len(vh.Metadata.SubEvents.ValidatorActivitySubEvents) != 2 {
 			t.Errorf("created %+v", vh)
 		}

@@ -104,7 +104,7 @@ func TestRederiveXDAG(t *testing.T) {
 		// An address webhook on A, whose 5 the block spends: its event's
 		// sent amount comes from the spent UTXOs' owners.
 		aKey, _ := address.FormatBech32("avax", uAddrA[:])
-		if err := s.CreateWebhook(ctx, Webhook{ID: "x", Owner: "o", EventType: EventPlatformAddressActivity, Status: WebhookActive,
+		if err := s.CreateWebhook(ctx, Webhook{ID: "x", Owner: "o", EventType: internal.EventPlatformAddressActivity, Status: WebhookActive,
 			Created: time.Unix(0, 0), Filter: WebhookFilter{Chain: "X", KeyType: "addresses", SubEvents: []string{internal.SubBalanceChange}}},
 			[]string{aKey}, WebhookLimits{Webhooks: 1, Addresses: 1}); err != nil {
 			t.Fatal(err)

@@ -102,7 +102,7 @@ func loadWatches(ctx context.Context, tx *database.DB) (*internal.AddressWatches
 		chains[h.ID], pos[h.ID] = uint64(cid), int32(len(hooks))
 		hooks = append(hooks, h)
 		return nil
-	}, EventAddressActivity)
+	}, internal.EventAddressActivity)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func loadWatches(ctx context.Context, tx *database.DB) (*internal.AddressWatches
 		k := internal.WatchedAddress{ChainID: chains[id], Address: common.HexToAddress(addr)}
 		byAddr[k] = append(byAddr[k], i)
 		return nil
-	}, EventAddressActivity)
+	}, internal.EventAddressActivity)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func TestL1FeeWebhookEvents(t *testing.T) {
 				{"nothreshold", "subnetId", l1.String(), "", time.Unix(0, 0), []string{internal.SubL1BalanceThreshold}},
 				{"late", "subnetId", l1.String(), "900", time.Now(), []string{internal.SubL1Disabled, internal.SubL1BalanceThreshold}},
 			} {
-				if err := s.CreateWebhook(ctx, Webhook{ID: h.id, Owner: "o", EventType: EventValidatorActivity, Status: WebhookActive,
+				if err := s.CreateWebhook(ctx, Webhook{ID: h.id, Owner: "o", EventType: internal.EventValidatorActivity, Status: WebhookActive,
 					Created: h.created, Filter: WebhookFilter{KeyType: h.keyType, SubEvents: h.subs, L1FeeBalanceThreshold: h.threshold}},
 					[]string{h.key}, lim); err != nil {
 					t.Fatal(err)
@@ -125,7 +125,7 @@ func TestL1FeeWebhookEvents(t *testing.T) {
 					t.Errorf("payload not canonical: %s", e.Payload)
 				}
 				ev := p.Event
-				if p.EventType != EventValidatorActivity || p.WebhookID != id || ev.SubnetID != l1.String() ||
+				if p.EventType != internal.EventValidatorActivity || p.WebhookID != id || ev.SubnetID != l1.String() ||
 					ev.BlockHeight != e.BlockNumber || ev.BlockTimestamp != blocks[ev.BlockHeight].Timestamp.Unix() {
 					t.Errorf("envelope %s", e.Payload)
 				}

@@ -86,7 +86,7 @@ func loadPlatformWatches(ctx context.Context, tx *database.DB) (*internal.Platfo
 			if t, err := strconv.ParseUint(f.L1FeeBalanceThreshold, 10, 64); err == nil {
 				h.L1Threshold, h.HasL1Threshold = t, true
 			}
-			ix.L1Fee = ix.L1Fee || (h.EventType == EventValidatorActivity && h.L1Fee())
+			ix.L1Fee = ix.L1Fee || (h.EventType == internal.EventValidatorActivity && h.L1Fee())
 			for _, s := range f.NodeIDs {
 				if n, err := ids.NodeIDFromString(s); err == nil {
 					if h.Nodes == nil {
@@ -108,7 +108,7 @@ func loadPlatformWatches(ctx context.Context, tx *database.DB) (*internal.Platfo
 			pos[h.ID], keyTypes[i] = i, f.KeyType
 			ix.Hooks = append(ix.Hooks, h)
 			return nil
-		}, EventPlatformAddressActivity, EventValidatorActivity)
+		}, internal.EventPlatformAddressActivity, internal.EventValidatorActivity)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func loadPlatformWatches(ctx context.Context, tx *database.DB) (*internal.Platfo
 		}
 		h := &ix.Hooks[i]
 		switch {
-		case h.EventType == EventPlatformAddressActivity:
+		case h.EventType == internal.EventPlatformAddressActivity:
 			_, b, err := address.ParseBech32(key)
 			if err != nil {
 				return nil
@@ -145,7 +145,7 @@ func loadPlatformWatches(ctx context.Context, tx *database.DB) (*internal.Platfo
 			}
 		}
 		return nil
-	}, EventPlatformAddressActivity, EventValidatorActivity)
+	}, internal.EventPlatformAddressActivity, internal.EventValidatorActivity)
 	if err != nil {
 		return nil, err
 	}

@@ -68,20 +68,20 @@ func TestPlatformWebhookEvents(t *testing.T) {
 			s := openStore(t, dsn)
 			b, _ := address.FormatBech32("local", uAddrB[:])
 			lim := WebhookLimits{Webhooks: 10, Addresses: 10}
-			if err := s.CreateWebhook(ctx, Webhook{ID: "addr", Owner: "o", EventType: EventPlatformAddressActivity, Status: WebhookActive,
+			if err := s.CreateWebhook(ctx, Webhook{ID: "addr", Owner: "o", EventType: internal.EventPlatformAddressActivity, Status: WebhookActive,
 				Created: time.Unix(0, 0), Filter: WebhookFilter{Chain: "P", KeyType: "addresses",
 					SubEvents: []string{internal.SubBalanceChange, internal.SubBalanceThreshold, internal.SubRewardDistribution}, BalanceType: "unlockedUnstaked", BalanceThreshold: "200"}},
 				[]string{b}, lim); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.CreateWebhook(ctx, Webhook{ID: "node", Owner: "o", EventType: EventValidatorActivity, Status: WebhookActive,
+			if err := s.CreateWebhook(ctx, Webhook{ID: "node", Owner: "o", EventType: internal.EventValidatorActivity, Status: WebhookActive,
 				Created: time.Unix(0, 0), Filter: WebhookFilter{KeyType: "nodeId",
 					SubEvents: []string{internal.SubValidatorStake, internal.SubDelegatorStake, internal.SubRewardDistribution}}},
 				[]string{ids.NodeID{2}.String()}, lim); err != nil {
 				t.Fatal(err)
 			}
 			// A webhook created after the blocks gets none of them.
-			if err := s.CreateWebhook(ctx, Webhook{ID: "late", Owner: "o", EventType: EventPlatformAddressActivity, Status: WebhookActive,
+			if err := s.CreateWebhook(ctx, Webhook{ID: "late", Owner: "o", EventType: internal.EventPlatformAddressActivity, Status: WebhookActive,
 				Created: time.Now(), Filter: WebhookFilter{Chain: "P", KeyType: "addresses", SubEvents: []string{internal.SubBalanceChange}}},
 				[]string{b}, lim); err != nil {
 				t.Fatal(err)
@@ -107,7 +107,7 @@ func TestPlatformWebhookEvents(t *testing.T) {
 				l += " " + string(e.Event.Addresses)
 			}
 			lines = append(lines, l)
-			if e.WebhookID != "addr" || e.EventType != EventPlatformAddressActivity || e.MessageID == "" {
+			if e.WebhookID != "addr" || e.EventType != internal.EventPlatformAddressActivity || e.MessageID == "" {
 				t.Errorf("envelope %+v", e)
 			}
 		}

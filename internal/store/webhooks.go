@@ -10,7 +10,6 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
-	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 	"github.com/avaindex/avaindex/internal/derrors"
 )
@@ -19,14 +18,6 @@ import (
 const (
 	WebhookActive   = "active"
 	WebhookInactive = "inactive"
-)
-
-// Event types: EVM address activity, P- and X-chain address activity,
-// and validator activity.
-const (
-	EventAddressActivity         = internal.EventAddressActivity
-	EventPlatformAddressActivity = internal.EventPlatformAddressActivity
-	EventValidatorActivity       = internal.EventValidatorActivity
 )
 
 // WebhookFilter is what a primary_network_address_activity or

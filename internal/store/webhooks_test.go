@@ -22,7 +22,7 @@ import (
 var testLimits = WebhookLimits{Webhooks: 20, Addresses: 5}
 
 func testWebhook(id, owner string, chain uint64, created time.Time) Webhook {
-	return Webhook{ID: id, Owner: owner, EventType: EventAddressActivity, ChainID: chain, URL: "http://127.0.0.1:1/" + id,
+	return Webhook{ID: id, Owner: owner, EventType: internal.EventAddressActivity, ChainID: chain, URL: "http://127.0.0.1:1/" + id,
 		Name: id, Status: WebhookActive, Created: created}
 }
 

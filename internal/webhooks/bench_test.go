@@ -13,6 +13,7 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/derive/evmstate"
 	"github.com/avaindex/avaindex/internal/store"
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
@@ -47,7 +48,7 @@ func BenchmarkDelivery(b *testing.B) {
 			}))
 			defer srv.Close()
 			for i := range hooks {
-				w := store.Webhook{ID: fmt.Sprint("hook-", i), Owner: "k", EventType: store.EventAddressActivity, ChainID: chainID,
+				w := store.Webhook{ID: fmt.Sprint("hook-", i), Owner: "k", EventType: internal.EventAddressActivity, ChainID: chainID,
 					URL: srv.URL + "/" + fmt.Sprint(i), Status: store.WebhookActive, Created: time.Now()}
 				a := strings.ToLower(addr(fmt.Sprint("watched", i)).Hex())
 				if err := st.CreateWebhook(ctx, w, []string{a}, store.WebhookLimits{Webhooks: 100, Addresses: 10}); err != nil {

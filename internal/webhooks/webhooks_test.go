@@ -187,7 +187,7 @@ func setup(t *testing.T, dsn string, n int) (*env, *receiver, []string) {
 	}
 	rcv := newReceiver(t, func() string { return e.secret }, watched)
 	for i, id := range ids {
-		w := store.Webhook{ID: id, Owner: "k", EventType: store.EventAddressActivity, ChainID: chainID, URL: rcv.url(id),
+		w := store.Webhook{ID: id, Owner: "k", EventType: internal.EventAddressActivity, ChainID: chainID, URL: rcv.url(id),
 			Name: id, Status: store.WebhookActive, Created: time.Now()}
 		if err := st.CreateWebhook(ctx, w, []string{strings.ToLower(watched[id][0].Hex())}, store.WebhookLimits{Webhooks: 100, Addresses: 10}); err != nil {
 			t.Fatal(err)
