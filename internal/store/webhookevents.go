@@ -19,37 +19,45 @@ import (
 // derivation (derive/webhookevents) to match each batch against, and the
 // outbox its events go to, in the batch's transaction.
 
-// watchCache is a database's copy of the index, rebuilt when
-// webhook_state's version moves (any change, on any instance). A rebuilt
-// index replaces the old one, which the batches matching against it may
-// keep using.
-type watchCache struct {
+// webhookIndex is a database's copy of an index of the active webhooks
+// (tx.Value keeps one per key), rebuilt when webhook_state's version
+// moves (any change, on any instance). A rebuilt index replaces the old
+// one, which the batches matching against it may keep using.
+type webhookIndex[T any] struct {
 	mu      sync.Mutex
 	version int64
-	watches *internal.AddressWatches
+	loaded  bool
+	index   T
 }
 
-type watchCacheKey struct{}
+// cachedWebhookIndex returns the index key names, current as of tx, loaded
+// again by load when the webhooks changed.
+func cachedWebhookIndex[T any](ctx context.Context, tx *database.DB, key any, load func(context.Context, *database.DB) (T, error)) (T, error) {
+	c := tx.Value(key, func() any { return new(webhookIndex[T]) }).(*webhookIndex[T])
+	var version int64
+	if err := tx.QueryRow(ctx, "SELECT version FROM webhook_state WHERE id = 1").Scan(&version); err != nil {
+		var zero T
+		return zero, fmt.Errorf("the webhooks' version: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.loaded && c.version == version {
+		return c.index, nil
+	}
+	ix, err := load(ctx, tx)
+	if err != nil {
+		return ix, err
+	}
+	c.index, c.version, c.loaded = ix, version, true
+	return ix, nil
+}
+
+type addressWatchesKey struct{}
 
 // AddressWatches returns the active address_activity webhooks, current as
 // of the batch's transaction (webhookevents.EVMWriter).
 func (t *EVMTx) AddressWatches(ctx context.Context) (*internal.AddressWatches, error) {
-	c := t.db.Value(watchCacheKey{}, func() any { return new(watchCache) }).(*watchCache)
-	var version int64
-	if err := t.db.QueryRow(ctx, "SELECT version FROM webhook_state WHERE id = 1").Scan(&version); err != nil {
-		return nil, fmt.Errorf("the webhooks' version: %w", err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.watches != nil && c.version == version {
-		return c.watches, nil
-	}
-	w, err := loadWatches(ctx, t.db)
-	if err != nil {
-		return nil, err
-	}
-	c.watches, c.version = w, version
-	return w, nil
+	return cachedWebhookIndex(ctx, t.db, addressWatchesKey{}, loadWatches)
 }
 
 // ChainID is the batch's EVM chain id.

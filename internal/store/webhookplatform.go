@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
-	"sync"
 
 	"github.com/ava-labs/avalanchego/ids"
 	"github.com/ava-labs/avalanchego/utils/formatting/address"
@@ -22,34 +21,11 @@ import (
 // (derive/webhookevents) matches and renders them, and the outbox takes
 // them (writeOutbox).
 
-// platformCache is a database's copy of the index, rebuilt when
-// webhook_state's version moves (watchCache's twin).
-type platformCache struct {
-	mu      sync.Mutex
-	version int64
-	watches *internal.PlatformWatches
-}
-
-type platformCacheKey struct{}
+type platformWatchesKey struct{}
 
 // platformWatches returns the database's index, current as of tx.
 func platformWatches(ctx context.Context, tx *database.DB) (*internal.PlatformWatches, error) {
-	c := tx.Value(platformCacheKey{}, func() any { return new(platformCache) }).(*platformCache)
-	var version int64
-	if err := tx.QueryRow(ctx, "SELECT version FROM webhook_state WHERE id = 1").Scan(&version); err != nil {
-		return nil, fmt.Errorf("the webhooks' version: %w", err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.watches != nil && c.version == version {
-		return c.watches, nil
-	}
-	w, err := loadPlatformWatches(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	c.watches, c.version = w, version
-	return w, nil
+	return cachedWebhookIndex(ctx, tx, platformWatchesKey{}, loadPlatformWatches)
 }
 
 func loadPlatformWatches(ctx context.Context, tx *database.DB) (*internal.PlatformWatches, error) {
