@@ -16,6 +16,21 @@ import (
 
 type fakeSet struct{ written [][]internal.UTXOTx }
 
+// only describes the one write f holds: each tx's position, time and
+// effects' sizes.
+func (f *fakeSet) only(t *testing.T) []string {
+	t.Helper()
+	if len(f.written) != 1 {
+		t.Fatalf("%d writes, want 1", len(f.written))
+	}
+	var got []string
+	for _, x := range f.written[0] {
+		got = append(got, fmt.Sprintf("%x@%d/%d t%d produces %d consumes %d", x.Pos.TxID[:1], x.Pos.Height, x.Pos.Index,
+			x.Pos.Time.Unix(), len(x.Effects.Produced), len(x.Effects.Consumed)))
+	}
+	return got
+}
+
 func (f *fakeSet) WriteUTXOChanges(_ context.Context, txs []internal.UTXOTx) error {
 	f.written = append(f.written, txs)
 	return nil
@@ -39,14 +54,7 @@ func TestX(t *testing.T) {
 	if err := X(context.Background(), w, blocks); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.written) != 1 {
-		t.Fatalf("%d writes, want 1", len(w.written))
-	}
-	var got []string
-	for _, x := range w.written[0] {
-		got = append(got, fmt.Sprintf("%x@%d/%d t%d produces %d consumes %d", x.Pos.TxID[:1], x.Pos.Height, x.Pos.Index,
-			x.Pos.Time.Unix(), len(x.Effects.Produced), len(x.Effects.Consumed)))
-	}
+	got := w.only(t)
 	// The genesis outputs, each at index -1 of the genesis tx, then the
 	// block's txs in order, an empty one included.
 	want := []string{
@@ -156,14 +164,7 @@ func TestXDAG(t *testing.T) {
 	if err := XDAG(context.Background(), w, dtxs); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.written) != 1 {
-		t.Fatalf("%d writes, want 1", len(w.written))
-	}
-	var got []string
-	for _, x := range w.written[0] {
-		got = append(got, fmt.Sprintf("%x@%d/%d t%d produces %d consumes %d", x.Pos.TxID[:1], x.Pos.Height, x.Pos.Index,
-			x.Pos.Time.Unix(), len(x.Effects.Produced), len(x.Effects.Consumed)))
-	}
+	got := w.only(t)
 	// The genesis output at index -1 of its tx, at the genesis time, before
 	// the first DAG tx; each DAG tx at its X/tx index, height 0.
 	want := []string{
