@@ -33,12 +33,7 @@ func X(ctx context.Context, w XWriter, blocks []*internal.XBlockData) error {
 	var txs []internal.UTXOTx
 	for _, b := range blocks {
 		if b.Genesis != nil {
-			for _, p := range b.Genesis.UTXOs {
-				txs = append(txs, internal.UTXOTx{
-					Pos:     internal.TxAt(p.UTXO.TxID, 0, -1, b.Timestamp),
-					Effects: &internal.UTXOEffects{Produced: []*internal.UTXOOutput{p}},
-				})
-			}
+			txs = appendGenesis(txs, b.Genesis, b.Timestamp)
 		}
 		for j, t := range b.Txs {
 			if t.UTXOs == nil {
@@ -64,13 +59,7 @@ func XDAG(ctx context.Context, w XWriter, dtxs []*internal.XDAGTxData) error {
 	var txs []internal.UTXOTx
 	for _, t := range dtxs {
 		if g := t.Genesis; g != nil {
-			at := time.Unix(int64(g.Timestamp), 0)
-			for _, p := range g.UTXOs {
-				txs = append(txs, internal.UTXOTx{
-					Pos:     internal.TxAt(p.UTXO.TxID, 0, -1, at),
-					Effects: &internal.UTXOEffects{Produced: []*internal.UTXOOutput{p}},
-				})
-			}
+			txs = appendGenesis(txs, g, time.Unix(int64(g.Timestamp), 0))
 		}
 		if t.UTXOs == nil {
 			return fmt.Errorf("DAG tx %d (%s) has no UTXO effects", t.Index, t.ID)
@@ -81,6 +70,18 @@ func XDAG(ctx context.Context, w XWriter, dtxs []*internal.XDAGTxData) error {
 		return nil
 	}
 	return w.WriteUTXOChanges(ctx, txs)
+}
+
+// appendGenesis appends g's UTXOs to txs, each produced at index -1 of
+// its genesis tx, at time at.
+func appendGenesis(txs []internal.UTXOTx, g *internal.XGenesisData, at time.Time) []internal.UTXOTx {
+	for _, p := range g.UTXOs {
+		txs = append(txs, internal.UTXOTx{
+			Pos:     internal.TxAt(p.UTXO.TxID, 0, -1, at),
+			Effects: &internal.UTXOEffects{Produced: []*internal.UTXOOutput{p}},
+		})
+	}
+	return txs
 }
 
 // PWriter is what the P-chain's UTXO changes write in the batch's

@@ -239,17 +239,6 @@ type wirePlatformEvent struct {
 	WebhookID string `json:"webhookId"`
 }
 
-// wireTxRef is where an event happened.
-type wireTxRef struct {
-	BlockHash      string `json:"blockHash"`
-	BlockHeight    uint64 `json:"blockHeight"`
-	BlockTimestamp int64  `json:"blockTimestamp"`
-	ChainID        string `json:"chainId"`
-	Network        string `json:"network"`
-	TxHash         string `json:"txHash"`
-	TxType         string `json:"txType"`
-}
-
 type wireBalanceChange struct {
 	Address  string `json:"address"`
 	AssetID  string `json:"assetId"`
