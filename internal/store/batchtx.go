@@ -3,6 +3,9 @@ package store
 import (
 	"context"
 
+	"github.com/ava-labs/avalanchego/ids"
+
+	"github.com/avaindex/avaindex/internal"
 	"github.com/avaindex/avaindex/internal/database"
 )
 
@@ -27,6 +30,37 @@ type batchTx struct {
 	// fees is what the P-chain batch's L1 fee replay changed, for the
 	// webhook events; empty elsewhere.
 	fees l1FeeReplay
+	// net is the stored network, read once per batch (network): the
+	// staking, the list rows, the burned sums and the webhook events
+	// each need it.
+	net struct {
+		read bool
+		n    *internal.Network
+		ok   bool
+	}
+}
+
+// network returns the stored network (storedNetwork), read at most once
+// in the batch; ok is false in a store that holds none.
+func (b *batchTx) network(ctx context.Context) (*internal.Network, bool, error) {
+	if !b.net.read {
+		n, ok, err := storedNetwork(ctx, b.db)
+		if err != nil {
+			return nil, false, err
+		}
+		b.net.read, b.net.n, b.net.ok = true, n, ok
+	}
+	return b.net.n, b.net.ok, nil
+}
+
+// avaxAssetID is the stored network's AVAX, for the burned sums; false in
+// store tests that hold no network, which keep none.
+func (b *batchTx) avaxAssetID(ctx context.Context) (ids.ID, bool, error) {
+	n, ok, err := b.network(ctx)
+	if err != nil || !ok {
+		return ids.Empty, false, err
+	}
+	return n.AVAXAssetID, true, nil
 }
 
 // newBatchTx returns a batch's transaction over db, keeping the owners of

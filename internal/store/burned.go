@@ -81,16 +81,6 @@ func addBurned(ctx context.Context, tx *database.DB, key string, heights []uint6
 	return err
 }
 
-// burnedNetwork is the stored network's AVAX asset; ok is false in store
-// tests that hold no network, which keep no burned sums.
-func burnedNetwork(ctx context.Context, tx *database.DB) (ids.ID, bool, error) {
-	n, ok, err := storedNetwork(ctx, tx)
-	if err != nil || !ok {
-		return ids.Empty, false, err
-	}
-	return n.AVAXAssetID, true, nil
-}
-
 // AddBurned adds burns[i], burned in block heights[i] (ascending), to
 // the P-chain's burned sum and deposits[i], moved into L1 validators'
 // balances, to theirs, skipping the blocks they hold already.
@@ -102,7 +92,7 @@ func (t *PTx) AddBurned(ctx context.Context, heights []uint64, burns, deposits [
 }
 
 // AVAXAssetID is XTx.AVAXAssetID.
-func (t *PTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return burnedNetwork(ctx, t.db) }
+func (t *PTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return t.avaxAssetID(ctx) }
 
 // addL1Refunds counts the L1 validators' refunds of a batch that the fee
 // replay (WriteL1Refunds) made.
@@ -176,10 +166,10 @@ func (t *CTx) AddBurned(ctx context.Context, heights []uint64, amounts []*big.In
 
 // AVAXAssetID is the stored network's AVAX asset; false in store tests
 // that hold no network, which keep no burned sums.
-func (t *XTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return burnedNetwork(ctx, t.db) }
+func (t *XTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return t.avaxAssetID(ctx) }
 
 // AVAXAssetID is XTx.AVAXAssetID.
-func (t *CTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return burnedNetwork(ctx, t.db) }
+func (t *CTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return t.avaxAssetID(ctx) }
 
 // AddBurned adds fees[i], burned in block heights[i] (ascending), to the
 // chain's burned sum, skipping the blocks it holds already.

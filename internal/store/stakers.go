@@ -110,7 +110,7 @@ const (
 // Network returns the stored network (staking.Writer); ok is false in a
 // store that holds none.
 func (t *PTx) Network(ctx context.Context) (*internal.Network, bool, error) {
-	return storedNetwork(ctx, t.db)
+	return t.network(ctx)
 }
 
 // WriteStakers writes the staking records of ch: the stakers with their

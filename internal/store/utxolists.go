@@ -177,14 +177,21 @@ func (l *listedOutputs) add(o *internal.UTXOOutput, origin internal.Chain, t int
 // store tests it may not be; exports to them are then listed on their
 // source chain only).
 func listChains(ctx context.Context, tx *database.DB) (map[ids.ID]internal.Chain, error) {
-	m := map[ids.ID]internal.Chain{constants.PlatformChainID: internal.PChain}
 	n, ok, err := storedNetwork(ctx, tx)
-	if err != nil || !ok {
-		return m, err
+	if err != nil {
+		return nil, err
 	}
-	m[n.XChainID] = internal.XChain
-	m[n.CChainID] = internal.CChain
-	return m, nil
+	return listChainsOf(n, ok), nil
+}
+
+// listChainsOf is listChains of the network n (ok false: none stored).
+func listChainsOf(n *internal.Network, ok bool) map[ids.ID]internal.Chain {
+	m := map[ids.ID]internal.Chain{constants.PlatformChainID: internal.PChain}
+	if ok {
+		m[n.XChainID] = internal.XChain
+		m[n.CChainID] = internal.CChain
+	}
+	return m
 }
 
 // write inserts the list rows of the outputs: one per owner on the
@@ -199,10 +206,11 @@ func (l *listedOutputs) write(ctx context.Context, b *batchTx, fresh bool) error
 	if len(l.outs) == 0 {
 		return nil
 	}
-	chains, err := listChains(ctx, tx)
+	n, ok, err := b.network(ctx)
 	if err != nil {
 		return err
 	}
+	chains := listChainsOf(n, ok)
 	stored := map[string]bool{}
 	if !fresh {
 		if stored, err = storedListRows(ctx, tx, l.outs); err != nil {

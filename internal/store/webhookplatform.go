@@ -141,9 +141,7 @@ func (t *PTx) PlatformWatches(ctx context.Context) (*internal.PlatformWatches, e
 
 // Network returns the stored network; ok is false in a store that holds
 // none.
-func (t *XTx) Network(ctx context.Context) (*internal.Network, bool, error) {
-	return storedNetwork(ctx, t.db)
-}
+func (t *XTx) Network(ctx context.Context) (*internal.Network, bool, error) { return t.network(ctx) }
 
 // SpentOwners returns the owners of the X-chain's UTXOs the batch marked
 // spent, by UTXO.

@@ -73,7 +73,7 @@ func (t *DAGTx) WriteUTXOChanges(ctx context.Context, txs []internal.UTXOTx) err
 
 // AVAXAssetID is XTx.AVAXAssetID.
 func (t *DAGTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) {
-	return burnedNetwork(ctx, t.db)
+	return t.avaxAssetID(ctx)
 }
 
 // AddBurned adds amounts[i], burned by the DAG tx at X/tx index idx[i]
