@@ -46,6 +46,9 @@ func (db *DB) BulkInsert(ctx context.Context, table string, columns []string, ro
 	if len(rows) == 0 {
 		return 0, nil
 	}
+	if err := db.flush(); err != nil {
+		return 0, err
+	}
 	if !identRE.MatchString(table) {
 		return 0, fmt.Errorf("database.BulkInsert: bad table name %q", table)
 	}

@@ -54,6 +54,10 @@ func (db *DB) EachRow(ctx context.Context, fields []Field, rest string, f func(*
 			return fmt.Errorf("database.EachRow: %s, of any length, is not the last blob", fd.Expr)
 		}
 	}
+	if err := db.flush(); err != nil {
+		return err
+	}
+	defer db.iterating()()
 	row := &Row{ints: make([]int64, len(fields)), blobs: make([][]byte, len(fields))}
 	if db.dialect == Postgres {
 		return db.eachRowPostgres(ctx, fields, rest, row, f, args)

@@ -98,6 +98,8 @@ type DB struct {
 	analyzeAfter *[]string
 	shared       *shared
 	path         string // SQLite: the database file
+	// queue: inside Transact, the transaction's queued writes (queue.go).
+	queue *txQueue
 }
 
 // shared is the state a DB shares with the transaction DBs made from it.
@@ -359,6 +361,9 @@ func (db *DB) Rebind(query string) string { return Rebind(db.dialect, query) }
 
 // Exec runs a statement and returns the number of rows it affected.
 func (db *DB) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if err := db.flush(); err != nil {
+		return 0, err
+	}
 	db.traced(query, args)
 	res, err := db.execRaw(ctx, db.Rebind(query), args...)
 	if err != nil {
@@ -384,6 +389,9 @@ func (db *DB) execRaw(ctx context.Context, query string, args ...any) (sql.Resul
 // SELECT runs on a read-only connection; anything else (INSERT ...
 // RETURNING, say) runs on the writer.
 func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if err := db.flush(); err != nil {
+		return nil, err
+	}
 	db.traced(query, args)
 	rows, err := db.queryPool(query).QueryContext(ctx, db.Rebind(query), args...)
 	if err != nil {
@@ -395,6 +403,9 @@ func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 // QueryRow runs a query that returns at most one row. Its errors, including
 // sql.ErrNoRows, are returned by the Row's Scan.
 func (db *DB) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	// A queued write that failed is the transaction's error, returned by
+	// its commit; this read runs either way.
+	_ = db.flush()
 	db.traced(query, args)
 	return db.queryPool(query).QueryRowContext(ctx, db.Rebind(query), args...)
 }
@@ -406,6 +417,7 @@ func (db *DB) RunQuery(ctx context.Context, query string, f func(*sql.Rows) erro
 		return err
 	}
 	defer rows.Close()
+	defer db.iterating()()
 	for rows.Next() {
 		if err := f(rows); err != nil {
 			return err
@@ -536,7 +548,16 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 	if err := tdb.checkLease(ctx); err != nil {
 		return err
 	}
-	if err := fn(&tdb); err != nil {
+	tdb.queue = &txQueue{}
+	err = fn(&tdb)
+	if q := tdb.queue.q; q != nil {
+		// The queued writes end before the commit or the rollback; the
+		// first that failed is the cause of any error fn met after it.
+		if qerr := q.close(); qerr != nil {
+			err = qerr
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

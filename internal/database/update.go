@@ -23,6 +23,9 @@ func (db *DB) BulkUpdate(ctx context.Context, table, key string, set []string, c
 	if len(rows) == 0 {
 		return 0, nil
 	}
+	if err := db.flush(); err != nil {
+		return 0, err
+	}
 	for _, name := range append([]string{table, key}, set...) {
 		if !identRE.MatchString(name) {
 			return 0, fmt.Errorf("database.BulkUpdate(%s): bad name %q", table, name)
@@ -104,6 +107,9 @@ func pgCast(v any) (string, error) {
 func (db *DB) LockTx(ctx context.Context, key int64) error {
 	if db.tx == nil {
 		return errors.New("database.LockTx: not in a transaction")
+	}
+	if err := db.flush(); err != nil {
+		return err
 	}
 	if db.dialect != Postgres {
 		return nil

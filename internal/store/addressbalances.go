@@ -106,7 +106,7 @@ func (d balanceDeltas) write(ctx context.Context, tx *database.DB) error {
 		x := d[g]
 		rows[i] = []any{g.chain, []byte(g.address), g.origin, g.asset[:], g.kind, g.locktime, g.stakeable, x.lo, x.hi, x.n}
 	}
-	if _, err := tx.BulkInsert(ctx, "address_balances", addressBalanceColumns, rows, addToBalances); err != nil {
+	if err := tx.Append(ctx, "address_balances", addressBalanceColumns, rows, addToBalances); err != nil {
 		return err
 	}
 	// The groups a spend emptied go: the table is then a function of the

@@ -190,7 +190,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 			return fmt.Errorf("deriving the address txs of the %s-chain's exports to the %s-chain: %w", c, to, err)
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "address_txs", addressTxColumns, rows, onConflictDoNothing)
+	err := tx.Append(ctx, "address_txs", addressTxColumns, rows, onConflictDoNothing)
 	return err
 }
 
@@ -224,7 +224,7 @@ func (t *CTx) WriteAddressTxRows(ctx context.Context, rows []internal.AddressTxR
 	for i, r := range rows {
 		ins[i] = []any{string(r.Chain), r.Address, unixSeconds(r.Pos.Time), addressTxKey(r.Pos.Height, int64(r.Pos.Index), r.Pos.TxID), r.Type}
 	}
-	_, err := t.db.BulkInsert(ctx, "address_txs", addressTxColumns, ins, onConflictDoNothing)
+	err := t.db.Append(ctx, "address_txs", addressTxColumns, ins, onConflictDoNothing)
 	return err
 }
 

@@ -193,13 +193,13 @@ func (t *CTx) WriteAtomicUTXOs(ctx context.Context, exports []internal.AtomicExp
 	if err != nil {
 		return err
 	}
-	if _, err := tx.BulkInsert(ctx, "c_atomic_utxo_addresses", addressColumns, addrRows, onConflictDoNothing); err != nil {
+	if err := tx.Append(ctx, "c_atomic_utxo_addresses", addressColumns, addrRows, onConflictDoNothing); err != nil {
 		return err
 	}
 	if err := listed.write(ctx, t.batchTx, n == int64(len(utxoRows))); err != nil {
 		return err
 	}
-	_, err = tx.BulkInsert(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing)
+	err = tx.Append(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing)
 	return err
 }
 

@@ -111,20 +111,30 @@ func (s *sqlStore) applyBlocks(ctx context.Context, lt linearTables, blocks []bl
 		if !ok || first > cur {
 			ctx = withNewBlocks(ctx)
 		}
-		conflict := newRowsConflict(ctx)
-		nb, err := tx.BulkInsert(ctx, lt.blocks, blockColumns, blockRows, conflict)
-		if err != nil {
-			return err
-		}
-		nt, err := tx.BulkInsert(ctx, lt.txs, txColumns, txRows, conflict)
-		if err != nil {
-			return err
-		}
-		if nb != int64(len(blocks)) || nt != int64(ntx) {
-			// Some rows were there already: the batch must be what was
-			// stored, or the index would silently mix two histories.
-			if err := checkStored(ctx, tx, lt, blocks, first, last); err != nil {
+		if conflict := newRowsConflict(ctx); conflict == "" {
+			// New blocks: without a conflict clause every row is written
+			// or the transaction fails, so there is no count to check.
+			if err := tx.Append(ctx, lt.blocks, blockColumns, blockRows, ""); err != nil {
 				return err
+			}
+			if err := tx.Append(ctx, lt.txs, txColumns, txRows, ""); err != nil {
+				return err
+			}
+		} else {
+			nb, err := tx.BulkInsert(ctx, lt.blocks, blockColumns, blockRows, conflict)
+			if err != nil {
+				return err
+			}
+			nt, err := tx.BulkInsert(ctx, lt.txs, txColumns, txRows, conflict)
+			if err != nil {
+				return err
+			}
+			if nb != int64(len(blocks)) || nt != int64(ntx) {
+				// Some rows were there already: the batch must be what was
+				// stored, or the index would silently mix two histories.
+				if err := checkStored(ctx, tx, lt, blocks, first, last); err != nil {
+					return err
+				}
 			}
 		}
 		if derive != nil {

@@ -71,7 +71,7 @@ func (t *EVMTx) WriteAddressTxs(ctx context.Context, txs []internal.EVMAddressTx
 		rows[i] = []any{t.cid, a.Address[:], int(a.Role), int64(a.Block), int64(a.TxIndex)}
 	}
 	inKeyOrder(rows)
-	_, err := t.db.BulkInsert(ctx, "evm_address_txs", evmAddressTxColumns, rows, newRowsConflict(ctx))
+	err := t.db.Append(ctx, "evm_address_txs", evmAddressTxColumns, rows, newRowsConflict(ctx))
 	return err
 }
 

@@ -25,7 +25,7 @@ func (t *EVMTx) WriteNativeBalances(ctx context.Context, bals []internal.EVMNati
 		lbs[i] = latestBalance{addr: b.Address, block: int64(b.Block), bal: b.Balance}
 	}
 	inKeyOrder(rows)
-	if _, err := t.db.BulkInsert(ctx, "evm_balances", evmBalanceColumns, rows, newRowsConflict(ctx)); err != nil {
+	if err := t.db.Append(ctx, "evm_balances", evmBalanceColumns, rows, newRowsConflict(ctx)); err != nil {
 		return err
 	}
 	return writeLatestBalances(ctx, t.db, t.cid, lbs)

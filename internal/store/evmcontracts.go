@@ -62,13 +62,13 @@ func applyEVMContracts(ctx context.Context, tx *database.DB, cid int64, blocks [
 			seen = append(seen, contractRow(cid, &b.Seen[i], false))
 		}
 	}
-	if _, err := tx.BulkInsert(ctx, "evm_contracts", evmContractColumns, deployed, contractDeployed); err != nil {
+	if err := tx.Append(ctx, "evm_contracts", evmContractColumns, deployed, contractDeployed); err != nil {
 		return err
 	}
-	if _, err := tx.BulkInsert(ctx, "evm_contracts", evmContractColumns, seen, onConflictDoNothing); err != nil {
+	if err := tx.Append(ctx, "evm_contracts", evmContractColumns, seen, onConflictDoNothing); err != nil {
 		return err
 	}
-	_, err := tx.BulkInsert(ctx, "evm_deployments", evmDeploymentColumns, deployments, onConflictDoNothing)
+	err := tx.Append(ctx, "evm_deployments", evmDeploymentColumns, deployments, onConflictDoNothing)
 	return err
 }
 

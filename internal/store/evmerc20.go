@@ -108,7 +108,7 @@ func (t *EVMTx) WriteERC20(ctx context.Context, history, added, moved []internal
 	// No conflict clause: the derivation skips a move applied before, so
 	// the rows are new, and PostgreSQL copies them (COPY).
 	inKeyOrder(hist)
-	if _, err := tx.BulkInsert(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
+	if err := tx.Append(ctx, "evm_erc20_balances", erc20BalanceColumns, hist, ""); err != nil {
 		return err
 	}
 	holding := func(b internal.ERC20Balance) []any {
@@ -124,7 +124,7 @@ func (t *EVMTx) WriteERC20(ctx context.Context, history, added, moved []internal
 	// A holder without a row has none to conflict with (this transaction
 	// read them, and one writer applies a chain): its row is inserted
 	// without a conflict clause, copied on PostgreSQL.
-	if _, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, addedRows, ""); err != nil {
+	if err := tx.Append(ctx, "evm_erc20_holdings", erc20HoldingColumns, addedRows, ""); err != nil {
 		return err
 	}
 	if err := updateERC20Holdings(ctx, tx, movedRows); err != nil {
@@ -134,7 +134,7 @@ func (t *EVMTx) WriteERC20(ctx context.Context, history, added, moved []internal
 	for i, st := range tokens {
 		trows[i] = []any{cid, st.Token[:], int64(st.Block), bigBytes(st.Supply), boolInt(st.Unexplained), st.Reason}
 	}
-	_, err := tx.BulkInsert(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
+	err := tx.Append(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
 	return err
 }
 
@@ -146,7 +146,7 @@ func updateERC20Holdings(ctx context.Context, tx *database.DB, rows [][]any) err
 		return nil
 	}
 	if tx.Dialect() != database.Postgres {
-		_, err := tx.BulkInsert(ctx, "evm_erc20_holdings", erc20HoldingColumns, rows, erc20HoldingUpsert)
+		err := tx.Append(ctx, "evm_erc20_holdings", erc20HoldingColumns, rows, erc20HoldingUpsert)
 		return err
 	}
 	for start := 0; start < len(rows); start += arrayChunk {

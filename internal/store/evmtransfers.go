@@ -39,11 +39,11 @@ func applyEVMTransfers(ctx context.Context, tx *database.DB, cid int64, blocks [
 			}
 		}
 	}
-	if _, err := tx.BulkInsert(ctx, "evm_transfers", evmTransferColumns, rows, newRowsConflict(ctx)); err != nil {
+	if err := tx.Append(ctx, "evm_transfers", evmTransferColumns, rows, newRowsConflict(ctx)); err != nil {
 		return err
 	}
 	inKeyOrder(addrRows)
-	_, err := tx.BulkInsert(ctx, "evm_address_transfers", evmAddressTransferColumns, addrRows, newRowsConflict(ctx))
+	err := tx.Append(ctx, "evm_address_transfers", evmAddressTransferColumns, addrRows, newRowsConflict(ctx))
 	return err
 }
 

@@ -32,7 +32,7 @@ func applyEVMTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*inte
 				nonNil(t.Input), optAddr(t.ContractAddress)})
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "evm_txs", evmTxColumns, rows, newRowsConflict(ctx))
+	err := tx.Append(ctx, "evm_txs", evmTxColumns, rows, newRowsConflict(ctx))
 	return err
 }
 
@@ -47,7 +47,7 @@ func applyEVMLogs(ctx context.Context, tx *database.DB, cid int64, blocks []*int
 			rows = append(rows, []any{cid, int64(b.Number), int64(l.Index), int64(l.TxIndex), l.Address[:], topics, nonNil(l.Data)})
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "evm_logs", evmLogColumns, rows, newRowsConflict(ctx))
+	err := tx.Append(ctx, "evm_logs", evmLogColumns, rows, newRowsConflict(ctx))
 	return err
 }
 
@@ -59,7 +59,7 @@ func applyEVMInternalTxs(ctx context.Context, tx *database.DB, cid int64, blocks
 				t.CallType, clampInt64(t.Gas), clampInt64(t.GasUsed), boolInt(t.Reverted)})
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "evm_internal_txs", evmInternalColumns, rows, newRowsConflict(ctx))
+	err := tx.Append(ctx, "evm_internal_txs", evmInternalColumns, rows, newRowsConflict(ctx))
 	return err
 }
 

@@ -111,11 +111,11 @@ func (t *PTx) WriteRewardHistory(ctx context.Context, rewards []internal.PaidRew
 			owners = append(owners, []any{a[:], end, id[:]})
 		}
 	}
-	if _, err := t.db.BulkInsert(ctx, "p_historical_rewards", []string{"utxo_id", "staker_tx_id", "node_id", "end_time"},
+	if err := t.db.Append(ctx, "p_historical_rewards", []string{"utxo_id", "staker_tx_id", "node_id", "end_time"},
 		rows, onConflictDoNothing); err != nil {
 		return err
 	}
-	_, err := t.db.BulkInsert(ctx, "p_historical_reward_owners", []string{"address", "end_time", "utxo_id"}, owners, onConflictDoNothing)
+	err := t.db.Append(ctx, "p_historical_reward_owners", []string{"address", "end_time", "utxo_id"}, owners, onConflictDoNothing)
 	return err
 }
 

@@ -88,7 +88,7 @@ func insertICM(ctx context.Context, tx *database.DB, cid int64, events []interna
 			e.MessageID[:], e.SourceBlockchainID[:], e.DestinationBlockchainID[:], nonce, sender, recipient, gas, data,
 			receipts, feeToken, feeAmount, deliverer, redeemer})
 	}
-	_, err := tx.BulkInsert(ctx, "evm_icm_events", icmColumns, rows, onConflictDoNothing)
+	err := tx.Append(ctx, "evm_icm_events", icmColumns, rows, onConflictDoNothing)
 	return err
 }
 

@@ -79,7 +79,7 @@ func writeLatestBalances(ctx context.Context, tx *database.DB, cid int64, bals [
 		return nil
 	}
 	inKeyOrder(rows)
-	if _, err := tx.BulkInsert(ctx, "evm_latest_balances", latestBalanceColumns, rows, latestBalanceUpsert); err != nil {
+	if err := tx.Append(ctx, "evm_latest_balances", latestBalanceColumns, rows, latestBalanceUpsert); err != nil {
 		return fmt.Errorf("writing the latest balances: %w", err)
 	}
 	return nil

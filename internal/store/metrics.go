@@ -368,7 +368,7 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 	}
 	// In key order, the index pages an upsert touches follow each other.
 	slices.SortFunc(addrRows, func(x, y []any) int { return bytes.Compare(x[0].([]byte), y[0].([]byte)) })
-	if _, err := tx.BulkInsert(ctx, "metric_addresses", metricAddrColumns, addrRows, metricAddrUpsert); err != nil {
+	if err := tx.Append(ctx, "metric_addresses", metricAddrColumns, addrRows, metricAddrUpsert); err != nil {
 		return err
 	}
 
@@ -381,7 +381,7 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 				r.CumTxs, r.CumAddresses, r.CumContracts, r.CumDeployers})
 		}
 	}
-	_, err = tx.BulkInsert(ctx, "metric_rollups", rollupColumns, rows, rollupUpsert)
+	err = tx.Append(ctx, "metric_rollups", rollupColumns, rows, rollupUpsert)
 	return err
 }
 

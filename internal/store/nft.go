@@ -191,7 +191,7 @@ func (t *EVMTx) WriteNFTs(ctx context.Context, tokens []internal.NFTTouch, balan
 			ins = append(ins, []any{cid, r.Token[:], r.ID[:], ercCode(r.Type), owner, blockBound(r.First), uri,
 				boolInt(r.URIRead), 0, 0, 0, string(internal.NFTUnindexed), 0})
 		}
-		if _, err := tx.BulkInsert(ctx, "nft_tokens", nftTokenColumns, ins, nftTouched); err != nil {
+		if err := tx.Append(ctx, "nft_tokens", nftTokenColumns, ins, nftTouched); err != nil {
 			return err
 		}
 	}

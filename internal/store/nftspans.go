@@ -71,7 +71,7 @@ func (t *EVMTx) WriteNFTSpans(ctx context.Context, spans []internal.NFTSpan) err
 	for i, s := range spans {
 		rows[i] = []any{t.cid, s.Contract[:], int64(s.To), s.Holder[:], int64(s.From), spanAmount(s.Amount)}
 	}
-	if _, err := t.db.BulkInsert(ctx, "nft_spans", nftSpanColumns, rows, ""); err != nil {
+	if err := t.db.Append(ctx, "nft_spans", nftSpanColumns, rows, ""); err != nil {
 		return fmt.Errorf("writing the NFT holding spans: %w", err)
 	}
 	return nil

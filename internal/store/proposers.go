@@ -80,7 +80,7 @@ func writeProposers(ctx context.Context, tx *database.DB, index string, cs []Con
 			rows = append(rows, r)
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "block_proposers", proposerColumns, rows, onConflictDoNothing)
+	err := tx.Append(ctx, "block_proposers", proposerColumns, rows, onConflictDoNothing)
 	return err
 }
 

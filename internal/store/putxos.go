@@ -137,11 +137,21 @@ var ownerColumns = []string{"address", "utxo_id", "page_key"}
 func (u *utxoRows) writeRows(ctx context.Context, b *batchTx, t chainUTXOTables) error {
 	tx := b.db
 	made, others := u.spendMade()
-	n, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, newRowsConflict(ctx))
-	if err != nil {
-		return err
+	// Without a conflict clause (new blocks) every row is new, or the
+	// transaction fails.
+	allNew := true
+	if conflict := newRowsConflict(ctx); conflict == "" {
+		if err := tx.Append(ctx, t.utxos, t.columns, u.utxoRows, ""); err != nil {
+			return err
+		}
+	} else {
+		n, err := tx.BulkInsert(ctx, t.utxos, t.columns, u.utxoRows, conflict)
+		if err != nil {
+			return err
+		}
+		allNew = n == int64(len(u.utxoRows))
 	}
-	if len(made) > 0 && n == int64(len(u.utxoRows)) {
+	if len(made) > 0 && allNew {
 		for _, m := range made {
 			lo := &u.listed.outs[m.listed]
 			for i := range lo.o.Owners.Addrs {
@@ -153,14 +163,13 @@ func (u *utxoRows) writeRows(ctx context.Context, b *batchTx, t chainUTXOTables)
 	}
 	// A row already stored keeps its key: a re-applied batch must not put
 	// back in the set a UTXO a later batch spent.
-	if _, err := tx.BulkInsert(ctx, t.addresses, ownerColumns, u.addrRows, newRowsConflict(ctx)); err != nil {
+	if err := tx.Append(ctx, t.addresses, ownerColumns, u.addrRows, newRowsConflict(ctx)); err != nil {
 		return err
 	}
-	if err := u.listed.write(ctx, b, n == int64(len(u.utxoRows))); err != nil {
+	if err := u.listed.write(ctx, b, allNew); err != nil {
 		return err
 	}
-	_, err = tx.BulkInsert(ctx, t.imported, importedUTXOColumns, u.importRows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, t.imported, importedUTXOColumns, u.importRows, onConflictDoNothing)
 }
 
 // position is where a tx sits: its block and index, and the block's time.

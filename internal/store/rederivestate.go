@@ -504,6 +504,6 @@ func writePRewardUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.
 			}
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "p_reward_utxos", []string{"staker_tx_id", "idx", "block_height", "bytes"}, rows, onConflictDoNothing)
+	err := tx.Append(ctx, "p_reward_utxos", []string{"staker_tx_id", "idx", "block_height", "bytes"}, rows, onConflictDoNothing)
 	return err
 }

@@ -46,7 +46,7 @@ func writeStakerAddresses(ctx context.Context, tx *database.DB, ch *internal.Sta
 		rows = append(rows, stakerAddressRows(s.TxID, s.TxType, u64(s.StartTime), 0,
 			s.ValidationRewardOwner, s.DelegationRewardOwner, s.RewardOwner)...)
 	}
-	if _, err := tx.BulkInsert(ctx, "p_staker_addresses", stakerAddressColumns, rows, onConflictDoNothing); err != nil {
+	if err := tx.Append(ctx, "p_staker_addresses", stakerAddressColumns, rows, onConflictDoNothing); err != nil {
 		return err
 	}
 	// A staker added and removed in the same batch is inserted current,
@@ -118,6 +118,6 @@ func backfillStakerAddresses(ctx context.Context, tx *database.DB, lo, hi int64)
 	for _, s := range stakers {
 		rows = append(rows, stakerAddressRows(s.txID, s.txType, s.start, s.removed, s.owners...)...)
 	}
-	_, err = tx.BulkInsert(ctx, "p_staker_addresses", stakerAddressColumns, rows, onConflictDoNothing)
+	err = tx.Append(ctx, "p_staker_addresses", stakerAddressColumns, rows, onConflictDoNothing)
 	return err
 }

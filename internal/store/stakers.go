@@ -141,10 +141,10 @@ func (t *PTx) WriteStakers(ctx context.Context, ch *internal.StakingChanges) err
 			}
 		}
 	}
-	if _, err := tx.BulkInsert(ctx, "p_stakers", pStakerColumns, stakerRows, onConflictDoNothing); err != nil {
+	if err := tx.Append(ctx, "p_stakers", pStakerColumns, stakerRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	if _, err := tx.BulkInsert(ctx, "p_staker_owners", pStakerOwnerColumns, ownerRows, onConflictDoNothing); err != nil {
+	if err := tx.Append(ctx, "p_staker_owners", pStakerOwnerColumns, ownerRows, onConflictDoNothing); err != nil {
 		return err
 	}
 
@@ -208,10 +208,10 @@ func writeL1Events(ctx context.Context, tx *database.DB, events []internal.L1Eve
 			subnet, node, nullBytes(e.PublicKey), u64(e.Weight), u64(e.Nonce), u64(e.Balance),
 		})
 	}
-	if _, err := tx.BulkInsert(ctx, "p_l1_validator_events", pL1EventColumns, eventRows, onConflictDoNothing); err != nil {
+	if err := tx.Append(ctx, "p_l1_validator_events", pL1EventColumns, eventRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	_, err := tx.BulkInsert(ctx, "p_l1_validator_owners", pL1OwnerColumns, l1OwnerRows, onConflictDoNothing)
+	err := tx.Append(ctx, "p_l1_validator_owners", pL1OwnerColumns, l1OwnerRows, onConflictDoNothing)
 	return err
 }
 

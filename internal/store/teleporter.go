@@ -23,7 +23,7 @@ func applyTeleporter(ctx context.Context, tx *database.DB, cid int64, blocks []*
 				m.MessageID[:], m.SourceBlockchainID[:], m.DestinationBlockchainID[:]})
 		}
 	}
-	_, err := tx.BulkInsert(ctx, "evm_teleporter_messages", teleporterColumns, rows, onConflictDoNothing)
+	err := tx.Append(ctx, "evm_teleporter_messages", teleporterColumns, rows, onConflictDoNothing)
 	return err
 }
 

@@ -252,7 +252,7 @@ func (l *listedOutputs) write(ctx context.Context, b *batchTx, fresh bool) error
 			}
 		}
 	}
-	_, err = tx.BulkInsert(ctx, "address_utxos", addressUTXOColumns, rows, newRowsConflict(ctx))
+	err = tx.Append(ctx, "address_utxos", addressUTXOColumns, rows, newRowsConflict(ctx))
 	return err
 }
 

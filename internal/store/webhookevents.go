@@ -76,7 +76,7 @@ func writeOutbox(ctx context.Context, tx *database.DB, events []internal.Webhook
 	for i, e := range events {
 		rows[i] = []any{e.WebhookID, int64(e.Block), e.Position, e.MessageID, string(e.Payload), now}
 	}
-	_, err := tx.BulkInsert(ctx, "webhook_outbox", []string{"webhook_id", "block_number", "position", "message_id", "payload", "created_at"},
+	err := tx.Append(ctx, "webhook_outbox", []string{"webhook_id", "block_number", "position", "message_id", "payload", "created_at"},
 		rows, onConflictDoNothing)
 	return err
 }

@@ -246,7 +246,7 @@ func insertWebhookAddresses(ctx context.Context, tx *database.DB, id string, add
 	for i, a := range addrs {
 		rows[i] = []any{id, a}
 	}
-	_, err := tx.BulkInsert(ctx, "webhook_addresses", []string{"webhook_id", "address"}, rows, onConflictDoNothing)
+	err := tx.Append(ctx, "webhook_addresses", []string{"webhook_id", "address"}, rows, onConflictDoNothing)
 	return err
 }
 

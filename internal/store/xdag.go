@@ -138,7 +138,7 @@ func xDAGWriter(dtxs []*internal.XDAGTxData, derive XDAGDerivation) (func(ctx co
 		rows[i] = []any{int64(t.Index), t.ID[:], t.Type, t.Timestamp.Unix()}
 	}
 	return func(ctx context.Context, tx *database.DB) error {
-		if _, err := tx.BulkInsert(ctx, "x_dag_txs", xDAGTxColumns, rows, onConflictDoNothing); err != nil {
+		if err := tx.Append(ctx, "x_dag_txs", xDAGTxColumns, rows, onConflictDoNothing); err != nil {
 			return err
 		}
 		b := newBatchTx(tx, false)

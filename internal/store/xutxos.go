@@ -169,7 +169,7 @@ func keepEarlySpends(ctx context.Context, tx *database.DB, consumed []consumptio
 			}
 		}
 	}
-	_, err = tx.BulkInsert(ctx, "x_early_spends", earlySpendColumns, rows, onConflictDoNothing)
+	err = tx.Append(ctx, "x_early_spends", earlySpendColumns, rows, onConflictDoNothing)
 	return err
 }
 

@@ -98,10 +98,10 @@ func (s *sqlStore) ApplyXVertices(ctx context.Context, vs []*internal.XVertex) (
 		if next := cur + 1; (ok && first.Index > next) || (!ok && first.Index > 0) {
 			return fmt.Errorf("batch starts at X/vtx container %d, beyond the vertex cursor: %w", first.Index, derrors.InvalidArgument)
 		}
-		if _, err := tx.BulkInsert(ctx, "x_vertices", xVertexColumns, vertices, onConflictDoNothing); err != nil {
+		if err := tx.Append(ctx, "x_vertices", xVertexColumns, vertices, onConflictDoNothing); err != nil {
 			return err
 		}
-		if _, err := tx.BulkInsert(ctx, "x_vertex_txs", xVertexTxColumns, links, onConflictDoNothing); err != nil {
+		if err := tx.Append(ctx, "x_vertex_txs", xVertexTxColumns, links, onConflictDoNothing); err != nil {
 			return err
 		}
 		return moveCursor(ctx, tx, XVtxCursor, last.Index, last.ID)

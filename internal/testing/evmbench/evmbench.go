@@ -146,13 +146,13 @@ func (d *Dataset) build(ctx context.Context, tb testing.TB, db *database.DB) err
 			}
 		}
 		err := db.Transact(ctx, func(tx *database.DB) error {
-			if _, err := tx.BulkInsert(ctx, "evm_blocks", blockColumns, blocks, ""); err != nil {
+			if err := tx.Append(ctx, "evm_blocks", blockColumns, blocks, ""); err != nil {
 				return err
 			}
-			if _, err := tx.BulkInsert(ctx, "evm_transfers", transferColumns, transfers, ""); err != nil {
+			if err := tx.Append(ctx, "evm_transfers", transferColumns, transfers, ""); err != nil {
 				return err
 			}
-			_, err := tx.BulkInsert(ctx, "bench_address_transfers", addressColumns, addrs, "")
+			err := tx.Append(ctx, "bench_address_transfers", addressColumns, addrs, "")
 			return err
 		})
 		if err != nil {

@@ -203,7 +203,7 @@ func (d *Dataset) build(ctx context.Context, tb testing.TB, db *database.DB) err
 	write := func(rows rowSet) error {
 		return db.Transact(ctx, func(tx *database.DB) error {
 			for i, t := range tables {
-				if _, err := tx.BulkInsert(ctx, t.name, t.cols, rows[i], ""); err != nil {
+				if err := tx.Append(ctx, t.name, t.cols, rows[i], ""); err != nil {
 					return err
 				}
 			}
@@ -234,7 +234,7 @@ func (d *Dataset) build(ctx context.Context, tb testing.TB, db *database.DB) err
 		return err
 	}
 	blockID, parentID := hashID("block"), hashID("parent")
-	if _, err := db.BulkInsert(ctx, "p_blocks", []string{"height", "id", "parent_id", "type", "timestamp", "bytes"},
+	if err := db.Append(ctx, "p_blocks", []string{"height", "id", "parent_id", "type", "timestamp", "bytes"},
 		[][]any{{int64(d.UTXOs / 20), blockID[:], parentID[:], "BanffStandardBlock", last, []byte{0}}},
 		"ON CONFLICT DO NOTHING"); err != nil {
 		return err

@@ -1,0 +1,110 @@
+package database
+
+import (
+	"context"
+	"sync"
+)
+
+// A transaction's appended rows (Append) are written by a goroutine of
+// the transaction's own, in the order they were appended, while the
+// caller goes on to derive the next rows: the derivation's Go work then
+// overlaps the database's (on PostgreSQL the server's, which the client
+// otherwise waits on; on SQLite the cgo calls, on the other core). Every
+// other statement of the transaction, and its commit, first waits for the
+// queue to drain, so that it sees every row appended before it; the first
+// write that fails is the transaction's error, and the writes queued after
+// it are skipped.
+//
+// The queue is the transaction's only user of its connection while it
+// writes: the caller's next statement waits for it, and a callback of
+// RunQuery, RunPrepared or EachRow (whose rows are still open on the
+// connection) appends synchronously.
+type writeQueue struct {
+	jobs    chan func() error
+	pending sync.WaitGroup
+	err     error // the first failed write's; read only after pending.Wait
+}
+
+func newWriteQueue() *writeQueue {
+	q := &writeQueue{jobs: make(chan func() error, 64)}
+	go func() {
+		for job := range q.jobs {
+			if q.err == nil {
+				q.err = job()
+			}
+			q.pending.Done()
+		}
+	}()
+	return q
+}
+
+func (q *writeQueue) add(job func() error) {
+	q.pending.Add(1)
+	q.jobs <- job
+}
+
+// wait returns once every queued write has run, with the first error.
+func (q *writeQueue) wait() error {
+	q.pending.Wait()
+	return q.err
+}
+
+// close waits for the queued writes and stops the goroutine.
+func (q *writeQueue) close() error {
+	err := q.wait()
+	close(q.jobs)
+	return err
+}
+
+// flush waits for db's queued writes, if it has any, before a statement
+// of its own.
+func (db *DB) flush() error {
+	if db.queue == nil || db.queue.q == nil {
+		return nil
+	}
+	return db.queue.q.wait()
+}
+
+// txQueue is a transaction's write queue, started by its first Append;
+// reading counts the row callbacks running, during which Append writes at
+// once.
+type txQueue struct {
+	q       *writeQueue
+	reading int
+}
+
+// Append writes rows into table as BulkInsert does, without its count.
+// In a transaction the rows are queued, written while the caller goes on,
+// and the error of a write that fails is returned by the transaction's
+// next statement or its commit: the caller must not change rows or the
+// values in them after Append returns. Outside a transaction, Append is
+// BulkInsert.
+func (db *DB) Append(ctx context.Context, table string, columns []string, rows [][]any, conflict string) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if db.queue == nil || db.queue.reading > 0 {
+		_, err := db.BulkInsert(ctx, table, columns, rows, conflict)
+		return err
+	}
+	if db.queue.q == nil {
+		db.queue.q = newWriteQueue()
+	}
+	w := *db
+	w.queue = nil // the queue's own writes run as they come
+	db.queue.q.add(func() error {
+		_, err := w.BulkInsert(ctx, table, columns, rows, conflict)
+		return err
+	})
+	return nil
+}
+
+// iterating marks a row callback running on db's connection until the
+// returned func is called.
+func (db *DB) iterating() func() {
+	if db.queue == nil {
+		return func() {}
+	}
+	db.queue.reading++
+	return func() { db.queue.reading-- }
+}
