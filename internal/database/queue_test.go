@@ -1,0 +1,107 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	"github.com/avaindex/avaindex/internal/testing/dbtest"
+)
+
+func TestAppendQueued(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, "CREATE TABLE q (a BIGINT PRIMARY KEY, b TEXT NOT NULL)")
+		cols := []string{"a", "b"}
+		rows := func(from, n int) [][]any {
+			var r [][]any
+			for i := from; i < from+n; i++ {
+				r = append(r, []any{i, "x"})
+			}
+			return r
+		}
+
+		// Each read sees the rows appended before it; 300 rows take
+		// PostgreSQL's COPY, 3 its INSERT.
+		err := db.Transact(ctx, func(tx *DB) error {
+			for i, n := range []int{300, 3} {
+				if err := tx.Append(ctx, "q", cols, rows(1000*i, n), ""); err != nil {
+					return err
+				}
+			}
+			if tx.queue.q == nil {
+				t.Error("Append in a transaction wrote at once; want it queued")
+			}
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM q").Scan(&n); err != nil {
+				return err
+			}
+			if n != 303 {
+				t.Errorf("a read after Append counted %d rows, want 303", n)
+			}
+			return tx.Append(ctx, "q", cols, rows(2000, 2), "")
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "q"); n != 305 {
+			t.Errorf("committed %d rows, want 305", n)
+		}
+
+		// A queued write that fails is the transaction's error, whatever
+		// the function met after it, and nothing of the transaction stays.
+		err = db.Transact(ctx, func(tx *DB) error {
+			if err := tx.Append(ctx, "q", cols, rows(3000, 5), ""); err != nil {
+				return err
+			}
+			if err := tx.Append(ctx, "q", cols, rows(0, 1), ""); err != nil { // a duplicate key
+				return err
+			}
+			if err := tx.Append(ctx, "q", cols, rows(4000, 5), ""); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM q").Scan(&n); err != nil {
+				return err // PostgreSQL: the transaction is aborted
+			}
+			_, err := tx.Exec(ctx, "SELECT 1")
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), "BulkInsert(q") {
+			t.Errorf("error %v, want the failed write's, naming its table", err)
+		}
+		if n := count(t, db, "q"); n != 305 {
+			t.Errorf("%d rows after the failed transaction, want 305", n)
+		}
+
+		// In a row callback the connection is busy with the rows: Append
+		// writes at once. (PostgreSQL's connection takes no statement
+		// while rows are open.)
+		if db.Dialect() == Postgres {
+			return
+		}
+		err = db.Transact(ctx, func(tx *DB) error {
+			return tx.RunQuery(ctx, "SELECT a FROM q WHERE a >= 2000 AND a < 3000 ORDER BY a", func(r *sql.Rows) error {
+				var a int
+				if err := r.Scan(&a); err != nil {
+					return err
+				}
+				if err := tx.Append(ctx, "q", cols, rows(a+5000, 1), ""); err != nil {
+					return err
+				}
+				if tx.queue.q != nil {
+					t.Error("Append in a row callback was queued")
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "q"); n != 307 {
+			t.Errorf("%d rows after appending in callbacks, want 307", n)
+		}
+	})
+}
