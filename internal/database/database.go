@@ -548,14 +548,14 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 	if err := tdb.checkLease(ctx); err != nil {
 		return err
 	}
+	// The queued writes end before the commit or the rollback (deferred
+	// after it, this runs first when fn panics); the first that failed is
+	// the cause of any error fn met after it.
 	tdb.queue = &txQueue{}
+	defer tdb.queue.stop()
 	err = fn(&tdb)
-	if q := tdb.queue.q; q != nil {
-		// The queued writes end before the commit or the rollback; the
-		// first that failed is the cause of any error fn met after it.
-		if qerr := q.close(); qerr != nil {
-			err = qerr
-		}
+	if qerr := tdb.queue.stop(); qerr != nil {
+		err = qerr
 	}
 	if err != nil {
 		return err

@@ -49,7 +49,8 @@ func (q *writeQueue) wait() error {
 	return q.err
 }
 
-// close waits for the queued writes and stops the goroutine.
+// close waits for the queued writes and stops the goroutine; it must be
+// called once.
 func (q *writeQueue) close() error {
 	err := q.wait()
 	close(q.jobs)
@@ -97,6 +98,16 @@ func (db *DB) Append(ctx context.Context, table string, columns []string, rows [
 		return err
 	})
 	return nil
+}
+
+// stop ends the queue, once its writes have run, with the first error.
+func (t *txQueue) stop() error {
+	if t.q == nil {
+		return nil
+	}
+	err := t.q.close()
+	t.q = nil
+	return err
 }
 
 // iterating marks a row callback running on db's connection until the
