@@ -190,8 +190,7 @@ func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, tx
 			return fmt.Errorf("deriving the address txs of the %s-chain's exports to the %s-chain: %w", c, to, err)
 		}
 	}
-	err := tx.Append(ctx, "address_txs", addressTxColumns, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "address_txs", addressTxColumns, rows, onConflictDoNothing)
 }
 
 // writeAddressTxRange writes the history rows of chain's txs at heights
@@ -224,8 +223,7 @@ func (t *CTx) WriteAddressTxRows(ctx context.Context, rows []internal.AddressTxR
 	for i, r := range rows {
 		ins[i] = []any{string(r.Chain), r.Address, unixSeconds(r.Pos.Time), addressTxKey(r.Pos.Height, int64(r.Pos.Index), r.Pos.TxID), r.Type}
 	}
-	err := t.db.Append(ctx, "address_txs", addressTxColumns, ins, onConflictDoNothing)
-	return err
+	return t.db.Append(ctx, "address_txs", addressTxColumns, ins, onConflictDoNothing)
 }
 
 // addressTxParts are the parts of the address_txs backfill: the history

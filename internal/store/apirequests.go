@@ -65,8 +65,7 @@ func (s *sqlStore) InsertAPIRequests(ctx context.Context, reqs []internal.APIReq
 		rows[i] = []any{r.Time.UnixMicro(), r.ID, r.KeyID, r.KeyName, r.Type, r.Route, r.Method, int64(r.Status),
 			r.Duration.Microseconds(), r.ChainID, r.RPCMethod}
 	}
-	err = s.db.Append(ctx, "api_requests", apiRequestColumns, rows, onConflictDoNothing)
-	return err
+	return s.db.Append(ctx, "api_requests", apiRequestColumns, rows, onConflictDoNothing)
 }
 
 func (s *sqlStore) DeleteAPIRequestsBefore(ctx context.Context, t time.Time) (_ int64, err error) {

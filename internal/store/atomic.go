@@ -199,8 +199,7 @@ func (t *CTx) WriteAtomicUTXOs(ctx context.Context, exports []internal.AtomicExp
 	if err := listed.write(ctx, t.batchTx, n == int64(len(utxoRows))); err != nil {
 		return err
 	}
-	err = tx.Append(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "c_imported_utxos", importedUTXOColumns, sp.importRows, onConflictDoNothing)
 }
 
 // addressColumns are the columns of every *_addresses table.

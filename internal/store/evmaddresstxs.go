@@ -71,8 +71,7 @@ func (t *EVMTx) WriteAddressTxs(ctx context.Context, txs []internal.EVMAddressTx
 		rows[i] = []any{t.cid, a.Address[:], int(a.Role), int64(a.Block), int64(a.TxIndex)}
 	}
 	inKeyOrder(rows)
-	err := t.db.Append(ctx, "evm_address_txs", evmAddressTxColumns, rows, newRowsConflict(ctx))
-	return err
+	return t.db.Append(ctx, "evm_address_txs", evmAddressTxColumns, rows, newRowsConflict(ctx))
 }
 
 // addressKeys returns the query of up to limit (block_number, tx_index)

@@ -68,8 +68,7 @@ func applyEVMContracts(ctx context.Context, tx *database.DB, cid int64, blocks [
 	if err := tx.Append(ctx, "evm_contracts", evmContractColumns, seen, onConflictDoNothing); err != nil {
 		return err
 	}
-	err := tx.Append(ctx, "evm_deployments", evmDeploymentColumns, deployments, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "evm_deployments", evmDeploymentColumns, deployments, onConflictDoNothing)
 }
 
 const contractSelect = `SELECT c.address, c.deployer, c.deployer_contract, c.tx_hash, c.block_number, c.idx, c.timestamp,

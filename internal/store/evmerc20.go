@@ -134,8 +134,7 @@ func (t *EVMTx) WriteERC20(ctx context.Context, history, added, moved []internal
 	for i, st := range tokens {
 		trows[i] = []any{cid, st.Token[:], int64(st.Block), bigBytes(st.Supply), boolInt(st.Unexplained), st.Reason}
 	}
-	err := tx.Append(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
-	return err
+	return tx.Append(ctx, "evm_erc20_tokens", erc20TokenColumns, trows, erc20TokenUpsert)
 }
 
 // updateERC20Holdings writes the new latest balances of pairs that have
@@ -146,8 +145,7 @@ func updateERC20Holdings(ctx context.Context, tx *database.DB, rows [][]any) err
 		return nil
 	}
 	if tx.Dialect() != database.Postgres {
-		err := tx.Append(ctx, "evm_erc20_holdings", erc20HoldingColumns, rows, erc20HoldingUpsert)
-		return err
+		return tx.Append(ctx, "evm_erc20_holdings", erc20HoldingColumns, rows, erc20HoldingUpsert)
 	}
 	for start := 0; start < len(rows); start += arrayChunk {
 		chunk := rows[start:min(len(rows), start+arrayChunk)]

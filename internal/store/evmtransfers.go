@@ -43,8 +43,7 @@ func applyEVMTransfers(ctx context.Context, tx *database.DB, cid int64, blocks [
 		return err
 	}
 	inKeyOrder(addrRows)
-	err := tx.Append(ctx, "evm_address_transfers", evmAddressTransferColumns, addrRows, newRowsConflict(ctx))
-	return err
+	return tx.Append(ctx, "evm_address_transfers", evmAddressTransferColumns, addrRows, newRowsConflict(ctx))
 }
 
 // transferSelect reads evm_transfers rows (alias t) with their block's

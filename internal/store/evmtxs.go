@@ -32,8 +32,7 @@ func applyEVMTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*inte
 				nonNil(t.Input), optAddr(t.ContractAddress)})
 		}
 	}
-	err := tx.Append(ctx, "evm_txs", evmTxColumns, rows, newRowsConflict(ctx))
-	return err
+	return tx.Append(ctx, "evm_txs", evmTxColumns, rows, newRowsConflict(ctx))
 }
 
 func applyEVMLogs(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
@@ -47,8 +46,7 @@ func applyEVMLogs(ctx context.Context, tx *database.DB, cid int64, blocks []*int
 			rows = append(rows, []any{cid, int64(b.Number), int64(l.Index), int64(l.TxIndex), l.Address[:], topics, nonNil(l.Data)})
 		}
 	}
-	err := tx.Append(ctx, "evm_logs", evmLogColumns, rows, newRowsConflict(ctx))
-	return err
+	return tx.Append(ctx, "evm_logs", evmLogColumns, rows, newRowsConflict(ctx))
 }
 
 func applyEVMInternalTxs(ctx context.Context, tx *database.DB, cid int64, blocks []*internal.EVMBlockData) error {
@@ -59,8 +57,7 @@ func applyEVMInternalTxs(ctx context.Context, tx *database.DB, cid int64, blocks
 				t.CallType, clampInt64(t.Gas), clampInt64(t.GasUsed), boolInt(t.Reverted)})
 		}
 	}
-	err := tx.Append(ctx, "evm_internal_txs", evmInternalColumns, rows, newRowsConflict(ctx))
-	return err
+	return tx.Append(ctx, "evm_internal_txs", evmInternalColumns, rows, newRowsConflict(ctx))
 }
 
 func (s *sqlStore) EVMTxDetails(ctx context.Context, chainID uint64, hash common.Hash) (_ *internal.EVMTxDetails, err error) {

@@ -115,8 +115,7 @@ func (t *PTx) WriteRewardHistory(ctx context.Context, rewards []internal.PaidRew
 		rows, onConflictDoNothing); err != nil {
 		return err
 	}
-	err := t.db.Append(ctx, "p_historical_reward_owners", []string{"address", "end_time", "utxo_id"}, owners, onConflictDoNothing)
-	return err
+	return t.db.Append(ctx, "p_historical_reward_owners", []string{"address", "end_time", "utxo_id"}, owners, onConflictDoNothing)
 }
 
 func (s *sqlStore) HistoricalRewards(ctx context.Context, q RewardQuery, after *RewardKey, limit int) (_ []*HistoricalReward, err error) {

@@ -88,8 +88,7 @@ func insertICM(ctx context.Context, tx *database.DB, cid int64, events []interna
 			e.MessageID[:], e.SourceBlockchainID[:], e.DestinationBlockchainID[:], nonce, sender, recipient, gas, data,
 			receipts, feeToken, feeAmount, deliverer, redeemer})
 	}
-	err := tx.Append(ctx, "evm_icm_events", icmColumns, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "evm_icm_events", icmColumns, rows, onConflictDoNothing)
 }
 
 // ICMMessage returns the message id as its indexed events show it, nil

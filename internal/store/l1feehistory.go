@@ -44,8 +44,7 @@ func saveL1FeeHistory(ctx context.Context, tx *database.DB, h *internal.L1FeeHis
 		rows[i] = []any{c.ValidationID[:], u64(c.Height), int64(c.Index), u64(c.Time), string(c.Kind),
 			u64(c.Accrued), u64(c.End), u64(c.Amount)}
 	}
-	err := tx.Append(ctx, "p_l1_balance_changes", pL1BalanceChangeColumns, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "p_l1_balance_changes", pL1BalanceChangeColumns, rows, onConflictDoNothing)
 }
 
 // backfillL1FeeHistory gives a store that held P-chain blocks before

@@ -381,8 +381,7 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 				r.CumTxs, r.CumAddresses, r.CumContracts, r.CumDeployers})
 		}
 	}
-	err = tx.Append(ctx, "metric_rollups", rollupColumns, rows, rollupUpsert)
-	return err
+	return tx.Append(ctx, "metric_rollups", rollupColumns, rows, rollupUpsert)
 }
 
 // batchRollupsQuery reads a chain's stored rollups of every period from

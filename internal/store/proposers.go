@@ -80,8 +80,7 @@ func writeProposers(ctx context.Context, tx *database.DB, index string, cs []Con
 			rows = append(rows, r)
 		}
 	}
-	err := tx.Append(ctx, "block_proposers", proposerColumns, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "block_proposers", proposerColumns, rows, onConflictDoNothing)
 }
 
 // proposerParts are the parts of the block_proposers backfill: the rows

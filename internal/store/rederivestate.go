@@ -504,6 +504,5 @@ func writePRewardUTXOs(ctx context.Context, tx *database.DB, blocks []*internal.
 			}
 		}
 	}
-	err := tx.Append(ctx, "p_reward_utxos", []string{"staker_tx_id", "idx", "block_height", "bytes"}, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "p_reward_utxos", []string{"staker_tx_id", "idx", "block_height", "bytes"}, rows, onConflictDoNothing)
 }

@@ -36,8 +36,7 @@ func (t *PTx) WriteRewards(ctx context.Context, s *internal.RewardState, changes
 	for i, c := range changes {
 		rows[i] = []any{c.SubnetID[:], u64(c.Height), u64(c.Supply)}
 	}
-	err := t.db.Append(ctx, "p_supply_history", []string{"subnet_id", "height", "supply"}, rows, onConflictDoNothing)
-	return err
+	return t.db.Append(ctx, "p_supply_history", []string{"subnet_id", "height", "supply"}, rows, onConflictDoNothing)
 }
 
 func loadRewards(ctx context.Context, tx *database.DB) (*internal.RewardState, error) {

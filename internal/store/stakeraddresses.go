@@ -118,6 +118,5 @@ func backfillStakerAddresses(ctx context.Context, tx *database.DB, lo, hi int64)
 	for _, s := range stakers {
 		rows = append(rows, stakerAddressRows(s.txID, s.txType, s.start, s.removed, s.owners...)...)
 	}
-	err = tx.Append(ctx, "p_staker_addresses", stakerAddressColumns, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "p_staker_addresses", stakerAddressColumns, rows, onConflictDoNothing)
 }

@@ -211,8 +211,7 @@ func writeL1Events(ctx context.Context, tx *database.DB, events []internal.L1Eve
 	if err := tx.Append(ctx, "p_l1_validator_events", pL1EventColumns, eventRows, onConflictDoNothing); err != nil {
 		return err
 	}
-	err := tx.Append(ctx, "p_l1_validator_owners", pL1OwnerColumns, l1OwnerRows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "p_l1_validator_owners", pL1OwnerColumns, l1OwnerRows, onConflictDoNothing)
 }
 
 // L1Events returns the stored events of the L1 validator vid, in chain

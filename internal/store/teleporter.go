@@ -23,8 +23,7 @@ func applyTeleporter(ctx context.Context, tx *database.DB, cid int64, blocks []*
 				m.MessageID[:], m.SourceBlockchainID[:], m.DestinationBlockchainID[:]})
 		}
 	}
-	err := tx.Append(ctx, "evm_teleporter_messages", teleporterColumns, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "evm_teleporter_messages", teleporterColumns, rows, onConflictDoNothing)
 }
 
 // txTeleporter returns the tx's first Teleporter message, nil for none.

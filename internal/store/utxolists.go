@@ -252,8 +252,7 @@ func (l *listedOutputs) write(ctx context.Context, b *batchTx, fresh bool) error
 			}
 		}
 	}
-	err = tx.Append(ctx, "address_utxos", addressUTXOColumns, rows, newRowsConflict(ctx))
-	return err
+	return tx.Append(ctx, "address_utxos", addressUTXOColumns, rows, newRowsConflict(ctx))
 }
 
 // listRowKey is the key of a list row in storedListRows' set.

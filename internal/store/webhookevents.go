@@ -76,9 +76,8 @@ func writeOutbox(ctx context.Context, tx *database.DB, events []internal.Webhook
 	for i, e := range events {
 		rows[i] = []any{e.WebhookID, int64(e.Block), e.Position, e.MessageID, string(e.Payload), now}
 	}
-	err := tx.Append(ctx, "webhook_outbox", []string{"webhook_id", "block_number", "position", "message_id", "payload", "created_at"},
+	return tx.Append(ctx, "webhook_outbox", []string{"webhook_id", "block_number", "position", "message_id", "payload", "created_at"},
 		rows, onConflictDoNothing)
-	return err
 }
 
 func loadWatches(ctx context.Context, tx *database.DB) (*internal.AddressWatches, error) {

@@ -246,8 +246,7 @@ func insertWebhookAddresses(ctx context.Context, tx *database.DB, id string, add
 	for i, a := range addrs {
 		rows[i] = []any{id, a}
 	}
-	err := tx.Append(ctx, "webhook_addresses", []string{"webhook_id", "address"}, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "webhook_addresses", []string{"webhook_id", "address"}, rows, onConflictDoNothing)
 }
 
 func (s *sqlStore) Webhook(ctx context.Context, owner, id string) (_ *Webhook, err error) {

@@ -169,8 +169,7 @@ func keepEarlySpends(ctx context.Context, tx *database.DB, consumed []consumptio
 			}
 		}
 	}
-	err = tx.Append(ctx, "x_early_spends", earlySpendColumns, rows, onConflictDoNothing)
-	return err
+	return tx.Append(ctx, "x_early_spends", earlySpendColumns, rows, onConflictDoNothing)
 }
 
 // matchEarlySpends marks consumed the UTXOs among produced that stored

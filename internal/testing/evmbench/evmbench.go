@@ -152,8 +152,7 @@ func (d *Dataset) build(ctx context.Context, tb testing.TB, db *database.DB) err
 			if err := tx.Append(ctx, "evm_transfers", transferColumns, transfers, ""); err != nil {
 				return err
 			}
-			err := tx.Append(ctx, "bench_address_transfers", addressColumns, addrs, "")
-			return err
+			return tx.Append(ctx, "bench_address_transfers", addressColumns, addrs, "")
 		})
 		if err != nil {
 			return err
