@@ -412,8 +412,8 @@ type ICMEvent struct {
 	Messenger   common.Address
 	TxHash      common.Hash
 	BlockNumber uint64
-	// BlockTime is the block's timestamp (unix seconds), set by the store's
-	// applier from its block.
+	// BlockTime is the block's timestamp (unix seconds), set by the store
+	// from its block.
 	BlockTime uint64
 	LogIndex  uint32
 	MessageID common.Hash

@@ -17,8 +17,8 @@ import (
 
 // The primary-network webhooks' requests and metadata:
 // primary_network_address_activity (P- and X-chain addresses) and
-// validator_activity (one node id or subnet id). Their events are written
-// by the store's P- and X-chain appliers (store/webhookplatform.go).
+// validator_activity (one node id or subnet id). Their events are derived
+// with the P- and X-chain blocks (derive/webhookevents).
 
 type platformSubEvents struct {
 	AddressActivitySubEvents []string `json:"addressActivitySubEvents"`

@@ -23,8 +23,8 @@ import (
 
 // The Webhooks tag: webhooks belong to the API key that created them (the
 // caller, which the server's access layer puts in the request's context);
-// a key sees and changes only its own. Events are written by the store's
-// appliers and delivered by internal/webhooks.
+// a key sees and changes only its own. Events are derived with the blocks
+// (derive/webhookevents) and delivered by internal/webhooks.
 
 // WebhookSource is what the webhook endpoints read and change; store.Store
 // satisfies it.

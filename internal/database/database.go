@@ -155,8 +155,8 @@ func (db *DB) traced(query string, args []any) {
 
 // Value returns the value kept under key for this database (and every
 // transaction made from it), made by mk on first use: per-database
-// in-memory state, such as a cache that the store's appliers, which see
-// only a transaction, share across batches.
+// in-memory state, such as a cache that the store's batch writes, which
+// see only a transaction, share across batches.
 func (db *DB) Value(key any, mk func() any) any {
 	if v, ok := db.shared.values.Load(key); ok {
 		return v

@@ -17,7 +17,7 @@ import (
 
 // The per-address transaction history (table address_txs, migration
 // 0029): one row per (list, address, tx), derived from the UTXO tables
-// after a batch's other appliers ran, read by AddressTxs as one merged
+// after a batch's other derivation steps ran, read by AddressTxs as one merged
 // keyset scan (keyset.go) in (block time, position) order.
 
 // AddressTxStore reads the Data API's primary-network tx lists
@@ -131,7 +131,7 @@ var txRanges = map[internal.Chain]string{internal.PChain: pTxRange, internal.XCh
 // lo and hi) on chain c: every owner of a UTXO they created or spent or
 // imported, and, for the UTXOs they exported that another chain already
 // imported, the importing tx's row on that chain's list (the import's
-// own applier writes it when the export is indexed first). Idempotent.
+// own derivation writes it when the export is indexed first). Idempotent.
 // has says which of the import and export parts the range can need.
 func deriveAddressTxs(ctx context.Context, tx *database.DB, c internal.Chain, txSel string, lo, hi int64, has internal.AddressTxParts) error {
 	s := atxChains[c]

@@ -180,7 +180,7 @@ func (t *EVMTx) AddBurned(ctx context.Context, heights []uint64, fees []*big.Int
 // burnedParts are the parts of the burned backfill, which gives a store
 // that held blocks before migration 0033 its burned sums: first the P-,
 // X- and C-chains' by a rederive of each chain that holds blocks (their
-// appliers count them; an X-chain's DAG txs too), then each EVM chain's
+// derivations count them; an X-chain's DAG txs too), then each EVM chain's
 // from its stored blocks' fees.
 func burnedParts(ctx context.Context, db *database.DB) ([]BackfillPart, error) {
 	parts := []BackfillPart{stepPart("the rederives", askBurnedRederives)}

@@ -172,7 +172,7 @@ type erc20TokenState struct {
 	stored bool
 }
 
-// arrayChunk bounds the keys a PostgreSQL statement of the appliers takes
+// arrayChunk bounds the keys a PostgreSQL statement of a batch's writes takes
 // as one array parameter (its text and plan do not grow with them).
 const arrayChunk = 8192
 

@@ -13,8 +13,8 @@ import (
 )
 
 // The latest native balance of each address per chain
-// (evm_latest_balances, migration 0047), kept by the native balance
-// applier so that the Looking Glass can select addresses by their balance
+// (evm_latest_balances, migration 0047), kept by the native balances'
+// derivation so that the Looking Glass can select addresses by their balance
 // at the chain's last block with one range of an index, instead of
 // replaying the history of every address (lookingglass.go). The ERC-20
 // latest balances, which 0047 kept here too, are the holdings' own since
@@ -23,7 +23,7 @@ import (
 var latestBalanceColumns = []string{"chain_id", "token", "address", "block_number", "balance"}
 
 // latestBalanceUpsert keeps the row of the later block: a batch applied
-// again after a crash (appliers are idempotent) writes the same rows, and
+// again after a crash (the derivation is idempotent) writes the same rows, and
 // never one older than what is stored.
 const latestBalanceUpsert = `ON CONFLICT (chain_id, token, address) DO UPDATE SET block_number = excluded.block_number,
 	balance = excluded.balance WHERE excluded.block_number >= evm_latest_balances.block_number`

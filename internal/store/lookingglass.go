@@ -126,7 +126,7 @@ func (s *sqlStore) NFTCollection(ctx context.Context, chainID uint64, contract c
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		// The totals the NFT applier keeps (nft_holder_totals): for 721,
+		// The totals the NFT derivation keeps (nft_holder_totals): for 721,
 		// the holders and the tokens they own; for 1155, the holders.
 		err = tx.QueryRow(ctx, "SELECT holders, tokens FROM nft_holder_totals WHERE chain_id = ? AND address = ? AND erc_type = ?",
 			cid, contract[:], ercTypeCode(c.Type)).Scan(&c.Holders, &c.Tokens)
@@ -148,7 +148,7 @@ func (s *sqlStore) NFTHolders(ctx context.Context, chainID uint64, contract comm
 	if err != nil {
 		return nil, err
 	}
-	// A range of nft_holders' key (the applier keeps it): by holder, the
+	// A range of nft_holders' key (the NFT derivation keeps it): by holder, the
 	// key's last column, so that a page after a holder starts with a seek.
 	q, args := `SELECT holder, tokens FROM nft_holders WHERE chain_id = ? AND address = ? AND erc_type = ?
 		ORDER BY holder LIMIT ?`, []any{cid, contract[:], ercTypeCode(typ), limit}

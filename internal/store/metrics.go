@@ -91,8 +91,8 @@ func EVMMetricKey(evmChainID uint64) string { return fmt.Sprint(evmChainID) }
 // RollupMetrics rolls blocks (ascending heights of the chain keyed key,
 // decoded by its chain package) up into the chain's metrics. It runs in the
 // blocks' transaction tx; blocks below the chain's next height were rolled
-// up before and are skipped, so re-applying a batch changes nothing. Every
-// applier of a chain's blocks calls it last, after the UTXO appliers: the
+// up before and are skipped, so re-applying a batch changes nothing. Each
+// chain's derivation calls it last, after the UTXO steps: the
 // P- and X-chains' senders are the owners of the UTXOs their txs consume.
 //
 // The EVM chains' derivation (derive/metrics) calls it with a
@@ -521,7 +521,7 @@ func (t *XTx) RollupMetrics(ctx context.Context, blocks []chainmetrics.Block) er
 // The ids go as one list (database.InList): on PostgreSQL one array,
 // which halved this lookup's time next to an IN list of a batch's 256
 // spent UTXOs. (The same change made the address lookups of loadAddrs and
-// the UTXO appliers' lookups slower; they keep their IN lists.)
+// the UTXO steps' lookups slower; they keep their IN lists.)
 func inputOwners(ctx context.Context, tx *database.DB, marked map[ids.ID][][]byte, chain internal.Chain, all []ids.ID) (map[ids.ID][][]byte, error) {
 	owners := map[ids.ID][][]byte{}
 	var missing []ids.ID

@@ -83,7 +83,7 @@ func addNFTHolders(ctx context.Context, tx *database.DB, cid int64, deltas []int
 
 // nftHolderParts is the nft_holders backfill: the holders' counts and
 // totals of what was stored before migration 0044, from nft_tokens and
-// nft_balances (what the NFT applier would have written), in one step.
+// nft_balances (what the NFT derivation would have written), in one step.
 func nftHolderParts(context.Context, *database.DB) ([]BackfillPart, error) {
 	return []BackfillPart{stepPart("the NFT holders", fillNFTHolders)}, nil
 }

@@ -119,7 +119,7 @@ type rederivePhase struct {
 }
 
 // rederiveSpec is what a chain's rederive clears and applies: tables
-// written by its appliers alone (emptied; children before parents),
+// written by its derivation alone (emptied; children before parents),
 // deletes of its rows in tables shared with other chains, and its phases
 // in order, each up to its cursor.
 type rederiveSpec struct {
