@@ -139,9 +139,3 @@ func clip(s string, n int) string {
 
 // invalid returns an InvalidArgument error with a client message.
 func invalid(format string, args ...any) error { return derrors.Invalid(format, args...) }
-
-// unavailable wraps err, which the caller cannot fix, as Unavailable with a
-// client message.
-func unavailable(format string, args ...any) error {
-	return derrors.Client(derrors.Unavailable, format, args...)
-}

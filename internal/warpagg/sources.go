@@ -47,32 +47,6 @@ type StaticPeers map[ids.NodeID]netip.AddrPort
 // PeerAddrs returns the addresses.
 func (s StaticPeers) PeerAddrs(context.Context) (map[ids.NodeID]netip.AddrPort, error) { return s, nil }
 
-// Peers merges sources; earlier sources win for a node that several know.
-// A source that fails is skipped unless all fail.
-type Peers []PeerSource
-
-// PeerAddrs returns the union of the sources' addresses.
-func (ps Peers) PeerAddrs(ctx context.Context) (map[ids.NodeID]netip.AddrPort, error) {
-	out := map[ids.NodeID]netip.AddrPort{}
-	var errs []error
-	for _, s := range ps {
-		m, err := s.PeerAddrs(ctx)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for id, a := range m {
-			if _, ok := out[id]; !ok {
-				out[id] = a
-			}
-		}
-	}
-	if len(errs) == len(ps) && len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return out, nil
-}
-
 // Cache lifetimes of what the sources answer. Validator sets at a height
 // never change and are kept in an LRU; chains' subnets never change.
 const (

@@ -70,11 +70,6 @@ func Open(tb testing.TB, backend string) *Dataset {
 	return d
 }
 
-// Key returns the list key of transfer i.
-func Key(i int) store.EVMTransferKey {
-	return store.EVMTransferKey{BlockNumber: uint64(i / PerBlock), LogIndex: uint32(i % PerBlock)}
-}
-
 // chunk is how many transfers one transaction writes.
 const chunk = 100_000
 

@@ -266,10 +266,6 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Stop stops the local network's node if it is running. Main calls it;
-// later calls to Get fail.
-func Stop() error { return local.stop() }
-
 // Attach returns the Network of a local-network node already running at
 // uri (on loopback), for a program that started the node itself (cmd/devnet
 // issues its demo transactions with the helpers).
