@@ -75,11 +75,11 @@ type txQueue struct {
 }
 
 // Append writes rows into table as BulkInsert does, without its count.
-// In a transaction the rows are queued, written while the caller goes on,
-// and the error of a write that fails is returned by the transaction's
-// next statement or its commit: the caller must not change rows or the
-// values in them after Append returns. Outside a transaction, Append is
-// BulkInsert.
+// In a transaction the rows are queued and written while the caller goes
+// on; a write that fails makes the transaction's next statement (other
+// than QueryRow, which runs regardless) and Transact return its error.
+// The caller must not change rows or the values in them after Append
+// returns. Outside a transaction, Append is BulkInsert.
 func (db *DB) Append(ctx context.Context, table string, columns []string, rows [][]any, conflict string) error {
 	if len(rows) == 0 {
 		return nil
