@@ -99,7 +99,7 @@ type DB struct {
 	shared       *shared
 	path         string // SQLite: the database file
 	// queue: inside Transact, the transaction's queued writes (queue.go).
-	queue *txQueue
+	queue *writeQueue
 }
 
 // shared is the state a DB shares with the transaction DBs made from it.
@@ -551,7 +551,7 @@ func (db *DB) Transact(ctx context.Context, fn func(*DB) error) (err error) {
 	// The queued writes end before the commit or the rollback (deferred
 	// after it, this runs first when fn panics); the first that failed is
 	// the cause of any error fn met after it.
-	tdb.queue = &txQueue{}
+	tdb.queue = &writeQueue{}
 	defer tdb.queue.stop()
 	err = fn(&tdb)
 	if qerr := tdb.queue.stop(); qerr != nil {

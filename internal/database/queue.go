@@ -20,25 +20,27 @@ import (
 // RunQuery, RunPrepared or EachRow (whose rows are still open on the
 // connection) appends synchronously.
 type writeQueue struct {
-	jobs    chan func() error
+	jobs    chan func() error // nil until the first queued write
 	pending sync.WaitGroup
 	err     error // the first failed write's; read only after pending.Wait
+	// reading counts the row callbacks running on the connection, during
+	// which Append writes at once.
+	reading int
 }
 
-func newWriteQueue() *writeQueue {
-	q := &writeQueue{jobs: make(chan func() error, 64)}
-	go func() {
-		for job := range q.jobs {
-			if q.err == nil {
-				q.err = job()
-			}
-			q.pending.Done()
-		}
-	}()
-	return q
-}
-
+// add queues job, starting the goroutine on the first.
 func (q *writeQueue) add(job func() error) {
+	if q.jobs == nil {
+		q.jobs = make(chan func() error, 64)
+		go func(jobs <-chan func() error) {
+			for job := range jobs {
+				if q.err == nil {
+					q.err = job()
+				}
+				q.pending.Done()
+			}
+		}(q.jobs)
+	}
 	q.pending.Add(1)
 	q.jobs <- job
 }
@@ -49,29 +51,24 @@ func (q *writeQueue) wait() error {
 	return q.err
 }
 
-// close waits for the queued writes and stops the goroutine; it must be
-// called once.
-func (q *writeQueue) close() error {
+// stop ends the queue, once its writes have run, with the first error.
+func (q *writeQueue) stop() error {
+	if q.jobs == nil {
+		return nil
+	}
 	err := q.wait()
 	close(q.jobs)
+	q.jobs = nil
 	return err
 }
 
 // flush waits for db's queued writes, if it has any, before a statement
 // of its own.
 func (db *DB) flush() error {
-	if db.queue == nil || db.queue.q == nil {
+	if db.queue == nil {
 		return nil
 	}
-	return db.queue.q.wait()
-}
-
-// txQueue is a transaction's write queue, started by its first Append;
-// reading counts the row callbacks running, during which Append writes at
-// once.
-type txQueue struct {
-	q       *writeQueue
-	reading int
+	return db.queue.wait()
 }
 
 // Append writes rows into table as BulkInsert does, without its count.
@@ -88,26 +85,13 @@ func (db *DB) Append(ctx context.Context, table string, columns []string, rows [
 		_, err := db.BulkInsert(ctx, table, columns, rows, conflict)
 		return err
 	}
-	if db.queue.q == nil {
-		db.queue.q = newWriteQueue()
-	}
 	w := *db
 	w.queue = nil // the queue's own writes run as they come
-	db.queue.q.add(func() error {
+	db.queue.add(func() error {
 		_, err := w.BulkInsert(ctx, table, columns, rows, conflict)
 		return err
 	})
 	return nil
-}
-
-// stop ends the queue, once its writes have run, with the first error.
-func (t *txQueue) stop() error {
-	if t.q == nil {
-		return nil
-	}
-	err := t.q.close()
-	t.q = nil
-	return err
 }
 
 // iterating marks a row callback running on db's connection until the

@@ -31,7 +31,7 @@ func TestAppendQueued(t *testing.T) {
 					return err
 				}
 			}
-			if tx.queue.q == nil {
+			if tx.queue.jobs == nil {
 				t.Error("Append in a transaction wrote at once; want it queued")
 			}
 			var n int
@@ -91,7 +91,7 @@ func TestAppendQueued(t *testing.T) {
 				if err := tx.Append(ctx, "q", cols, rows(a+5000, 1), ""); err != nil {
 					return err
 				}
-				if tx.queue.q != nil {
+				if tx.queue.jobs != nil {
 					t.Error("Append in a row callback was queued")
 				}
 				return nil
