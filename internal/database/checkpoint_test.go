@@ -35,7 +35,14 @@ func TestBackgroundCheckpoint(t *testing.T) {
 		if fi, err := os.Stat(path + "-wal"); err == nil {
 			most = max(most, fi.Size())
 		}
-		time.Sleep(2 * time.Millisecond) // the checkpointer's turn
+		// The checkpointer's turn: its pass, which has seen this commit.
+		ck := db.shared.ckpt
+		for deadline := time.Now().Add(10 * time.Second); ck.passed.Load() < ck.commits.Load(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("commit %d: the checkpointer did not run within 10s", i)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
 	}
 	// The backstop would let it reach 4 MiB; the checkpointer runs from
 	// 1 MiB on.
