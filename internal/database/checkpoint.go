@@ -25,8 +25,8 @@ import (
 // walCheckpointBytes is the WAL size past which the checkpointer runs.
 var walCheckpointBytes int64 = 64 << 20
 
-// walAutocheckpoint is the writer's backstop, in pages of 4 KiB.
-func walAutocheckpoint() int64 { return 4 * walCheckpointBytes / 4096 }
+// walAutocheckpoint is the writer's backstop, in pages of pageSize bytes.
+func walAutocheckpoint(pageSize int64) int64 { return 4 * walCheckpointBytes / pageSize }
 
 // checkpointGap is the least time between two background checkpoints,
 // so that a WAL that cannot be reset (a reader holds an old snapshot)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -78,7 +79,8 @@ func TestSQLitePragmas(t *testing.T) {
 		{"foreign_keys", "1"},
 		{"synchronous", "1"}, // NORMAL
 		{"busy_timeout", "10000"},
-		{"wal_autocheckpoint", "65536"}, // the backstop: 256 MiB
+		{"page_size", "16384"},
+		{"wal_autocheckpoint", "16384"}, // the backstop: 256 MiB
 		{"journal_size_limit", "0"},
 	} {
 		var got string
@@ -773,5 +775,57 @@ func TestPostgresPoolKeepsConnections(t *testing.T) {
 	if st := db.r.Stats(); st.MaxIdleClosed > 0 || st.OpenConnections > st.MaxOpenConnections {
 		t.Fatalf("the pool closed %d connections past its idle bound (open %d of %d): it should keep what it opened",
 			st.MaxIdleClosed, st.OpenConnections, st.MaxOpenConnections)
+	}
+}
+
+// A SQLite database that exists keeps its page size (a new one's is in
+// TestSQLitePragmas), the writer's checkpoint backstop is counted in its
+// pages, and docs/operations.md's conversion gives it the new size.
+func TestSQLiteExistingPageSize(t *testing.T) {
+	ctx := context.Background()
+	pragma := func(db *DB, name string) int64 {
+		t.Helper()
+		var n int64
+		if err := db.QueryRow(ctx, "PRAGMA "+name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// A database made by SQLite's defaults, as stores made before the
+	// page size was set were.
+	path := filepath.Join(t.TempDir(), "old.db")
+	c, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec("PRAGMA journal_mode = WAL; CREATE TABLE t (a INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	old := open(t, "sqlite:"+path)
+	if got := pragma(old, "page_size"); got != 4096 {
+		t.Errorf("existing database: page_size %d, want 4096 (kept)", got)
+	}
+	if got, want := pragma(old, "wal_autocheckpoint"), 4*walCheckpointBytes/4096; got != want {
+		t.Errorf("existing database: wal_autocheckpoint %d pages, want %d", got, want)
+	}
+	old.Close()
+
+	// The conversion docs/operations.md gives, then Open again.
+	c, err = sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec("PRAGMA journal_mode = DELETE; PRAGMA page_size = 16384; VACUUM"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	converted := open(t, "sqlite:"+path)
+	if got := pragma(converted, "page_size"); got != 16384 {
+		t.Errorf("converted database: page_size %d, want 16384", got)
+	}
+	var mode string
+	if err := converted.QueryRow(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("converted database: journal_mode %q (%v), want wal", mode, err)
 	}
 }
