@@ -793,15 +793,21 @@ func TestSQLiteExistingPageSize(t *testing.T) {
 	}
 	// A database made by SQLite's defaults, as stores made before the
 	// page size was set were.
+	// rawExec runs q on a connection of SQLite's own, as the sqlite3
+	// shell would.
+	rawExec := func(path, q string) {
+		t.Helper()
+		c, err := sql.Open("sqlite3", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	path := filepath.Join(t.TempDir(), "old.db")
-	c, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Exec("PRAGMA journal_mode = WAL; CREATE TABLE t (a INTEGER)"); err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
+	rawExec(path, "PRAGMA journal_mode = WAL; CREATE TABLE t (a INTEGER)")
 	old := open(t, "sqlite:"+path)
 	if got := pragma(old, "page_size"); got != 4096 {
 		t.Errorf("existing database: page_size %d, want 4096 (kept)", got)
@@ -812,14 +818,7 @@ func TestSQLiteExistingPageSize(t *testing.T) {
 	old.Close()
 
 	// The conversion docs/operations.md gives, then Open again.
-	c, err = sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Exec("PRAGMA journal_mode = DELETE; PRAGMA page_size = 16384; VACUUM"); err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
+	rawExec(path, "PRAGMA journal_mode = DELETE; PRAGMA page_size = 16384; VACUUM")
 	converted := open(t, "sqlite:"+path)
 	if got := pragma(converted, "page_size"); got != 16384 {
 		t.Errorf("converted database: page_size %d, want 16384", got)
