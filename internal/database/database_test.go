@@ -791,8 +791,6 @@ func TestSQLiteExistingPageSize(t *testing.T) {
 		}
 		return n
 	}
-	// A database made by SQLite's defaults, as stores made before the
-	// page size was set were.
 	// rawExec runs q on a connection of SQLite's own, as the sqlite3
 	// shell would.
 	rawExec := func(path, q string) {
@@ -806,6 +804,8 @@ func TestSQLiteExistingPageSize(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A database made by SQLite's defaults, as stores made before the
+	// page size was set were.
 	path := filepath.Join(t.TempDir(), "old.db")
 	rawExec(path, "PRAGMA journal_mode = WAL; CREATE TABLE t (a INTEGER)")
 	old := open(t, "sqlite:"+path)
