@@ -94,6 +94,24 @@ func (db *DB) Append(ctx context.Context, table string, columns []string, rows [
 	return nil
 }
 
+// Committed returns, inside a transaction, a handle whose reads run on
+// another connection beside the transaction's queued writes rather than
+// after them. They see what was committed and never the transaction's
+// own writes, so it serves only reads of rows the transaction has not
+// written. On SQLite they see the database as the transaction began (it
+// holds the write lock: nothing else commits meanwhile); on PostgreSQL
+// what is committed when they run, as the transaction's own READ
+// COMMITTED reads would. Outside a transaction, or without a second
+// connection (an in-memory SQLite database), it is db.
+func (db *DB) Committed() *DB {
+	if db.tx == nil || db.readTx || (db.dialect == SQLite && db.r == db.w) {
+		return db
+	}
+	c := *db
+	c.tx, c.conn, c.queue, c.analyzeAfter = nil, nil, nil, nil
+	return &c
+}
+
 // iterating marks a row callback running on db's connection until the
 // returned func is called.
 func (db *DB) iterating() func() {

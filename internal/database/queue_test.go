@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/avaindex/avaindex/internal/testing/dbtest"
 )
@@ -104,4 +105,64 @@ func TestAppendQueued(t *testing.T) {
 			t.Errorf("%d rows after appending in callbacks, want 307", n)
 		}
 	})
+}
+
+// TestCommitted checks that a transaction's Committed handle reads what
+// was committed, not the transaction's own writes, and that it reads
+// beside the queued writes instead of waiting for them.
+func TestCommitted(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, "CREATE TABLE c (a BIGINT PRIMARY KEY)")
+		mustExec(t, db, "INSERT INTO c (a) VALUES (1), (2)")
+		if db.Committed() != db {
+			t.Error("Committed outside a transaction is another handle; want db")
+		}
+		err := db.Transact(ctx, func(tx *DB) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO c (a) VALUES (3)"); err != nil {
+				return err
+			}
+			if err := tx.Append(ctx, "c", []string{"a"}, [][]any{{4}}, ""); err != nil {
+				return err
+			}
+			// A queued write that cannot end until the read below has.
+			release := make(chan struct{})
+			tx.queue.add(func() error { <-release; return nil })
+			defer close(release)
+			done := make(chan error, 1)
+			var n int
+			go func() { done <- tx.Committed().QueryRow(ctx, "SELECT COUNT(*) FROM c").Scan(&n) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					return err
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("a read through Committed waited for the queued writes")
+			}
+			if n != 2 {
+				t.Errorf("Committed counted %d rows, want the 2 committed", n)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, "c"); n != 4 {
+			t.Errorf("committed %d rows, want 4", n)
+		}
+	})
+
+	// An in-memory SQLite database has one connection: the transaction's.
+	db := open(t, "sqlite::memory:")
+	err := db.Transact(context.Background(), func(tx *DB) error {
+		if tx.Committed() != tx {
+			t.Error("Committed of an in-memory database's transaction is another handle; want the transaction")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
