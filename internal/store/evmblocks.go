@@ -58,6 +58,20 @@ type EVMTx struct {
 	// applied is the chain's cursor before the batch, when ok.
 	applied uint64
 	ok      bool
+	// committed, when set, reads what the derivation's steps read of
+	// their own tables before writing them (database.DB.Committed), beside
+	// the batch's queued writes: ApplyEVMBlocks runs each step once, and
+	// no step reads another's rows. Unset, the reads go through db.
+	committed *database.DB
+}
+
+// reads is the handle for a step's reads of its own tables before its
+// writes.
+func (t *EVMTx) reads() *database.DB {
+	if t.committed != nil {
+		return t.committed
+	}
+	return t.db
 }
 
 // Applied is the last block of the chain applied before the batch; false
@@ -147,7 +161,7 @@ func (s *sqlStore) ApplyEVMBlocks(ctx context.Context, chainID uint64, blocks []
 				return err
 			}
 		}
-		if err := derive(ctx, &EVMTx{db: tx, cid: cid, applied: cur, ok: ok}, blocks); err != nil {
+		if err := derive(ctx, &EVMTx{db: tx, cid: cid, applied: cur, ok: ok, committed: tx.Committed()}, blocks); err != nil {
 			return err
 		}
 		return moveCursor(ctx, tx, key, last, ids.ID(blocks[len(blocks)-1].Hash))

@@ -77,7 +77,7 @@ type ERC20Store interface {
 
 // ERC20Tokens returns the stored state of those of tokens the chain has.
 func (t *EVMTx) ERC20Tokens(ctx context.Context, tokens []common.Address) (map[common.Address]internal.ERC20Token, error) {
-	states, err := erc20TokenStates(ctx, t.db, t.cid, tokens)
+	states, err := erc20TokenStates(ctx, t.reads(), t.cid, tokens)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (t *EVMTx) ERC20Tokens(ctx context.Context, tokens []common.Address) (map[c
 // ERC20Holdings returns the stored holdings of those of holders (in
 // their key order: address, then token) that have one.
 func (t *EVMTx) ERC20Holdings(ctx context.Context, holders []internal.ERC20Holder) (map[internal.ERC20Holder]internal.ERC20Balance, error) {
-	return loadERC20Holdings(ctx, t.db, t.cid, holders)
+	return loadERC20Holdings(ctx, t.reads(), t.cid, holders)
 }
 
 // WriteERC20 writes a batch's ERC-20 balances: the history's new rows,

@@ -99,10 +99,17 @@ func EVMMetricKey(evmChainID uint64) string { return fmt.Sprint(evmChainID) }
 // chainmetrics.Block per block (gas, gas prices, fees, from/to addresses,
 // contract creations) under EVMMetricKey(evmChainID).
 func RollupMetrics(ctx context.Context, tx *database.DB, key string, blocks []chainmetrics.Block) error {
+	return rollupMetrics(ctx, tx, tx, key, blocks)
+}
+
+// rollupMetrics is RollupMetrics reading the chain's metrics through
+// read, which may be tx.Committed() where the transaction has not
+// written them yet.
+func rollupMetrics(ctx context.Context, tx, read *database.DB, key string, blocks []chainmetrics.Block) error {
 	if len(blocks) == 0 {
 		return nil
 	}
-	st, _, err := metricChain(ctx, tx, key)
+	st, _, err := metricChain(ctx, read, key)
 	if err != nil {
 		return err
 	}
@@ -128,19 +135,14 @@ func RollupMetrics(ctx context.Context, tx *database.DB, key string, blocks []ch
 		return fmt.Errorf("height %d out of range: %w", next-1, derrors.InvalidArgument)
 	}
 	if len(todo) > 0 {
-		if err := rollupBlocks(ctx, tx, &st, todo); err != nil {
+		if err := rollupBlocks(ctx, tx, read, &st, todo); err != nil {
 			return fmt.Errorf("rolling up %s metrics: %w", key, err)
 		}
 	}
 	st.NextHeight = next
 	st.UpdatedAt = time.Now().Unix()
-	_, err = tx.Exec(ctx, `INSERT INTO metric_chains (chain_key, next_height, first_ts, last_ts, txs, addresses, contracts, deployers, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (chain_key) DO UPDATE SET next_height = excluded.next_height, first_ts = excluded.first_ts,
-			last_ts = excluded.last_ts, txs = excluded.txs, addresses = excluded.addresses,
-			contracts = excluded.contracts, deployers = excluded.deployers, updated_at = excluded.updated_at`,
-		key, int64(st.NextHeight), st.FirstTS, st.LastTS, st.Txs, st.Addresses, st.contracts, st.deployers, st.UpdatedAt)
-	return err
+	return tx.Append(ctx, "metric_chains", metricChainColumns, [][]any{{key, int64(st.NextHeight), st.FirstTS, st.LastTS,
+		st.Txs, st.Addresses, st.contracts, st.deployers, st.UpdatedAt}}, metricChainUpsert)
 }
 
 // metricState is a chain's row of metric_chains.
@@ -193,9 +195,11 @@ var (
 	rollupColumns = []string{"chain_key", "period", "start", "blocks", "txs", "gas_used", "gas_price_sum", "gas_price_max",
 		"fees", "max_tps", "max_gps", "first_ts", "last_ts", "prev_ts", "addresses", "senders", "contracts", "deployers",
 		"cum_txs", "cum_addresses", "cum_contracts", "cum_deployers"}
-	rollupUpsert      = upsertClause("chain_key, period, start", rollupColumns[3:])
-	metricAddrColumns = []string{"address", "chain_key", "last_seen", "last_sent", "last_deployed"}
-	metricAddrUpsert  = upsertClause("address, chain_key", metricAddrColumns[2:])
+	rollupUpsert       = upsertClause("chain_key, period, start", rollupColumns[3:])
+	metricChainColumns = []string{"chain_key", "next_height", "first_ts", "last_ts", "txs", "addresses", "contracts", "deployers", "updated_at"}
+	metricChainUpsert  = upsertClause("chain_key", metricChainColumns[1:])
+	metricAddrColumns  = []string{"address", "chain_key", "last_seen", "last_sent", "last_deployed"}
+	metricAddrUpsert   = upsertClause("address, chain_key", metricAddrColumns[2:])
 )
 
 func upsertClause(key string, cols []string) string {
@@ -255,7 +259,7 @@ func loadAddrs(ctx context.Context, tx *database.DB, key string, addrs map[strin
 
 // rollupBlocks adds blocks (ascending, all after st's) to st's periods and
 // totals.
-func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks []*chainmetrics.Block) error {
+func rollupBlocks(ctx context.Context, tx, read *database.DB, st *metricState, blocks []*chainmetrics.Block) error {
 	key := st.Key
 	if st.FirstTS == 0 {
 		st.FirstTS = blocks[0].Time
@@ -268,7 +272,7 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 		}
 	}
 	// Each period's rollups the batch touches, read, then added to.
-	rollups, err := batchRollups(ctx, tx, key, starts[0], starts[len(starts)-1])
+	rollups, err := batchRollups(ctx, read, key, starts[0], starts[len(starts)-1])
 	if err != nil {
 		return err
 	}
@@ -298,7 +302,7 @@ func rollupBlocks(ctx context.Context, tx *database.DB, st *metricState, blocks 
 			}
 		}
 	}
-	if err := loadAddrs(ctx, tx, key, addrs); err != nil {
+	if err := loadAddrs(ctx, read, key, addrs); err != nil {
 		return err
 	}
 	see := func(a []byte, role, i int) {
@@ -669,7 +673,7 @@ func (s *sqlStore) CatchUpMetrics(ctx context.Context, chain internal.Chain, fro
 // RollupMetrics rolls the chain's blocks (as derive/metrics sees them)
 // up under its EVM chain id (EVMMetricKey).
 func (t *EVMTx) RollupMetrics(ctx context.Context, blocks []chainmetrics.Block) error {
-	return RollupMetrics(ctx, t.db, EVMMetricKey(uint64(t.cid)), blocks)
+	return rollupMetrics(ctx, t.db, t.reads(), EVMMetricKey(uint64(t.cid)), blocks)
 }
 
 func (s *sqlStore) MetricActiveCounts(ctx context.Context, key string, since []int64) (_ []ActiveCounts, err error) {

@@ -57,7 +57,7 @@ type addressWatchesKey struct{}
 // AddressWatches returns the active address_activity webhooks, current as
 // of the batch's transaction (webhookevents.EVMWriter).
 func (t *EVMTx) AddressWatches(ctx context.Context) (*internal.AddressWatches, error) {
-	return cachedWebhookIndex(ctx, t.db, addressWatchesKey{}, loadWatches)
+	return cachedWebhookIndex(ctx, t.reads(), addressWatchesKey{}, loadWatches)
 }
 
 // ChainID is the batch's EVM chain id.
