@@ -215,6 +215,58 @@ func TestBulkInsert(t *testing.T) {
 	})
 }
 
+// TestBulkInsertValues checks that each type of value the store writes
+// arrives as it was, on both paths of PostgreSQL's BulkInsert (a VALUES
+// list for a row, unnest's arrays for several) and on SQLite's.
+func TestBulkInsertValues(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		ctx := context.Background()
+		mustExec(t, db, `CREATE TABLE v (i BIGINT PRIMARY KEY, j BIGINT NOT NULL, k BIGINT NOT NULL, b BYTEA, n BIGINT,
+			s TEXT NOT NULL, f DOUBLE PRECISION NOT NULL, ok BOOLEAN NOT NULL)`)
+		cols := []string{"i", "j", "k", "b", "n", "s", "f", "ok"}
+		type named int64 // not a driver value: database/sql converts it
+		rows := [][]any{
+			{1, int32(-7), int64(1) << 40, []byte{0, 1, 0xff}, nil, "one", 1.5, true},
+			{2, int32(0), int64(-1), []byte{}, int64(5), "", -0.25, false},
+			{3, named(9), int64(3), nil, 7, "three", 3, true},
+		}
+		if n, err := db.BulkInsert(ctx, "v", cols, rows, ""); err != nil || n != 3 {
+			t.Fatalf("BulkInsert: %d rows, %v; want 3", n, err)
+		}
+		if n, err := db.BulkInsert(ctx, "v", cols, rows[:2], "ON CONFLICT DO NOTHING"); err != nil || n != 0 {
+			t.Fatalf("BulkInsert of stored rows: %d rows, %v; want 0", n, err)
+		}
+		var got []string
+		err := db.RunQuery(ctx, "SELECT i, j, k, b, n, s, f, ok FROM v ORDER BY i", func(r *sql.Rows) error {
+			var (
+				i, j, k int64
+				b       []byte
+				n       sql.NullInt64
+				s       string
+				f       float64
+				ok      bool
+			)
+			if err := r.Scan(&i, &j, &k, &b, &n, &s, &f, &ok); err != nil {
+				return err
+			}
+			got = append(got, fmt.Sprintf("%d %d %d %x/%t %v %q %g %t", i, j, k, b, b == nil, n, s, f, ok))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{
+			`1 -7 1099511627776 0001ff/false {0 false} "one" 1.5 true`,
+			`2 0 -1 /false {5 true} "" -0.25 false`,
+			`3 9 3 /true {7 true} "three" 3 true`,
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
+
 // TestBulkInsertChunking lowers the parameter limit so that every chunk
 // size shows up, and checks every row arrives exactly once.
 func TestBulkInsertChunking(t *testing.T) {
