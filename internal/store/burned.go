@@ -58,7 +58,13 @@ func loadBurned(ctx context.Context, tx *database.DB, key string) (*big.Int, int
 // addBurned adds the burns of heights first..last (ascending; burnOf(h)
 // is height h's) to the sum under key, counting only the heights at or
 // past the sum's next: a batch applied again, or rederived, counts once.
-func addBurned(ctx context.Context, tx, read *database.DB, key string, heights []uint64, burnOf func(i int) *big.Int) error {
+func addBurned(ctx context.Context, tx *database.DB, key string, heights []uint64, burnOf func(i int) *big.Int) error {
+	return addBurnedReading(ctx, tx, tx, key, heights, burnOf)
+}
+
+// addBurnedReading is addBurned reading the sum through read, which may
+// be tx.Committed() where the transaction has not written it yet.
+func addBurnedReading(ctx context.Context, tx, read *database.DB, key string, heights []uint64, burnOf func(i int) *big.Int) error {
 	if len(heights) == 0 {
 		return nil
 	}
@@ -83,10 +89,10 @@ func addBurned(ctx context.Context, tx, read *database.DB, key string, heights [
 // the P-chain's burned sum and deposits[i], moved into L1 validators'
 // balances, to theirs, skipping the blocks they hold already.
 func (t *PTx) AddBurned(ctx context.Context, heights []uint64, burns, deposits []*big.Int) error {
-	if err := addBurned(ctx, t.db, t.db, BurnedP, heights, func(i int) *big.Int { return burns[i] }); err != nil {
+	if err := addBurned(ctx, t.db, BurnedP, heights, func(i int) *big.Int { return burns[i] }); err != nil {
 		return err
 	}
-	return addBurned(ctx, t.db, t.db, l1Deposits, heights, func(i int) *big.Int { return deposits[i] })
+	return addBurned(ctx, t.db, l1Deposits, heights, func(i int) *big.Int { return deposits[i] })
 }
 
 // AVAXAssetID is XTx.AVAXAssetID.
@@ -99,7 +105,7 @@ func addL1Refunds(ctx context.Context, tx *database.DB, blocks []*internal.PBloc
 	for i, b := range blocks {
 		heights[i] = b.Height
 	}
-	return addBurned(ctx, tx, tx, l1Refunds, heights, func(i int) *big.Int {
+	return addBurned(ctx, tx, l1Refunds, heights, func(i int) *big.Int {
 		sum := new(big.Int)
 		for _, r := range refunds {
 			if r.Height == heights[i] {
@@ -152,14 +158,14 @@ func (s *sqlStore) L1ValidatorFees(ctx context.Context) (_ *big.Int, err error) 
 // AddBurned adds amounts[i], burned in block heights[i] (ascending), to
 // the X-chain's burned sum, skipping the blocks it holds already.
 func (t *XTx) AddBurned(ctx context.Context, heights []uint64, amounts []*big.Int) error {
-	return addBurned(ctx, t.db, t.db, BurnedX, heights, func(i int) *big.Int { return amounts[i] })
+	return addBurned(ctx, t.db, BurnedX, heights, func(i int) *big.Int { return amounts[i] })
 }
 
 // AddBurned adds amounts[i], burned in block heights[i] (ascending, the
 // blocks with atomic txs), to the C-chain's burned sum, skipping the
 // blocks it holds already.
 func (t *CTx) AddBurned(ctx context.Context, heights []uint64, amounts []*big.Int) error {
-	return addBurned(ctx, t.db, t.db, BurnedC, heights, func(i int) *big.Int { return amounts[i] })
+	return addBurned(ctx, t.db, BurnedC, heights, func(i int) *big.Int { return amounts[i] })
 }
 
 // AVAXAssetID is the stored network's AVAX asset; false in store tests
@@ -172,7 +178,7 @@ func (t *CTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) { return t.
 // AddBurned adds fees[i], burned in block heights[i] (ascending), to the
 // chain's burned sum, skipping the blocks it holds already.
 func (t *EVMTx) AddBurned(ctx context.Context, heights []uint64, fees []*big.Int) error {
-	return addBurned(ctx, t.db, t.reads(), EVMBurnedKey(uint64(t.cid)), heights, func(i int) *big.Int { return fees[i] })
+	return addBurnedReading(ctx, t.db, t.reads(), EVMBurnedKey(uint64(t.cid)), heights, func(i int) *big.Int { return fees[i] })
 }
 
 // burnedParts are the parts of the burned backfill, which gives a store
@@ -260,5 +266,5 @@ func backfillEVMBurned(ctx context.Context, tx *database.DB, cid, lo, hi int64) 
 		}
 		heights[i] = b.Number
 	}
-	return addBurned(ctx, tx, tx, EVMBurnedKey(uint64(cid)), heights, func(i int) *big.Int { return blocks[i].FeesSpent })
+	return addBurned(ctx, tx, EVMBurnedKey(uint64(cid)), heights, func(i int) *big.Int { return blocks[i].FeesSpent })
 }

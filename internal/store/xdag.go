@@ -80,7 +80,7 @@ func (t *DAGTx) AVAXAssetID(ctx context.Context) (ids.ID, bool, error) {
 // (ascending), to the DAG's burned sum, skipping the txs it holds
 // already.
 func (t *DAGTx) AddBurned(ctx context.Context, idx []uint64, amounts []*big.Int) error {
-	return addBurned(ctx, t.db, t.db, BurnedXDAG, idx, func(i int) *big.Int { return amounts[i] })
+	return addBurned(ctx, t.db, BurnedXDAG, idx, func(i int) *big.Int { return amounts[i] })
 }
 
 // WriteAddressTxRange writes the history rows of the DAG txs first..last
