@@ -2,8 +2,10 @@ package api
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/ava-labs/avalanchego/cache/lru"
+	"golang.org/x/sync/singleflight"
 )
 
 // pageCacheBytes bounds the whole answers the Data API keeps.
@@ -15,8 +17,14 @@ const pageCacheBytes = 16 << 20
 // not changed since, the same request gets the same bytes. An explorer's
 // first screen asks for the latest blocks again and again between two
 // blocks.
+//
+// Requests that miss together compute the page once: under load every
+// connection misses at each change of the store, and each would read the
+// store while the others wait on it (on PostgreSQL a busy round trip
+// turned one read a change into dozens).
 type pageCache struct {
-	lru *lru.SizedCache[string, keptPage]
+	lru    *lru.SizedCache[string, keptPage]
+	flight singleflight.Group
 }
 
 type keptPage struct {
@@ -36,13 +44,26 @@ func (c *pageCache) serve(w http.ResponseWriter, r *http.Request, gen uint64, co
 	key := r.URL.Path + "?" + r.URL.RawQuery
 	p, ok := c.lru.Get(key)
 	if !ok || p.gen != gen {
-		body, err := compute()
+		keep := func() (keptPage, error) {
+			body, err := compute()
+			if err != nil {
+				return keptPage{}, err
+			}
+			// The kept slice is never appended to again: readers share it.
+			p := keptPage{gen: gen, body: append(body[:len(body):len(body)], '\n')}
+			c.lru.Put(key, p)
+			return p, nil
+		}
+		v, err, shared := c.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) { return keep() })
+		if err != nil && shared {
+			// The computing request's failure may be its own (its
+			// client gone): this one computes for itself.
+			v, err = keep()
+		}
 		if err != nil {
 			return err
 		}
-		// The kept slice is never appended to again: readers share it.
-		p = keptPage{gen: gen, body: append(body[:len(body):len(body)], '\n')}
-		c.lru.Put(key, p)
+		p = v.(keptPage)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

@@ -25,9 +25,16 @@ type blockPages struct {
 	blocks []*store.BlockSummary // ascending heights
 	gen    atomic.Uint64
 	reads  atomic.Int64
+	// gens counts Generation's calls; a read waits for gate when it is
+	// not nil.
+	gens atomic.Int64
+	gate chan struct{}
 }
 
-func (s *blockPages) Generation() uint64 { return s.gen.Load() }
+func (s *blockPages) Generation() uint64 {
+	s.gens.Add(1)
+	return s.gen.Load()
+}
 
 func (s *blockPages) add() {
 	s.mu.Lock()
@@ -40,6 +47,9 @@ func (s *blockPages) add() {
 
 func (s *blockPages) BlockSummaries(_ context.Context, _ store.BlockQuery, after *uint64, limit int) ([]*store.BlockSummary, error) {
 	s.reads.Add(1)
+	if s.gate != nil {
+		<-s.gate
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []*store.BlockSummary
@@ -121,6 +131,50 @@ func TestLatestBlocksKept(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestLatestBlocksReadOnce: requests that miss the kept page together
+// read the store once, and all get the page.
+func TestLatestBlocksReadOnce(t *testing.T) {
+	src := &blockPages{gate: make(chan struct{})}
+	for range 12 {
+		src.add()
+	}
+	a, err := New(Deps{TokenKey: bytes.Repeat([]byte{7}, 32), Store: src,
+		Network: &internal.Network{ID: 12345, Name: "local", HRP: "local"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const clients = 8
+	bodies := make(chan string, clients)
+	for range clients {
+		go func() {
+			r := httptest.NewRequest(http.MethodGet, "/v1/networks/local/blockchains/p-chain/blocks?pageSize=10", nil)
+			r.SetPathValue("network", "local")
+			r.SetPathValue("blockchainId", "p-chain")
+			w := httptest.NewRecorder()
+			if err := a.listBlocks(w, r); err != nil {
+				bodies <- err.Error()
+				return
+			}
+			bodies <- w.Body.String()
+		}()
+	}
+	// Every request has read the generation (and missed); the first read
+	// of the store is held until they all wait on it.
+	for src.gens.Load() < clients || src.reads.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(src.gate)
+	for range clients {
+		if body := <-bodies; strings.Count(body, `"blockNumber"`) != 10 {
+			t.Errorf("answer %q, want the page of 10", body)
+		}
+	}
+	if n := src.reads.Load(); n != 1 {
+		t.Errorf("%d concurrent misses read the store %d times, want once", clients, n)
+	}
 }
 
 // errorStatus is the HTTP status WriteError gives err.
