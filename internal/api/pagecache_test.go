@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -67,24 +68,7 @@ func (s *blockPages) BlockSummaries(_ context.Context, _ store.BlockQuery, after
 // not kept; concurrent readers get whole, equal bodies.
 func TestLatestBlocksKept(t *testing.T) {
 	src := &blockPages{}
-	for range 12 {
-		src.add()
-	}
-	a, err := New(Deps{TokenKey: bytes.Repeat([]byte{7}, 32), Store: src,
-		Network: &internal.Network{ID: 12345, Name: "local", HRP: "local"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func(query string) (int, string) {
-		r := httptest.NewRequest(http.MethodGet, "/v1/networks/local/blockchains/p-chain/blocks"+query, nil)
-		r.SetPathValue("network", "local")
-		r.SetPathValue("blockchainId", "p-chain")
-		w := httptest.NewRecorder()
-		if err := a.listBlocks(w, r); err != nil {
-			return errorStatus(err), err.Error()
-		}
-		return w.Code, w.Body.String()
-	}
+	get := latestBlocks(t, src)
 	_, first := get("?pageSize=10")
 	if !strings.Contains(first, `"blockNumber":"11"`) || strings.Contains(first, `"blockNumber":"1"`) {
 		t.Fatalf("first page: %s", first)
@@ -137,27 +121,13 @@ func TestLatestBlocksKept(t *testing.T) {
 // read the store once, and all get the page.
 func TestLatestBlocksReadOnce(t *testing.T) {
 	src := &blockPages{gate: make(chan struct{})}
-	for range 12 {
-		src.add()
-	}
-	a, err := New(Deps{TokenKey: bytes.Repeat([]byte{7}, 32), Store: src,
-		Network: &internal.Network{ID: 12345, Name: "local", HRP: "local"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	get := latestBlocks(t, src)
 	const clients = 8
 	bodies := make(chan string, clients)
 	for range clients {
 		go func() {
-			r := httptest.NewRequest(http.MethodGet, "/v1/networks/local/blockchains/p-chain/blocks?pageSize=10", nil)
-			r.SetPathValue("network", "local")
-			r.SetPathValue("blockchainId", "p-chain")
-			w := httptest.NewRecorder()
-			if err := a.listBlocks(w, r); err != nil {
-				bodies <- err.Error()
-				return
-			}
-			bodies <- w.Body.String()
+			code, body := get("?pageSize=10")
+			bodies <- fmt.Sprint(code, " ", body)
 		}()
 	}
 	// Every request has read the generation (and missed); the first read
@@ -168,12 +138,37 @@ func TestLatestBlocksReadOnce(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	close(src.gate)
 	for range clients {
-		if body := <-bodies; strings.Count(body, `"blockNumber"`) != 10 {
+		if body := <-bodies; !strings.HasPrefix(body, "200 ") || strings.Count(body, `"blockNumber"`) != 10 {
 			t.Errorf("answer %q, want the page of 10", body)
 		}
 	}
 	if n := src.reads.Load(); n != 1 {
 		t.Errorf("%d concurrent misses read the store %d times, want once", clients, n)
+	}
+}
+
+// latestBlocks adds 12 blocks to src and returns a get of the P-chain's
+// latest blocks with query, served by an API over src: the status and
+// the body (or the error).
+func latestBlocks(t *testing.T, src *blockPages) func(query string) (int, string) {
+	t.Helper()
+	for range 12 {
+		src.add()
+	}
+	a, err := New(Deps{TokenKey: bytes.Repeat([]byte{7}, 32), Store: src,
+		Network: &internal.Network{ID: 12345, Name: "local", HRP: "local"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(query string) (int, string) {
+		r := httptest.NewRequest(http.MethodGet, "/v1/networks/local/blockchains/p-chain/blocks"+query, nil)
+		r.SetPathValue("network", "local")
+		r.SetPathValue("blockchainId", "p-chain")
+		w := httptest.NewRecorder()
+		if err := a.listBlocks(w, r); err != nil {
+			return errorStatus(err), err.Error()
+		}
+		return w.Code, w.Body.String()
 	}
 }
 
