@@ -54,8 +54,12 @@ func (c *pageCache) serve(w http.ResponseWriter, r *http.Request, gen uint64, co
 			c.lru.Put(key, p)
 			return p, nil
 		}
-		v, err, shared := c.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) { return keep() })
-		if err != nil && shared {
+		led := false
+		v, err, _ := c.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) {
+			led = true
+			return keep()
+		})
+		if err != nil && !led {
 			// The computing request's failure may be its own (its
 			// client gone): this one computes for itself.
 			v, err = keep()

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +31,8 @@ type blockPages struct {
 	// not nil.
 	gens atomic.Int64
 	gate chan struct{}
+	// failFirst fails the first read.
+	failFirst bool
 }
 
 func (s *blockPages) Generation() uint64 {
@@ -47,9 +50,12 @@ func (s *blockPages) add() {
 }
 
 func (s *blockPages) BlockSummaries(_ context.Context, _ store.BlockQuery, after *uint64, limit int) ([]*store.BlockSummary, error) {
-	s.reads.Add(1)
+	n := s.reads.Add(1)
 	if s.gate != nil {
 		<-s.gate
+	}
+	if s.failFirst && n == 1 {
+		return nil, errors.New("the first read fails")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,32 +124,41 @@ func TestLatestBlocksKept(t *testing.T) {
 }
 
 // TestLatestBlocksReadOnce: requests that miss the kept page together
-// read the store once, and all get the page.
+// read the store once, and all get the page; when that read fails, the
+// others read for themselves.
 func TestLatestBlocksReadOnce(t *testing.T) {
-	src := &blockPages{gate: make(chan struct{})}
-	get := latestBlocks(t, src)
-	const clients = 8
-	bodies := make(chan string, clients)
-	for range clients {
-		go func() {
-			code, body := get("?pageSize=10")
-			bodies <- fmt.Sprint(code, " ", body)
-		}()
-	}
-	// Every request has read the generation (and missed); the first read
-	// of the store is held until they all wait on it.
-	for src.gens.Load() < clients || src.reads.Load() < 1 {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond)
-	close(src.gate)
-	for range clients {
-		if body := <-bodies; !strings.HasPrefix(body, "200 ") || strings.Count(body, `"blockNumber"`) != 10 {
-			t.Errorf("answer %q, want the page of 10", body)
+	for _, fail := range []bool{false, true} {
+		src := &blockPages{gate: make(chan struct{}), failFirst: fail}
+		get := latestBlocks(t, src)
+		const clients = 8
+		bodies := make(chan string, clients)
+		for range clients {
+			go func() {
+				code, body := get("?pageSize=10")
+				bodies <- fmt.Sprint(code, " ", body)
+			}()
 		}
-	}
-	if n := src.reads.Load(); n != 1 {
-		t.Errorf("%d concurrent misses read the store %d times, want once", clients, n)
+		// Every request has read the generation (and missed); the first
+		// read of the store is held until they all wait on it.
+		for src.gens.Load() < clients || src.reads.Load() < 1 {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond)
+		close(src.gate)
+		pages := 0
+		for range clients {
+			if body := <-bodies; strings.HasPrefix(body, "200 ") && strings.Count(body, `"blockNumber"`) == 10 {
+				pages++
+			} else if !fail {
+				t.Errorf("answer %q, want the page of 10", body)
+			}
+		}
+		switch n := src.reads.Load(); {
+		case !fail && n != 1:
+			t.Errorf("%d concurrent misses read the store %d times, want once", clients, n)
+		case fail && pages != clients-1:
+			t.Errorf("the first read failed: %d of %d requests got the page, want all but its own", pages, clients)
+		}
 	}
 }
 
