@@ -99,8 +99,15 @@ func createSQLite(ctx context.Context, path string) error {
 		return err
 	}
 	defer c.Close()
-	_, err = c.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size = %d; PRAGMA journal_mode = WAL", sqlitePageSize))
-	return err
+	// Processes creating the same file race to switch it to WAL; the
+	// losers' switch fails at once, and finds WAL set when tried again.
+	return retryLocked(ctx, func() error {
+		_, err := c.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size = %d; PRAGMA journal_mode = WAL", sqlitePageSize))
+		if err != nil {
+			return fmt.Errorf("creating the database: %w", err)
+		}
+		return nil
+	})
 }
 
 // sqliteDriver is mattn's driver with the settings that have no DSN
@@ -329,17 +336,29 @@ func openSQLite(ctx context.Context, path string) (_ *DB, err error) {
 // which needs the database to itself: while another process opens or
 // migrates the same new file, SQLite answers "database is locked" at once,
 // without waiting out the busy timeout, so wait here.
-func firstConn(ctx context.Context, w *sql.DB) (*sql.Conn, error) {
+func firstConn(ctx context.Context, w *sql.DB) (conn *sql.Conn, err error) {
+	err = retryLocked(ctx, func() error {
+		conn, err = w.Conn(ctx)
+		return err
+	})
+	return conn, err
+}
+
+// retryLocked runs f until it does not fail with SQLite's "database is
+// locked", for up to the busy timeout: the answer SQLite gives at once,
+// without its busy handler, when a connection's mode change races another
+// process.
+func retryLocked(ctx context.Context, f func() error) error {
 	deadline := time.Now().Add(busyTimeout)
 	for {
-		conn, err := w.Conn(ctx)
+		err := f()
 		var se sqlite3.Error
 		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
-			return conn, err
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
