@@ -24,6 +24,7 @@ var allowedImports = map[string][]string{
 	// Foundations: imported from anywhere, import nothing of ours (but
 	// each other, as listed).
 	"internal":              nil,
+	"internal/coalesce":     nil,
 	"internal/derrors":      nil,
 	"internal/instrument":   nil,
 	"internal/jsonrpc":      nil,
@@ -98,9 +99,9 @@ var allowedImports = map[string][]string{
 	"internal/apikeys": {"internal/ratelimit", "internal/store"},
 
 	// Surfaces: read the store through their own interfaces.
-	"internal/api": {"internal", "internal/cchain", "internal/derrors", "internal/evmchains", "internal/param",
+	"internal/api": {"internal", "internal/cchain", "internal/coalesce", "internal/derrors", "internal/evmchains", "internal/param",
 		"internal/pchain", "internal/store", "internal/utxo", "internal/warpagg", "internal/xchain"},
-	"internal/metricsapi": {"internal", "internal/chainmetrics", "internal/derrors", "internal/param", "internal/store"},
+	"internal/metricsapi": {"internal", "internal/chainmetrics", "internal/coalesce", "internal/derrors", "internal/param", "internal/store"},
 	"internal/nodeapi":    {"internal", "internal/derrors", "internal/jsonrpc", "internal/node", "internal/pchain", "internal/store", "internal/xchain"},
 	"internal/apidoc":     {"internal/api", "internal/derrors"},
 	"internal/apidoc/gen": {"internal/api", "internal/apidoc", "internal/metricsapi", "internal/testing/openapitest"},

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ava-labs/avalanchego/cache/lru"
-	"golang.org/x/sync/singleflight"
+	"github.com/avaindex/avaindex/internal/coalesce"
 )
 
 // pageCacheBytes bounds the whole answers the Data API keeps.
@@ -24,7 +24,7 @@ const pageCacheBytes = 16 << 20
 // turned one read a change into dozens).
 type pageCache struct {
 	lru    *lru.SizedCache[string, keptPage]
-	flight singleflight.Group
+	flight coalesce.Group[keptPage]
 }
 
 type keptPage struct {
@@ -54,20 +54,11 @@ func (c *pageCache) serve(w http.ResponseWriter, r *http.Request, gen uint64, co
 			c.lru.Put(key, p)
 			return p, nil
 		}
-		led := false
-		v, err, _ := c.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), func() (any, error) {
-			led = true
-			return keep()
-		})
-		if err != nil && !led {
-			// The computing request's failure may be its own (its
-			// client gone): this one computes for itself.
-			v, err = keep()
-		}
+		var err error
+		p, err = c.flight.Do(key+"\x00"+strconv.FormatUint(gen, 10), keep)
 		if err != nil {
 			return err
 		}
-		p = v.(keptPage)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
