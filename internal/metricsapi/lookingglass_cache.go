@@ -2,8 +2,10 @@ package metricsapi
 
 import (
 	"context"
+	"strconv"
 	"sync"
 
+	"github.com/avaindex/avaindex/internal/coalesce"
 	"github.com/avaindex/avaindex/internal/store"
 )
 
@@ -17,6 +19,7 @@ type lgCache struct {
 	entries map[string]*lgEntry
 	order   []string
 	size    int
+	flight  coalesce.Group[*lgEntry]
 }
 
 type lgEntry struct {
@@ -75,11 +78,15 @@ func (a *API) cached(ctx context.Context, chain uint64, key string, f func() (*l
 	if e, ok := a.lg.get(key, version); ok {
 		return e, nil
 	}
-	e, err := f()
-	if err != nil {
-		return nil, err
-	}
-	e.version = version
-	a.lg.put(key, e)
-	return e, nil
+	// Requests that miss together scan once: each scan is tens of
+	// milliseconds of CPU, and every waiting request misses at each block.
+	return a.lg.flight.Do(key+"\x00"+strconv.FormatInt(version, 10), func() (*lgEntry, error) {
+		e, err := f()
+		if err != nil {
+			return nil, err
+		}
+		e.version = version
+		a.lg.put(key, e)
+		return e, nil
+	})
 }
