@@ -138,6 +138,11 @@ func BenchmarkIngestEVM(b *testing.B) {
 	dbtest.Run(b, func(b *testing.B, dsn string) {
 		ctx := context.Background()
 		blocks, size := genEVMBlocks(b.N)
+		var bufs []*[]byte
+		for i := range blocks {
+			bufs = append(bufs, &blocks[i].block, &blocks[i].receipts, &blocks[i].traces)
+		}
+		offHeap(b, bufs...)
 		st := openLocalStore(b, dsn)
 		types := map[common.Address]internal.ERCType{}
 		for i := range benchTokens {
