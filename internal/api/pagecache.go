@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ava-labs/avalanchego/cache/lru"
+
 	"github.com/avaindex/avaindex/internal/coalesce"
 )
 
