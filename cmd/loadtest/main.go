@@ -280,7 +280,9 @@ func redact(dsn string) string {
 
 // startAvaindex runs `avaindex serve` on a free loopback port with the
 // rate limits off, logging to logPath, and returns its base URL once it
-// answers HTTP.
+// answers HTTP. Its other settings are the defaults, the poll interval
+// too: at each poll a caught-up follower asks the node for its tip and
+// reads its cursor (on PostgreSQL a round trip), under every case.
 func startAvaindex(ctx context.Context, bin, nodeURL, dsn, logPath string) (string, func() error, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -292,7 +294,7 @@ func startAvaindex(ctx context.Context, bin, nodeURL, dsn, logPath string) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--node-url", nodeURL, "--db", dsn, "--listen", addr, "--poll-interval", "50ms",
+	cmd := exec.Command(bin, "serve", "--node-url", nodeURL, "--db", dsn, "--listen", addr,
 		"--rate-limit-tier", "anonymous:unlimited", "--rate-limit-tier", "node:unlimited")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
