@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/mattn/go-sqlite3"
 )
 
 // maxBulkRows caps the rows of one INSERT statement, whatever the
@@ -144,6 +146,19 @@ func (db *DB) execInsert(ctx context.Context, q string, args []any) (int64, erro
 		return 0, fmt.Errorf("changes(): %w", err)
 	}
 	return n, nil
+}
+
+// Duplicate reports whether err is an insert refused because a row with
+// its primary key or another unique key exists: what BulkInsert without a
+// conflict clause (and so COPY) returns for rows written before.
+func Duplicate(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505" // unique_violation
+	}
+	var se sqlite3.Error
+	return errors.As(err, &se) &&
+		(se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey || se.ExtendedCode == sqlite3.ErrConstraintUnique)
 }
 
 // copyMinRows is the fewest rows BulkInsert sends with COPY: below, the

@@ -181,8 +181,15 @@ func TestBulkInsert(t *testing.T) {
 		if _, err := db.BulkInsert(ctx, "t", cols, mkrows(27100, 30000), ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.BulkInsert(ctx, "t", cols, mkrows(29000, 31000), ""); err == nil {
-			t.Fatal("duplicate keys: no error")
+		// A duplicate says so (COPY on PostgreSQL; one row: an INSERT),
+		// and no other failure does.
+		for _, dup := range [][][]any{mkrows(29000, 31000), mkrows(29000, 29001)} {
+			if _, err := db.BulkInsert(ctx, "t", cols, dup, ""); !Duplicate(err) {
+				t.Fatalf("duplicate keys: err = %v, not Duplicate", err)
+			}
+		}
+		if _, err := db.BulkInsert(ctx, "t", cols, [][]any{{int64(-1), nil, []byte{}}}, ""); err == nil || Duplicate(err) {
+			t.Fatalf("a NULL in a NOT NULL column: err = %v, want an error other than Duplicate", err)
 		}
 		if got := count(t, db, "t"); got != before+2900 {
 			t.Fatalf("after a failed bulk insert count = %d, want %d", got, before+2900)

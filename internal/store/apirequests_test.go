@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -83,6 +84,35 @@ func TestAPIRequests(t *testing.T) {
 		}
 		if got := ids(APIRequestFilter{}, nil, 10); !reflect.DeepEqual(got, []string{"d", "c"}) {
 			t.Errorf("after the delete: %v, want [d c]", got)
+		}
+	})
+}
+
+// TestAPIRequestsRetriedBatch writes a batch large enough for COPY on
+// PostgreSQL, then again with one request more, as the recorder retries
+// a batch whose write it could not confirm: no error, each request once.
+func TestAPIRequestsRetriedBatch(t *testing.T) {
+	dbtest.Run(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := openStore(t, dsn)
+		t0 := time.Unix(1_700_000_000, 0).UTC()
+		var reqs []internal.APIRequest
+		for i := range 301 {
+			reqs = append(reqs, internal.APIRequest{ID: fmt.Sprintf("r%d", i), Time: t0.Add(time.Duration(i) * time.Millisecond),
+				Type: internal.RequestTypeRPC, Route: "POST /ext/bc/P", Method: "POST", Status: 200, ChainID: "P"})
+		}
+		if err := s.InsertAPIRequests(ctx, reqs[:300]); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.InsertAPIRequests(ctx, reqs); err != nil {
+			t.Fatalf("the batch again, with one request more: %v", err)
+		}
+		var n, distinct int
+		if err := s.db.QueryRow(ctx, "SELECT COUNT(*), COUNT(DISTINCT id) FROM api_requests").Scan(&n, &distinct); err != nil {
+			t.Fatal(err)
+		}
+		if n != 301 || distinct != 301 {
+			t.Errorf("%d rows, %d distinct ids; want 301 of each", n, distinct)
 		}
 	})
 }
