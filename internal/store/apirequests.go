@@ -63,8 +63,7 @@ func (s *sqlStore) InsertAPIRequests(ctx context.Context, reqs []internal.APIReq
 		if r.ID == "" {
 			return fmt.Errorf("request %d has no ID", i)
 		}
-		rows[i] = []any{r.Time.UnixMicro(), r.ID, r.KeyID, r.KeyName, r.Type, r.Route, r.Method, int64(r.Status),
-			r.Duration.Microseconds(), r.ChainID, r.RPCMethod}
+		rows[i] = apiRequestRow(r)
 	}
 	// A batch is new unless the recorder retries one whose write it
 	// could not confirm. Without a conflict clause PostgreSQL takes it
@@ -77,6 +76,12 @@ func (s *sqlStore) InsertAPIRequests(ctx context.Context, reqs []internal.APIReq
 		_, err = s.db.BulkInsert(ctx, "api_requests", apiRequestColumns, rows, onConflictDoNothing)
 	}
 	return err
+}
+
+// apiRequestRow is r's row of apiRequestColumns.
+func apiRequestRow(r internal.APIRequest) []any {
+	return []any{r.Time.UnixMicro(), r.ID, r.KeyID, r.KeyName, r.Type, r.Route, r.Method, int64(r.Status),
+		r.Duration.Microseconds(), r.ChainID, r.RPCMethod}
 }
 
 func (s *sqlStore) DeleteAPIRequestsBefore(ctx context.Context, t time.Time) (_ int64, err error) {

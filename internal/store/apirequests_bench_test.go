@@ -28,11 +28,9 @@ func BenchmarkAPIRequestInserts(b *testing.B) {
 				for range b.N {
 					for j := range rows {
 						n++
-						r := internal.APIRequest{Time: t0.Add(time.Duration(n) * time.Millisecond), ID: fmt.Sprintf("r-%012d", n),
-							Type: internal.RequestTypeRPC, Route: "POST /ext/bc/P", Method: "POST", Status: 200,
-							Duration: time.Millisecond, ChainID: "P", RPCMethod: "platform.getBlockByHeight"}
-						rows[j] = []any{r.Time.UnixMicro(), r.ID, r.KeyID, r.KeyName, r.Type, r.Route, r.Method, int64(r.Status),
-							r.Duration.Microseconds(), r.ChainID, r.RPCMethod}
+						rows[j] = apiRequestRow(internal.APIRequest{Time: t0.Add(time.Duration(n) * time.Millisecond),
+							ID: fmt.Sprintf("r-%012d", n), Type: internal.RequestTypeRPC, Route: "POST /ext/bc/P", Method: "POST",
+							Status: 200, Duration: time.Millisecond, ChainID: "P", RPCMethod: "platform.getBlockByHeight"})
 					}
 					if _, err := s.db.BulkInsert(ctx, "api_requests", apiRequestColumns, rows, c.conflict); err != nil {
 						b.Fatal(err)
