@@ -27,6 +27,9 @@ type batchTx struct {
 	// address) then cannot wait on each other's sums while one of them
 	// waits for the atomic lock.
 	sums balanceDeltas
+	// history is what a P-chain batch of new blocks wrote that its
+	// address history derives from; nil elsewhere.
+	history *batchHistory
 	// fees is what the P-chain batch's L1 fee replay changed, for the
 	// webhook events; empty elsewhere.
 	fees l1FeeReplay

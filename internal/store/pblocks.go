@@ -79,6 +79,9 @@ type PTx struct{ *batchTx }
 // UTXOs' owners: an apply and a rederive write the same.
 func runPDerivation(ctx context.Context, tx *database.DB, derive PDerivation, batch *internal.PBatch) error {
 	b := newBatchTx(tx, true)
+	if newRowsConflict(ctx) == "" {
+		b.history = &batchHistory{blocks: batch.Blocks}
+	}
 	return b.run(ctx, func() error { return derive(ctx, &PTx{b}, batch) })
 }
 

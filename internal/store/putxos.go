@@ -61,6 +61,9 @@ type chainUTXOTables struct {
 type utxoRows struct {
 	utxoRows, addrRows [][]any
 	listed             listedOutputs
+	// outs are the outputs with the position of the tx that made them,
+	// for the batch's address history (batchHistory).
+	outs []madeAt
 	spends
 	// made locates the rows of each output produced in the batch but the
 	// exported ones, which no tx of the chain spends: one the batch also
@@ -76,9 +79,9 @@ type madeRows struct {
 
 // output adds the row of output p (row, in the chain's UTXO columns with
 // the consumed ones last, NULL), its owners with its page key (pageKey;
-// nil when it is not in the UTXO set) and its list rows, for a tx at time
-// t.
-func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []any, key []byte, t int64) {
+// nil when it is not in the UTXO set) and its list rows, made by the tx at
+// pos.
+func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []any, key []byte, pos position) {
 	id := p.ID()
 	if p.Kind != exportedKind {
 		if u.made == nil {
@@ -90,7 +93,8 @@ func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []an
 	for _, a := range p.Owners.Addrs {
 		u.addrRows = append(u.addrRows, []any{a[:], id[:], keyOrNil(key)})
 	}
-	u.listed.add(p, chain, t)
+	u.listed.add(p, chain, pos.time)
+	u.outs = append(u.outs, madeAt{pos: pos, o: p})
 }
 
 // spendMade writes into the UTXO rows of the outputs the batch produced
@@ -136,6 +140,10 @@ var ownerColumns = []string{"address", "utxo_id", "page_key"}
 // rows to the values they hold).
 func (u *utxoRows) writeRows(ctx context.Context, b *batchTx, t chainUTXOTables) error {
 	tx := b.db
+	if h := b.history; h != nil {
+		h.made = append(h.made, u.outs...)
+		h.spent = append(append(h.spent, u.consumed...), u.imported...)
+	}
 	made, others := u.spendMade()
 	// Without a conflict clause (new blocks) every row is new, or the
 	// transaction fails.
@@ -191,8 +199,10 @@ type utxoBatch struct {
 type spends struct {
 	// consumed lists, per consuming tx, the ids of the UTXOs it spends.
 	consumed []consumption
-	// importRows are the rows of the chain's imported-UTXO table.
+	// importRows are the rows of the chain's imported-UTXO table, and
+	// imported the ids of those UTXOs by importing tx.
 	importRows [][]any
+	imported   []consumption
 }
 
 // add records the UTXOs the tx at pos consumes and imports.
@@ -203,6 +213,13 @@ func (s *spends) add(pos position, consumed, imported []internal.UTXOInput) {
 			c.ids = append(c.ids, in.ID)
 		}
 		s.consumed = append(s.consumed, c)
+	}
+	if len(imported) > 0 {
+		c := consumption{pos: pos}
+		for _, in := range imported {
+			c.ids = append(c.ids, in.ID)
+		}
+		s.imported = append(s.imported, c)
 	}
 	for _, in := range imported {
 		s.importRows = append(s.importRows, []any{
@@ -243,7 +260,7 @@ func (u *utxoBatch) produce(p *internal.UTXOOutput, pos position, staked bool, s
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), stakeable, p.Bytes, pos.txID[:], int64(pos.height),
 		pos.idx, pos.time, staked, released, spend, nil, nil, nil, nil,
-	}, key, pos.time)
+	}, key, pos)
 }
 
 // WriteUTXOChanges writes the UTXO changes of a batch of P-chain blocks

@@ -183,6 +183,9 @@ func (t *PTx) WriteStakers(ctx context.Context, ch *internal.StakingChanges) err
 	if err := writeL1Events(ctx, tx, ch.L1Events); err != nil {
 		return err
 	}
+	if h := t.history; h != nil {
+		h.stakers = append(h.stakers, ch.Stakers...)
+	}
 	return writeStakerAddresses(ctx, tx, ch)
 }
 

@@ -52,7 +52,7 @@ func (u *xUTXOBatch) produce(p *internal.UTXOOutput, pos position) {
 		id[:], p.UTXO.TxID[:], int64(p.UTXO.OutputIndex), p.Kind, peer, p.AssetID[:], int64(p.Amount),
 		int64(p.Owners.Locktime), int64(p.Owners.Threshold), p.Bytes, pos.txID[:], int64(pos.height), pos.idx, pos.time,
 		nil, nil, nil, nil,
-	}, key, pos.time)
+	}, key, pos)
 }
 
 // tx records what the tx at pos consumes, imports and produces.
