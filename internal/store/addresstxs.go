@@ -245,19 +245,13 @@ func (t *PTx) WriteAddressTxRange(ctx context.Context, first, last uint64, parts
 // other chains' imports).
 type batchHistory struct {
 	blocks []*internal.PBlockData
-	// made are the UTXOs the batch wrote (utxoRows.outs); spent the own
+	// made are the UTXOs the batch wrote (their list outputs); spent the own
 	// UTXOs its txs consumed and the other chains' they imported, whose
 	// owners are the batch's spent owners (batchTx.spent); stakers the
 	// stakers its txs added (p_staker_addresses).
-	made    []madeAt
+	made    []listedOutput
 	spent   []consumption
 	stakers []internal.Staker
-}
-
-// madeAt is an output and the tx that made it.
-type madeAt struct {
-	pos position
-	o   *internal.UTXOOutput
 }
 
 // rows returns the history rows of the batch's txs: the owners of the
@@ -267,49 +261,54 @@ type madeAt struct {
 // owners, or imported before its export was indexed): the rows are then
 // read from the stored UTXOs as before.
 func (h *batchHistory) rows(spent spentOwners) (_ [][]any, ok bool) {
+	// txRef is a tx of the batch: its type, its block's time and its
+	// tx_key.
 	type txRef struct {
-		id   ids.ID
 		typ  string
 		time int64
-		h    uint64
-		i    int
+		key  []byte
 	}
-	at := map[[2]uint64]*txRef{}
+	type at struct {
+		height uint64
+		idx    int
+	}
+	byPos := map[at]*txRef{}
 	byID := map[ids.ID]*txRef{}
 	for _, b := range h.blocks {
 		for i, t := range b.Txs {
-			r := &txRef{id: t.ID, typ: t.Type, time: unixSeconds(b.Timestamp), h: b.Height, i: i}
-			at[[2]uint64{b.Height, uint64(i)}] = r
+			r := &txRef{typ: t.Type, time: unixSeconds(b.Timestamp), key: addressTxKey(b.Height, int64(i), t.ID)}
+			byPos[at{b.Height, i}] = r
 			byID[t.ID] = r
 		}
 	}
 	var rows [][]any
 	seen := map[string]bool{}
 	add := func(t *txRef, addr []byte) {
-		key := addressTxKey(t.h, int64(t.i), t.id)
-		if k := string(addr) + string(key); !seen[k] {
+		if k := string(addr) + string(t.key); !seen[k] {
 			seen[k] = true
-			rows = append(rows, []any{string(internal.PChain), addr, t.time, key, t.typ})
+			rows = append(rows, []any{string(internal.PChain), addr, t.time, t.key, t.typ})
 		}
 	}
 	for _, m := range h.made {
-		if t := at[[2]uint64{m.pos.height, uint64(m.pos.idx)}]; t != nil {
+		if t := byPos[at{m.pos.height, m.pos.idx}]; t != nil {
 			for _, a := range m.o.Owners.Addrs {
 				add(t, a[:])
 			}
 		}
 	}
 	for _, c := range h.spent {
-		t := at[[2]uint64{c.pos.height, uint64(c.pos.idx)}]
+		t := byPos[at{c.pos.height, c.pos.idx}]
 		if t == nil {
 			continue
 		}
 		for _, id := range c.ids {
+			// An imported UTXO's owners are on its origin's list.
 			owners, found := spent[internal.PChain][id]
-			for _, ch := range []internal.Chain{internal.XChain, internal.CChain} {
-				if !found {
-					owners, found = spent[ch][id]
+			for _, origin := range []internal.Chain{internal.XChain, internal.CChain} {
+				if found {
+					break
 				}
+				owners, found = spent[origin][id]
 			}
 			if !found {
 				return nil, false
@@ -322,11 +321,9 @@ func (h *batchHistory) rows(spent spentOwners) (_ [][]any, ok bool) {
 	for i := range h.stakers {
 		s := &h.stakers[i]
 		if t := byID[s.TxID]; t != nil {
-			for _, o := range []*internal.StakerOwner{s.ValidationRewardOwner, s.DelegationRewardOwner, s.RewardOwner} {
-				if o != nil {
-					for _, a := range o.Addresses {
-						add(t, a[:])
-					}
+			for _, o := range stakerOwners(s) {
+				for _, a := range o.Addresses {
+					add(t, a[:])
 				}
 			}
 		}

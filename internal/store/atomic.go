@@ -184,7 +184,7 @@ func (t *CTx) WriteAtomicUTXOs(ctx context.Context, exports []internal.AtomicExp
 		for _, a := range e.Owners.Addrs {
 			addrRows = append(addrRows, []any{a[:], id[:]})
 		}
-		listed.add(e, internal.CChain, pos.time)
+		listed.add(e, internal.CChain, pos)
 	}
 	for _, im := range imports {
 		sp.add(txPosition(im.Pos), nil, []internal.UTXOInput{im.UTXO})

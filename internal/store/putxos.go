@@ -61,9 +61,6 @@ type chainUTXOTables struct {
 type utxoRows struct {
 	utxoRows, addrRows [][]any
 	listed             listedOutputs
-	// outs are the outputs with the position of the tx that made them,
-	// for the batch's address history (batchHistory).
-	outs []madeAt
 	spends
 	// made locates the rows of each output produced in the batch but the
 	// exported ones, which no tx of the chain spends: one the batch also
@@ -93,8 +90,7 @@ func (u *utxoRows) output(chain internal.Chain, p *internal.UTXOOutput, row []an
 	for _, a := range p.Owners.Addrs {
 		u.addrRows = append(u.addrRows, []any{a[:], id[:], keyOrNil(key)})
 	}
-	u.listed.add(p, chain, pos.time)
-	u.outs = append(u.outs, madeAt{pos: pos, o: p})
+	u.listed.add(p, chain, pos)
 }
 
 // spendMade writes into the UTXO rows of the outputs the batch produced
@@ -141,7 +137,7 @@ var ownerColumns = []string{"address", "utxo_id", "page_key"}
 func (u *utxoRows) writeRows(ctx context.Context, b *batchTx, t chainUTXOTables) error {
 	tx := b.db
 	if h := b.history; h != nil {
-		h.made = append(h.made, u.outs...)
+		h.made = append(h.made, u.listed.outs...)
 		h.spent = append(append(h.spent, u.consumed...), u.imported...)
 	}
 	made, others := u.spendMade()

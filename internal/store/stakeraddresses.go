@@ -17,15 +17,23 @@ import (
 
 var stakerAddressColumns = []string{"tx_id", "address", "start_time", "tx_type", "removed"}
 
+// stakerOwners are s's reward owners, those it has.
+func stakerOwners(s *internal.Staker) []*internal.StakerOwner {
+	var out []*internal.StakerOwner
+	for _, o := range []*internal.StakerOwner{s.ValidationRewardOwner, s.DelegationRewardOwner, s.RewardOwner} {
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // stakerAddressRows returns the rows of a staker: one per distinct address
 // of its reward owners, removed as given.
 func stakerAddressRows(txID ids.ID, txType string, start int64, removed int64, owners ...*internal.StakerOwner) [][]any {
 	var rows [][]any
 	seen := map[ids.ShortID]bool{}
 	for _, o := range owners {
-		if o == nil {
-			continue
-		}
 		for _, a := range o.Addresses {
 			if !seen[a] {
 				seen[a] = true
@@ -43,8 +51,7 @@ func writeStakerAddresses(ctx context.Context, tx *database.DB, ch *internal.Sta
 	var rows [][]any
 	for i := range ch.Stakers {
 		s := &ch.Stakers[i]
-		rows = append(rows, stakerAddressRows(s.TxID, s.TxType, u64(s.StartTime), 0,
-			s.ValidationRewardOwner, s.DelegationRewardOwner, s.RewardOwner)...)
+		rows = append(rows, stakerAddressRows(s.TxID, s.TxType, u64(s.StartTime), 0, stakerOwners(s)...)...)
 	}
 	if err := tx.Append(ctx, "p_staker_addresses", stakerAddressColumns, rows, onConflictDoNothing); err != nil {
 		return err

@@ -162,14 +162,14 @@ type listedOutputs struct {
 type listedOutput struct {
 	o      *internal.UTXOOutput
 	origin internal.Chain
-	time   int64
+	pos    position // of the tx that made it
 	// spent: the batch spends it too (utxoRows.spendMade).
 	spent bool
 }
 
-// add lists o, created on origin at time t (unix seconds).
-func (l *listedOutputs) add(o *internal.UTXOOutput, origin internal.Chain, t int64) {
-	l.outs = append(l.outs, listedOutput{o: o, origin: origin, time: t})
+// add lists o, created on origin by the tx at pos.
+func (l *listedOutputs) add(o *internal.UTXOOutput, origin internal.Chain, pos position) {
+	l.outs = append(l.outs, listedOutput{o: o, origin: origin, pos: pos})
 }
 
 // listChains maps chain ids to the lists of the chains they name: the
@@ -239,7 +239,7 @@ func (l *listedOutputs) write(ctx context.Context, b *batchTx, fresh bool) error
 		}
 		for _, c := range lists {
 			for _, a := range o.Owners.Addrs {
-				rows = append(rows, []any{id[:], string(c), a[:], string(lo.origin), lo.time, amountKey(o.Amount),
+				rows = append(rows, []any{id[:], string(c), a[:], string(lo.origin), lo.pos.time, amountKey(o.Amount),
 					o.AssetID[:], int64(o.Owners.Threshold), spent, kind, int64(o.Owners.Locktime),
 					int64(o.StakeableLocktime), summed})
 				if lo.spent && so != nil {
