@@ -107,6 +107,59 @@ func TestAppendQueued(t *testing.T) {
 	})
 }
 
+// TestAppendWaitsForTheWriter checks the queue's bound: an Append that
+// would queue more than maxQueuedRows rows waits for the writer, and one
+// larger than the bound is taken once the queue is empty.
+func TestAppendWaitsForTheWriter(t *testing.T) {
+	defer func(n int) { maxQueuedRows = n }(maxQueuedRows)
+	maxQueuedRows = 10
+	db := open(t, dbtest.SQLite(t))
+	ctx := context.Background()
+	mustExec(t, db, "CREATE TABLE w (a BIGINT PRIMARY KEY)")
+	rows := func(from, n int) [][]any {
+		var r [][]any
+		for i := from; i < from+n; i++ {
+			r = append(r, []any{i})
+		}
+		return r
+	}
+	queued := func(q *writeQueue) int {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.queued
+	}
+	err := db.Transact(ctx, func(tx *DB) error {
+		release := make(chan struct{})
+		tx.queue.add(func() error { <-release; return nil }, 6)
+		done := make(chan error, 1)
+		go func() { done <- tx.Append(ctx, "w", []string{"a"}, rows(0, 5), "") }()
+		select {
+		case err := <-done:
+			close(release)
+			t.Fatalf("Append of 5 rows behind 6 with a bound of 10 returned (%v) before the writer drained", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		close(release)
+		if err := <-done; err != nil {
+			return err
+		}
+		if n := queued(tx.queue); n > maxQueuedRows {
+			t.Errorf("%d rows queued, over the bound of %d", n, maxQueuedRows)
+		}
+		// More rows than the bound: taken alone.
+		if err := tx.Append(ctx, "w", []string{"a"}, rows(100, 25), ""); err != nil {
+			return err
+		}
+		return tx.Append(ctx, "w", []string{"a"}, rows(200, 3), "")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "w"); n != 33 {
+		t.Errorf("committed %d rows, want 33", n)
+	}
+}
+
 // TestCommitted checks that a transaction's Committed handle reads what
 // was committed, not the transaction's own writes, and that it reads
 // beside the queued writes instead of waiting for them.
@@ -128,7 +181,7 @@ func TestCommitted(t *testing.T) {
 			}
 			// A queued write that cannot end until the read below has.
 			release := make(chan struct{})
-			tx.queue.add(func() error { <-release; return nil })
+			tx.queue.add(func() error { <-release; return nil }, 0)
 			defer close(release)
 			done := make(chan error, 1)
 			var n int
