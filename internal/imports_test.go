@@ -33,9 +33,11 @@ var allowedImports = map[string][]string{
 	"internal/database":     {"internal/derrors"},
 	"internal/chainmetrics": nil,
 	"internal/localnet":     nil,
-	"internal/progress":     nil,
-	"internal/param":        {"internal/derrors"},
-	"internal/config":       {"internal", "internal/ratelimit"},
+	// The node that localnet configures, run in this process.
+	"internal/localnet/inprocess": {"internal/localnet"},
+	"internal/progress":           nil,
+	"internal/param":              {"internal/derrors"},
+	"internal/config":             {"internal", "internal/ratelimit"},
 
 	// The node's client.
 	"internal/node": {"internal", "internal/derrors", "internal/instrument", "internal/jsonscan"},

@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/avaindex/avaindex/internal/localnet"
+	"github.com/avaindex/avaindex/internal/localnet/inprocess"
 )
 
 func main() {
@@ -61,7 +62,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	opts.Dir = *dir
-	n, err := localnet.Start(ctx, opts)
+	n, err := inprocess.Start(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,6 @@
-// Package localnet runs a real single-node avalanchego network in-process,
-// on loopback, built from the avalanchego Go module: by default the `local`
+// Package localnet configures a real single-node avalanchego network on
+// loopback (package inprocess runs it in this process; the tests run
+// cmd/localnet, or another version's node, with Args): by default the `local`
 // network (id 12345) with sybil protection off, the index on, the C-chain as
 // an archive node with the tracer and warp APIs, zero block delay and short
 // staking durations.
@@ -11,25 +12,17 @@
 package localnet
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/ava-labs/avalanchego/app"
-	"github.com/ava-labs/avalanchego/config"
-	"github.com/ava-labs/avalanchego/config/node"
-	"github.com/ava-labs/avalanchego/graft/coreth/plugin/evm"
 	"github.com/ava-labs/avalanchego/utils/constants"
 )
 
-// Options configure Start; zero values take the defaults.
+// Options configure the node (Args, inprocess.Start); zero values take
+// the defaults.
 type Options struct {
 	// Dir holds the node's database, logs and configs; it must be set.
 	Dir string
@@ -47,68 +40,12 @@ type Options struct {
 	NetworkID uint32
 }
 
-// Node is a running node.
-type Node struct {
-	// URL is the node's HTTP API base, e.g. http://127.0.0.1:9650.
-	URL string
-	// Dir is the node's directory.
-	Dir string
-	// NetworkID is the network the node runs (12345 for the local network).
-	NetworkID uint32
-
-	app    app.App
-	exited chan struct{} // closed when the node has exited; then code is set
-	code   int
-	once   sync.Once
-}
-
-var registerExtras sync.Once
-
-// Start starts the node and returns once the P, X and C chains are
-// bootstrapped, or when ctx ends.
-func Start(ctx context.Context, opts Options) (*Node, error) {
-	args, networkID, err := Args(opts)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := filepath.Abs(opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	registerExtras.Do(evm.RegisterAllLibEVMExtras)
-	v, err := config.BuildViper(config.BuildFlagSet(), args)
-	if err != nil {
-		return nil, fmt.Errorf("node flags: %w", err)
-	}
-	nodeConfig, err := config.GetNodeConfig(v)
-	if err != nil {
-		return nil, fmt.Errorf("node config: %w", err)
-	}
-	a, err := app.New(nodeConfig)
-	if err != nil {
-		return nil, fmt.Errorf("starting node: %w", err)
-	}
-	n := &Node{Dir: dir, NetworkID: networkID, app: a, exited: make(chan struct{})}
-	a.Start()
-	go func() {
-		n.code = a.ExitCode()
-		close(n.exited)
-	}()
-	uri, err := n.waitReady(ctx, ProcessFile(dir))
-	if err != nil {
-		_ = n.Stop()
-		return nil, err
-	}
-	n.URL = uri
-	return n, nil
-}
-
-// Args returns the avalanchego flags that Start runs the node with, and
-// the network's id, for a node binary started as a process of its own
-// (testnet's L1 node runs another avalanchego version than this module's).
-// It prepares opts.Dir as Start does: the custom network's genesis and keys
-// on first use, and the C-chain's config. The node writes its URL to
-// ProcessFile(opts.Dir).
+// Args returns the avalanchego flags of the node opts configures, and the
+// network's id: inprocess.Start runs a node with them, and testnet passes
+// them to a node binary started as a process of its own (its L1 node runs
+// another avalanchego version than this module's). It prepares opts.Dir:
+// the custom network's genesis and keys on first use, and the C-chain's
+// config. The node writes its URL to ProcessFile(opts.Dir).
 func Args(opts Options) ([]string, uint32, error) {
 	if opts.Dir == "" {
 		return nil, 0, errors.New("localnet: Options.Dir is required")
@@ -155,19 +92,6 @@ func ProcessFile(dir string) string { return filepath.Join(dir, "process.json") 
 // Args(opts), for opts.Dir dir: a chain's config goes in
 // <ChainConfigDir>/<blockchainID>/config.json.
 func ChainConfigDir(dir string) string { return filepath.Join(dir, "configs", "chains") }
-
-// Exited is closed when the node stops, for whatever reason.
-func (n *Node) Exited() <-chan struct{} { return n.exited }
-
-// Stop stops the node and waits for it to exit.
-func (n *Node) Stop() error {
-	n.once.Do(n.app.Stop)
-	<-n.exited
-	if n.code != 0 {
-		return fmt.Errorf("node exited with code %d", n.code)
-	}
-	return nil
-}
 
 // nodeArgs builds the avalanchego flags of the network (networkArgs select
 // it) and writes the C-chain config that enables archive mode, tracing and
@@ -219,57 +143,4 @@ func nodeArgs(dir string, httpPort int, logLevel string, networkArgs []string) (
 		"--process-context-file="+ProcessFile(dir),
 		"--api-admin-enabled=false",
 	), nil
-}
-
-// waitReady waits for the node to write its process context and report the
-// P, X and C chains bootstrapped.
-func (n *Node) waitReady(ctx context.Context, processFile string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	uri := ""
-	for {
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("node did not bootstrap: %w", ctx.Err())
-		case <-n.exited:
-			return "", fmt.Errorf("node exited with code %d before bootstrapping", n.code)
-		case <-tick.C:
-		}
-		if uri == "" {
-			b, err := os.ReadFile(processFile)
-			if err != nil {
-				continue
-			}
-			var pc node.ProcessContext
-			if json.Unmarshal(b, &pc) != nil || pc.URI == "" {
-				continue
-			}
-			uri = pc.URI
-		}
-		if bootstrapped(ctx, uri, "P") && bootstrapped(ctx, uri, "X") && bootstrapped(ctx, uri, "C") {
-			return uri, nil
-		}
-	}
-}
-
-func bootstrapped(ctx context.Context, uri, chain string) bool {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"info.isBootstrapped","params":{"chain":%q}}`, chain)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, uri+"/ext/info", strings.NewReader(body))
-	if err != nil {
-		return false
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Result struct {
-			IsBootstrapped bool `json:"isBootstrapped"`
-		} `json:"result"`
-	}
-	return json.NewDecoder(resp.Body).Decode(&out) == nil && out.Result.IsBootstrapped
 }

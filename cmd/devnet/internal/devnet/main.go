@@ -31,6 +31,7 @@ import (
 
 	"github.com/avaindex/avaindex/internal/config"
 	"github.com/avaindex/avaindex/internal/localnet"
+	"github.com/avaindex/avaindex/internal/localnet/inprocess"
 	"github.com/avaindex/avaindex/internal/service"
 )
 
@@ -77,7 +78,7 @@ func run() error {
 	}
 
 	fmt.Fprintln(os.Stderr, "devnet: starting a local avalanchego node...")
-	node, err := localnet.Start(ctx, localnet.Options{Dir: filepath.Join(*dir, "node")})
+	node, err := inprocess.Start(ctx, localnet.Options{Dir: filepath.Join(*dir, "node")})
 	if err != nil {
 		return err
 	}
