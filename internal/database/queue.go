@@ -112,8 +112,10 @@ func (db *DB) flush() error {
 
 // Append writes rows into table as BulkInsert does, without its count.
 // In a transaction the rows are queued and written while the caller goes
-// on; a write that fails makes the transaction's next statement (other
-// than QueryRow, which runs regardless) and Transact return its error.
+// on, unless the queue already holds maxQueuedRows rows, when Append waits
+// for the writer first; a write that fails makes the transaction's next
+// statement (other than QueryRow, which runs regardless) and Transact
+// return its error.
 // The caller must not change rows or the values in them after Append
 // returns. Outside a transaction, Append is BulkInsert.
 func (db *DB) Append(ctx context.Context, table string, columns []string, rows [][]any, conflict string) error {
