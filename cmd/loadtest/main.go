@@ -1,5 +1,6 @@
 // Command loadtest is avaindex's load harness (issue #27): it starts a real
-// local node (bin/localnet), grows its P-chain, starts avaindex (bin/avaindex)
+// local node (bin/localnet), grows its P-chain and its C-chain (an ERC-20's
+// transfers), starts avaindex (bin/avaindex)
 // on SQLite and on PostgreSQL with rate limits off, waits until both have
 // caught up, and then drives each case with wrk at a fixed concurrency, in
 // rounds that alternate the targets (node, SQLite, PostgreSQL). It prints a
@@ -14,10 +15,12 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"net/url"
@@ -33,8 +36,10 @@ import (
 
 	"github.com/ava-labs/avalanchego/indexer"
 	"github.com/ava-labs/avalanchego/vms/platformvm"
+	"github.com/ava-labs/libevm/common"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
+	"github.com/avaindex/avaindex/internal/testing/contracts"
 	"github.com/avaindex/avaindex/internal/testing/testnet"
 )
 
@@ -48,6 +53,7 @@ type options struct {
 	conns       int
 	rangeConns  int
 	pBlocks     uint64
+	evmTxs      int
 	localnetBin string
 	avaindexBin string
 	postgres    string
@@ -63,6 +69,7 @@ func main() {
 	fs.IntVar(&o.conns, "connections", 64, "wrk's connections")
 	fs.IntVar(&o.rangeConns, "range-connections", 8, "wrk's connections for index.getContainerRange of 1,024")
 	fs.Uint64Var(&o.pBlocks, "pblocks", 1100, "P-chain blocks the node has at least (grown with BaseTxs)")
+	fs.IntVar(&o.evmTxs, "evmtxs", 500, "ERC-20 transfers the harness sends on the C-chain from the key's address")
 	fs.StringVar(&o.localnetBin, "localnet", envOr("AVAINDEX_LOCALNET_BIN", "bin/localnet"), "the localnet binary (make localnet)")
 	fs.StringVar(&o.avaindexBin, "avaindex", "bin/avaindex", "the avaindex binary (make build)")
 	fs.StringVar(&o.postgres, "postgres", envOr("AVAINDEX_TEST_POSTGRES", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"),
@@ -70,8 +77,8 @@ func main() {
 	fs.StringVar(&o.wrk, "wrk", "wrk", "the wrk binary")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (node data, SQLite file, logs) and the PostgreSQL schema")
 	_ = fs.Parse(os.Args[1:])
-	if o.duration <= 0 || o.rounds < 1 || o.conns < 1 || o.rangeConns < 1 || o.pBlocks < 1026 {
-		fmt.Fprintln(os.Stderr, "loadtest: -duration, -rounds and the connections must be positive and -pblocks at least 1026")
+	if o.duration <= 0 || o.rounds < 1 || o.conns < 1 || o.rangeConns < 1 || o.pBlocks < 1026 || o.evmTxs < 100 {
+		fmt.Fprintln(os.Stderr, "loadtest: -duration, -rounds and the connections must be positive, -pblocks at least 1026 and -evmtxs at least 100")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -125,6 +132,12 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	logf("grew the P-chain by %d blocks to height %d in %s", added, tip, time.Since(start).Round(time.Second))
+	start = time.Now()
+	cTip, err := growCChain(ctx, n, o.evmTxs)
+	if err != nil {
+		return err
+	}
+	logf("sent %d ERC-20 transfers on the C-chain, now at height %d, in %s", o.evmTxs, cTip, time.Since(start).Round(time.Second))
 
 	// avaindex on both stores, rate limits off.
 	schema := fmt.Sprintf("loadtest_%d", time.Now().Unix())
@@ -148,13 +161,14 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	for _, s := range stores {
 		start := time.Now()
-		if err := waitCaughtUp(ctx, bases[s.name], tip); err != nil {
+		if err := waitCaughtUp(ctx, bases[s.name], tip, n.EVMChainID, cTip); err != nil {
 			return fmt.Errorf("avaindex on %s: %w", s.name, err)
 		}
-		logf("avaindex on %s at %s caught up to height %d (%s)", s.name, bases[s.name], tip, time.Since(start).Round(time.Second))
+		logf("avaindex on %s at %s caught up to P-chain height %d and C-chain height %d (%s)", s.name, bases[s.name], tip, cTip,
+			time.Since(start).Round(time.Second))
 	}
 
-	cases, err := loadCases(dir, n.PAddress(), tip, o)
+	cases, err := loadCases(dir, n, tip, o)
 	if err != nil {
 		return err
 	}
@@ -179,7 +193,7 @@ func run(ctx context.Context, o options) (err error) {
 			}
 		}
 	}
-	printReport(os.Stdout, o, tip, cases, results)
+	printReport(os.Stdout, o, tip, cTip, cases, results)
 	return nil
 }
 
@@ -319,19 +333,23 @@ func startAvaindex(ctx context.Context, bin, nodeURL, dsn, logPath string) (stri
 
 // waitCaughtUp waits until avaindex at base serves the P-chain up to
 // height and the P/block index up to container 1023.
-func waitCaughtUp(ctx context.Context, base string, height uint64) error {
+func waitCaughtUp(ctx context.Context, base string, height, evmChainID, cHeight uint64) error {
 	pc := platformvm.NewClient(base)
 	ic := indexer.NewClient(base + "/ext/index/" + containerIndex)
 	deadline := time.Now().Add(15 * time.Minute)
 	for {
 		h, err := pc.GetHeight(ctx)
+		c := uint64(0)
 		if err == nil && h >= height {
-			if _, last, err := ic.GetLastAccepted(ctx); err == nil && last >= 1023 {
-				return nil
+			if c, err = evmHeight(ctx, base, evmChainID); err == nil && c >= cHeight {
+				if _, last, err := ic.GetLastAccepted(ctx); err == nil && last >= 1023 {
+					return nil
+				}
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not caught up to height %d within 15 minutes (at %d, %v)", height, h, err)
+			return fmt.Errorf("not caught up to P-chain height %d and C-chain height %d within 15 minutes (at %d and %d, %v)",
+				height, cHeight, h, c, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -341,6 +359,64 @@ func waitCaughtUp(ctx context.Context, base string, height uint64) error {
 	}
 }
 
+// evmHeight is the height of the latest block avaindex at base holds of
+// the EVM chain evmChainID (the Data API's first page of its blocks).
+func evmHeight(ctx context.Context, base string, evmChainID uint64) (uint64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/v1/chains/%d/blocks?pageSize=1", base, evmChainID), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Blocks []struct {
+			BlockNumber string `json:"blockNumber"`
+		} `json:"blocks"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("the C-chain's blocks: HTTP %d", resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || len(page.Blocks) == 0 {
+		return 0, fmt.Errorf("the C-chain's blocks: no block (%v)", err)
+	}
+	return strconv.ParseUint(page.Blocks[0].BlockNumber, 10, 64)
+}
+
+// evmRecipients is how many addresses growCChain's transfers go to, in turn.
+const evmRecipients = 10
+
+// growCChain deploys a TestToken20 from the key's address, mints to it, and
+// sends txs transfers of it to evmRecipients addresses in turn: the key's
+// address then has txs+2 EVM txs and txs ERC-20 transfers,
+// the pages the EVM address cases read. It returns the C-chain's height
+// after the last.
+func growCChain(ctx context.Context, n *testnet.Network, txs int) (uint64, error) {
+	r, err := n.SendEVMTx(ctx, nil, nil, contracts.Token20.Deploy("Load Token", "LOAD", uint8(18)), 0)
+	if err != nil {
+		return 0, fmt.Errorf("deploying the ERC-20: %w", err)
+	}
+	token := r.ContractAddress
+	supply := new(big.Int).Lsh(big.NewInt(1), 100)
+	if _, err := n.SendEVMTx(ctx, &token, nil, contracts.MintERC20(n.EthAddr, supply), 0); err != nil {
+		return 0, fmt.Errorf("minting the ERC-20: %w", err)
+	}
+	calls := make([]testnet.EVMCall, txs)
+	for i := range calls {
+		to := common.BigToAddress(big.NewInt(int64(0x10000 + i%evmRecipients)))
+		// A transfer to an address that holds the token already costs
+		// less gas than the first; 100,000 covers both.
+		calls[i] = testnet.EVMCall{To: &token, Data: contracts.TransferERC20(to, big.NewInt(int64(i+1))), Gas: 100_000}
+	}
+	receipts, err := n.SendEVMTxs(ctx, calls)
+	if err != nil {
+		return 0, fmt.Errorf("the ERC-20's transfers: %w", err)
+	}
+	return receipts[len(receipts)-1].BlockNumber.Uint64(), nil
+}
+
 // loadCase is one kind of request, driven by wrk.
 type loadCase struct {
 	name     string
@@ -348,7 +424,10 @@ type loadCase struct {
 	script   string // wrk Lua script file, or ""
 	conns    int
 	nodeless bool // a Data API case: the node has no such route
-	check    string
+	// list, for a Data API case, is the answer's list (its JSON key), which
+	// the probe wants full: items, the page size.
+	list  string
+	items int
 }
 
 type result struct {
@@ -358,8 +437,11 @@ type result struct {
 	non2xx, errors   int
 }
 
-// loadCases writes the Lua scripts of the POST cases into dir.
-func loadCases(dir, pAddress string, tip uint64, o options) ([]loadCase, error) {
+// loadCases writes the Lua scripts of the POST cases into dir. The Data
+// API's cases are its heaviest lists of what the harness grew: the P-chain
+// key's UTXOs (about 2,200 with the spent ones) and its txs (the address
+// history of 1,100), and its EVM address's txs and ERC-20 transfers.
+func loadCases(dir string, n *testnet.Network, tip uint64, o options) ([]loadCase, error) {
 	scripts := map[string]string{
 		"getblockbyheight.lua": fmt.Sprintf(`-- platform.getBlockByHeight at a random height of 0..%d
 wrk.method = "POST"
@@ -383,9 +465,16 @@ wrk.body = '{"jsonrpc":"2.0","id":1,"method":"index.getContainerRange","params":
 	return []loadCase{
 		{name: "platform.getBlockByHeight", path: "/ext/bc/P", script: filepath.Join(dir, "getblockbyheight.lua"), conns: o.conns},
 		{name: "index.getContainerRange 1024", path: "/ext/index/" + containerIndex, script: filepath.Join(dir, "getcontainerrange.lua"), conns: o.rangeConns},
-		{name: "P-chain blocks, page of 10", path: "/v1/networks/local/blockchains/p-chain/blocks?pageSize=10", conns: o.conns, nodeless: true},
-		{name: "UTXOs of an address, 100", path: "/v1/networks/local/blockchains/p-chain/utxos?pageSize=100&includeSpent=true&addresses=" + pAddress,
-			conns: o.conns, nodeless: true},
+		{name: "P-chain blocks, page of 10", path: "/v1/networks/local/blockchains/p-chain/blocks?pageSize=10", conns: o.conns, nodeless: true,
+			list: "blocks", items: 10},
+		{name: "UTXOs of an address, 100", path: "/v1/networks/local/blockchains/p-chain/utxos?pageSize=100&includeSpent=true&addresses=" + n.PAddress(),
+			conns: o.conns, nodeless: true, list: "utxos", items: 100},
+		{name: "P-chain txs of an address, 100", path: "/v1/networks/local/blockchains/p-chain/transactions?pageSize=100&addresses=" + n.PAddress(),
+			conns: o.conns, nodeless: true, list: "transactions", items: 100},
+		{name: "EVM txs of an address, 100", path: fmt.Sprintf("/v1/chains/%d/addresses/%s/transactions?pageSize=100", n.EVMChainID, n.EthAddr),
+			conns: o.conns, nodeless: true, list: "transactions", items: 100},
+		{name: "ERC-20 transfers of an address, 100", path: fmt.Sprintf("/v1/chains/%d/addresses/%s/transactions:listErc20?pageSize=100", n.EVMChainID, n.EthAddr),
+			conns: o.conns, nodeless: true, list: "transactions", items: 100},
 	}, nil
 }
 
@@ -416,7 +505,7 @@ func (c loadCase) run(ctx context.Context, o options, base string) (result, erro
 }
 
 // probe sends one request like wrk's and wants HTTP 200 with no JSON-RPC
-// error.
+// error and, for a Data API case, a full page.
 func (c loadCase) probe(base string) error {
 	var resp *http.Response
 	var err error
@@ -440,6 +529,13 @@ func (c loadCase) probe(base string) error {
 	}
 	if resp.StatusCode != http.StatusOK || (c.script != "" && strings.Contains(string(body), `"error"`)) {
 		return fmt.Errorf("probe: HTTP %d: %.300s", resp.StatusCode, body)
+	}
+	if c.list != "" {
+		var page map[string]json.RawMessage
+		var items []json.RawMessage
+		if err := json.Unmarshal(body, &page); err != nil || json.Unmarshal(page[c.list], &items) != nil || len(items) != c.items {
+			return fmt.Errorf("probe: want %d %s, got %d: %.300s", c.items, c.list, len(items), body)
+		}
 	}
 	return nil
 }
@@ -491,12 +587,12 @@ func parseWrk(out string) (result, error) {
 
 // printReport prints the machine, its load and one Markdown table row per
 // case and round.
-func printReport(w io.Writer, o options, tip uint64, cases []loadCase, results []result) {
+func printReport(w io.Writer, o options, tip, cTip uint64, cases []loadCase, results []result) {
 	fmt.Fprintf(w, "\n## avaindex load test, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "- machine: %s\n", machine())
 	fmt.Fprintf(w, "- load after the run (uptime): %s\n", uptime())
-	fmt.Fprintf(w, "- wrk: %s a case per target per round, %d rounds alternating targets; %d connections (getContainerRange %d); P-chain height %d; rate limits off\n\n",
-		o.duration, o.rounds, o.conns, o.rangeConns, tip)
+	fmt.Fprintf(w, "- wrk: %s a case per target per round, %d rounds alternating targets; %d connections (getContainerRange %d); P-chain height %d, C-chain %d (%d ERC-20 transfers); rate limits off\n\n",
+		o.duration, o.rounds, o.conns, o.rangeConns, tip, cTip, o.evmTxs)
 	fmt.Fprintln(w, "| case | round | node req/s (p50/p99 ms) | SQLite req/s (p50/p99 ms) | ×node | PostgreSQL req/s (p50/p99 ms) | ×node | PG/SQLite |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	get := func(c string, round int, t string) (result, bool) {

@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
 
 // wrkOut is wrk 4.1.0's --latency output of a run whose answers were all
 // 404s (a real run, against a loopback server).
@@ -32,5 +37,31 @@ func TestParseWrk(t *testing.T) {
 	}
 	if _, err := parseWrk("Running 1s test\n"); err == nil {
 		t.Error("parseWrk accepted output without Requests/sec")
+	}
+}
+
+// TestProbeWantsFullPage: a Data API case's probe refuses a page with fewer
+// items than asked for (a list the harness did not grow), and an error.
+func TestProbeWantsFullPage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("pageSize") {
+		case "2":
+			fmt.Fprint(w, `{"transactions":[{"txHash":"a"},{"txHash":"b"}],"nextPageToken":"x"}`)
+		case "3":
+			fmt.Fprint(w, `{"transactions":[{"txHash":"a"},{"txHash":"b"}]}`)
+		default:
+			http.Error(w, `{"message":"bad"}`, http.StatusBadRequest)
+		}
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		path  string
+		items int
+		ok    bool
+	}{{"/l?pageSize=2", 2, true}, {"/l?pageSize=3", 3, false}, {"/l?pageSize=9", 9, false}} {
+		err := loadCase{path: c.path, nodeless: true, list: "transactions", items: c.items}.probe(srv.URL)
+		if (err == nil) != c.ok {
+			t.Errorf("probe of %s: %v, want ok=%v", c.path, err, c.ok)
+		}
 	}
 }

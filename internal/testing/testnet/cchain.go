@@ -206,3 +206,75 @@ func waitReceipt(ctx context.Context, ec *ethclient.Client, hash common.Hash) (*
 		}
 	}
 }
+
+// EVMCall is one tx of SendEVMTxs: to (nil creates a contract), its data
+// and its gas.
+type EVMCall struct {
+	To   *common.Address
+	Data []byte
+	Gas  uint64
+}
+
+// evmBurst is how many txs SendEVMTxs sends before waiting for them: well
+// under the tx pool's slots for one account.
+const evmBurst = 64
+
+// SendEVMTxs sends calls from the local key's EVM address with consecutive
+// nonces, evmBurst at a time, waiting for each burst's receipts, and
+// returns the receipts: many txs land in each block, where SendEVMTx waits
+// a block (about two seconds on the local network) for each. A receipt
+// that is not successful is an error.
+func (n *Network) SendEVMTxs(ctx context.Context, calls []EVMCall) ([]*types.Receipt, error) {
+	ec, err := ethclient.DialContext(ctx, n.EthRPCURL())
+	if err != nil {
+		return nil, fmt.Errorf("dialing %s: %w", n.EthRPCURL(), err)
+	}
+	defer ec.Close()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	chainID := new(big.Int).SetUint64(n.EVMChainID)
+	signer := types.LatestSignerForChainID(chainID)
+	var receipts []*types.Receipt
+	for len(calls) > 0 {
+		burst := calls[:min(evmBurst, len(calls))]
+		calls = calls[len(burst):]
+		var pending hexutil.Uint64
+		if err := ec.Client().CallContext(ctx, &pending, "eth_getTransactionCount", n.EthAddr, "pending"); err != nil {
+			return receipts, fmt.Errorf("eth_getTransactionCount: %w", err)
+		}
+		nonce := uint64(pending)
+		tip, err := ec.SuggestGasTipCap(ctx)
+		if err != nil {
+			return receipts, fmt.Errorf("eth_maxPriorityFeePerGas: %w", err)
+		}
+		baseFee, err := ec.EstimateBaseFee(ctx)
+		if err != nil {
+			return receipts, fmt.Errorf("eth_baseFee: %w", err)
+		}
+		// A burst raises the base fee of the blocks it fills.
+		feeCap := new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(10)), tip)
+		var hashes []common.Hash
+		for i, c := range burst {
+			tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: chainID, Nonce: nonce + uint64(i), GasTipCap: tip,
+				GasFeeCap: feeCap, Gas: c.Gas, To: c.To, Value: new(big.Int), Data: c.Data}), signer, n.Key.ToECDSA())
+			if err != nil {
+				return receipts, fmt.Errorf("signing: %w", err)
+			}
+			if err := ec.SendTransaction(ctx, tx); err != nil {
+				return receipts, fmt.Errorf("eth_sendRawTransaction of nonce %d: %w", nonce+uint64(i), err)
+			}
+			hashes = append(hashes, tx.Hash())
+		}
+		for _, h := range hashes {
+			r, err := waitReceipt(ctx, ec, h)
+			if err != nil {
+				return receipts, err
+			}
+			if r.Status != types.ReceiptStatusSuccessful {
+				return receipts, fmt.Errorf("EVM tx %s failed (receipt status %d)", h, r.Status)
+			}
+			receipts = append(receipts, r)
+		}
+	}
+	return receipts, nil
+}
