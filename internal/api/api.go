@@ -52,6 +52,7 @@ type DataSource interface {
 	XTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
 	CTx(ctx context.Context, id ids.ID) (*store.TxRecord, error)
 	TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.ID) (*store.TxUTXOs, error)
+	TxsUTXOs(ctx context.Context, chain internal.Chain, txIDs []ids.ID) (map[ids.ID]*store.TxUTXOs, error)
 	L1ValidatorEvents(ctx context.Context, txID ids.ID) (map[ids.ID][]pchain.L1Event, error)
 	Staker(ctx context.Context, txID ids.ID) (*store.StakerRecord, error)
 	XAssetTxs(ctx context.Context, q store.AssetTxQuery) ([]*store.TxRecord, error)

@@ -46,19 +46,27 @@ func (a *API) getTx(w http.ResponseWriter, r *http.Request) error {
 			rec *store.TxRecord
 			d   *pchain.TxDescription
 		)
+		var us *store.TxUTXOs
 		if rec, d, err = a.pTx(ctx, id); err == nil {
-			body, err = a.renderP(ctx, rec, d)
+			us, err = a.store.TxUTXOs(ctx, internal.PChain, id)
+		}
+		if err == nil {
+			body, err = a.renderP(ctx, rec, d, us)
 		}
 	case internal.XChain:
 		var (
 			rec *store.TxRecord
 			vs  map[ids.ID][]store.Vertex
 		)
+		var us *store.TxUTXOs
 		if rec, err = a.store.XTx(ctx, id); err == nil {
 			vs, err = a.dagVertices(ctx, rec)
 		}
 		if err == nil {
-			body, err = a.renderX(ctx, rec, vs)
+			us, err = a.store.TxUTXOs(ctx, internal.XChain, id)
+		}
+		if err == nil {
+			body, err = a.renderX(ctx, rec, vs, us)
 		}
 	default:
 		var rec *store.TxRecord
@@ -133,8 +141,12 @@ func (a *API) listAssetTxs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	us, err := a.store.TxsUTXOs(r.Context(), internal.XChain, idsOf(recs, func(r *store.TxRecord) ids.ID { return r.ID }))
+	if err != nil {
+		return err
+	}
 	for _, rec := range recs {
-		tx, err := a.renderX(r.Context(), rec, vs)
+		tx, err := a.renderX(r.Context(), rec, vs, us[rec.ID])
 		if err != nil {
 			return err
 		}
@@ -258,6 +270,10 @@ func (a *API) listStaking(w http.ResponseWriter, r *http.Request) error {
 		ChainInfo:     ChainInfo{ChainName: chainNames[chain], Network: network},
 	}
 	ctx := r.Context()
+	us, err := a.store.TxsUTXOs(ctx, internal.PChain, idsOf(stakers, func(s *store.StakerRecord) ids.ID { return s.TxID }))
+	if err != nil {
+		return err
+	}
 	for _, s := range stakers {
 		rec, d, err := a.pTx(ctx, s.TxID)
 		if errors.Is(err, derrors.NotFound) {
@@ -268,7 +284,7 @@ func (a *API) listStaking(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		tx, err := a.renderP(ctx, rec, d)
+		tx, err := a.renderP(ctx, rec, d, us[s.TxID])
 		if err != nil {
 			return err
 		}
@@ -276,6 +292,16 @@ func (a *API) listStaking(w http.ResponseWriter, r *http.Request) error {
 	}
 	WriteJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// idsOf is the id of each of xs, for TxsUTXOs: a page's txs' UTXOs are
+// read at once, not a tx at a time.
+func idsOf[T any](xs []T, id func(T) ids.ID) []ids.ID {
+	out := make([]ids.ID, len(xs))
+	for i, x := range xs {
+		out[i] = id(x)
+	}
+	return out
 }
 
 // MaxHistoryAddresses bounds the addresses of
@@ -395,12 +421,16 @@ func (a *API) listHistory(w http.ResponseWriter, r *http.Request) error {
 	switch chain {
 	case internal.PChain:
 		resp := ListPChainTransactionsResponse{NextPageToken: next, Transactions: []PChainTransaction{}, ChainInfo: info}
+		us, err := a.store.TxsUTXOs(ctx, internal.PChain, idsOf(txs, func(t *store.AddressTx) ids.ID { return t.ID }))
+		if err != nil {
+			return err
+		}
 		for _, t := range txs {
 			d, err := pchain.DescribeTx(t.Bytes, t.Timestamp)
 			if err != nil {
 				return fmt.Errorf("stored P-chain tx %s: %w", t.ID, err)
 			}
-			tx, err := a.renderP(ctx, &t.TxRecord, d)
+			tx, err := a.renderP(ctx, &t.TxRecord, d, us[t.ID])
 			if err != nil {
 				return err
 			}
@@ -417,8 +447,12 @@ func (a *API) listHistory(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		us, err := a.store.TxsUTXOs(ctx, internal.XChain, idsOf(recs, func(r *store.TxRecord) ids.ID { return r.ID }))
+		if err != nil {
+			return err
+		}
 		for _, rec := range recs {
-			tx, err := a.renderX(ctx, rec, vs)
+			tx, err := a.renderX(ctx, rec, vs, us[rec.ID])
 			if err != nil {
 				return err
 			}

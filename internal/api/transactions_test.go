@@ -49,6 +49,14 @@ func (f *fakeXStore) TxUTXOs(_ context.Context, c internal.Chain, id ids.ID) (*s
 	return &store.TxUTXOs{}, nil
 }
 
+func (f *fakeXStore) TxsUTXOs(ctx context.Context, c internal.Chain, txIDs []ids.ID) (map[ids.ID]*store.TxUTXOs, error) {
+	out := map[ids.ID]*store.TxUTXOs{}
+	for _, id := range txIDs {
+		out[id], _ = f.TxUTXOs(ctx, c, id)
+	}
+	return out, nil
+}
+
 // TxVertices: no vertex is indexed.
 func (f *fakeXStore) TxVertices(context.Context, []ids.ID) (map[ids.ID][]store.Vertex, error) {
 	return map[ids.ID][]store.Vertex{}, nil

@@ -155,12 +155,10 @@ func (s *stakers) get(txID ids.ID) (*store.StakerRecord, error) {
 	return r, nil
 }
 
-// renderP renders the P-chain tx rec described by d.
-func (a *API) renderP(ctx context.Context, rec *store.TxRecord, d *pchain.TxDescription) (*PChainTransaction, error) {
-	us, err := a.store.TxUTXOs(ctx, internal.PChain, rec.ID)
-	if err != nil {
-		return nil, err
-	}
+// renderP renders the P-chain tx rec described by d, with its UTXOs us
+// (TxsUTXOs reads a page's at once).
+func (a *API) renderP(ctx context.Context, rec *store.TxRecord, d *pchain.TxDescription, us *store.TxUTXOs) (*PChainTransaction, error) {
+	var err error
 	out := &PChainTransaction{
 		TxHash:         cb58ID(rec.ID),
 		TxType:         enumOr(d.Type, pChainTxTypes),
@@ -578,16 +576,12 @@ func inInputOrder(rows []*store.UTXORow, inputs []ids.ID) []*store.UTXORow {
 	return out
 }
 
-// renderX renders the X-chain tx rec; a DAG tx with the vertices that
-// carried it (see dagVertices).
-func (a *API) renderX(ctx context.Context, rec *store.TxRecord, vertices map[ids.ID][]store.Vertex) (*XChainTransaction, error) {
+// renderX renders the X-chain tx rec with its UTXOs us; a DAG tx with the
+// vertices that carried it (see dagVertices).
+func (a *API) renderX(ctx context.Context, rec *store.TxRecord, vertices map[ids.ID][]store.Vertex, us *store.TxUTXOs) (*XChainTransaction, error) {
 	d, err := xchain.DescribeTx(rec.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("stored X-chain tx %s: %w", rec.ID, err)
-	}
-	us, err := a.store.TxUTXOs(ctx, internal.XChain, rec.ID)
-	if err != nil {
-		return nil, err
 	}
 	out := &XChainTransaction{
 		TxHash:        cb58ID(rec.ID),

@@ -27,6 +27,10 @@ type TxStore interface {
 	// TxUTXOs returns the UTXOs the tx txID of chain emitted and consumed,
 	// as far as they are indexed; none for a tx that is not stored.
 	TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.ID) (*TxUTXOs, error)
+	// TxsUTXOs is TxUTXOs of each of txIDs, in three queries whatever
+	// their number (a page of txs renders without a query per tx); each
+	// id has an entry, empty for a tx that is not stored.
+	TxsUTXOs(ctx context.Context, chain internal.Chain, txIDs []ids.ID) (map[ids.ID]*TxUTXOs, error)
 	// L1ValidatorEvents returns, for each L1 validator the P-chain tx txID
 	// changed, that validator's events up to and including txID's, in
 	// chain order; empty for a tx that changed none.
@@ -151,8 +155,10 @@ func oneTx(row *sql.Row, id ids.ID, dag bool) (*TxRecord, error) {
 // utxoTables are, per chain, the table of the UTXOs it creates and of the
 // UTXOs it imports, the SQL of the columns that table lacks (kind,
 // stakeable and staked, unqualified), the condition of the UTXOs the
-// chain spends of its own, and the conditions of the UTXOs a tx emitted
-// and spent, each ? the tx's id.
+// chain spends of its own, and the conditions of the UTXOs some txs
+// emitted and spent, each %[1]s the list of their ids. A tx's emitted
+// UTXOs are those whose created_tx_id it is, its spent ones those whose
+// consumed_tx_id it is.
 var utxoTables = map[internal.Chain]struct {
 	table, imported, kind, stakeable, staked, spendCond string
 	emitted, spent                                      string
@@ -161,60 +167,103 @@ var utxoTables = map[internal.Chain]struct {
 	// 0053). A tx emitted the UTXOs whose tx_id it is and the few others
 	// that name it (rewards), and spent those at its position.
 	internal.PChain: {"p_utxos", "p_imported_utxos", "kind", "stakeable_locktime", "staked", " AND kind <> 'exported'",
-		`id IN (SELECT id FROM p_utxos WHERE tx_id = ? AND created_tx_id = ?
-			UNION ALL SELECT id FROM p_utxos WHERE created_tx_id = ? AND created_tx_id <> tx_id)`,
-		`consumed_height = (SELECT block_height FROM p_txs WHERE id = ?)
-			AND consumed_idx = (SELECT idx FROM p_txs WHERE id = ?) AND consumed_tx_id = ?`},
+		`id IN (SELECT id FROM p_utxos WHERE tx_id IN (%[1]s) AND created_tx_id = tx_id
+			UNION ALL SELECT id FROM p_utxos WHERE created_tx_id IN (%[1]s) AND created_tx_id <> tx_id)`,
+		`(consumed_height, consumed_idx) IN (SELECT block_height, idx FROM p_txs WHERE id IN (%[1]s))
+			AND consumed_tx_id IN (%[1]s)`},
 	internal.XChain: {"x_utxos", "x_imported_utxos", "kind", "NULL", "FALSE", " AND kind <> 'exported'",
-		"created_tx_id = ?", "consumed_tx_id = ?"},
+		"created_tx_id IN (%[1]s)", "consumed_tx_id IN (%[1]s)"},
 	// The C-chain keeps only the UTXOs it exports, and spends no UTXO of
 	// its own.
 	internal.CChain: {"c_atomic_utxos", "c_imported_utxos", "'" + exportedKind + "'", "NULL", "FALSE", " AND 1 = 0",
-		"created_tx_id = ?", "consumed_tx_id = ?"},
+		"created_tx_id IN (%[1]s)", "consumed_tx_id IN (%[1]s)"},
 }
 
-// txArgs binds id to each ? of cond.
-func txArgs(cond string, id ids.ID) []any {
-	args := make([]any, strings.Count(cond, "?"))
-	for i := range args {
-		args[i] = id[:]
+// maxTxsUTXOs is how many txs one round of TxsUTXOs' queries asks for:
+// the P-chain's conditions bind each id twice.
+const maxTxsUTXOs = 500
+
+// inTxs makes cond's SQL for txIDs and its arguments: each %[1]s a list
+// of placeholders, bound to the ids in order.
+func inTxs(cond string, txIDs []ids.ID) (string, []any) {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(txIDs)), ", ")
+	var args []any
+	for range strings.Count(cond, "%[1]s") {
+		for _, id := range txIDs {
+			args = append(args, id[:])
+		}
 	}
-	return args
+	return fmt.Sprintf(cond, marks), args
 }
 
-func (s *sqlStore) TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.ID) (_ *TxUTXOs, err error) {
-	defer derrors.Wrap(&err, "store.TxUTXOs(%s, %s)", chain, txID)
+func (s *sqlStore) TxUTXOs(ctx context.Context, chain internal.Chain, txID ids.ID) (*TxUTXOs, error) {
+	m, err := s.TxsUTXOs(ctx, chain, []ids.ID{txID})
+	if err != nil {
+		return nil, err
+	}
+	return m[txID], nil
+}
+
+func (s *sqlStore) TxsUTXOs(ctx context.Context, chain internal.Chain, txIDs []ids.ID) (_ map[ids.ID]*TxUTXOs, err error) {
+	defer derrors.Wrap(&err, "store.TxsUTXOs(%s, %d txs)", chain, len(txIDs))
 	t, ok := utxoTables[chain]
 	if !ok {
 		return nil, derrors.Invalid("no UTXOs on chain %q", chain)
 	}
+	out := make(map[ids.ID]*TxUTXOs, len(txIDs))
+	for _, id := range txIDs {
+		out[id] = &TxUTXOs{}
+	}
 	cols := `SELECT id, tx_id, output_index, ` + t.kind + `, peer_chain_id, asset_id, amount, bytes,
 		created_tx_id, created_height, created_time, ` + t.staked + `, consumed_tx_id, consumed_height, consumed_time
 		FROM ` + t.table
-	out := &TxUTXOs{}
-	scan := func(dst *[]*UTXORow) func(*sql.Rows) error {
+	// Rows come in each tx's order (output index, id); a tx's are kept
+	// in the order they come.
+	scan := func(list func(*UTXORow) *[]*UTXORow) func(*sql.Rows) error {
 		return func(rows *sql.Rows) error {
 			u, err := scanUTXORow(rows, chain)
 			if err != nil {
 				return err
 			}
-			*dst = append(*dst, u)
+			if dst := list(u); dst != nil {
+				*dst = append(*dst, u)
+			}
 			return nil
 		}
 	}
-	err = s.db.RunQuery(ctx, cols+" WHERE "+t.emitted+" ORDER BY output_index", scan(&out.Emitted), txArgs(t.emitted, txID)...)
-	if err != nil {
-		return nil, err
+	emitted := func(u *UTXORow) *[]*UTXORow {
+		if o := out[u.CreatedTxID]; o != nil {
+			return &o.Emitted
+		}
+		return nil
 	}
-	err = s.db.RunQuery(ctx, cols+" WHERE "+t.spent+t.spendCond+" ORDER BY id", scan(&out.Consumed), txArgs(t.spent, txID)...)
-	if err != nil {
-		return nil, err
+	consumed := func(u *UTXORow) *[]*UTXORow {
+		if o := out[u.ConsumedTxID]; o != nil {
+			return &o.Consumed
+		}
+		return nil
 	}
-	imported, err := s.importedUTXOs(ctx, t.imported, txID)
-	if err != nil {
-		return nil, err
+	for len(txIDs) > 0 {
+		batch := txIDs[:min(len(txIDs), maxTxsUTXOs)]
+		txIDs = txIDs[len(batch):]
+		cond, args := inTxs(t.emitted, batch)
+		if err := s.db.RunQuery(ctx, cols+" WHERE "+cond+" ORDER BY output_index", scan(emitted), args...); err != nil {
+			return nil, err
+		}
+		cond, args = inTxs(t.spent, batch)
+		if err := s.db.RunQuery(ctx, cols+" WHERE "+cond+t.spendCond+" ORDER BY id", scan(consumed), args...); err != nil {
+			return nil, err
+		}
+		imported, err := s.importedUTXOs(ctx, t.imported, batch)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range imported {
+			if o := out[u.ConsumedTxID]; o != nil {
+				o.Consumed = append(o.Consumed, u)
+			}
+		}
 	}
-	out.Consumed = append(out.Consumed, imported...)
 	return out, nil
 }
 
@@ -257,8 +306,9 @@ func toIDs(m map[*ids.ID][]byte) error {
 // importedUTXOs returns the UTXOs txID imported (rows of table, a
 // *_imported_utxos table), each with what its exporting chain stored of it
 // when that export is indexed.
-func (s *sqlStore) importedUTXOs(ctx context.Context, table string, txID ids.ID) ([]*UTXORow, error) {
+func (s *sqlStore) importedUTXOs(ctx context.Context, table string, txIDs []ids.ID) ([]*UTXORow, error) {
 	var out []*UTXORow
+	cond, args := inTxs("i.consumed_tx_id IN (%[1]s)", txIDs)
 	err := s.db.RunQuery(ctx, `SELECT i.id, i.source_chain_id, i.tx_id, i.output_index, i.asset_id, i.amount,
 			i.consumed_tx_id, i.consumed_height, i.consumed_time,
 			p.bytes, p.created_tx_id, p.created_height, p.created_time,
@@ -268,7 +318,7 @@ func (s *sqlStore) importedUTXOs(ctx context.Context, table string, txID ids.ID)
 		LEFT JOIN p_utxos p ON p.id = i.id AND p.kind = 'exported'
 		LEFT JOIN x_utxos x ON x.id = i.id AND x.kind = 'exported'
 		LEFT JOIN c_atomic_utxos c ON c.id = i.id
-		WHERE i.consumed_tx_id = ? ORDER BY i.id`, func(rows *sql.Rows) error {
+		WHERE `+cond+` ORDER BY i.id`, func(rows *sql.Rows) error {
 		var (
 			id, source, txID, asset, consumed []byte
 			oi, amount, consH, consT          int64
@@ -304,7 +354,7 @@ func (s *sqlStore) importedUTXOs(ctx context.Context, table string, txID ids.ID)
 		}
 		out = append(out, u)
 		return nil
-	}, txID[:])
+	}, args...)
 	return out, err
 }
 

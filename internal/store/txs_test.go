@@ -56,7 +56,7 @@ func TestTxReads(t *testing.T) {
 
 		d, e := sc.delegator.ID(), sc.export.ID()
 		imp := sc.blocks[5].Txs[1].ID
-		for _, tc := range []struct {
+		cases := []struct {
 			name               string
 			txID               ids.ID
 			emitted, consumed  []utxoRef
@@ -77,31 +77,27 @@ func TestTxReads(t *testing.T) {
 				sortedRefs([]utxoRef{{d, 2, 100, pchain.KindStake}, {d, 3, 9, pchain.KindReward}}), 0, nil},
 			// The imported UTXO's export (on X) is not indexed.
 			{"import", imp, []utxoRef{{imp, 0, 30, pchain.KindRegular}}, []utxoRef{{ids.ID{'x', 't', 'x'}, 4, 31, ""}}, 0, nil},
-		} {
-			u, err := s.TxUTXOs(ctx, internal.PChain, tc.txID)
+		}
+		// The same txs read at once (a page's read) with an unknown one.
+		unknown := ids.GenerateTestID()
+		txIDs := []ids.ID{unknown}
+		for _, tc := range cases {
+			txIDs = append(txIDs, tc.txID)
+		}
+		all, err := s.TxsUTXOs(ctx, internal.PChain, txIDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := all[unknown]; len(all) != len(txIDs) || u == nil || len(u.Emitted)+len(u.Consumed) != 0 {
+			t.Errorf("TxsUTXOs: %d txs, unknown %+v; want %d txs, unknown empty", len(all), u, len(txIDs))
+		}
+		for _, tc := range cases {
+			one, err := s.TxUTXOs(ctx, internal.PChain, tc.txID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := refs(u.Emitted); !reflect.DeepEqual(got, tc.emitted) {
-				t.Errorf("%s: emitted %v, want %v", tc.name, got, tc.emitted)
-			}
-			if got := refs(u.Consumed); !reflect.DeepEqual(got, tc.consumed) {
-				t.Errorf("%s: consumed %v, want %v", tc.name, got, tc.consumed)
-			}
-			for _, c := range u.Consumed {
-				if c.ConsumedTxID != tc.txID {
-					t.Errorf("%s: consumed UTXO %s names consumer %s", tc.name, c.ID, c.ConsumedTxID)
-				}
-			}
-			for _, em := range u.Emitted {
-				if em.CreatedTxID != tc.txID || em.Chain != internal.PChain || !em.CreatedKnown || len(em.Bytes) == 0 || em.Staked {
-					t.Errorf("%s: emitted UTXO %+v", tc.name, em)
-				}
-				info, err := pchain.DescribeUTXO(em.Bytes)
-				if err != nil || info.Amount != em.Amount || info.AssetID != uAsset {
-					t.Errorf("%s: UTXO bytes describe %+v, %v; row amount %d", tc.name, info, err, em.Amount)
-				}
-			}
+			checkTxUTXOs(t, tc.name+", alone", tc.txID, one, tc.emitted, tc.consumed)
+			checkTxUTXOs(t, tc.name+", with the others", tc.txID, all[tc.txID], tc.emitted, tc.consumed)
 		}
 		// Export's exported output: destination X, not consumed (no import
 		// indexed). Import's input: from X, with no export row.
@@ -271,3 +267,29 @@ func TestChainBlockSummaries(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// checkTxUTXOs checks a read of tx txID's UTXOs (case name) against the
+// UTXOs it emitted and consumed.
+func checkTxUTXOs(t *testing.T, name string, txID ids.ID, u *TxUTXOs, emitted, consumed []utxoRef) {
+	t.Helper()
+	if got := refs(u.Emitted); !reflect.DeepEqual(got, emitted) {
+		t.Errorf("%s: emitted %v, want %v", name, got, emitted)
+	}
+	if got := refs(u.Consumed); !reflect.DeepEqual(got, consumed) {
+		t.Errorf("%s: consumed %v, want %v", name, got, consumed)
+	}
+	for _, c := range u.Consumed {
+		if c.ConsumedTxID != txID {
+			t.Errorf("%s: consumed UTXO %s names consumer %s", name, c.ID, c.ConsumedTxID)
+		}
+	}
+	for _, em := range u.Emitted {
+		if em.CreatedTxID != txID || em.Chain != internal.PChain || !em.CreatedKnown || len(em.Bytes) == 0 || em.Staked {
+			t.Errorf("%s: emitted UTXO %+v", name, em)
+		}
+		info, err := pchain.DescribeUTXO(em.Bytes)
+		if err != nil || info.Amount != em.Amount || info.AssetID != uAsset {
+			t.Errorf("%s: UTXO bytes describe %+v, %v; row amount %d", name, info, err, em.Amount)
+		}
+	}
+}
