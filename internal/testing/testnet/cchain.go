@@ -148,15 +148,10 @@ func (n *Network) sendEVMTxList(ctx context.Context, rpcURL string, evmChainID u
 		}
 		gas = est + est/4
 	}
-	tip, err := ec.SuggestGasTipCap(ctx)
+	tip, feeCap, err := fees(ctx, ec, 2)
 	if err != nil {
-		return nil, fmt.Errorf("eth_maxPriorityFeePerGas: %w", err)
+		return nil, err
 	}
-	baseFee, err := ec.EstimateBaseFee(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("eth_baseFee: %w", err)
-	}
-	feeCap := new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(2)), tip)
 	chainID := new(big.Int).SetUint64(evmChainID)
 	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{
 		ChainID:    chainID,
@@ -186,6 +181,19 @@ func (n *Network) sendEVMTxList(ctx context.Context, rpcURL string, evmChainID u
 		return r, fmt.Errorf("EVM tx %s created %s, want %s", tx.Hash(), r.ContractAddress, crypto.CreateAddress(n.EthAddr, uint64(nonce)))
 	}
 	return r, nil
+}
+
+// fees are the node's suggested tip and a fee cap of baseFees times its
+// base fee, plus the tip.
+func fees(ctx context.Context, ec *ethclient.Client, baseFees int64) (tip, feeCap *big.Int, err error) {
+	if tip, err = ec.SuggestGasTipCap(ctx); err != nil {
+		return nil, nil, fmt.Errorf("eth_maxPriorityFeePerGas: %w", err)
+	}
+	baseFee, err := ec.EstimateBaseFee(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eth_baseFee: %w", err)
+	}
+	return tip, new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(baseFees)), tip), nil
 }
 
 func waitReceipt(ctx context.Context, ec *ethclient.Client, hash common.Hash) (*types.Receipt, error) {
@@ -243,16 +251,11 @@ func (n *Network) SendEVMTxs(ctx context.Context, calls []EVMCall) ([]*types.Rec
 			return receipts, fmt.Errorf("eth_getTransactionCount: %w", err)
 		}
 		nonce := uint64(pending)
-		tip, err := ec.SuggestGasTipCap(ctx)
-		if err != nil {
-			return receipts, fmt.Errorf("eth_maxPriorityFeePerGas: %w", err)
-		}
-		baseFee, err := ec.EstimateBaseFee(ctx)
-		if err != nil {
-			return receipts, fmt.Errorf("eth_baseFee: %w", err)
-		}
 		// A burst raises the base fee of the blocks it fills.
-		feeCap := new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(10)), tip)
+		tip, feeCap, err := fees(ctx, ec, 10)
+		if err != nil {
+			return receipts, err
+		}
 		var hashes []common.Hash
 		for i, c := range burst {
 			tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: chainID, Nonce: nonce + uint64(i), GasTipCap: tip,
