@@ -45,8 +45,8 @@ func (a *API) getTx(w http.ResponseWriter, r *http.Request) error {
 		var (
 			rec *store.TxRecord
 			d   *pchain.TxDescription
+			us  *store.TxUTXOs
 		)
-		var us *store.TxUTXOs
 		if rec, d, err = a.pTx(ctx, id); err == nil {
 			us, err = a.store.TxUTXOs(ctx, internal.PChain, id)
 		}
@@ -57,8 +57,8 @@ func (a *API) getTx(w http.ResponseWriter, r *http.Request) error {
 		var (
 			rec *store.TxRecord
 			vs  map[ids.ID][]store.Vertex
+			us  *store.TxUTXOs
 		)
-		var us *store.TxUTXOs
 		if rec, err = a.store.XTx(ctx, id); err == nil {
 			vs, err = a.dagVertices(ctx, rec)
 		}

@@ -211,9 +211,14 @@ func (s *sqlStore) TxsUTXOs(ctx context.Context, chain internal.Chain, txIDs []i
 		return nil, derrors.Invalid("no UTXOs on chain %q", chain)
 	}
 	out := make(map[ids.ID]*TxUTXOs, len(txIDs))
+	var unique []ids.ID // each asked once: a row is appended once
 	for _, id := range txIDs {
-		out[id] = &TxUTXOs{}
+		if out[id] == nil {
+			out[id] = &TxUTXOs{}
+			unique = append(unique, id)
+		}
 	}
+	txIDs = unique
 	cols := `SELECT id, tx_id, output_index, ` + t.kind + `, peer_chain_id, asset_id, amount, bytes,
 		created_tx_id, created_height, created_time, ` + t.staked + `, consumed_tx_id, consumed_height, consumed_time
 		FROM ` + t.table

@@ -78,13 +78,14 @@ func TestTxReads(t *testing.T) {
 			// The imported UTXO's export (on X) is not indexed.
 			{"import", imp, []utxoRef{{imp, 0, 30, pchain.KindRegular}}, []utxoRef{{ids.ID{'x', 't', 'x'}, 4, 31, ""}}, 0, nil},
 		}
-		// The same txs read at once (a page's read) with an unknown one.
+		// The same txs read at once (a page's read) with an unknown one,
+		// and one of them asked again, more than a round of queries' worth.
 		unknown := ids.GenerateTestID()
 		txIDs := []ids.ID{unknown}
 		for _, tc := range cases {
 			txIDs = append(txIDs, tc.txID)
 		}
-		all, err := s.TxsUTXOs(ctx, internal.PChain, txIDs)
+		all, err := s.TxsUTXOs(ctx, internal.PChain, append(txIDs, slices.Repeat([]ids.ID{cases[0].txID}, maxTxsUTXOs)...))
 		if err != nil {
 			t.Fatal(err)
 		}
