@@ -359,10 +359,11 @@ func waitCaughtUp(ctx context.Context, base string, height, evmChainID, cHeight 
 	}
 }
 
-// evmHeight is the height of the latest block avaindex at base holds of
-// the EVM chain evmChainID (the Data API's first page of its blocks).
+// evmHeight is the height of the EVM chain evmChainID that avaindex at
+// base has indexed, as its /readyz reports it (with 503 while it catches
+// up).
 func evmHeight(ctx context.Context, base string, evmChainID uint64) (uint64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/v1/chains/%d/blocks?pageSize=1", base, evmChainID), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/readyz", nil)
 	if err != nil {
 		return 0, err
 	}
@@ -371,18 +372,15 @@ func evmHeight(ctx context.Context, base string, evmChainID uint64) (uint64, err
 		return 0, err
 	}
 	defer resp.Body.Close()
-	var page struct {
-		Blocks []struct {
-			BlockNumber string `json:"blockNumber"`
-		} `json:"blocks"`
+	var r struct {
+		Indexer struct {
+			Heights map[string]uint64 `json:"heights"`
+		} `json:"indexer"`
 	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("the C-chain's blocks: HTTP %d", resp.StatusCode)
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return 0, fmt.Errorf("/readyz: %w", err)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || len(page.Blocks) == 0 {
-		return 0, fmt.Errorf("the C-chain's blocks: no block (%v)", err)
-	}
-	return strconv.ParseUint(page.Blocks[0].BlockNumber, 10, 64)
+	return r.Indexer.Heights[fmt.Sprintf("evm:%d", evmChainID)], nil
 }
 
 // evmRecipients is how many addresses growCChain's transfers go to, in turn.
@@ -390,9 +388,8 @@ const evmRecipients = 10
 
 // growCChain deploys a TestToken20 from the key's address, mints to it, and
 // sends txs transfers of it to evmRecipients addresses in turn: the key's
-// address then has txs+2 EVM txs and txs ERC-20 transfers,
-// the pages the EVM address cases read. It returns the C-chain's height
-// after the last.
+// address then has txs+2 EVM txs and txs ERC-20 transfers, the pages the
+// EVM address cases read. It returns the C-chain's height after the last.
 func growCChain(ctx context.Context, n *testnet.Network, txs int) (uint64, error) {
 	r, err := n.SendEVMTx(ctx, nil, nil, contracts.Token20.Deploy("Load Token", "LOAD", uint8(18)), 0)
 	if err != nil {
